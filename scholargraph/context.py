@@ -1,0 +1,44 @@
+"""The run context: per-run options every node reads through ``Runtime[ReviewContext]``.
+
+LangGraph Studio shows these fields as the assistant's configuration. A value given for the run
+wins over the environment: ``model`` falls back to ``SCHOLARGRAPH_MODEL`` only when left unset.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(kw_only=True)
+class ReviewContext:
+    """Options of one review run."""
+
+    model: str | None = field(
+        default=None,
+        metadata={"description": "Chat model ('openai:gpt-4o-mini'); unset: deterministic engine"},
+    )
+    sources: list[str] | None = field(
+        default=None,
+        metadata={"description": "Sources to search; unset: the intent agent chooses"},
+    )
+    max_results: int = field(
+        default=20, metadata={"description": "Records asked of each source per query"}
+    )
+    since: int | None = field(default=None, metadata={"description": "Earliest publication year"})
+    until: int | None = field(default=None, metadata={"description": "Latest publication year"})
+    max_iterations: int = field(
+        default=2, metadata={"description": "Rounds of search and synthesis at most"}
+    )
+    passages_per_question: int = field(
+        default=6, metadata={"description": "Passages kept per sub-question by the RAG filter"}
+    )
+    chat_model: Any = field(
+        default=None,
+        metadata={"description": "A chat model object (Python callers, tests); wins over model"},
+    )
+
+    def model_name(self) -> str | None:
+        """The configured model name: the run's own, else ``SCHOLARGRAPH_MODEL``."""
+        return self.model or os.environ.get("SCHOLARGRAPH_MODEL") or None

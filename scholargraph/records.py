@@ -1,0 +1,219 @@
+"""The normalised records every stage shares: works, materials, passages and search-log entries.
+
+A :class:`Work` is one scholarly work as one source described it, or, after deduplication, as all
+sources together describe it. ``Work.merge`` folds a duplicate into a work, keeping every identifier
+and source, so deduplication is a fold over the list rather than a tangle of special cases.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
+
+from scholargraph.identifiers import (
+    normalize_arxiv_id,
+    normalize_doi,
+    normalize_openalex_id,
+    normalize_pmcid,
+    normalize_pmid,
+)
+
+SourceStatus = Literal["ok", "empty", "error", "skipped"]
+
+
+class Record(BaseModel):
+    """Base of every record: strict fields, so a misspelt field is an error, not a silent default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Work(Record):
+    """One scholarly work (article, preprint, book chapter, web page) with its identifiers."""
+
+    title: str
+    authors: list[str] = Field(default_factory=list, description="'Family, Given' or as given")
+    year: int | None = None
+    venue: str | None = Field(None, description="Journal, conference, 'arXiv' or web site")
+    abstract: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    url: str | None = None
+    sources: list[str] = Field(default_factory=list, description="Source agents that found it")
+    kind: Literal["article", "preprint", "web", "material", "other"] = "article"
+    full_text: str | None = Field(None, description="Main text, where it was fetched")
+    cited_by_count: int | None = None
+    is_retracted: bool = False
+    merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
+
+    @field_validator("doi", mode="before")
+    @classmethod
+    def _doi(cls, value: str | None) -> str | None:
+        return normalize_doi(value)
+
+    @field_validator("pmid", mode="before")
+    @classmethod
+    def _pmid(cls, value: str | int | None) -> str | None:
+        return normalize_pmid(value)
+
+    @field_validator("pmcid", mode="before")
+    @classmethod
+    def _pmcid(cls, value: str | None) -> str | None:
+        return normalize_pmcid(value)
+
+    @field_validator("arxiv_id", mode="before")
+    @classmethod
+    def _arxiv(cls, value: str | None) -> str | None:
+        return normalize_arxiv_id(value)
+
+    @field_validator("openalex_id", mode="before")
+    @classmethod
+    def _openalex(cls, value: str | None) -> str | None:
+        return normalize_openalex_id(value)
+
+    @field_validator("title", "abstract", mode="before")
+    @classmethod
+    def _squash_space(cls, value: str | None) -> str | None:
+        return re.sub(r"\s+", " ", value).strip() if isinstance(value, str) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_computed_id(cls, data: object) -> object:
+        if isinstance(data, dict) and "id" in data:
+            data = {key: value for key, value in data.items() if key != "id"}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def id(self) -> str:
+        """A stable id from the strongest identifier the work has."""
+        for prefix, value in self.identifiers():
+            return f"{prefix}:{value}"
+        digest = hashlib.sha1(f"{self.title.lower()}|{self.year}".encode()).hexdigest()[:12]
+        return f"title:{digest}"
+
+    def identifiers(self) -> list[tuple[str, str]]:
+        """The work's identifiers, strongest first (the order the id and dedup rules use)."""
+        pairs = [
+            ("doi", self.doi),
+            ("pmid", self.pmid),
+            ("pmcid", self.pmcid),
+            ("arxiv", self.arxiv_id),
+            ("openalex", self.openalex_id),
+        ]
+        return [(kind, value) for kind, value in pairs if value]
+
+    @property
+    def first_author_family(self) -> str | None:
+        if not self.authors:
+            return None
+        first = self.authors[0]
+        family = first.split(",")[0] if "," in first else first.split()[-1]
+        return family.strip().lower() or None
+
+    def merge(self, other: Work, rule: str) -> Work:
+        """This work with ``other`` folded in: identifiers and sources united, best fields kept."""
+        published, preprint = (other, self) if self._is_preprint_of(other) else (self, other)
+        merged = published.model_copy(deep=True)
+        for field in ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "url", "venue", "year",
+                      "full_text", "cited_by_count"):
+            if getattr(merged, field) is None:
+                setattr(merged, field, getattr(preprint, field))
+        if len(preprint.abstract or "") > len(merged.abstract or ""):
+            merged.abstract = preprint.abstract
+        if len(preprint.authors) > len(merged.authors):
+            merged.authors = list(preprint.authors)
+        merged.sources = _union(self.sources, other.sources)
+        merged.merged_by = _union(self.merged_by, other.merged_by, [rule])
+        merged.is_retracted = self.is_retracted or other.is_retracted
+        return merged
+
+    def _is_preprint_of(self, other: Work) -> bool:
+        return self.kind == "preprint" and other.kind != "preprint"
+
+
+class Material(Record):
+    """A material from the Materials Project, with the properties a review may quote."""
+
+    material_id: str
+    formula: str
+    band_gap_ev: float | None = None
+    formation_energy_ev_per_atom: float | None = None
+    energy_above_hull_ev_per_atom: float | None = None
+    density_g_cm3: float | None = None
+    is_stable: bool | None = None
+    crystal_system: str | None = None
+    space_group: str | None = None
+    references: list[str] = Field(default_factory=list, description="DOIs attached to it")
+
+    @property
+    def url(self) -> str:
+        return f"https://next-gen.materialsproject.org/materials/{self.material_id}"
+
+    def as_work(self) -> Work:
+        """The material as a citable work whose 'abstract' states its computed properties."""
+        return Work(
+            title=f"Materials Project entry {self.material_id}: {self.formula}",
+            authors=["Materials Project"],
+            venue="Materials Project",
+            abstract=self.describe(),
+            url=self.url,
+            sources=["materials"],
+            kind="material",
+        )
+
+    def describe(self) -> str:
+        facts = [f"{self.formula} ({self.material_id})"]
+        if self.crystal_system:
+            facts.append(f"crystal system {self.crystal_system}")
+        if self.space_group:
+            facts.append(f"space group {self.space_group}")
+        if self.band_gap_ev is not None:
+            facts.append(f"computed band gap {self.band_gap_ev:.3g} eV")
+        if self.formation_energy_ev_per_atom is not None:
+            facts.append(f"formation energy {self.formation_energy_ev_per_atom:.3g} eV/atom")
+        if self.energy_above_hull_ev_per_atom is not None:
+            facts.append(f"energy above hull {self.energy_above_hull_ev_per_atom:.3g} eV/atom")
+        if self.density_g_cm3 is not None:
+            facts.append(f"density {self.density_g_cm3:.3g} g/cm3")
+        if self.is_stable is not None:
+            facts.append("thermodynamically stable" if self.is_stable else "not on the convex hull")
+        return "The Materials Project reports " + ", ".join(facts) + "."
+
+
+class Passage(Record):
+    """A span of a work's text that a citation can point at; ``id`` is work id + character offsets."""
+
+    id: str
+    work_id: str
+    text: str
+    start: int
+    end: int
+    section: Literal["title", "abstract", "full_text"] = "abstract"
+    score: float = 0.0
+    sub_question_id: str | None = None
+
+
+class SearchLogEntry(Record):
+    """One query sent to one source, as sent, and what came of it."""
+
+    source: str
+    query: str
+    n_results: int = 0
+    status: SourceStatus = "ok"
+    error: str | None = None
+    round: int = 1
+    at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+
+def _union(*lists: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for items in lists:
+        seen.update(dict.fromkeys(items))
+    return list(seen)

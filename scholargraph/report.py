@@ -1,0 +1,116 @@
+"""The finished review: what ``review.json`` holds, built from the graph's final state.
+
+A :class:`Report` is what the Python API returns and what the CLI writes. Its ``write`` method
+produces the five files of the contract: ``review.md``, ``review.json``, ``references.bib``,
+``references.ris`` and ``references.csl.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from scholargraph.errors import OutputDirError
+from scholargraph.records import Material, Passage, Record, SearchLogEntry, Work
+from scholargraph.schemas import Evaluation, Finding, SubQuestion
+
+OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
+                "references.csl.json")
+
+
+class Reference(Record):
+    """A numbered entry of the reference list: the work and the passages cited from it."""
+
+    number: int
+    work_id: str
+    passage_ids: list[str] = Field(default_factory=list)
+
+
+class SourceFailure(Record):
+    source: str
+    error: str
+
+
+class Report(Record):
+    """A literature review, ready to read, check and export."""
+
+    question: str
+    cleaned_question: str = ""
+    engine: str = Field("deterministic", description="'deterministic' or the chat model's name")
+    generated_at: str = Field(
+        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    sources_searched: list[str] = Field(default_factory=list)
+    sub_questions: list[SubQuestion] = Field(default_factory=list)
+    summary: str = ""
+    papers: list[Work] = Field(default_factory=list, description="Included works, deduplicated")
+    materials: list[Material] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    gaps: list[str] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=list, description="Passages cited")
+    prisma: dict[str, Any] = Field(default_factory=dict)
+    search_log: list[SearchLogEntry] = Field(default_factory=list)
+    sources_failed: list[SourceFailure] = Field(default_factory=list)
+    evaluation: Evaluation = Field(default_factory=Evaluation)
+    iterations: int = 0
+    stop_reason: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+    def work(self, work_id: str) -> Work:
+        for paper in self.papers:
+            if paper.id == work_id:
+                return paper
+        raise KeyError(work_id)
+
+    def cited_works(self) -> list[Work]:
+        """The works of the reference list, in reference-number order."""
+        return [self.work(reference.work_id) for reference in self.references]
+
+    def passage(self, passage_id: str) -> Passage:
+        for passage in self.passages:
+            if passage.id == passage_id:
+                return passage
+        raise KeyError(passage_id)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
+
+    def write(self, out_dir: str | Path) -> dict[str, Path]:
+        """Write the five output files into ``out_dir`` (created if needed); return their paths."""
+        from scholargraph.exports import bibtex, csljson, markdown, ris
+
+        directory = prepare_out_dir(out_dir)
+        works = self.cited_works() or self.papers
+        contents = {
+            "review.md": markdown.render(self),
+            "review.json": self.to_json(),
+            "references.bib": bibtex.dumps(works),
+            "references.ris": ris.dumps(works),
+            "references.csl.json": json.dumps(csljson.to_csl(works), indent=2, ensure_ascii=False),
+        }
+        paths = {}
+        for name, text in contents.items():
+            path = directory / name
+            path.write_text(text, encoding="utf-8")
+            paths[name] = path
+        return paths
+
+
+def prepare_out_dir(out_dir: str | Path) -> Path:
+    """Create ``out_dir`` and check it is writable, or raise :class:`OutputDirError` saying why."""
+    directory = Path(out_dir).expanduser()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".scholargraph-write-test"
+        probe.write_text("ok", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputDirError(
+            f"cannot write to --out {str(directory)!r}: {exc.strerror or exc}; "
+            "choose a directory you can write to"
+        ) from exc
+    return directory

@@ -1,0 +1,84 @@
+"""What the judging agents produce: intent, plan, queries, draft review and evaluation.
+
+Both engines return these models: the LLM engine through structured output, the deterministic
+engine by rules. Field descriptions double as instructions to the model, so they say what a good
+value looks like.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from scholargraph.records import Record
+
+QuestionKind = Literal[
+    "factual", "comparative", "mechanism", "review", "dataset", "material_property", "other"
+]
+Domain = Literal["biomedical", "physics", "computer_science", "materials", "chemistry", "general"]
+Verdict = Literal["accept", "more_evidence", "refilter"]
+FindingKind = Literal["finding", "agreement", "contradiction"]
+
+
+class Intent(Record):
+    """What kind of question this is and where its answer is likely to be published."""
+
+    kind: QuestionKind = Field(description="The kind of question")
+    domains: list[Domain] = Field(description="Research fields the question belongs to")
+    keywords: list[str] = Field(description="3-8 key terms or phrases, most specific first")
+    since: int | None = Field(None, description="Earliest publication year asked for, if any")
+    until: int | None = Field(None, description="Latest publication year asked for, if any")
+    formula: str | None = Field(None, description="A chemical formula the question is about")
+
+
+class SubQuestion(Record):
+    """One part of the question, answerable from a few passages."""
+
+    id: str = Field(description="Short id such as 'q1'")
+    text: str = Field(description="The sub-question, self-contained")
+    answer_shape: str = Field(description="What evidence would answer it")
+
+
+class Plan(Record):
+    sub_questions: list[SubQuestion] = Field(description="2-5 sub-questions covering the question")
+
+
+class SourceQuery(Record):
+    """A query in one source's own syntax, for one sub-question."""
+
+    source: str
+    sub_question_id: str
+    query: str
+    round: int = 1
+
+
+class Finding(Record):
+    """A statement of the review and the passages it rests on."""
+
+    text: str
+    passage_ids: list[str] = Field(description="Ids of the passages that support the statement")
+    sub_question_id: str | None = None
+    kind: FindingKind = "finding"
+    citations: list[int] = Field(default_factory=list, description="Numbers into references")
+
+
+class Draft(Record):
+    """The written review before the evaluator reads it."""
+
+    summary: str
+    findings: list[Finding]
+    gaps: list[str] = Field(default_factory=list, description="What the evidence does not cover")
+
+
+class Evaluation(Record):
+    """The evaluator's scores (0-1), the gaps it names, and the verdict the supervisor acts on."""
+
+    coverage: dict[str, float] = Field(default_factory=dict, description="Per sub-question id")
+    citation_support: float = 0.0
+    source_diversity: float = 0.0
+    recency: float = 0.0
+    overall: float = 0.0
+    gaps: list[str] = Field(default_factory=list)
+    verdict: Verdict = "accept"
+    reason: str = ""

@@ -1,0 +1,58 @@
+"""The graph's state: a narrow input, a narrow output, and the private working state between them.
+
+Channels that several nodes add to (records from each source agent, the search log, notes) carry
+``operator.add`` as their reducer, so each node returns only what it adds. Everything else is
+last-writer-wins: one node owns it.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from scholargraph.records import Material, Passage, SearchLogEntry, Work
+from scholargraph.schemas import Draft, Evaluation, Intent, SourceQuery, SubQuestion
+
+
+class Prisma(TypedDict):
+    """PRISMA 2020 counts; ``included`` = ``screened`` - excluded, by construction."""
+
+    identified: dict[str, int]
+    duplicates_removed: int
+    screened: int
+    excluded: int
+    included: int
+
+
+class InputState(TypedDict):
+    """What a caller gives: the question. Options travel in the run context."""
+
+    question: str
+
+
+class OutputState(TypedDict, total=False):
+    """What a caller gets back (and Studio shows at the end of a run)."""
+
+    question: str
+    cleaned_question: str
+    intent: Intent
+    active_sources: list[str]
+    sub_questions: list[SubQuestion]
+    papers: list[Work]
+    materials: Annotated[list[Material], operator.add]
+    passages: list[Passage]
+    draft: Draft
+    evaluation: Evaluation
+    search_log: Annotated[list[SearchLogEntry], operator.add]
+    prisma: Prisma
+    iteration: int
+    stop_reason: str
+    notes: Annotated[list[str], operator.add]
+
+
+class ReviewState(OutputState, total=False):
+    """The working state: the output plus what only the nodes need."""
+
+    queries: list[SourceQuery]
+    records: Annotated[list[Work], operator.add]
+    filter_depth: int

@@ -1,0 +1,269 @@
+"""A loopback HTTP server that answers like the scholarly services, from recorded responses.
+
+Each service is a :class:`ServiceHandler` mounted under a path prefix (``/pubmed/``, ``/arxiv/``,
+...). The server records every request (service, path, query, body, arrival time) so tests can count
+requests and measure their spacing, and it can inject faults per service: latency, 429 with
+``Retry-After``, 500, a hang past the client's timeout, a truncated or malformed body, an empty
+answer. It binds 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Literal, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+FaultKind = Literal["latency", "429", "500", "hang", "truncated", "malformed", "empty"]
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    """One request as the server saw it, with form fields and query parameters merged."""
+
+    service: str
+    method: str
+    path: str
+    params: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+    at: float
+
+    def param(self, name: str, default: str | None = None) -> str | None:
+        values = self.params.get(name)
+        return values[0] if values else default
+
+
+@dataclass
+class ReplayResponse:
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class ServiceHandler(Protocol):
+    """A recorded service: ``prefix`` is its path segment, ``handle`` answers one request."""
+
+    prefix: str
+
+    def handle(self, request: ReplayRequest) -> ReplayResponse: ...
+
+
+@dataclass
+class Fault:
+    """A misbehaviour injected into the next ``times`` requests to a service (-1: every one)."""
+
+    kind: FaultKind
+    times: int = 1
+    seconds: float = 0.0
+    retry_after: int = 1
+
+
+class ReplayServer:
+    """Serve recorded responses on 127.0.0.1; use as a context manager.
+
+    >>> with ReplayServer.default() as server:            # doctest: +SKIP
+    ...     with server.environment():
+    ...         ...  # every scholargraph source now talks to the server
+    """
+
+    def __init__(self, handlers: Iterable[ServiceHandler]) -> None:
+        self._handlers = {handler.prefix: handler for handler in handlers}
+        self._faults: dict[str, list[Fault]] = {}
+        self._lock = threading.Lock()
+        self.requests: list[ReplayRequest] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def default(cls, extra: Iterable[ServiceHandler] = ()) -> ReplayServer:
+        """The five recorded services, plus any handlers a plug-in brings."""
+        from scholargraph.testing.services import default_handlers
+
+        return cls([*default_handlers(), *extra])
+
+    def add_handler(self, handler: ServiceHandler) -> None:
+        self._handlers[handler.prefix] = handler
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the replay server is not running; use it as a context manager")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def service_url(self, prefix: str) -> str:
+        """Base URL of one mounted service, with a trailing slash."""
+        return f"{self.url}/{prefix}/"
+
+    def endpoint_env(self) -> dict[str, str]:
+        """The environment variables that point scholargraph's clients at this server."""
+        env = {
+            "SCHOLARGRAPH_PUBMED_URL": self.service_url("pubmed"),
+            "SCHOLARGRAPH_ARXIV_URL": f"{self.url}/arxiv/api/query",
+            "SCHOLARGRAPH_OPENALEX_URL": f"{self.url}/openalex",
+            "SCHOLARGRAPH_MP_URL": self.service_url("mp"),
+            "SCHOLARGRAPH_DDG_URL": f"{self.url}/ddg/html/",
+        }
+        return {key: value for key, value in env.items()
+                if value.removeprefix(self.url + "/").split("/")[0] in self._handlers}
+
+    @contextmanager
+    def environment(self, **extra: str) -> Iterator[dict[str, str]]:
+        """Set the endpoint variables (and ``extra``) for the duration of the block."""
+        import os
+
+        values = {**self.endpoint_env(), **extra}
+        saved = {key: os.environ.get(key) for key in values}
+        os.environ.update(values)
+        try:
+            yield values
+        finally:
+            for key, old in saved.items():
+                if old is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = old
+
+    def inject(self, service: str, fault: Fault) -> None:
+        """Make the next requests to ``service`` misbehave as ``fault`` says."""
+        with self._lock:
+            self._faults.setdefault(service, []).append(fault)
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def count(self, service: str | None = None) -> int:
+        """Requests received so far, for one service or in all."""
+        return sum(1 for r in self.requests if service is None or r.service == service)
+
+    def gaps(self, service: str) -> list[float]:
+        """Seconds between consecutive requests to ``service`` (for rate-limit checks)."""
+        times = [r.at for r in self.requests if r.service == service]
+        return [later - earlier for earlier, later in zip(times, times[1:])]
+
+    def start(self) -> ReplayServer:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._request_handler_class())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> ReplayServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _next_fault(self, service: str) -> Fault | None:
+        with self._lock:
+            queue = self._faults.get(service) or []
+            if not queue:
+                return None
+            fault = queue[0]
+            if fault.times > 0:
+                fault.times -= 1
+                if fault.times == 0:
+                    queue.pop(0)
+            return fault
+
+    def _dispatch(self, request: ReplayRequest) -> ReplayResponse:
+        handler = self._handlers.get(request.service)
+        if handler is None:
+            return ReplayResponse(404, b'{"error": "no such service"}')
+        fault = self._next_fault(request.service)
+        if fault is None:
+            return handler.handle(request)
+        return _apply_fault(fault, lambda: handler.handle(request))
+
+    def _request_handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                self._answer()
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._answer()
+
+            def do_HEAD(self) -> None:  # noqa: N802
+                self._answer(head=True)
+
+            def _answer(self, head: bool = False) -> None:
+                request = self._parse()
+                with server._lock:
+                    server.requests.append(request)
+                response = server._dispatch(request)
+                try:
+                    self.send_response(response.status)
+                    self.send_header("Content-Type", response.content_type)
+                    self.send_header("Content-Length", str(len(response.body)))
+                    for key, value in response.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    if not head:
+                        self.wfile.write(response.body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _parse(self) -> ReplayRequest:
+                parts = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                params = parse_qs(parts.query, keep_blank_values=True)
+                content_type = self.headers.get("Content-Type", "")
+                if body and "application/x-www-form-urlencoded" in content_type:
+                    for key, values in parse_qs(body.decode("utf-8", "replace"),
+                                                keep_blank_values=True).items():
+                        params.setdefault(key, []).extend(values)
+                segments = parts.path.lstrip("/").split("/", 1)
+                return ReplayRequest(
+                    service=segments[0],
+                    method=self.command,
+                    path="/" + (segments[1] if len(segments) > 1 else ""),
+                    params=params,
+                    headers={key.lower(): value for key, value in self.headers.items()},
+                    body=body,
+                    at=time.monotonic(),
+                )
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                return
+
+        return Handler
+
+
+def _apply_fault(fault: Fault, answer: Callable[[], ReplayResponse]) -> ReplayResponse:
+    if fault.kind == "latency":
+        time.sleep(fault.seconds)
+        return answer()
+    if fault.kind == "429":
+        return ReplayResponse(429, b'{"error": "Too Many Requests"}',
+                              headers={"Retry-After": str(fault.retry_after)})
+    if fault.kind == "500":
+        return ReplayResponse(500, b"<html><body>Internal Server Error</body></html>", "text/html")
+    if fault.kind == "hang":
+        time.sleep(fault.seconds or 30.0)
+        return answer()
+    real = answer()
+    if fault.kind == "truncated":
+        real.body = real.body[: max(1, len(real.body) // 2)]
+        return real
+    if fault.kind == "malformed":
+        return ReplayResponse(200, b"<html><head><title>Error</title></head><body>Service "
+                              b"temporarily unavailable</body></html>", real.content_type)
+    return ReplayResponse(200, b"", real.content_type)

@@ -1,0 +1,17 @@
+"""Recorded stand-ins for the five services, one module each, mounted by :class:`ReplayServer`."""
+
+from __future__ import annotations
+
+from scholargraph.testing.server import ServiceHandler
+
+
+def default_handlers() -> list[ServiceHandler]:
+    """Handlers for PubMed, arXiv, OpenAlex, the Materials Project and DuckDuckGo (plus web pages)."""
+    from scholargraph.testing.services.arxiv import ArxivService
+    from scholargraph.testing.services.ddg import DuckDuckGoService, WebPagesService
+    from scholargraph.testing.services.materials import MaterialsService
+    from scholargraph.testing.services.openalex import OpenAlexService
+    from scholargraph.testing.services.pubmed import PubMedService
+
+    return [PubMedService(), ArxivService(), OpenAlexService(), MaterialsService(),
+            DuckDuckGoService(), WebPagesService()]

@@ -1,0 +1,103 @@
+"""The source-agent protocol: what a module must provide to become a node of the tool loop.
+
+A source agent declares its ``name`` (the graph node), its ``order`` in the fixed tool loop
+(PubMed 10, arXiv 20, OpenAlex 30, Materials Project 40, web 50: a plug-in picks a number in
+between), the research ``domains`` that make it active, and how to write a query in its own syntax.
+The public :meth:`SourceAgent.search` is a template method: it does the shared work (timing,
+turning client failures into typed :class:`~scholargraph.errors.SourceError`, logging) and calls
+the agent's own :meth:`SourceAgent._search`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
+from scholargraph.records import Material, Work
+from scholargraph.schemas import Domain, Intent
+from scholargraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchRequest:
+    """One search: a query already in the source's syntax, and the run's limits."""
+
+    query: str
+    limit: int = 20
+    since: int | None = None
+    until: int | None = None
+
+
+@dataclass(kw_only=True)
+class SourceResult:
+    """What a search found. Material agents fill ``materials`` as well as ``works``."""
+
+    works: list[Work] = field(default_factory=list)
+    materials: list[Material] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.works) + len(self.materials)
+
+
+class SourceAgent(ABC):
+    """Base of every source agent. Subclasses set the class variables and implement ``_search``."""
+
+    name: ClassVar[str]
+    order: ClassVar[int]
+    label: ClassVar[str]
+    domains: ClassVar[frozenset[Domain]]
+    always_active: ClassVar[bool] = False
+    query_syntax: ClassVar[str] = "plain keywords"
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self._settings = settings
+
+    @property
+    def settings(self) -> Settings:
+        """Settings as the environment says at call time (tests and --offline change it)."""
+        return self._settings or Settings()
+
+    def unavailable_reason(self) -> str | None:
+        """Why the agent cannot run now (a missing key), or ``None`` when it can."""
+        return None
+
+    def is_relevant(self, intent: Intent) -> bool:
+        """Whether the question's domains call for this source."""
+        return self.always_active or bool(self.domains.intersection(intent.domains))
+
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """A query in this source's syntax from key terms (the deterministic query writer)."""
+        return " ".join(terms)
+
+    def search(self, request: SearchRequest) -> SourceResult:
+        """Run one search; failures come out as :class:`SourceError`, never as a client's own."""
+        started = time.monotonic()
+        try:
+            result = self._search(request)
+        except SourceError:
+            raise
+        except (OSError, TimeoutError) as exc:
+            raise SourceUnavailable(self.name, _describe(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 - third-party client boundary, re-raised typed
+            log.debug("%s failed", self.name, exc_info=True)
+            raise SourceResponseError(self.name, _describe(exc)) from exc
+        result.seconds = time.monotonic() - started
+        log.info("%s: %d results for %r in %.1fs", self.name, len(result), request.query,
+                 result.seconds)
+        return result
+
+    @abstractmethod
+    def _search(self, request: SearchRequest) -> SourceResult:
+        """Send the query to the service through its client and normalise what comes back."""
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
