@@ -48,6 +48,12 @@ class Settings(BaseSettings):
         validation_alias=_env("SCHOLARGRAPH_DDG_URL"),
         description="Unset: ddgs chooses its backends. Set: DuckDuckGo HTML backend at this URL",
     )
+    web_mirror: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_WEB_MIRROR"),
+        description="Fetch web pages from {mirror}{host}/{path} instead of the live site "
+        "(a local web archive, or the replay server)",
+    )
     ncbi_api_key: SecretStr | None = Field(None, validation_alias=_env("NCBI_API_KEY"))
     ncbi_email: str | None = Field(None, validation_alias=_env("NCBI_EMAIL"))
     openalex_api_key: SecretStr | None = Field(None, validation_alias=_env("OPENALEX_API_KEY"))

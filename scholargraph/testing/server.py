@@ -109,6 +109,7 @@ class ReplayServer:
             "SCHOLARGRAPH_OPENALEX_URL": f"{self.url}/openalex",
             "SCHOLARGRAPH_MP_URL": self.service_url("mp"),
             "SCHOLARGRAPH_DDG_URL": f"{self.url}/ddg/html/",
+            "SCHOLARGRAPH_WEB_MIRROR": self.service_url("web"),
         }
         return {key: value for key, value in env.items()
                 if value.removeprefix(self.url + "/").split("/")[0] in self._handlers}
