@@ -1,0 +1,52 @@
+"""scholargraph: cited, deduplicated, reproducible literature reviews from a LangGraph supervisor.
+
+>>> from scholargraph import review                                   # doctest: +SKIP
+>>> report = review("machine learning for public health surveillance", offline=True)
+>>> report.write("review/")
+
+``graph`` (the compiled LangGraph graph that ``langgraph.json`` names) is imported lazily, so
+``import scholargraph`` stays fast for the CLI's input checks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scholargraph.api import ReviewOptions, review
+from scholargraph.context import ReviewContext
+from scholargraph.errors import (
+    ConfigurationError,
+    InputError,
+    ModelError,
+    OutputDirError,
+    ScholargraphError,
+    SourceError,
+)
+from scholargraph.report import Report
+
+if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
+
+    graph: CompiledStateGraph
+
+__all__ = [
+    "ConfigurationError",
+    "InputError",
+    "ModelError",
+    "OutputDirError",
+    "Report",
+    "ReviewContext",
+    "ReviewOptions",
+    "ScholargraphError",
+    "SourceError",
+    "graph",
+    "review",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "graph":
+        from scholargraph.graph import graph
+
+        return graph
+    raise AttributeError(name)

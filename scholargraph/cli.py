@@ -1,0 +1,137 @@
+"""The command line: ``scholargraph review "QUESTION" --out DIR [options]``.
+
+Exit codes: 0 on success (also when some sources failed: ``review.json`` says which), 2 on bad
+input with a one-line reason on stderr, 1 on any other failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any, NoReturn
+
+from scholargraph.errors import ConfigurationError, InputError, ScholargraphError
+
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"scholargraph: error: {message}\n")
+
+
+def _source_list(text: str) -> list[str]:
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("--sources needs at least one source name")
+    return names
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="scholargraph", description="Cited, deduplicated literature reviews.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("review", help="run a literature review")
+    run.add_argument("question", help="the research question, in quotes")
+    run.add_argument("--out", required=True, help="directory for review.md, review.json, ...")
+    run.add_argument("--sources", type=_source_list, default=None,
+                     help="comma-separated: pubmed,arxiv,openalex,materials,web "
+                          "(default: chosen from the question)")
+    run.add_argument("--max-results", type=int, default=20, help="records per source per query")
+    run.add_argument("--since", type=int, default=None, help="earliest publication year")
+    run.add_argument("--until", type=int, default=None, help="latest publication year")
+    run.add_argument("--model", default=None,
+                     help="chat model, e.g. openai:gpt-4o-mini (default: SCHOLARGRAPH_MODEL; "
+                          "unset: the deterministic engine)")
+    run.add_argument("--thread", default=None, help="name the run; the same name resumes it")
+    run.add_argument("--max-iterations", type=int, default=2, help="search/synthesis rounds")
+    run.add_argument("--offline", action="store_true",
+                     help="search the small recorded corpus shipped with scholargraph instead "
+                          "of the live services (no network needed)")
+    run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    return parser
+
+
+def describe_update(node: str, update: dict[str, Any]) -> str | None:
+    """One progress line for a node's update, or None for nodes not worth a line."""
+    if node == "intent":
+        return f"intent: {update['intent'].kind}; sources: {', '.join(update['active_sources'])}"
+    if node == "planning":
+        return f"planning: {len(update['sub_questions'])} sub-questions"
+    if node == "query_generation":
+        return f"query generation: {len(update.get('queries', []))} queries"
+    if "search_log" in update and node not in ("supervisor",):
+        entries = update["search_log"]
+        counts = ", ".join(f"{e.n_results} ({e.status})" for e in entries)
+        return f"{node}: {len(entries)} queries -> {counts}"
+    if node == "retrieval":
+        prisma = update["prisma"]
+        return (f"retrieval: {sum(prisma['identified'].values())} records, "
+                f"{prisma['duplicates_removed']} duplicates, {prisma['included']} included")
+    if node == "rag_filter":
+        return f"rag filter: {len(update['passages'])} passages"
+    if node == "evaluation":
+        evaluation = update["evaluation"]
+        return f"evaluation: overall {evaluation.overall:.2f}, verdict {evaluation.verdict}"
+    return None
+
+
+def _progress_printer(quiet: bool):  # noqa: ANN202 - returns the callback or None
+    if quiet:
+        return None
+
+    def show(node: str, update: dict[str, Any]) -> None:
+        line = describe_update(node, update)
+        if line:
+            print(f"  {line}", file=sys.stderr, flush=True)
+
+    return show
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from scholargraph.api import review
+
+    report = review(
+        args.question, out=args.out, sources=args.sources, max_results=args.max_results,
+        since=args.since, until=args.until, model=args.model, thread=args.thread,
+        max_iterations=args.max_iterations, offline=args.offline,
+        on_progress=_progress_printer(args.quiet),
+    )
+    if not args.quiet:
+        failed = ", ".join(f.source for f in report.sources_failed)
+        print(f"wrote {args.out}/review.md and 4 more files: {len(report.papers)} works, "
+              f"{len(report.findings)} findings, {len(report.references)} references"
+              + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return run_review(args)
+    except (InputError, ConfigurationError) as exc:
+        print(f"scholargraph: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ScholargraphError as exc:
+        if args.debug:
+            raise
+        print(f"scholargraph: failed: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("scholargraph: interrupted", file=sys.stderr)
+        return EXIT_FAILURE
+    except Exception as exc:  # noqa: BLE001 - last resort: one line and exit 1, not a traceback
+        if args.debug:
+            raise
+        print(f"scholargraph: failed: {type(exc).__name__}: {exc} (rerun with --debug for "
+              "details)", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""Small text tools the deterministic engine reasons with: words, key phrases, years, formulas.
+
+They are deliberately plain (regular expressions and a stop-word list) so that the same question
+always gives the same plan and queries, and a scientist can predict what will be searched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did is are was were can could should "
+    "would will may might there their its it this that these those about regarding between among "
+    "versus vs compared compare comparison effect effects role impact known evidence literature "
+    "review studies study research current recent state art latest approach approaches use used "
+    "using based new novel recent years year since after before until from during last past "
+    "according report reported show shown find found give list explain describe".split()
+)
+STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
+    "a an and or of the in on for to with by at as be been being than then also into over under "
+    "such any all each other more most less least very much many some no not only own same so "
+    "too just e.g i.e etc".split()
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.']*[A-Za-z0-9+]|[A-Za-z0-9]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
+
+
+def words(text: str) -> list[str]:
+    """Word tokens in their original case (hyphenated terms and formulas kept whole)."""
+    return _WORD.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that carry meaning: no stop words, question words or bare numbers."""
+    return [
+        token.lower() for token in words(text)
+        if token.lower() not in STOPWORDS and token.lower() not in QUESTION_WORDS
+        and not token.isdigit() and len(token) > 1
+    ]
+
+
+def key_phrases(text: str, limit: int = 6) -> list[str]:
+    """Key phrases: runs of content words between stop words, longest and most repeated first.
+
+    A RAKE-like split: stop words and punctuation break the text into candidate phrases, and each
+    phrase keeps its words in their original order, so "machine learning" stays one term.
+    """
+    phrases: list[list[str]] = [[]]
+    for token in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-+/']*|[^\sA-Za-z0-9]", text):
+        lower = token.lower()
+        is_content = (lower not in STOPWORDS and lower not in QUESTION_WORDS
+                      and not lower.isdigit() and re.match(r"[A-Za-z0-9]", token) and len(token) > 1)
+        if is_content:
+            phrases[-1].append(token if _keeps_case(token) else lower)
+        elif phrases[-1]:
+            phrases.append([])
+    candidates = [" ".join(phrase[:3]) for phrase in phrases if phrase]
+    counts = Counter(candidates)
+    ranked = sorted(dict.fromkeys(candidates), key=lambda p: (-counts[p] * len(p.split()),
+                                                              candidates.index(p)))
+    return ranked[:limit]
+
+
+def _keeps_case(token: str) -> bool:
+    """Acronyms and formulas (``DNA``, ``TiO2``) keep their case; other words are lower-cased."""
+    return bool(re.search(r"[A-Z]|\d", token[1:]))
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of ``text`` (abbreviation-tolerant, offsets exact)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        end = match.start()
+        if _is_abbreviation(text[start:end]):
+            continue
+        if text[start:end].strip():
+            spans.append(_strip_span(text, start, end))
+        start = match.end()
+    if text[start:].strip():
+        spans.append(_strip_span(text, start, len(text)))
+    return spans
+
+
+def _is_abbreviation(sentence: str) -> bool:
+    last = sentence.rsplit(" ", 1)[-1]
+    return bool(re.fullmatch(r"(?:e\.g|i\.e|et al|vs|Fig|Figs|Eq|Ref|approx|ca|cf|No)\.", last))
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+YEAR = r"(19[5-9]\d|20\d\d)"
+
+
+def year_window(text: str, this_year: int) -> tuple[int | None, int | None]:
+    """A publication window stated in the question ("since 2015", "2010-2020", "last 5 years")."""
+    lowered = text.lower()
+    if match := re.search(rf"(?:between|from)\s+{YEAR}\s+(?:and|to|-)\s+{YEAR}", lowered):
+        return int(match.group(1)), int(match.group(2))
+    if match := re.search(rf"\b{YEAR}\s*(?:-|–|to)\s*{YEAR}\b", lowered):
+        return int(match.group(1)), int(match.group(2))
+    if match := re.search(r"(?:last|past)\s+(\d{1,2}|five|ten|two|three)\s+years", lowered):
+        number = {"two": 2, "three": 3, "five": 5, "ten": 10}.get(match.group(1))
+        return this_year - (number or int(match.group(1))), None
+    if match := re.search(rf"(?:since|after|from)\s+{YEAR}", lowered):
+        return int(match.group(1)), None
+    if match := re.search(rf"(?:before|until|up to)\s+{YEAR}", lowered):
+        return None, int(match.group(1))
+    return None, None
+
+
+ELEMENTS = frozenset(
+    "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se "
+    "Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy "
+    "Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu".split()
+)
+_FORMULA = re.compile(r"\b(?:[A-Z][a-z]?\d*(?:\.\d+)?){2,}\b|\b[A-Z][a-z]?\d+\b")
+
+
+def chemical_formulas(text: str) -> list[str]:
+    """Tokens that parse as chemical formulas of real elements (``TiO2``, ``LiFePO4``, ``GaAs``).
+
+    All-capital tokens without digits (``CNN``, ``DNA``) are acronyms far more often than formulas.
+    """
+    found = []
+    for token in _FORMULA.findall(text):
+        symbols = re.findall(r"[A-Z][a-z]?", token)
+        has_digit = bool(re.search(r"\d", token))
+        if not all(symbol in ELEMENTS for symbol in symbols):
+            continue
+        if (token.isupper() and not has_digit) or (len(symbols) < 2 and not has_digit):
+            continue
+        found.append(token)
+    return list(dict.fromkeys(found))
