@@ -33,7 +33,10 @@ DOMAIN_CUES: dict[Domain, str] = {
     "biomedical": r"\b(patient\w*|clinical|disease\w*|cancer\w*|tumou?r\w*|gene\w*|protein\w*|"
                   r"drug\w*|health\w*|therap\w*|cell\w*|medic\w*|hospital\w*|infect\w*|vaccin\w*|"
                   r"epidemi\w*|mortality|diagnos\w*|surveillance|covid\w*|pesticide\w*|thyroid\w*|"
-                  r"lung\w*|heart|brain|neuro\w*|mice|mouse|rat|human\w*|dose\w*|trial\w*)\b",
+                  r"lung\w*|heart|brain|neuro\w*|mice|mouse|rat|human\w*|dose\w*|trial\w*|sepsis|"
+                  r"diabet\w*|stroke|obes\w*|asthma|alzheimer\w*|hypertension|syndrome\w*|"
+                  r"symptom\w*|mental|depress\w*|suicid\w*|antibiot\w*|bacteri\w*|vir(?:al|us\w*)|"
+                  r"pathogen\w*|immun\w*|surg\w*|aspirin|pharmac\w*|pregnan\w*|maternal)\b",
     "computer_science": r"\b(machine learning|deep learning|neural|algorithm\w*|software|"
                         r"language model\w*|llm\w*|transformer\w*|comput\w*|testing|classif\w*|"
                         r"artificial intelligence|ai|reinforcement|dataset\w*|benchmark\w*)\b",

@@ -1,0 +1,129 @@
+"""The deterministic engine of the judging agents, called as the graph calls them."""
+
+import pytest
+from langgraph.runtime import Runtime
+
+from scholargraph.agents.clean_query import MAX_QUESTION_CHARS, clean_question, clean_query
+from scholargraph.agents.evaluation import score, verdict
+from scholargraph.agents.intent import active_sources, detect_intent
+from scholargraph.agents.planning import plan_from_template
+from scholargraph.agents.query_generation import deterministic_queries
+from scholargraph.agents.supervisor import supervisor
+from scholargraph.agents.synthesis import contradictions, extractive_draft
+from scholargraph.context import ReviewContext
+from scholargraph.errors import InputError
+from scholargraph.records import Passage, SearchLogEntry, Work
+from scholargraph.schemas import Draft, Evaluation, Finding, SubQuestion
+from scholargraph.tools.registry import get_agent
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ("", "empty"), ("   \n\t ", "empty"), ("?!", "not a question"),
+    ("x" * (MAX_QUESTION_CHARS + 1), "limit is"), (None, "must be text"),
+])
+def test_bad_questions_are_refused_with_a_reason(bad, reason):
+    with pytest.raises(InputError, match=reason):
+        clean_question(bad)
+
+
+def test_question_is_normalised():
+    assert clean_question('  "What   is\u00a0CRISPR\x07?"  ') == "What is CRISPR ?"
+    update = clean_query({"question": "Что такое машинное обучение в медицине?"})
+    assert update["notes"] and "non-Latin" in update["notes"][0]
+
+
+def test_intent_reads_kind_domains_window_and_formula():
+    intent = detect_intent("What is the band gap of TiO2 thin films since 2015?", this_year=2026)
+    assert intent.kind == "material_property"
+    assert "materials" in intent.domains
+    assert (intent.since, intent.until, intent.formula) == (2015, None, "TiO2")
+    comparative = detect_intent("Deep learning versus logistic regression for sepsis prediction")
+    assert comparative.kind == "comparative"
+    assert {"biomedical", "computer_science"} <= set(comparative.domains)
+
+
+def test_active_sources_follow_domains_unless_the_run_names_them():
+    intent = detect_intent("machine learning for public health surveillance")
+    assert active_sources(intent, ReviewContext()) == ["pubmed", "arxiv", "openalex"]
+    chosen = active_sources(intent, ReviewContext(sources=["web", "pubmed"]))
+    assert chosen == ["pubmed", "web"]
+
+
+def test_plan_starts_with_the_question_and_splits_comparisons():
+    question = "Deep learning versus logistic regression for sepsis prediction"
+    plan = plan_from_template(question, detect_intent(question))
+    assert plan.sub_questions[0].text == question
+    assert "logistic regression" in plan.sub_questions[1].text
+    assert [s.id for s in plan.sub_questions] == [f"q{i}" for i in range(1, len(plan.sub_questions) + 1)]
+
+
+def test_gap_queries_differ_from_what_was_already_sent():
+    question = "machine learning for public health surveillance"
+    intent = detect_intent(question)
+    subs = plan_from_template(question, intent).sub_questions
+    agents = [get_agent("pubmed"), get_agent("openalex")]
+    first = deterministic_queries(agents, subs, intent, round_number=1,
+                                  targets=[s.id for s in subs], already_sent=set())
+    assert {q.source for q in first} == {"pubmed", "openalex"}
+    assert all("[tiab]" in q.query for q in first if q.source == "pubmed")
+    sent = {(q.source, q.query) for q in first}
+    second = deterministic_queries(agents, subs, intent, round_number=2, targets=["q1"],
+                                   already_sent=sent)
+    assert second and not {(q.source, q.query) for q in second} & sent
+
+
+def _passage(work: Work, text: str, sub: str) -> Passage:
+    return Passage(id=f"{work.id}#0-{len(text)}", work_id=work.id, text=text, start=0,
+                   end=len(text), sub_question_id=sub, score=1.0)
+
+
+def test_extractive_draft_quotes_verbatim_and_names_gaps():
+    a = Work(title="A", doi="10.1/a", year=2024, sources=["pubmed"], abstract="x")
+    b = Work(title="B", doi="10.1/b", year=2019, sources=["arxiv"], abstract="y")
+    subs = [SubQuestion(id="q1", text="Does aspirin reduce stroke risk?", answer_shape="trials"),
+            SubQuestion(id="q2", text="What is the cost of gene therapy?", answer_shape="costs")]
+    passages = [
+        _passage(a, "Aspirin significantly increased protection against stroke risk in adults. "
+                    "Copyright 2020 Elsevier.", "q1"),
+        _passage(b, "In older adults aspirin had no significant effect on stroke risk overall.",
+                 "q1"),
+    ]
+    draft = extractive_draft(subs, passages, [a, b], ["aspirin", "stroke"])
+    quoted = [f for f in draft.findings if f.kind == "finding"]
+    assert len(quoted) == 2
+    for finding in quoted:
+        (pid,) = finding.passage_ids
+        assert finding.text in next(p.text for p in passages if p.id == pid)
+    assert not any("Copyright" in f.text for f in draft.findings)
+    assert [f.kind for f in contradictions(quoted)] == ["contradiction"]
+    assert len(draft.gaps) == 1 and "gene therapy" in draft.gaps[0]
+    evaluation = score(subs, draft, passages, [a, b], ["pubmed", "arxiv"], 2026)
+    assert evaluation.coverage["q2"] == 0.0 and evaluation.coverage["q1"] >= 0.5
+    assert evaluation.citation_support == 1.0
+    assert evaluation.source_diversity == 1.0
+    assert verdict(evaluation, passages, per_question=6)[0] == "more_evidence"
+    assert verdict(evaluation.model_copy(update={"coverage": {"q1": 1.0}}), passages, 6)[0] == "accept"
+
+
+def _run(state, **context):
+    return supervisor(state, Runtime(context=ReviewContext(**context)))
+
+
+def test_supervisor_routes_fresh_refine_and_stop():
+    assert _run({"question": "q"}).goto == "clean_query"
+    weak = Evaluation(coverage={"q1": 0.1}, verdict="more_evidence", reason="thin")
+    state = {"question": "q", "cleaned_question": "q", "evaluation": weak, "iteration": 1}
+    command = _run(state, max_iterations=2)
+    assert command.goto == "query_generation" and command.update["iteration"] == 2
+    refilter = weak.model_copy(update={"verdict": "refilter"})
+    command = _run({**state, "evaluation": refilter}, max_iterations=2)
+    assert command.goto == "rag_filter" and command.update["filter_depth"] == 1
+    stopped = _run({**state, "iteration": 2}, max_iterations=2)
+    assert stopped.goto == "__end__" and "budget" in stopped.update["stop_reason"]
+    accepted = _run({**state, "evaluation": weak.model_copy(update={"verdict": "accept"})})
+    assert accepted.goto == "__end__" and accepted.update["stop_reason"].startswith("accepted")
+
+
+def test_search_log_entry_keeps_status_and_error():
+    entry = SearchLogEntry(source="pubmed", query="x", status="error", error="timeout")
+    assert entry.model_dump()["error"] == "timeout"

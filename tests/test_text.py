@@ -1,0 +1,35 @@
+"""The deterministic engine's text tools: key phrases, sentences, year windows, formulas."""
+
+from scholargraph.text import chemical_formulas, content_words, key_phrases, split_sentences, year_window
+
+
+def test_key_phrases_keep_multiword_terms_and_formula_case():
+    phrases = key_phrases("How does machine learning compare with statistical models for "
+                          "public health surveillance of TiO2 exposure?")
+    assert phrases[:3] == ["public health surveillance", "machine learning", "statistical models"]
+    assert "TiO2 exposure" in phrases
+
+
+def test_content_words_drop_question_and_stop_words():
+    assert content_words("What is the effect of aspirin on the risk of stroke?") == [
+        "aspirin", "risk", "stroke"]
+
+
+def test_sentence_spans_are_exact_and_tolerate_abbreviations():
+    text = "Deep models work, e.g. in vision.  Smith et al. disagree. (B) holds too."
+    spans = split_sentences(text)
+    assert [text[a:b] for a, b in spans] == [
+        "Deep models work, e.g. in vision.", "Smith et al. disagree.", "(B) holds too."]
+
+
+def test_year_windows():
+    assert year_window("trials between 2010 and 2020", 2026) == (2010, 2020)
+    assert year_window("studies since 2015", 2026) == (2015, None)
+    assert year_window("work in the last 5 years", 2026) == (2021, None)
+    assert year_window("before 2001 only", 2026) == (None, 2001)
+    assert year_window("no window here", 2026) == (None, None)
+
+
+def test_formulas_are_real_elements_and_not_acronyms():
+    found = chemical_formulas("Band gap of TiO2, LiFePO4 and GaAs measured by CNN on DNA and H2O")
+    assert found == ["TiO2", "LiFePO4", "GaAs", "H2O"]
