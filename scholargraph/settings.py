@@ -66,6 +66,12 @@ class Settings(BaseSettings):
         validation_alias=_env("SCHOLARGRAPH_HOME"),
         description="Where the vector store, HTTP cache and checkpoints live",
     )
+    embedding_model: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_EMBEDDINGS"),
+        description="Unset: the bundled all-MiniLM-L6-v2; 'openai:MODEL' for OpenAI embeddings; "
+        "a sentence-transformers model name or path; 'none' to rank lexically only",
+    )
     chroma_host: str | None = Field(None, validation_alias=_env("CHROMA_HOST"))
     chroma_port: int = Field(8000, validation_alias=_env("CHROMA_PORT"))
     user_agent: str = Field(

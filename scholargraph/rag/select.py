@@ -1,0 +1,132 @@
+"""The RAG filter's core: for each sub-question, the passages of these works that answer it.
+
+Works are chunked into passages; passages are embedded through the store (so a passage seen in an
+earlier run is not embedded again); each sub-question is ranked against them by the hybrid index
+(BM25 + dense, fused), and MMR picks a diverse few, at most two per work. When the embedding model
+or the store cannot be used the ranking degrades (lexical only, or vectors not cached) and a
+warning says so; it never stops the review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from chromadb.errors import ChromaError
+
+from scholargraph.rag.chunking import chunk_work
+from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
+from scholargraph.rag.ranking import HybridIndex, mmr, tokenize, top_k
+from scholargraph.rag.store import PassageStore, open_client
+from scholargraph.records import Passage, Work
+from scholargraph.schemas import SubQuestion
+from scholargraph.settings import Settings, get_settings
+
+CANDIDATES = 50
+"""MMR chooses among this many of the best-ranked passages per sub-question."""
+MAX_PER_WORK = 2
+SCORE_DECIMALS = 6
+"""Scores are rounded before ranking so float noise cannot reorder ties between runs."""
+STORE_ERRORS = (ChromaError, ValueError, OSError, ConnectionError)
+
+
+def select_passages(sub_questions: list[SubQuestion], works: list[Work], *, per_question: int,
+                    settings: Settings | None = None, embedder: Embedder | None = None
+                    ) -> tuple[dict[str, list[Passage]], list[str]]:
+    """For each sub-question id, the best passages of ``works`` (scored), and any warnings.
+
+    ``embedder`` overrides the model ``settings.embedding_model`` names (tests, callers that
+    already hold one).
+    """
+    settings = settings or get_settings()
+    warnings: list[str] = []
+    passages, texts = _passages(works)
+    if not passages:
+        return {question.id: [] for question in sub_questions}, warnings
+    embedder = embedder or _embedder(settings, warnings)
+    embeddings = _embed(texts, passages, embedder, settings, warnings) if embedder else None
+    if embeddings is None:
+        embedder = None
+    index = HybridIndex(texts, embeddings)
+    selected = {
+        question.id: _select(question, index, embedder, passages, per_question, warnings)
+        for question in sub_questions
+    }
+    return selected, list(dict.fromkeys(warnings))
+
+
+def indexed_text(work: Work, passage: Passage) -> str:
+    """What is embedded and indexed for a passage: the work's title gives the span its context."""
+    if passage.section == "title":
+        return passage.text
+    return f"{work.title}. {passage.text}"
+
+
+def _passages(works: list[Work]) -> tuple[list[Passage], list[str]]:
+    passages: dict[str, Passage] = {}
+    texts: dict[str, str] = {}
+    for work in works:
+        for passage in chunk_work(work):
+            if passage.id not in passages:
+                passages[passage.id] = passage
+                texts[passage.id] = indexed_text(work, passage)
+    return list(passages.values()), list(texts.values())
+
+
+def _embedder(settings: Settings, warnings: list[str]) -> Embedder | None:
+    try:
+        return load_embedder(settings.embedding_model)
+    except EmbeddingUnavailable as error:
+        warnings.append(f"dense embeddings unavailable: {error}; ranked lexically")
+        return None
+
+
+def _embed(texts: list[str], passages: Sequence[Passage], embedder: Embedder, settings: Settings,
+           warnings: list[str]) -> np.ndarray | None:
+    """Passage vectors from the store (embedding only what it lacks), or None on failure."""
+    try:
+        try:
+            store = PassageStore(open_client(settings), embedder)
+            return store.embeddings(texts, [{"work_id": p.work_id} for p in passages])
+        except STORE_ERRORS as error:
+            warnings.append(f"vector store unavailable ({error}); embeddings not cached")
+            return embedder.embed_documents(texts)
+    except EmbeddingUnavailable as error:
+        warnings.append(f"dense embeddings unavailable: {error}; ranked lexically")
+        return None
+
+
+def _select(question: SubQuestion, index: HybridIndex, embedder: Embedder | None,
+            passages: list[Passage], per_question: int, warnings: list[str]) -> list[Passage]:
+    query_vector = _query_vector(question.text, embedder, warnings)
+    relevance = np.round(index.scores(question.text, query_vector), SCORE_DECIMALS)
+    candidates = top_k(relevance, min(CANDIDATES, len(passages)))
+    candidates = candidates[index.matches(question.text, query_vector)[candidates]]
+    similarity = _similarity(index, candidates)
+    chosen = mmr(relevance[candidates], similarity, [passages[i].work_id for i in candidates],
+                 per_question, max_per_group=MAX_PER_WORK)
+    return [
+        passages[candidates[c]].model_copy(update={
+            "score": float(relevance[candidates[c]]), "sub_question_id": question.id})
+        for c in chosen
+    ]
+
+
+def _query_vector(text: str, embedder: Embedder | None, warnings: list[str]) -> np.ndarray | None:
+    if embedder is None:
+        return None
+    try:
+        return embedder.embed_query(text)
+    except EmbeddingUnavailable as error:
+        warnings.append(f"dense embeddings unavailable: {error}; ranked lexically")
+        return None
+
+
+def _similarity(index: HybridIndex, candidates: np.ndarray) -> np.ndarray:
+    """Pairwise similarity of candidates: cosine of vectors, else of stemmed-term sets."""
+    if index.embeddings is not None:
+        vectors = index.embeddings[candidates]
+        return vectors @ vectors.T
+    terms = [set(tokenize(index.texts[i])) for i in candidates]
+    return np.asarray([[len(a & b) / (np.sqrt(len(a) * len(b)) or 1) for b in terms]
+                       for a in terms])

@@ -1,0 +1,132 @@
+"""The RAG filter: incremental store, hybrid ranking, diversity, and the lexical fallback.
+
+The real bundled embedding model is loaded once per session; Chroma runs embedded in tmp_path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scholargraph.rag import select_passages
+from scholargraph.rag.embeddings import Embedder, load_embedder
+from scholargraph.rag.store import PassageStore, open_client
+from scholargraph.records import Work
+from scholargraph.schemas import SubQuestion
+from scholargraph.settings import Settings
+
+WORKS = [
+    Work(title="Glass encapsulation of perovskite solar cells", doi="10.1000/perovskite",
+         abstract="Perovskite solar cells degrade quickly in humid air. We encapsulated cells "
+         "with glass and a polymer edge seal. Encapsulated cells kept 90% of their initial "
+         "efficiency after 1000 hours of damp-heat testing, while bare cells failed within a day."),
+    Work(title="Statins and cardiovascular events", pmid="1001",
+         abstract="In a randomized trial of 8000 adults, atorvastatin lowered LDL cholesterol and "
+         "reduced major cardiovascular events by 22% over five years."),
+    Work(title="Graph neural networks for molecules", arxiv_id="2101.00002",
+         abstract="Message-passing neural networks predict quantum chemical properties of small "
+         "molecules with chemical accuracy on the QM9 benchmark."),
+    Work(title="Coral reef bleaching", doi="10.1000/coral",
+         abstract="Marine heatwaves caused mass bleaching across the Great Barrier Reef; corals "
+         "recovered slowly where water quality was good."),
+    Work(title="Sleep and memory consolidation", pmid="1002",
+         abstract="Slow-wave sleep after learning improved recall of word pairs in healthy "
+         "volunteers compared with a night of sleep deprivation."),
+]
+QUESTION = SubQuestion(id="q1", text="Does encapsulation make perovskite solar cells more stable?",
+                       answer_shape="stability figures")
+
+
+class CountingEmbedder:
+    """The real embedder, counting how many texts it is asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.embedded = 0
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture(scope="session")
+def model() -> Embedder:
+    embedder = load_embedder(None)
+    assert embedder is not None
+    return embedder
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(home=tmp_path, chroma_host=None, embedding_model=None)
+
+
+def test_store_embeds_each_text_once_across_runs(model: Embedder, settings: Settings) -> None:
+    texts = [w.abstract or "" for w in WORKS]
+    first = CountingEmbedder(model)
+    vectors = PassageStore(open_client(settings), first).embeddings(texts)
+    assert first.embedded == len(texts) and vectors.shape == (len(texts), 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+    again = CountingEmbedder(model)
+    store = PassageStore(open_client(settings), again)
+    assert np.allclose(store.embeddings(texts), vectors, atol=1e-6)
+    assert again.embedded == 0
+    store.embeddings([*texts, "A new passage about volcanoes.", texts[0]])
+    assert again.embedded == 1
+    assert store.count() == len(texts) + 1
+
+
+def test_hybrid_ranking_puts_the_relevant_passage_first(model: Embedder, settings: Settings
+                                                        ) -> None:
+    selected, warnings = select_passages([QUESTION], WORKS, per_question=3, settings=settings,
+                                         embedder=model)
+    assert warnings == []
+    best = selected["q1"][0]
+    assert best.work_id == "doi:10.1000/perovskite"
+    assert best.sub_question_id == "q1" and best.score > 0
+    assert [p.score for p in selected["q1"]] == sorted((p.score for p in selected["q1"]),
+                                                       reverse=True)
+
+
+def test_selection_is_deterministic(model: Embedder, settings: Settings) -> None:
+    def run() -> dict:
+        return select_passages([QUESTION], WORKS, per_question=4, settings=settings,
+                               embedder=model)[0]
+
+    assert run() == run()
+
+
+def test_mmr_keeps_one_paper_from_filling_every_slot(model: Embedder, settings: Settings) -> None:
+    sentences = " ".join(
+        f"In test {n}, encapsulated perovskite solar cells stayed stable for {n * 100} hours."
+        for n in range(1, 40))
+    long_paper = Work(title="Perovskite stability handbook", doi="10.1000/handbook",
+                      full_text=sentences)
+    selected, _ = select_passages([QUESTION], [long_paper, *WORKS], per_question=5,
+                                  settings=settings, embedder=model)
+    work_ids = [p.work_id for p in selected["q1"]]
+    assert work_ids.count("doi:10.1000/handbook") == 2
+    assert "doi:10.1000/perovskite" in work_ids
+
+
+def test_missing_model_degrades_to_lexical_ranking_with_a_warning(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, chroma_host=None,
+                        embedding_model=str(tmp_path / "no-such-model"))
+    selected, warnings = select_passages([QUESTION], WORKS, per_question=3, settings=settings)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("dense embeddings unavailable") and "ranked lexically" in warnings[0]
+    assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
+    assert all(p.work_id == "doi:10.1000/perovskite" for p in selected["q1"])
+
+
+def test_no_works_gives_empty_selections(settings: Settings) -> None:
+    selected, warnings = select_passages([QUESTION], [], per_question=3, settings=settings)
+    assert selected == {"q1": []} and warnings == []
