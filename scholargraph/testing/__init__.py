@@ -13,9 +13,19 @@ A plug-in author mounts a handler of their own beside them::
 
     with ReplayServer.default(extra=[EuropePMC()]) as server, server.environment():
         ...
+
+``ScriptedChatModel`` (with ``structured_reply`` and ``malformed_reply``) replays scripted replies
+to test an agent's LLM engine without a model; see :mod:`scholargraph.testing.models`.
 """
 
 from scholargraph.testing.fixtures import fixture_bytes, fixture_path
+from scholargraph.testing.models import (
+    ScriptedChatModel,
+    ScriptExhaustedError,
+    malformed_reply,
+    structured_reply,
+    tool_call_reply,
+)
 from scholargraph.testing.server import (
     Fault,
     ReplayRequest,
@@ -29,7 +39,12 @@ __all__ = [
     "ReplayRequest",
     "ReplayResponse",
     "ReplayServer",
+    "ScriptExhaustedError",
+    "ScriptedChatModel",
     "ServiceHandler",
     "fixture_bytes",
     "fixture_path",
+    "malformed_reply",
+    "structured_reply",
+    "tool_call_reply",
 ]
