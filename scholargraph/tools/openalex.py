@@ -1,0 +1,130 @@
+"""OpenAlex through pyalex: full-text search plus publication-date filters, cursor paging.
+
+pyalex builds every URL on ``https://api.openalex.org`` whatever ``config.openalex_url`` says, so
+the paginator's session is replaced by one from the shared HTTP policy with an adapter mounted on
+that prefix which sends the requests to ``settings.openalex_url`` instead (and waits for the
+limiter, times out, retries). The API key goes in pyalex's ``Authorization`` header, never in a URL.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+import pyalex
+from pyalex import Works
+
+from scholargraph.errors import SourceResponseError
+from scholargraph.records import Work
+from scholargraph.schemas import Intent
+from scholargraph.settings import Settings
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
+
+OFFICIAL_URL = "https://api.openalex.org"
+PER_PAGE_MAX = 100
+ALL_DOMAINS = frozenset(
+    {"biomedical", "physics", "computer_science", "materials", "chemistry", "general"}
+)
+
+
+class OpenAlexAgent(SourceAgent):
+    """Searches OpenAlex, the open catalogue of scholarly works across every field."""
+
+    name: ClassVar[str] = "openalex"
+    order: ClassVar[int] = 30
+    label: ClassVar[str] = "OpenAlex"
+    always_active: ClassVar[bool] = True
+    domains = ALL_DOMAINS
+    query_syntax: ClassVar[str] = (
+        'OpenAlex full-text search over titles and abstracts: plain words, phrases in double '
+        'quotes, AND/OR/NOT in capitals; no field tags (years are applied as filters)'
+    )
+
+    def __init__(self, settings: Settings | None = None, *, per_page: int = PER_PAGE_MAX) -> None:
+        super().__init__(settings)
+        self.per_page = max(1, min(per_page, PER_PAGE_MAX))
+
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """The first (most specific) term is required, any of the others may join it."""
+        phrases = [_phrase(term) for term in _clean_terms(terms)]
+        if len(phrases) <= 1:
+            return "".join(phrases)
+        return f"{phrases[0]} AND ({' OR '.join(phrases[1:])})"
+
+    def _search(self, request: SearchRequest) -> SourceResult:
+        settings = self.settings
+        install_secret_filter()
+        if request.limit <= 0 or not request.query.strip():
+            return SourceResult()
+        _configure(settings)
+        query = Works().search(request.query)
+        if request.since is not None:
+            query = query.filter(from_publication_date=f"{request.since}-01-01")
+        if request.until is not None:
+            query = query.filter(to_publication_date=f"{request.until}-12-31")
+        pages = query.paginate(method="cursor", per_page=min(self.per_page, request.limit),
+                               n_max=request.limit)
+        pages._session = http_session("openalex", settings,
+                                      rewrite=(OFFICIAL_URL, settings.openalex_url.rstrip("/")))
+        works: list[Work] = []
+        with translate_errors(self.name, settings):
+            for page in pages:
+                works.extend(_work(item) for item in page)
+                if len(works) >= request.limit:
+                    break
+        return SourceResult(works=works[: request.limit])
+
+
+def _configure(settings: Settings) -> None:
+    """pyalex's identity is module-wide: set it from the settings in force for this call."""
+    key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else None
+    pyalex.config.api_key = key or None
+    pyalex.config.email = settings.ncbi_email or None
+    pyalex.config.user_agent = settings.user_agent
+    pyalex.config.max_retries = 0  # the shared policy retries; pyalex's adapter is not used
+
+
+def _clean_terms(terms: list[str]) -> list[str]:
+    cleaned = (re.sub(r'[\s"():\[\]]+', " ", term).strip() for term in terms)
+    return list(dict.fromkeys(term for term in cleaned if term))
+
+
+def _phrase(term: str) -> str:
+    return f'"{term}"' if " " in term else term
+
+
+def _work(item: dict[str, Any]) -> Work:
+    try:
+        work = pyalex.Work(item)
+        ids = work.get("ids") or {}
+        location = work.get("primary_location") or {}
+        source = location.get("source") or {}
+        return Work(
+            title=work.get("title") or work.get("display_name") or "(untitled)",
+            authors=[name for name in map(_author, work.get("authorships") or []) if name],
+            year=work.get("publication_year"),
+            venue=source.get("display_name"),
+            abstract=work["abstract"] if work.get("abstract_inverted_index") else None,
+            doi=work.get("doi") or ids.get("doi"),
+            pmid=ids.get("pmid"),
+            pmcid=ids.get("pmcid"),
+            openalex_id=work.get("id"),
+            url=work.get("doi") or location.get("landing_page_url") or work.get("id"),
+            sources=["openalex"],
+            kind="preprint" if work.get("type") == "preprint" else "article",
+            cited_by_count=work.get("cited_by_count"),
+            is_retracted=bool(work.get("is_retracted")),
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
+            from None
+
+
+def _author(authorship: dict[str, Any]) -> str | None:
+    """'Given Family' as OpenAlex displays it, turned into 'Family, Given'."""
+    name = ((authorship.get("author") or {}).get("display_name") or "").strip()
+    if not name or "," in name or " " not in name:
+        return name or None
+    given, _, family = name.rpartition(" ")
+    return f"{family}, {given}"

@@ -1,0 +1,251 @@
+"""PubMed through Bio.Entrez: ESearch on the history server, then EFetch in large batches.
+
+Bio.Entrez hard-codes the E-utilities URLs and opens them with its module's ``urlopen``. That is
+the seam used here: while a :class:`PubMedAgent` searches, Entrez's requests go through the shared
+HTTP policy (limiter, timeout, retries) to ``settings.pubmed_url``, always as POST, so the API key
+travels in a request body and never in a URL that a log line or an error message could print.
+Outside a search, Entrez behaves as it always does.
+
+The XML is parsed with ``Entrez.read`` against the DTDs Biopython bundles; parsing never
+downloads a DTD (offline that would hang or fail late): a response whose DTD is not bundled is
+reported as a :class:`SourceResponseError` that says to upgrade Biopython.
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import logging
+import re
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, ClassVar
+from urllib.response import addinfourl
+
+from Bio import Entrez
+from Bio.Entrez import Parser as EntrezParser
+
+from scholargraph.errors import SourceResponseError
+from scholargraph.records import Work
+from scholargraph.schemas import Intent
+from scholargraph.settings import Settings
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
+
+log = logging.getLogger(__name__)
+
+ESEARCH_MAX = 10_000
+EFETCH_BATCH = 500
+TOOL_NAME = "scholargraph"
+_DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]", re.I)
+_INLINE_TAGS = re.compile(r"</?(i|b|u|sup|sub|em|strong)>", re.I)
+
+
+class _EntrezTransport:
+    """Carries Entrez's requests over the shared policy to the configured E-utilities base."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._session = http_session("pubmed", settings)
+
+    def open(self, request: urllib.request.Request) -> addinfourl:
+        base, _, query = request.full_url.partition("?")
+        utility = base.rsplit("/", 1)[-1]
+        body = request.data if request.data is not None else query.encode("ascii")
+        response = self._session.post(
+            self._settings.pubmed_url + utility, data=body,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        response.raise_for_status()
+        headers = http.client.HTTPMessage()
+        for key, value in response.headers.items():
+            headers[key] = value
+        return addinfourl(io.BytesIO(response.content), headers, response.url, response.status_code)
+
+
+_active: ContextVar[_EntrezTransport | None] = ContextVar("scholargraph_entrez", default=None)
+_original_urlopen = Entrez.urlopen
+_original_dtd_urlopen = EntrezParser.urlopen
+
+
+def _entrez_urlopen(request: Any, *args: Any, **kwargs: Any) -> Any:
+    transport = _active.get()
+    if transport is None:
+        return _original_urlopen(request, *args, **kwargs)
+    return transport.open(request)
+
+
+def _dtd_urlopen(url: Any, *args: Any, **kwargs: Any) -> Any:
+    if _active.get() is None:
+        return _original_dtd_urlopen(url, *args, **kwargs)
+    raise OSError(f"not downloading {url}: scholargraph parses only with bundled DTDs")
+
+
+Entrez.urlopen = _entrez_urlopen
+EntrezParser.urlopen = _dtd_urlopen
+
+
+@contextmanager
+def _entrez_through(settings: Settings) -> Iterator[None]:
+    token = _active.set(_EntrezTransport(settings))
+    try:
+        yield
+    finally:
+        _active.reset(token)
+
+
+class PubMedAgent(SourceAgent):
+    """Searches PubMed (MEDLINE and more) through NCBI's E-utilities."""
+
+    name: ClassVar[str] = "pubmed"
+    order: ClassVar[int] = 10
+    label: ClassVar[str] = "PubMed"
+    domains = frozenset({"biomedical", "chemistry"})
+    query_syntax: ClassVar[str] = (
+        'PubMed Boolean query: terms tagged [tiab] (title/abstract) or [mh] (MeSH), phrases in '
+        'double quotes, AND/OR/NOT in capitals, dates as ("2015"[dp] : "2020"[dp])'
+    )
+
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """The first (most specific) term is required, any of the others may join it."""
+        groups = [_term_group(term) for term in _clean_terms(terms)]
+        if not groups:
+            return ""
+        if len(groups) == 1:
+            return groups[0]
+        return f"{groups[0]} AND ({' OR '.join(groups[1:])})"
+
+    def _search(self, request: SearchRequest) -> SourceResult:
+        settings = self.settings
+        install_secret_filter()
+        term = with_dates(request.query, request.since, request.until)
+        limit = max(0, min(request.limit, ESEARCH_MAX))
+        with _entrez_through(settings), translate_errors(self.name, settings):
+            found = _read(Entrez.esearch(db="pubmed", term=term, retmax=limit, usehistory="y",
+                                         sort="relevance", **_identity(settings)))
+            ids = [str(pmid) for pmid in found.get("IdList", [])]
+            if ids and not found.get("WebEnv"):
+                raise SourceResponseError(self.name, "ESearch gave ids but no history (WebEnv)")
+            works: list[Work] = []
+            for start in range(0, len(ids), EFETCH_BATCH):
+                batch = _read(Entrez.efetch(
+                    db="pubmed", retmode="xml", webenv=found["WebEnv"],
+                    query_key=found["QueryKey"], retstart=start,
+                    retmax=min(EFETCH_BATCH, len(ids) - start), **_identity(settings)))
+                works.extend(_work(article) for article in batch.get("PubmedArticle", []))
+        return SourceResult(works=_in_order(works, ids))
+
+
+def with_dates(query: str, since: int | None, until: int | None) -> str:
+    """``query`` with a publication-date range, unless it already has a date tag."""
+    if (since is None and until is None) or _DATE_TAG.search(query):
+        return query
+    window = f'("{since or 1800}"[dp] : "{until or 3000}"[dp])'
+    return f"({query}) AND {window}" if query.strip() else window
+
+
+def _clean_terms(terms: list[str]) -> list[str]:
+    cleaned = (re.sub(r'[\s"\[\]()]+', " ", term).strip() for term in terms)
+    return list(dict.fromkeys(term for term in cleaned if term))
+
+
+def _term_group(term: str) -> str:
+    quoted = f'"{term}"'
+    return f"({quoted}[tiab] OR {quoted}[mh])"
+
+
+def _identity(settings: Settings) -> dict[str, str]:
+    """``tool``, ``email`` and ``api_key`` as NCBI asks, passed per call (never set globally)."""
+    identity = {"tool": TOOL_NAME, "email": settings.ncbi_email or ""}
+    if settings.ncbi_api_key and settings.ncbi_api_key.get_secret_value():
+        identity["api_key"] = settings.ncbi_api_key.get_secret_value()
+    return identity
+
+
+def _read(handle: Any) -> Any:
+    """Parse one E-utilities answer, turning Biopython's parse failures into typed errors."""
+    try:
+        return Entrez.read(handle)
+    except (ValueError, RuntimeError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "Failed to access" in text:
+            raise SourceResponseError(
+                "pubmed", f"{text}: the answer names a DTD Biopython does not bundle; "
+                "upgrade biopython") from None
+        raise SourceResponseError("pubmed", f"unreadable E-utilities answer ({text[:200]})") from None
+    finally:
+        handle.close()
+
+
+def _in_order(works: list[Work], ids: list[str]) -> list[Work]:
+    """Works in ESearch's (relevance) order, whatever order EFetch returned them in."""
+    rank = {pmid: index for index, pmid in enumerate(ids)}
+    return sorted(works, key=lambda work: rank.get(work.pmid or "", len(rank)))
+
+
+def _work(article: dict[str, Any]) -> Work:
+    citation = article["MedlineCitation"]
+    body = citation["Article"]
+    ids = {str(item.attributes.get("IdType", "")): str(item)
+           for item in article.get("PubmedData", {}).get("ArticleIdList", [])}
+    pmid = str(citation["PMID"])
+    return Work(
+        title=_plain(str(body.get("ArticleTitle", ""))) or "(untitled)",
+        authors=[name for name in map(_author, body.get("AuthorList", [])) if name],
+        year=_year(body),
+        venue=str(body.get("Journal", {}).get("Title", "")) or None,
+        abstract=_abstract(body),
+        doi=ids.get("doi") or _elocation_doi(body),
+        pmid=pmid,
+        pmcid=ids.get("pmc"),
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+        sources=["pubmed"],
+        kind="article",
+    )
+
+
+def _plain(text: str) -> str:
+    return _INLINE_TAGS.sub("", text).strip()
+
+
+def _author(author: dict[str, Any]) -> str | None:
+    if author.get("CollectiveName"):
+        return str(author["CollectiveName"])
+    family = str(author.get("LastName", "")).strip()
+    given = str(author.get("ForeName") or author.get("Initials") or "").strip()
+    if not family:
+        return None
+    return f"{family}, {given}" if given else family
+
+
+def _year(body: dict[str, Any]) -> int | None:
+    date = body.get("Journal", {}).get("JournalIssue", {}).get("PubDate", {})
+    text = str(date.get("Year") or date.get("MedlineDate") or "")
+    match = re.search(r"\b(1[89]\d\d|20\d\d)\b", text)
+    if match:
+        return int(match.group(1))
+    for article_date in body.get("ArticleDate", []):
+        if str(article_date.get("Year", "")).isdigit():
+            return int(article_date["Year"])
+    return None
+
+
+def _abstract(body: dict[str, Any]) -> str | None:
+    """Abstract sections joined, each with its label (OBJECTIVE: ..., METHODS: ...)."""
+    sections = body.get("Abstract", {}).get("AbstractText", [])
+    parts = []
+    for section in sections:
+        label = section.attributes.get("Label") if hasattr(section, "attributes") else None
+        text = _plain(str(section))
+        if text:
+            parts.append(f"{label}: {text}" if label else text)
+    return " ".join(parts) or None
+
+
+def _elocation_doi(body: dict[str, Any]) -> str | None:
+    for location in body.get("ELocationID", []):
+        if location.attributes.get("EIdType") == "doi":
+            return str(location)
+    return None
