@@ -1,0 +1,161 @@
+"""BibTeX export: one entry per work, keyed as in every other export, safe for classic BibTeX.
+
+Field values are plain text from the sources, so they are encoded to LaTeX here: the special
+characters (``& % $ # _ { } ~ ^ \\``) are escaped; accented Latin letters become brace-protected
+accent macros (``{\\"u}``, from pylatexenc's tables), which classic BibTeX sorts and abbreviates
+correctly; everything else (Greek, symbols, dashes, CJK) stays UTF-8, which LaTeX has read by
+default since 2018 and biber, Zotero and JabRef read too. Words with capitals after their first
+letter (``CRISPR``, ``MoS2``) are wrapped in braces so bibliography styles do not lower-case them.
+Identifier fields (DOI, URL, eprint) are verbatim, as biblatex and the url package expect.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from bibtexparser.bibdatabase import BibDatabase
+from bibtexparser.bwriter import BibTexWriter
+from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+from scholargraph.exports.citation import (
+    PersonName,
+    authors_of,
+    citation_keys,
+    entry_kind,
+    landing_url,
+)
+from scholargraph.records import Work
+
+FIELD_ORDER = ["author", "title", "journal", "howpublished", "year", "doi", "pmid", "pmcid",
+               "eprint", "archiveprefix", "url", "note", "abstract"]
+
+_SPECIALS = {
+    "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "<": r"\textless{}", ">": r"\textgreater{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+}
+_BRACES = {"{": r"\{", "}": r"\}"}
+_LOOSE_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+_ACCENTS = UnicodeToLatexEncoder(
+    non_ascii_only=True,
+    replacement_latex_protection="braces-all",
+    unknown_char_policy="keep",
+    unknown_char_warning=False,
+)
+_VERBATIM_UNSAFE = {"{": "%7B", "}": "%7D", "\\": "%5C", " ": "%20"}
+
+
+def latex(text: str, braces_balanced: bool | None = None) -> str:
+    r"""Plain text as LaTeX that BibTeX and LaTeX read back as the same text.
+
+    ``braces_balanced`` says whether the whole field's braces pair up (worked out from ``text``
+    when not given): paired braces are escaped as ``\{ \}``, which every reader knows; loose ones
+    as ``\textbraceleft{}``, which BibTeX does not count as a brace.
+    """
+    if braces_balanced is None:
+        braces_balanced = _balanced(text)
+    braces = _BRACES if braces_balanced else _LOOSE_BRACES
+    return "".join(_SPECIALS.get(char) or braces.get(char) or _letter(char) for char in text)
+
+
+def _letter(char: str) -> str:
+    if char.isascii() or not unicodedata.name(char, "").startswith("LATIN "):
+        return char
+    return _ACCENTS.unicode_to_latex(char)
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def latex_title(text: str) -> str:
+    """A title encoded to LaTeX, with mixed-case and all-caps words kept as written."""
+    balanced = _balanced(text)
+    words = []
+    for word in text.split(" "):
+        encoded = latex(word, balanced)
+        words.append(f"{{{encoded}}}" if _keeps_case(word) else encoded)
+    return " ".join(words)
+
+
+def _keeps_case(word: str) -> bool:
+    letters = [char for char in word if char.isalpha()]
+    return any(char.isupper() for char in letters[1:])
+
+
+def bibtex_name(name: PersonName) -> str:
+    """'Family, Given' for people; organisations in braces so BibTeX never splits them."""
+    if name.literal:
+        return f"{{{latex(name.literal)}}}"
+    family = _guard_and(name.family)
+    return f"{family}, {_guard_and(name.given)}" if name.given else family
+
+
+def _guard_and(part: str) -> str:
+    """LaTeX for a name part; braced if it holds the word 'and', which BibTeX splits names on."""
+    encoded = latex(part)
+    return f"{{{encoded}}}" if re.search(r"\band\b", part, re.IGNORECASE) else encoded
+
+
+def entry(work: Work, key: str) -> dict[str, str]:
+    """The work as a bibtexparser entry dict (values already LaTeX-encoded)."""
+    kind = entry_kind(work)
+    fields: dict[str, str] = {"ENTRYTYPE": "article" if kind == "journal" else "misc", "ID": key}
+    names = authors_of(work)
+    if names:
+        fields["author"] = " and ".join(bibtex_name(name) for name in names)
+    fields["title"] = latex_title(work.title)
+    if kind == "journal":
+        fields["journal"] = latex(work.venue or "")
+    elif work.venue and not (kind == "preprint" and work.arxiv_id):
+        fields["howpublished"] = latex(work.venue)
+    if work.year:
+        fields["year"] = str(work.year)
+    fields.update(_identifier_fields(work))
+    if work.is_retracted:
+        fields["note"] = "Retracted"
+    if work.abstract:
+        fields["abstract"] = latex(work.abstract)
+    return fields
+
+
+def _identifier_fields(work: Work) -> dict[str, str]:
+    """DOI, PubMed, arXiv and URL fields; their values are verbatim, as biblatex and the url
+    package read them, so nothing in them is LaTeX-escaped."""
+    fields = {}
+    if work.doi:
+        fields["doi"] = verbatim(work.doi)
+    if work.pmid:
+        fields["pmid"] = work.pmid
+    if work.pmcid:
+        fields["pmcid"] = work.pmcid
+    if work.arxiv_id:
+        fields["eprint"] = work.arxiv_id
+        fields["archiveprefix"] = "arXiv"
+    url = landing_url(work)
+    if url:
+        fields["url"] = verbatim(url)
+    return fields
+
+
+def verbatim(value: str) -> str:
+    """A verbatim field value with the characters that would unbalance the entry (braces,
+    backslash) and spaces percent-encoded, as a browser would send them."""
+    return "".join(_VERBATIM_UNSAFE.get(char, char) for char in value)
+
+
+def dumps(works: list[Work]) -> str:
+    """The works as a BibTeX file, in the given order, with keys from ``citation_keys``."""
+    database = BibDatabase()
+    database.entries = [entry(work, key) for work, key in zip(works, citation_keys(works))]
+    writer = BibTexWriter()
+    writer.indent = "  "
+    writer.order_entries_by = None
+    writer.display_order = FIELD_ORDER
+    writer.add_trailing_comma = True
+    return writer.write(database)

@@ -1,0 +1,253 @@
+"""What every export agrees on about a work: its citation key, its kind, its authors' names, its
+link, and its APA-like reference.
+
+BibTeX, RIS, CSL-JSON and the Markdown review all read these, so a work has one key, one type and
+one spelling of its authors in every file a reference manager or a reader sees.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from string import ascii_lowercase
+from typing import Literal
+
+from scholargraph.records import Work
+
+EntryKind = Literal["journal", "preprint", "web", "dataset", "generic"]
+
+_ORGANISATION_WORDS = frozenset(
+    "project consortium collaboration group committee organization organisation society "
+    "institute institution team network initiative association agency university council "
+    "foundation center centre laboratory federation board office department ministry "
+    "administration program programme alliance".split()
+)
+_TITLE_STOPWORDS = frozenset(
+    "a an the on of in for and to with from by at as is are do does how what why when which "
+    "toward towards via into".split()
+)
+_INITIALS = re.compile(r"^[A-Z]{1,3}$")
+
+
+@dataclass(frozen=True)
+class PersonName:
+    """An author's name split the way citation formats want it.
+
+    ``literal`` is set (and the other parts empty) for organisations, which must never be split
+    into family and given names.
+    """
+
+    family: str = ""
+    given: str = ""
+    literal: str = ""
+
+    @property
+    def inverted(self) -> str:
+        """'Family, Given' (or the literal), the form BibTeX and RIS read without guessing."""
+        if self.literal:
+            return self.literal
+        return f"{self.family}, {self.given}" if self.given else self.family
+
+    @property
+    def initials(self) -> str:
+        """The given names as APA initials: 'Jean-Pierre A.' -> 'J.-P. A.'."""
+        return " ".join(_initials_of(part) for part in self.given.replace(".", ". ").split())
+
+
+def parse_name(name: str) -> PersonName:
+    """Split an author string given as 'Family, Given', 'Given Family' or 'Family AB' (PubMed).
+
+    Organisations ('Materials Project', 'WHO Collaboration Group') are kept whole; lower-case
+    particles before the last word ('Ludwig van Beethoven') stay with the family name.
+    """
+    text = re.sub(r"\s+", " ", name).strip().strip(",")
+    if not text:
+        return PersonName(literal="Anonymous")
+    if "," in text:
+        family, given = (part.strip() for part in text.split(",", 1))
+        return PersonName(family=family, given=given) if family else PersonName(literal=given)
+    words = text.split(" ")
+    if len(words) == 1 or any(word.lower() in _ORGANISATION_WORDS for word in words):
+        return PersonName(literal=text)
+    if len(words) >= 2 and _INITIALS.match(words[-1]):
+        return PersonName(family=" ".join(words[:-1]), given=" ".join(f"{c}." for c in words[-1]))
+    split = len(words) - 1
+    while split > 1 and words[split - 1][:1].islower():
+        split -= 1
+    return PersonName(family=" ".join(words[split:]), given=" ".join(words[:split]))
+
+
+def _initials_of(given_part: str) -> str:
+    pieces = [piece for piece in given_part.split("-") if piece]
+    return "-".join(f"{piece[0]}." for piece in pieces)
+
+
+def authors_of(work: Work) -> list[PersonName]:
+    return [parse_name(author) for author in work.authors if author.strip()]
+
+
+def entry_kind(work: Work) -> EntryKind:
+    """The kind of entry each export maps to its own type vocabulary.
+
+    A merged work whose published version was found is a journal article even if it also has an
+    arXiv id; an 'article' without a venue cannot claim a journal, so it is generic.
+    """
+    if work.kind == "article":
+        return "journal" if work.venue else "generic"
+    if work.kind == "preprint":
+        return "preprint"
+    if work.kind == "web":
+        return "web"
+    if work.kind == "material":
+        return "dataset"
+    return "generic"
+
+
+def doi_url(work: Work) -> str | None:
+    return f"https://doi.org/{work.doi}" if work.doi else None
+
+
+def arxiv_url(work: Work) -> str | None:
+    return f"https://arxiv.org/abs/{work.arxiv_id}" if work.arxiv_id else None
+
+
+def pubmed_url(work: Work) -> str | None:
+    return f"https://pubmed.ncbi.nlm.nih.gov/{work.pmid}/" if work.pmid else None
+
+
+def best_link(work: Work) -> str | None:
+    """The one link a reader should follow: DOI, then arXiv, PubMed, the work's own URL."""
+    return doi_url(work) or arxiv_url(work) or pubmed_url(work) or work.url
+
+
+def landing_url(work: Work) -> str | None:
+    """The URL field of an export: the work's own page, else the link a reader should follow."""
+    return work.url or best_link(work)
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def base_key(work: Work) -> str:
+    """firstauthorYEARfirsttitleword, ASCII lower case; parts that are missing are left out.
+
+    A material record is keyed by its Materials Project id (``mp149``), the one thing that tells
+    two materials apart.
+    """
+    if entry_kind(work) == "dataset" and work.url:
+        material_key = _ascii_word(work.url.rstrip("/").rsplit("/", 1)[-1])
+        if material_key[:1].isalpha():
+            return material_key
+    names = authors_of(work)
+    author = ""
+    if names:
+        first = names[0]
+        author = _ascii_word(first.family or first.literal.split(" ")[0])
+    words = [_ascii_word(word) for word in re.split(r"[\s\-/:]+", work.title)]
+    content = [word for word in words if word and word not in _TITLE_STOPWORDS]
+    key = f"{author}{work.year or ''}{content[0] if content else ''}"
+    if not key or not key[0].isalpha():
+        key = f"ref{key}"
+    return key
+
+
+def citation_keys(works: list[Work]) -> list[str]:
+    """One key per work, in order: keys that collide all get suffixes a, b, ... (like 2020a).
+
+    The keys depend only on the list, so the same works in the same order give the same keys in
+    every export and every run.
+    """
+    bases = [base_key(work) for work in works]
+    counts = Counter(bases)
+    seen: Counter[str] = Counter()
+    keys = []
+    for base in bases:
+        if counts[base] == 1:
+            keys.append(base)
+            continue
+        keys.append(base + _suffix(seen[base]))
+        seen[base] += 1
+    return keys
+
+
+def _suffix(index: int) -> str:
+    """a, b, ..., z, aa, ab, ...: enough suffixes for any number of colliding keys."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = ascii_lowercase[rest] + letters
+    return letters
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class Styling:
+    """How a renderer marks up the pieces of a reference; plain text by default.
+
+    ``text`` escapes data coming from the work (titles, names); the others wrap already escaped
+    text, so a renderer never has to re-parse a formatted reference.
+    """
+
+    text: Callable[[str], str] = _same
+    emphasis: Callable[[str], str] = _same
+    link: Callable[[str], str] = _same
+    warning: Callable[[str], str] = _same
+
+
+PLAIN = Styling()
+
+
+def apa_authors(names: list[PersonName]) -> str:
+    """APA 7 author list: up to 20 names, '&' before the last, an ellipsis past 19."""
+    formatted = [name.literal or f"{name.family}, {name.initials}".rstrip(", ") for name in names]
+    if len(formatted) > 20:
+        return ", ".join(formatted[:19]) + ", ... " + formatted[-1]
+    if len(formatted) <= 1:
+        return "".join(formatted)
+    if len(formatted) == 2:
+        return f"{formatted[0]}, & {formatted[1]}"
+    return ", ".join(formatted[:-1]) + ", & " + formatted[-1]
+
+
+def venue_of(work: Work) -> str:
+    if entry_kind(work) == "preprint" and work.arxiv_id:
+        return f"arXiv preprint arXiv:{work.arxiv_id}"
+    return work.venue or ""
+
+
+def format_reference(work: Work, style: Styling = PLAIN) -> str:
+    """'Authors (Year). Title. *Venue*. link' (APA-like), marked up by ``style``.
+
+    A work without authors starts with its title, as APA does; a retracted work says so last,
+    where a reader scanning the list sees it.
+    """
+    authors = apa_authors(authors_of(work))
+    year = f"({work.year or 'n.d.'})."
+    title = style.text(_with_full_stop(work.title))
+    if authors:
+        pieces = [style.text(_with_full_stop(authors)), year, title]
+    else:
+        pieces = [title, year]
+    venue = venue_of(work)
+    if venue:
+        pieces.append(style.emphasis(style.text(venue)) + ".")
+    link = best_link(work)
+    if link:
+        pieces.append(style.link(link))
+    if work.is_retracted:
+        pieces.append(style.warning("RETRACTED"))
+    return " ".join(pieces)
+
+
+def _with_full_stop(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else f"{text}."

@@ -1,0 +1,92 @@
+"""RIS export, written with rispy: one record per work, ``TY`` first and ``ER`` last.
+
+Types: ``JOUR`` for journal articles, ``UNPB`` (unpublished work) for preprints, ``ELEC`` for web
+pages, ``DATA`` for Materials Project records, ``GEN`` for anything else. ``ID`` carries the
+citation key shared with BibTeX and CSL-JSON; ``AN`` the PubMed id; ``N1`` the other identifiers
+and a retraction notice.
+"""
+
+from __future__ import annotations
+
+import re
+
+import rispy
+from rispy.writer import RisWriter
+
+from scholargraph.exports.citation import (
+    EntryKind,
+    authors_of,
+    citation_keys,
+    entry_kind,
+    landing_url,
+)
+from scholargraph.records import Work
+
+RIS_TYPES: dict[EntryKind, str] = {
+    "journal": "JOUR",
+    "preprint": "UNPB",
+    "web": "ELEC",
+    "dataset": "DATA",
+    "generic": "GEN",
+}
+
+
+class _PlainRisWriter(RisWriter):
+    """rispy's writer without the '1.', '2.' lines it puts before each record, which are not
+    part of the RIS format and which some reference managers reject."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+def _line(text: str) -> str:
+    """RIS values end at the line break, so a value is one line."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def record(work: Work, key: str) -> dict[str, object]:
+    """The work as a rispy record dict (rispy's field names; it maps them to tags)."""
+    kind = entry_kind(work)
+    fields: dict[str, object] = {"type_of_reference": RIS_TYPES[kind], "id": key}
+    names = authors_of(work)
+    if names:
+        fields["authors"] = [_line(name.inverted) for name in names]
+    fields["title"] = _line(work.title)
+    if work.venue:
+        fields["secondary_title"] = _line(work.venue)
+        if kind == "journal":
+            fields["journal_name"] = _line(work.venue)
+    if work.year:
+        fields["year"] = str(work.year)
+    if work.doi:
+        fields["doi"] = work.doi
+    url = landing_url(work)
+    if url:
+        fields["urls"] = [url]
+    if work.abstract:
+        fields["abstract"] = _line(work.abstract)
+    if work.pmid:
+        fields["accession_number"] = work.pmid
+    notes = _notes(work)
+    if notes:
+        fields["notes"] = notes
+    return fields
+
+
+def _notes(work: Work) -> list[str]:
+    notes = []
+    if work.pmid:
+        notes.append(f"PMID: {work.pmid}")
+    if work.pmcid:
+        notes.append(f"PMCID: {work.pmcid}")
+    if work.arxiv_id:
+        notes.append(f"arXiv: {work.arxiv_id}")
+    if work.is_retracted:
+        notes.append("RETRACTED")
+    return notes
+
+
+def dumps(works: list[Work]) -> str:
+    """The works as an RIS file, in the given order."""
+    records = [record(work, key) for work, key in zip(works, citation_keys(works))]
+    return rispy.dumps(records, implementation=_PlainRisWriter)

@@ -1,0 +1,301 @@
+"""BibTeX, RIS and CSL-JSON exports, each read back by a parser that is not the one that wrote it.
+
+BibTeX is parsed by pybtex (and by bibtexparser) and its LaTeX decoded by pylatexenc's LaTeX
+reader; RIS by a line reader written here from the RIS specification (and by rispy); CSL-JSON is
+checked against a JSON Schema written here from the CSL-JSON 1.0.2 field rules.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import bibtexparser
+import jsonschema
+import pytest
+import rispy
+from bibtexparser.bparser import BibTexParser
+from pybtex.database import parse_string
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+from scholargraph.exports import bibtex, csljson, ris
+from scholargraph.exports.citation import citation_keys, parse_name
+from scholargraph.records import Material, Work
+from scholargraph.report import Reference, Report
+
+
+def sample_works() -> list[Work]:
+    """Works that exercise every branch: types, identifiers, awkward names and titles."""
+    return [
+        Work(
+            title="CRISPR-Cas9 screens of DNA repair & 50% \"yield\" in MoS2_x: $5 #1 ~ ^ \\ <b>",
+            authors=["Müller, Jürgen", "O'Neil, Élodie", "Łukasz Dvořák", "Smith JA",
+                     "Ludwig van Beethoven", "Nguyễn, Văn Ân"],
+            year=2021, venue="Nature Genetics & Genomics", doi="10.1038/S41588-021-00001-X",
+            pmid="34567890", pmcid="PMC8000001", abstract="We screened {n} cells; 40% died.",
+            sources=["pubmed", "openalex"], is_retracted=True,
+        ),
+        Work(
+            title="Attention is all you need", authors=["Ashish Vaswani", "Noam Shazeer"],
+            year=2017, venue="arXiv", arxiv_id="arXiv:1706.03762v5", kind="preprint",
+            abstract="The dominant sequence transduction models...", sources=["arxiv"],
+        ),
+        Work(title="How to grow silicon crystals", url="https://example.org/grow si?x=1&y=%20",
+             venue="example.org", kind="web", sources=["web"]),
+        Material(material_id="mp-149", formula="Si", band_gap_ev=0.61, is_stable=True).as_work(),
+        Work(title="An unbalanced {brace and } } in a title", kind="other"),
+        Work(title="Deep learning for proteins", authors=["Smith, Anna"], year=2020,
+             venue="Bioinformatics", doi="10.1093/bioinformatics/btaa001"),
+        Work(title="Deep learning for proteins, revisited", authors=["Smith, Bob"], year=2020,
+             venue="Bioinformatics", doi="10.1093/bioinformatics/btaa002"),
+        Work(title="Food safety report", authors=["Food and Drug Administration"], year=2019,
+             venue="FDA Reports"),
+    ]
+
+
+def _latex_reader() -> LatexNodes2Text:
+    """pylatexenc's LaTeX-to-text reader, taught the text-mode symbol macros of the LaTeX
+    kernel it does not know (so the check does not depend on our own table)."""
+    context = get_default_latex_context_db().filter_context()
+    context.add_context_category("kernel-text-symbols", prepend=True, macros=[
+        MacroTextSpec("textbraceleft", "{"), MacroTextSpec("textbraceright", "}"),
+        MacroTextSpec("textasciicircum", "^"), MacroTextSpec("textless", "<"),
+        MacroTextSpec("textgreater", ">"),
+    ])
+    return LatexNodes2Text(latex_context=context)
+
+
+def _text(reader: LatexNodes2Text, latex: str) -> str:
+    return re.sub(r"\s+", " ", reader.latex_to_text(latex)).strip()
+
+
+# ---------------------------------------------------------------- citation keys
+
+
+def test_keys_are_stable_unique_and_readable() -> None:
+    works = sample_works()
+    keys = citation_keys(works)
+    assert keys == citation_keys(sample_works())
+    assert len(set(keys)) == len(keys)
+    assert all(re.fullmatch(r"[a-z][a-z0-9]*", key) for key in keys)
+    assert keys[0] == "muller2021crispr"
+    assert keys[1] == "vaswani2017attention"
+    assert keys[3] == "mp149"
+    assert keys[5:7] == ["smith2020deepa", "smith2020deepb"]
+
+
+def test_names_are_split_the_way_citation_formats_want() -> None:
+    assert parse_name("Müller, Jürgen").family == "Müller"
+    assert parse_name("Ludwig van Beethoven").family == "van Beethoven"
+    assert parse_name("Smith JA").given == "J. A."
+    assert parse_name("Jean-Pierre Dupont").initials == "J.-P."
+    assert parse_name("Materials Project").literal == "Materials Project"
+    assert parse_name("Food and Drug Administration").literal == "Food and Drug Administration"
+
+
+# ---------------------------------------------------------------- BibTeX
+
+
+def test_bibtex_reads_back_with_pybtex() -> None:
+    works = sample_works()
+    database = parse_string(bibtex.dumps(works), "bibtex")
+    reader = _latex_reader()
+    assert list(database.entries) == citation_keys(works)
+    for work, entry in zip(works, database.entries.values()):
+        assert _text(reader, entry.fields["title"]) == work.title
+        assert entry.fields.get("year") == (str(work.year) if work.year else None)
+        assert entry.fields.get("doi") == work.doi
+        people = entry.persons.get("author", [])
+        assert len(people) == len(work.authors)
+        for person, name in zip(people, work.authors):
+            expected = parse_name(name)
+            family = " ".join(person.prelast_names + person.last_names)
+            assert _text(reader, family) == (expected.family or expected.literal)
+
+
+def test_bibtex_reads_back_with_bibtexparser() -> None:
+    """bibtexparser 1.x splits author lists on ' and ' without minding braces, so the author
+    counts are checked with pybtex above, not here."""
+    works = sample_works()
+    parser = BibTexParser(common_strings=False)
+    database = bibtexparser.loads(bibtex.dumps(works), parser)
+    reader = _latex_reader()
+    assert [entry["ID"] for entry in database.entries] == citation_keys(works)
+    for work, entry in zip(works, database.entries):
+        assert _text(reader, entry["title"]) == work.title
+        assert entry.get("year") == (str(work.year) if work.year else None)
+        assert entry.get("doi") == work.doi
+
+
+def test_bibtex_entry_types_and_identifier_fields() -> None:
+    entries = parse_string(bibtex.dumps(sample_works()), "bibtex").entries
+    article = entries["muller2021crispr"]
+    assert article.type == "article"
+    assert article.fields["journal"] == r"Nature Genetics \& Genomics"
+    assert article.fields["pmid"] == "34567890"
+    assert article.fields["pmcid"] == "PMC8000001"
+    assert article.fields["doi"] == "10.1038/s41588-021-00001-x"
+    assert article.fields["note"] == "Retracted"
+    preprint = entries["vaswani2017attention"]
+    assert preprint.type == "misc"
+    assert preprint.fields["eprint"] == "1706.03762"
+    assert preprint.fields["archiveprefix"] == "arXiv"
+    web = entries["grow"]
+    assert web.type == "misc"
+    assert web.fields["url"] == "https://example.org/grow%20si?x=1&y=%20"
+    material = entries["mp149"]
+    assert material.type == "misc"
+    assert material.fields["url"].endswith("/materials/mp-149")
+    assert str(material.persons["author"][0]) == "{Materials Project}"
+
+
+def test_bibtex_escapes_latex_specials_and_protects_case() -> None:
+    text = bibtex.dumps(sample_works()[:1])
+    title = re.search(r"^  title = \{(.*)\},$", text, re.MULTILINE).group(1)
+    for raw in ("&", "%", "$", "#", "_"):
+        assert f"\\{raw}" in title
+    assert r"\textasciitilde{}" in title and r"\textasciicircum{}" in title
+    assert r"\textbackslash{}" in title
+    assert "{CRISPR-Cas9}" in title and "{DNA}" in title
+    assert r"M{\"u}ller" in text
+    assert "Nguyễn" in text  # no LaTeX spelling: kept as UTF-8
+
+
+def test_bibtex_keeps_unbalanced_braces_out_of_the_syntax() -> None:
+    work = sample_works()[4]
+    entry = parse_string(bibtex.dumps([work]), "bibtex").entries["unbalanced"]
+    assert r"\textbraceleft{}" in entry.fields["title"]
+    assert _text(_latex_reader(), entry.fields["title"]) == work.title
+
+
+# ---------------------------------------------------------------- RIS
+
+
+def read_ris(text: str) -> list[dict[str, list[str]]]:
+    """A reader written from the RIS specification: 'XX  - value' lines, TY opens, ER closes."""
+    records: list[dict[str, list[str]]] = []
+    current: dict[str, list[str]] | None = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        match = re.fullmatch(r"([A-Z][A-Z0-9])  - ?(.*)", line)
+        assert match, f"not an RIS line: {line!r}"
+        tag, value = match.groups()
+        if tag == "TY":
+            assert current is None, "TY before the previous ER"
+            current = {}
+        assert current is not None, f"{tag} outside a record"
+        if tag == "ER":
+            records.append(current)
+            current = None
+            continue
+        current.setdefault(tag, []).append(value)
+    assert current is None, "last record has no ER"
+    return records
+
+
+def test_ris_reads_back_with_a_spec_reader() -> None:
+    works = sample_works()
+    records = read_ris(ris.dumps(works))
+    assert len(records) == len(works)
+    assert [record["TY"] for record in records[:5]] == [
+        ["JOUR"], ["UNPB"], ["ELEC"], ["DATA"], ["GEN"]]
+    for work, key, record in zip(works, citation_keys(works), records):
+        assert record["ID"] == [key]
+        assert record["TI"] == [work.title]
+        assert record.get("AU", []) == [parse_name(name).inverted for name in work.authors]
+        assert record.get("PY") == ([str(work.year)] if work.year else None)
+        assert record.get("DO") == ([work.doi] if work.doi else None)
+    assert records[0]["AN"] == ["34567890"]
+    assert "RETRACTED" in records[0]["N1"]
+    assert records[0]["T2"] == ["Nature Genetics & Genomics"]
+    assert records[1]["UR"] == ["https://arxiv.org/abs/1706.03762"]
+
+
+def test_ris_reads_back_with_rispy() -> None:
+    works = sample_works()
+    records = rispy.loads(ris.dumps(works))
+    assert [record["title"] for record in records] == [work.title for work in works]
+    assert [len(record.get("authors", [])) for record in records] == [
+        len(work.authors) for work in works]
+
+
+# ---------------------------------------------------------------- CSL-JSON
+
+_NAME = {"type": "object", "additionalProperties": False, "properties": {
+    "family": {"type": "string", "minLength": 1}, "given": {"type": "string"},
+    "literal": {"type": "string", "minLength": 1}},
+    "oneOf": [{"required": ["family"]}, {"required": ["literal"]}]}
+_DATE = {"type": "object", "required": ["date-parts"], "properties": {"date-parts": {
+    "type": "array", "minItems": 1, "maxItems": 2, "items": {
+        "type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "integer"}}}}}
+CSL_ITEM_RULES = {
+    "type": "object",
+    "required": ["id", "type"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "minLength": 1},
+        "type": {"enum": ["article", "article-journal", "webpage", "dataset", "document"]},
+        "title": {"type": "string"},
+        "author": {"type": "array", "items": _NAME},
+        "issued": _DATE,
+        "container-title": {"type": "string"},
+        "publisher": {"type": "string"},
+        "number": {"type": "string"},
+        "DOI": {"type": "string", "pattern": "^10\\."},
+        "PMID": {"type": "string", "pattern": "^[0-9]+$"},
+        "PMCID": {"type": "string", "pattern": "^PMC[0-9]+$"},
+        "URL": {"type": "string", "pattern": "^https?://"},
+        "abstract": {"type": "string"},
+        "note": {"type": "string"},
+    },
+}
+
+
+def test_csl_items_follow_the_field_rules_and_share_the_keys() -> None:
+    works = sample_works()
+    items = json.loads(json.dumps(csljson.to_csl(works)))
+    jsonschema.validate(items, {"type": "array", "items": CSL_ITEM_RULES})
+    assert [item["id"] for item in items] == citation_keys(works)
+    assert [item["type"] for item in items[:5]] == [
+        "article-journal", "article", "webpage", "dataset", "document"]
+    for work, item in zip(works, items):
+        assert item["title"] == work.title
+        assert len(item.get("author", [])) == len(work.authors)
+        assert item.get("DOI") == work.doi
+        assert item.get("issued", {}).get("date-parts") == ([[work.year]] if work.year else None)
+    first = items[0]
+    assert first["author"][0] == {"family": "Müller", "given": "Jürgen"}
+    assert first["container-title"] == "Nature Genetics & Genomics"
+    assert first["PMID"] == "34567890" and first["note"] == "Retracted"
+    assert items[1]["number"] == "arXiv:1706.03762"
+    assert items[3]["author"] == [{"literal": "Materials Project"}]
+
+
+# ---------------------------------------------------------------- Report.write
+
+
+def test_report_writes_the_five_files_with_the_same_works(tmp_path: Path) -> None:
+    works = sample_works()
+    report = Report(question="Does it work?", papers=works,
+                    references=[Reference(number=n, work_id=w.id)
+                                for n, w in enumerate(works[:3], start=1)])
+    paths = report.write(tmp_path / "out")
+    assert sorted(paths) == sorted(["review.md", "review.json", "references.bib",
+                                    "references.ris", "references.csl.json"])
+    titles = [work.title for work in works[:3]]
+    bib = parse_string(paths["references.bib"].read_text(encoding="utf-8"), "bibtex")
+    reader = _latex_reader()
+    assert [_text(reader, e.fields["title"]) for e in bib.entries.values()] == titles
+    assert [r["TI"][0] for r in read_ris(paths["references.ris"].read_text("utf-8"))] == titles
+    csl = json.loads(paths["references.csl.json"].read_text(encoding="utf-8"))
+    assert [item["title"] for item in csl] == titles
+    review = json.loads(paths["review.json"].read_text(encoding="utf-8"))
+    cited = {ref["work_id"] for ref in review["references"]}
+    assert [paper["title"] for paper in review["papers"] if paper["id"] in cited] == titles
+
+
+@pytest.mark.parametrize("module", [bibtex, ris])
+def test_no_works_give_an_empty_file(module: object) -> None:
+    assert module.dumps([]).strip() == ""  # type: ignore[attr-defined]
