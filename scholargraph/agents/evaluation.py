@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from scholargraph.context import ReviewContext
-from scholargraph.engines import ask_structured, chat_model_for
+from scholargraph.engines import ask_structured, chat_model_for, fence
 from scholargraph.records import Passage, Record, Work
 from scholargraph.schemas import Draft, Evaluation, SubQuestion, Verdict
 from scholargraph.state import ReviewState
@@ -93,10 +93,18 @@ def verdict(evaluation: Evaluation, passages: list[Passage], per_question: int) 
     return "more_evidence", f"sub-questions {', '.join(weak)} lack evidence: search again"
 
 
-class CoverageJudgement(Record):
-    """The model's reading of how well each sub-question is answered."""
+class SubQuestionScore(Record):
+    sub_question_id: str
+    score: float = Field(description="0-1: how well the findings answer this sub-question")
 
-    coverage: dict[str, float] = Field(description="0-1 per sub-question id")
+
+class CoverageJudgement(Record):
+    """The model's reading of how well each sub-question is answered.
+
+    Scores are a list, not a dict: OpenAI's strict structured output refuses a free-form object.
+    """
+
+    coverage: list[SubQuestionScore] = Field(description="One score per sub-question id")
     gaps: list[str] = Field(description="What the draft does not answer, one item each")
 
 
@@ -115,14 +123,17 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     if model is not None and draft.findings:
         judged, notes = ask_structured(
             model, CoverageJudgement, system=SYSTEM,
-            user="\n".join([f"{s.id}: {s.text}" for s in subs]
-                           + [f"- ({f.sub_question_id}) {f.text}" for f in draft.findings]),
-            fallback=lambda: CoverageJudgement(coverage=result.coverage, gaps=result.gaps),
+            user="\n".join([f"{s.id}: {s.text}" for s in subs] + [fence("findings", "\n".join(
+                f"- ({f.sub_question_id}) {f.text}" for f in draft.findings))]),
+            fallback=lambda: CoverageJudgement(coverage=[
+                SubQuestionScore(sub_question_id=sid, score=value)
+                for sid, value in result.coverage.items()], gaps=result.gaps),
             agent="evaluation",
         )
         known = {sub.id for sub in subs}
-        merged = {sid: min(result.coverage[sid], max(0.0, min(1.0, value)))
-                  for sid, value in judged.coverage.items() if sid in known}
+        merged = {item.sub_question_id: min(result.coverage[item.sub_question_id],
+                                            max(0.0, min(1.0, item.score)))
+                  for item in judged.coverage if item.sub_question_id in known}
         result = result.model_copy(update={"coverage": {**result.coverage, **merged},
                                            "gaps": judged.gaps or result.gaps})
     per_question = context.passages_per_question + 3 * state.get("filter_depth", 0)

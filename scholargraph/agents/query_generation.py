@@ -106,10 +106,14 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         fallback=lambda: QueryPlan(queries=[]), agent="query_generation",
     )
     names = {agent.name for agent in agents}
-    queries = [SourceQuery(source=q.source, sub_question_id=q.sub_question_id, query=q.query,
-                           round=round_number)
-               for q in plan.queries
-               if q.source in names and q.query.strip() and (q.source, q.query) not in sent]
+    seen = set(sent)
+    queries: list[SourceQuery] = []
+    for q in plan.queries:
+        key = (q.source, q.query.strip())
+        if q.source in names and key[1] and key not in seen:
+            seen.add(key)
+            queries.append(SourceQuery(source=q.source, sub_question_id=q.sub_question_id,
+                                       query=key[1], round=round_number))
     if not queries:
         queries = fallback()
         notes = notes or ["query_generation: the model proposed no new usable query; "
