@@ -1,0 +1,106 @@
+"""DuckDuckGo's HTML results page, and the web pages its results point at.
+
+:class:`DuckDuckGoService` serves the one real recording there is (a 2020 results page for
+"Fake cache bypass", ``fixtures/ddg/``) for ANY query and any page: tests can check how results
+are parsed and unwrapped, not which results a query finds.
+
+:class:`WebPagesService` is a web mirror (``{mirror}{host}/{path}``) holding hand-written test
+pages, not recordings, for the hosts of the first four recorded results, one per robots.txt case:
+
+=====================  ==========================================  =========================
+host                   robots.txt                                  page may be fetched
+=====================  ==========================================  =========================
+medium.com             allows everyone (except ``/m/``, ``/me/``)  yes, text extracted
+support.stackpath.com  disallows ``scholargraph``, allows others   no
+stackoverflow.com      404                                         yes
+en.wikipedia.org       500                                         no
+=====================  ==========================================  =========================
+
+Any other host or path is a 404.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scholargraph.testing.fixtures import fixture_bytes
+from scholargraph.testing.server import ReplayRequest, ReplayResponse
+
+RESULTS_PAGE = "ddg/duckduckgo-synopsis.html_duckduckgo_com.html"
+PAGES = "ddg/pages/"
+HTML = "text/html; charset=utf-8"
+
+
+class DuckDuckGoService:
+    """``html.duckduckgo.com/html/``: the recorded results page, whatever was asked."""
+
+    prefix = "ddg"
+
+    def handle(self, request: ReplayRequest) -> ReplayResponse:
+        if request.path.rstrip("/") != "/html":
+            return ReplayResponse(404, b"<html><body>Not Found</body></html>", HTML)
+        return ReplayResponse(200, fixture_bytes(RESULTS_PAGE), HTML)
+
+
+@dataclass(frozen=True)
+class Site:
+    """One mirrored host: its robots.txt (a file, or a status code) and its pages by path."""
+
+    robots: str | int
+    pages: dict[str, str] = field(default_factory=dict)
+
+
+SITES: dict[str, Site] = {
+    "medium.com": Site(
+        robots="medium.com.robots.txt",
+        pages={"/homullus/fake-and-free-bypass-on-cookie-with-cloudflare-edge-cache-workers-"
+               "for-wordpress-72c36d23c174": "medium.com.html"},
+    ),
+    "support.stackpath.com": Site(
+        robots="support.stackpath.com.robots.txt",
+        pages={"/hc/en-us/articles/360035190332-EdgeRules-Bypass-Cache-Using-a-Cookie-":
+               "support.stackpath.com.html"},
+    ),
+    "stackoverflow.com": Site(
+        robots=404,
+        pages={"/questions/31694486/nginx-proxy-no-cache-and-proxy-cache-bypass":
+               "stackoverflow.com.html"},
+    ),
+    "en.wikipedia.org": Site(
+        robots=500,
+        pages={"/wiki/Wikipedia:Bypass_your_cache": "en.wikipedia.org.html"},
+    ),
+}
+
+
+class WebPagesService:
+    """A mirror of a few web pages under ``/web/<host>/<path>``, robots.txt included."""
+
+    prefix = "web"
+
+    def __init__(self, sites: dict[str, Site] | None = None) -> None:
+        self.sites = SITES if sites is None else sites
+
+    def handle(self, request: ReplayRequest) -> ReplayResponse:
+        host, _, rest = request.path.lstrip("/").partition("/")
+        site = self.sites.get(host)
+        path = "/" + rest
+        if site is None:
+            return _not_found()
+        if path == "/robots.txt":
+            return _robots(site)
+        page = site.pages.get(path)
+        if page is None:
+            return _not_found()
+        return ReplayResponse(200, fixture_bytes(PAGES + page), HTML)
+
+
+def _robots(site: Site) -> ReplayResponse:
+    if isinstance(site.robots, int):
+        return ReplayResponse(site.robots, b"<html><body>robots.txt unavailable</body></html>",
+                              HTML)
+    return ReplayResponse(200, fixture_bytes(PAGES + site.robots), "text/plain; charset=utf-8")
+
+
+def _not_found() -> ReplayResponse:
+    return ReplayResponse(404, b"<html><body>Not Found</body></html>", HTML)

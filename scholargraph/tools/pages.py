@@ -1,0 +1,289 @@
+"""Polite page fetching: robots.txt first, a size and time cap, and the main text only.
+
+A page is fetched only when its site's robots.txt allows the project's user agent. A robots.txt
+that is missing (404 or 410) allows everything; one that cannot be read for any other reason
+(an error status, a timeout, a refused connection) means "do not fetch", since the site's wishes
+are unknown. Rules are cached per site for an hour (:class:`RobotsCache`), and a ``Crawl-delay``
+is honoured up to a limit (beyond it the page is skipped rather than the run held up).
+
+Pages of different hosts are fetched concurrently, pages of one host one after another. Redirects
+are followed only within the same host, so robots.txt is never side-stepped by a redirect.
+
+Page text is untrusted input: it is stored as evidence to quote, never read as instructions.
+
+With ``settings.web_mirror`` set, ``https://host/path`` is fetched as ``{mirror}host/path``
+(robots.txt too): a local web archive, or the replay server in tests and ``--offline`` runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urljoin, urlsplit
+
+import requests
+import trafilatura
+from protego import Protego
+
+from scholargraph.settings import Settings
+from scholargraph.tools.http import throttle
+
+log = logging.getLogger(__name__)
+
+FetchStatus = Literal[
+    "fetched", "disallowed", "robots_unavailable", "failed", "not_html", "empty", "too_slow"
+]
+ROBOTS_MISSING = (404, 410)
+ROBOTS_MAX_BYTES = 512 * 1024
+ROBOTS_MAX_REDIRECTS = 5
+TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
+MAX_REDIRECTS = 3
+MAX_HOST_WORKERS = 4
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """How much of the web one search may read."""
+
+    max_bytes: int = 2_000_000
+    """Bytes read per page; the rest of a longer page is not downloaded."""
+    max_seconds: float = 15.0
+    """Wall time per page download, all chunks included."""
+    max_crawl_delay_s: float = 5.0
+    """Longest ``Crawl-delay`` waited for; a site asking for more is skipped."""
+
+
+@dataclass(frozen=True)
+class PageOutcome:
+    """What happened to one URL: its main text when fetched, otherwise why not."""
+
+    url: str
+    status: FetchStatus
+    text: str | None = None
+    detail: str = ""
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class RobotsRules:
+    """A site's robots.txt, or a refusal when it could not be read."""
+
+    parser: Protego | None
+    reason: str = ""
+
+    def allows(self, url: str, user_agent: str) -> bool:
+        return self.parser is not None and self.parser.can_fetch(url, user_agent)
+
+    def crawl_delay(self, user_agent: str) -> float:
+        if self.parser is None:
+            return 0.0
+        return float(self.parser.crawl_delay(user_agent) or 0.0)
+
+
+class RobotsCache:
+    """robots.txt rules per site (scheme + host), read once per ``ttl_s``, shared by threads."""
+
+    def __init__(self, ttl_s: float = 3600.0) -> None:
+        self._ttl_s = ttl_s
+        self._entries: dict[str, tuple[float, RobotsRules]] = {}
+        self._site_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def rules(self, site: str, read: Callable[[], RobotsRules]) -> RobotsRules:
+        """The rules of ``site`` (``https://host``); ``read`` fetches them when not cached."""
+        with self._lock:
+            site_lock = self._site_locks.setdefault(site, threading.Lock())
+        with site_lock:
+            cached = self._entries.get(site)
+            if cached and time.monotonic() - cached[0] < self._ttl_s:
+                return cached[1]
+            rules = read()
+            self._entries[site] = (time.monotonic(), rules)
+            return rules
+
+
+DEFAULT_ROBOTS_CACHE = RobotsCache()
+
+
+class PageFetcher:
+    """Fetches pages politely and extracts their main text (see the module docstring)."""
+
+    def __init__(self, settings: Settings, *, limits: PageLimits | None = None,
+                 robots: RobotsCache | None = None) -> None:
+        self.settings = settings
+        self.limits = limits or PageLimits()
+        self.robots = robots or DEFAULT_ROBOTS_CACHE
+
+    def location(self, url: str) -> str:
+        """Where ``url`` is actually requested: itself, or its copy under the web mirror."""
+        mirror = self.settings.web_mirror
+        if not mirror:
+            return url
+        parts = urlsplit(url)
+        query = f"?{parts.query}" if parts.query else ""
+        return f"{mirror.rstrip('/')}/{parts.netloc}{parts.path or '/'}{query}"
+
+    def _throttle(self, url: str) -> None:
+        """Pace requests per host actually contacted: each site, or the one mirror ("web")."""
+        if self.settings.web_mirror:
+            throttle("web", self.settings)
+        else:
+            throttle(f"web:{urlsplit(url).netloc.lower()}", self.settings)
+
+    def fetch_all(self, urls: list[str]) -> dict[str, PageOutcome]:
+        """Outcome per URL; hosts in parallel, each host's pages in order."""
+        by_site: dict[str, list[str]] = {}
+        for url in dict.fromkeys(urls):
+            parts = urlsplit(url)
+            if parts.scheme in ("http", "https") and parts.netloc:
+                by_site.setdefault(f"{parts.scheme}://{parts.netloc.lower()}", []).append(url)
+        outcomes = {url: PageOutcome(url, "failed", detail="not an http(s) URL") for url in urls}
+        if not by_site:
+            return outcomes
+        workers = min(MAX_HOST_WORKERS, len(by_site))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pages") as pool:
+            for site_outcomes in pool.map(self._fetch_site, by_site.items()):
+                outcomes.update({outcome.url: outcome for outcome in site_outcomes})
+        return outcomes
+
+    def _fetch_site(self, item: tuple[str, list[str]]) -> list[PageOutcome]:
+        site, urls = item
+        session = _page_session(self.settings)
+        user_agent = self.settings.user_agent
+        try:
+            rules = self.robots.rules(site, lambda: self._read_robots(site, session))
+            delay = rules.crawl_delay(user_agent)
+            outcomes = []
+            for url in urls:
+                if rules.parser is None:
+                    outcomes.append(PageOutcome(url, "robots_unavailable", detail=rules.reason))
+                elif not rules.allows(url, user_agent):
+                    outcomes.append(PageOutcome(url, "disallowed", detail="robots.txt disallows"))
+                elif delay > self.limits.max_crawl_delay_s:
+                    outcomes.append(PageOutcome(url, "too_slow",
+                                                detail=f"Crawl-delay {delay:g}s is too long"))
+                else:
+                    time.sleep(delay)
+                    outcomes.append(self._fetch_page(url, rules, session))
+            for outcome in outcomes:
+                log.info("web page %s: %s %s", outcome.url, outcome.status, outcome.detail)
+            return outcomes
+        finally:
+            session.close()
+
+    def _read_robots(self, site: str, session: requests.Session) -> RobotsRules:
+        """A site's rules; redirects are followed (up to five, as RFC 9309 asks) via the mirror."""
+        url = f"{site}/robots.txt"
+        timeout = self.settings.timeout_s
+        try:
+            for _ in range(ROBOTS_MAX_REDIRECTS + 1):
+                self._throttle(url)
+                response = session.get(self.location(url), stream=True, allow_redirects=False,
+                                       timeout=timeout)
+                with response:
+                    if response.is_redirect:
+                        url = urljoin(url, response.headers.get("Location", ""))
+                        continue
+                    if response.status_code in ROBOTS_MISSING:
+                        return RobotsRules(Protego.parse(""))
+                    if response.status_code != 200:
+                        return RobotsRules(None, f"robots.txt answered {response.status_code}")
+                    body, _ = _read_capped(response, ROBOTS_MAX_BYTES, time.monotonic() + timeout)
+                    return RobotsRules(Protego.parse(body.decode("utf-8", errors="replace")))
+        except (_Skip, requests.RequestException, OSError) as exc:
+            return RobotsRules(None, f"robots.txt unreadable ({type(exc).__name__})")
+        return RobotsRules(None, "robots.txt redirects too often")
+
+    def _fetch_page(self, url: str, rules: RobotsRules, session: requests.Session) -> PageOutcome:
+        try:
+            body, content_type, truncated = self._download(url, rules, session)
+        except _Skip as skip:
+            return PageOutcome(url, skip.status, detail=skip.detail)
+        except (requests.RequestException, OSError) as exc:
+            return PageOutcome(url, "failed", detail=type(exc).__name__)
+        text = _main_text(body, content_type, url)
+        if not text:
+            return PageOutcome(url, "empty", detail="no main text found", truncated=truncated)
+        return PageOutcome(url, "fetched", text=text, truncated=truncated)
+
+    def _download(self, url: str, rules: RobotsRules,
+                  session: requests.Session) -> tuple[bytes, str, bool]:
+        """The page's first ``max_bytes``, following same-host redirects that robots allow."""
+        deadline = time.monotonic() + self.limits.max_seconds
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            self._throttle(current)
+            response = session.get(self.location(current), stream=True, allow_redirects=False,
+                                   timeout=min(self.settings.timeout_s, self.limits.max_seconds))
+            with response:
+                if response.is_redirect:
+                    current = _same_site_redirect(current, response.headers.get("Location", ""))
+                    if not rules.allows(current, self.settings.user_agent):
+                        raise _Skip("disallowed", "redirects to a path robots.txt disallows")
+                    continue
+                if response.status_code != 200:
+                    raise _Skip("failed", f"HTTP {response.status_code}")
+                content_type = response.headers.get("Content-Type", "").split(";")[0].strip()
+                if content_type and content_type.lower() not in TEXT_TYPES:
+                    raise _Skip("not_html", content_type)
+                body, truncated = _read_capped(response, self.limits.max_bytes, deadline)
+                return body, content_type.lower(), truncated
+        raise _Skip("failed", "too many redirects")
+
+
+class _Skip(Exception):
+    """A page that is not read, and why (internal to this module)."""
+
+    def __init__(self, status: FetchStatus, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def _read_capped(response: requests.Response, max_bytes: int,
+                 deadline: float) -> tuple[bytes, bool]:
+    """At most ``max_bytes`` of the body, read before ``deadline``; and whether it was cut."""
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in _chunks(response):
+        if time.monotonic() > deadline:
+            raise _Skip("too_slow", "download exceeded its time cap")
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= max_bytes:
+            return b"".join(chunks)[:max_bytes], True
+    return b"".join(chunks), False
+
+
+def _chunks(response: requests.Response) -> Iterator[bytes]:
+    yield from response.iter_content(chunk_size=64 * 1024)
+
+
+def _main_text(body: bytes, content_type: str, url: str) -> str | None:
+    if content_type == "text/plain":
+        return body.decode("utf-8", errors="replace").strip() or None
+    return trafilatura.extract(body, url=url, include_comments=False, include_tables=True)
+
+
+def _same_site_redirect(current: str, location: str) -> str:
+    target = urljoin(current, location)
+    if urlsplit(target).netloc.lower() != urlsplit(current).netloc.lower():
+        raise _Skip("failed", f"redirects to another site ({urlsplit(target).netloc})")
+    return target
+
+
+def _page_session(settings: Settings) -> requests.Session:
+    """A plain session with one attempt per request.
+
+    Not :func:`~scholargraph.tools.http.http_session`: its retries would re-ask a failing
+    robots.txt (which is read as "do not fetch" anyway) and it paces one service, while pages are
+    paced per host by :meth:`PageFetcher._throttle`. A page is optional evidence: no retries.
+    """
+    session = requests.Session()
+    session.headers["User-Agent"] = settings.user_agent
+    return session

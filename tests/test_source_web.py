@@ -1,0 +1,130 @@
+"""The web agent through ddgs and requests, over HTTP, against the recorded DuckDuckGo page and
+the hand-written test pages of the replay server's web mirror."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from scholargraph.errors import SourceError
+from scholargraph.testing import Fault, ReplayServer
+from scholargraph.testing.services.ddg import DuckDuckGoService, WebPagesService
+from scholargraph.tools.base import SearchRequest
+from scholargraph.tools.pages import PageLimits, RobotsCache
+from scholargraph.tools.web import WebAgent, unwrap_redirect
+
+MEDIUM = ("https://medium.com/homullus/fake-and-free-bypass-on-cookie-with-cloudflare-edge-cache-"
+          "workers-for-wordpress-72c36d23c174")
+STACKPATH = ("https://support.stackpath.com/hc/en-us/articles/360035190332-EdgeRules-Bypass-Cache-"
+             "Using-a-Cookie-")
+STACKOVERFLOW = ("https://stackoverflow.com/questions/31694486/"
+                 "nginx-proxy-no-cache-and-proxy-cache-bypass")
+WIKIPEDIA = "https://en.wikipedia.org/wiki/Wikipedia:Bypass_your_cache"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ReplayServer]:
+    with ReplayServer([DuckDuckGoService(), WebPagesService()]) as replay:
+        yield replay
+
+
+@pytest.fixture
+def web(server: ReplayServer) -> Iterator[ReplayServer]:
+    server.requests.clear()
+    server.clear_faults()
+    with server.environment(SCHOLARGRAPH_RATE_SCALE="1000"):
+        yield server
+
+
+def agent(**options: object) -> WebAgent:
+    """An agent with its own robots cache, so each test sees every robots.txt request."""
+    return WebAgent(robots=RobotsCache(), **options)  # type: ignore[arg-type]
+
+
+def page_paths(server: ReplayServer) -> set[str]:
+    return {r.path for r in server.requests if r.service == "web"}
+
+
+def test_results_become_web_works_with_unwrapped_links(web: ReplayServer) -> None:
+    result = agent(max_pages=0).search(SearchRequest(query="fake cache bypass", limit=6))
+
+    urls = [work.url for work in result.works]
+    assert urls[:4] == [MEDIUM, STACKPATH, STACKOVERFLOW, WIKIPEDIA]
+    assert "https://www.youtube.com/watch?v=Gta9XZ3fu6Q" in urls
+    assert len(urls) == 6 and not any("duckduckgo.com" in url for url in urls)
+    first = result.works[0]
+    assert (first.kind, first.venue, first.sources) == ("web", "medium.com", ["web"])
+    assert first.title.startswith("Fake and free Bypass-on-Cookie")
+    assert (first.abstract or "").startswith("Bypass on cookie is a common HTTP caching technique")
+    [search] = [r for r in web.requests if r.service == "ddg"]
+    assert (search.method, search.param("q")) == ("POST", "fake cache bypass")
+    assert page_paths(web) == set()
+
+
+def test_robots_rules_are_honoured_exactly(web: ReplayServer) -> None:
+    agent(max_pages=4).search(SearchRequest(query="fake cache bypass", limit=10))
+
+    assert page_paths(web) == {
+        "/medium.com/robots.txt", "/medium.com" + MEDIUM.removeprefix("https://medium.com"),
+        "/support.stackpath.com/robots.txt",  # disallows scholargraph: page not requested
+        "/stackoverflow.com/robots.txt",  # 404: allowed
+        "/stackoverflow.com" + STACKOVERFLOW.removeprefix("https://stackoverflow.com"),
+        "/en.wikipedia.org/robots.txt",  # 500: not requested
+    }
+
+
+def test_main_text_of_allowed_pages_only(web: ReplayServer) -> None:
+    result = agent(max_pages=4).search(SearchRequest(query="fake cache bypass", limit=10))
+
+    text = {work.url: work.full_text for work in result.works}
+    assert "Bypass on cookie is a caching rule" in (text[MEDIUM] or "")
+    assert "Sign in" not in (text[MEDIUM] or "")  # navigation is not main text
+    assert "proxy_no_cache decides when a response is not saved" in (text[STACKOVERFLOW] or "")
+    assert text[STACKPATH] is None and text[WIKIPEDIA] is None
+    assert all(text[url] is None for url in list(text)[4:])  # beyond max_pages
+
+
+def test_only_the_first_max_pages_results_are_read(web: ReplayServer) -> None:
+    agent(max_pages=1).search(SearchRequest(query="fake cache bypass", limit=10))
+
+    assert {path.split("/")[1] for path in page_paths(web)} == {"medium.com"}
+
+
+def test_page_size_cap_is_honoured(web: ReplayServer) -> None:
+    capped = agent(max_pages=1, page_limits=PageLimits(max_bytes=1500))
+    result = capped.search(SearchRequest(query="fake cache bypass", limit=1))
+
+    text = result.works[0].full_text or ""
+    assert "Bypass on cookie is a caching rule" in text
+    assert "closing paragraph" not in text
+
+
+def test_robots_rules_are_cached_per_site(web: ReplayServer) -> None:
+    shared = WebAgent(max_pages=1, robots=RobotsCache())
+    shared.search(SearchRequest(query="fake cache bypass", limit=1))
+    shared.search(SearchRequest(query="fake cache bypass", limit=1))
+
+    robots = [r for r in web.requests if r.path == "/medium.com/robots.txt"]
+    assert len(robots) == 1
+
+
+def test_search_failure_becomes_a_source_error(web: ReplayServer) -> None:
+    web.inject("ddg", Fault("500"))
+
+    with pytest.raises(SourceError, match="DuckDuckGo did not answer"):
+        agent().search(SearchRequest(query="fake cache bypass", limit=5))
+    assert page_paths(web) == set()
+
+
+@pytest.mark.parametrize(("href", "target"), [
+    ("//duckduckgo.com/l/?kh=-1&uddg=https%3A%2F%2Fen.wikipedia.org%2Fwiki%2FCache",
+     "https://en.wikipedia.org/wiki/Cache"),
+    ("//duckduckgo.com/l/?uddg=https://example.org/a?b=1&c=2&rut=0a1b2c",
+     "https://example.org/a?b=1&c=2"),
+    ("https://example.org/page", "https://example.org/page"),
+    ("javascript:void(0)", None),
+    ("", None),
+])
+def test_unwrap_redirect(href: str, target: str | None) -> None:
+    assert unwrap_redirect(href) == target
