@@ -65,25 +65,32 @@ class ArxivAgent(SourceAgent):
         return query
 
     def _search(self, request: SearchRequest) -> SourceResult:
-        settings = self.settings
-        install_secret_filter()
         query = with_dates(request.query, request.since, request.until)
         if request.limit <= 0 or not query.strip():
             return SourceResult()
-        client = arxiv.Client(page_size=min(self.page_size, request.limit), delay_seconds=0.0,
-                              num_retries=1)
+        return SourceResult(works=self._run(arxiv.Search(query=query, max_results=request.limit)))
+
+    def lookup(self, arxiv_ids: list[str]) -> list[Work]:
+        """The works with these arXiv ids (any version), in one ``id_list`` request per page."""
+        if not arxiv_ids:
+            return []
+        return self._run(arxiv.Search(id_list=list(arxiv_ids), max_results=len(arxiv_ids)))
+
+    def _run(self, search: arxiv.Search) -> list[Work]:
+        settings = self.settings
+        install_secret_filter()
+        client = arxiv.Client(page_size=min(self.page_size, search.max_results or MAX_PAGE),
+                              delay_seconds=0.0, num_retries=1)
         client.query_url_format = f"{settings.arxiv_url}?{{}}"
         client._session = _checked_session(settings)
-        search = arxiv.Search(query=query, max_results=request.limit)
         with translate_errors(self.name, settings):
             try:
-                works = [_work(result) for result in client.results(search)]
+                return [_work(result) for result in client.results(search)]
             except arxiv.HTTPError as exc:
                 raise _http_error(exc) from None
             except arxiv.UnexpectedEmptyPageError:
                 raise SourceResponseError(self.name, "arXiv returned an empty page in the middle "
                                           "of the results, twice; try again later") from None
-        return SourceResult(works=works)
 
 
 def with_dates(query: str, since: int | None, until: int | None) -> str:

@@ -131,7 +131,7 @@ class PubMedAgent(SourceAgent):
             works: list[Work] = []
             for start in range(0, len(ids), EFETCH_BATCH):
                 batch = _read(Entrez.efetch(
-                    db="pubmed", retmode="xml", webenv=found["WebEnv"],
+                    db="pubmed", retmode="xml", WebEnv=found["WebEnv"],
                     query_key=found["QueryKey"], retstart=start,
                     retmax=min(EFETCH_BATCH, len(ids) - start), **_identity(settings)))
                 works.extend(_work(article) for article in batch.get("PubmedArticle", []))
@@ -158,10 +158,21 @@ def _term_group(term: str) -> str:
 
 def _identity(settings: Settings) -> dict[str, str]:
     """``tool``, ``email`` and ``api_key`` as NCBI asks, passed per call (never set globally)."""
+    if not settings.ncbi_email:
+        _warn_once("NCBI_EMAIL is not set: NCBI asks every E-utilities user for a contact email")
     identity = {"tool": TOOL_NAME, "email": settings.ncbi_email or ""}
     if settings.ncbi_api_key and settings.ncbi_api_key.get_secret_value():
         identity["api_key"] = settings.ncbi_api_key.get_secret_value()
     return identity
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
 
 
 def _read(handle: Any) -> Any:
