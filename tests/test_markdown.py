@@ -183,7 +183,7 @@ def test_retracted_works_are_flagged(tokens: list[Token]) -> None:
                and "RETRACTED" in inline_text(item)]
     assert flagged == [1]
     gaps = " ".join(inline_text(item) for item in list_items(section(tokens, "Gaps and limitations")))
-    assert "[1] retracted" in gaps
+    assert "Cited work [1] has been retracted" in gaps
 
 
 def test_text_from_papers_renders_as_written(tokens: list[Token]) -> None:

@@ -84,8 +84,14 @@ def latex_title(text: str) -> str:
 
 
 def _keeps_case(word: str) -> bool:
-    letters = [char for char in word if char.isalpha()]
-    return any(char.isupper() for char in letters[1:])
+    """'CRISPR', 'MoS2', 'mRNA', 'CRISPR-Cas9', 'T-cell' keep their case in sentence-case
+    styles; 'Industry-Grade' or 'Cancer' may be lower-cased."""
+    parts = [[char for char in part if char.isalpha()] for part in word.split("-")]
+    return any(
+        any(char.isupper() for char in letters[1:])
+        or (len(parts) > 1 and len(letters) == 1 and letters[0].isupper())
+        for letters in parts
+    )
 
 
 def bibtex_name(name: PersonName) -> str:

@@ -90,19 +90,21 @@ def method_line(report: Report) -> str:
 
 
 def _findings_section(report: Report) -> list[str]:
+    """Findings under their sub-question, in the plan's order; those tied to no sub-question last."""
     findings = [finding for finding in report.findings if finding.kind == "finding"]
-    lines: list[str] = []
+    groups = [(sub.text, [f for f in findings if f.sub_question_id == sub.id])
+              for sub in report.sub_questions]
     known = {sub.id for sub in report.sub_questions}
-    for sub in report.sub_questions:
-        own = [finding for finding in findings if finding.sub_question_id == sub.id]
-        lines += [f"### {escape(sub.text)}", ""]
-        lines += [_finding_line(f) for f in own] or ["- No passage answered this sub-question."]
-        lines.append("")
     rest = [finding for finding in findings if finding.sub_question_id not in known]
     if rest:
-        heading = "### Other findings" if report.sub_questions else None
-        lines += ([heading, ""] if heading else []) + [_finding_line(f) for f in rest] + [""]
-    return _section("Findings", lines[:-1] if lines else [])
+        groups.append(("Other findings" if groups else "", rest))
+    lines: list[str] = []
+    for title, own in groups:
+        if title:
+            lines += [f"### {escape(title)}", ""]
+        lines += [_finding_line(f) for f in own] or ["- No passage answered this sub-question."]
+        lines.append("")
+    return _section("Findings", lines[:-1])
 
 
 def _agreement_section(report: Report) -> list[str]:
@@ -121,8 +123,10 @@ def _gaps_section(report: Report) -> list[str]:
     lines = [f"- {escape_block(gap)}" for gap in gaps]
     retracted = [ref.number for ref in report.references if report.work(ref.work_id).is_retracted]
     if retracted:
-        lines.append(f"- Cited work{'s' if len(retracted) > 1 else ''} {cite(retracted)} "
-                     "**retracted**: do not rely on them.")
+        plural = len(retracted) > 1
+        lines.append(f"- Cited work{'s' if plural else ''} {cite(retracted)} "
+                     f"{'have' if plural else 'has'} been **retracted**: "
+                     f"do not rely on {'them' if plural else 'it'}.")
     return _section("Gaps and limitations", lines)
 
 
