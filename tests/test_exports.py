@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 import rispy
 from bibtexparser.bparser import BibTexParser
+from pybtex import format_from_string
 from pybtex.database import parse_string
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -96,6 +97,13 @@ def test_keys_are_stable_unique_and_readable() -> None:
     assert keys[5:7] == ["smith2020deepa", "smith2020deepb"]
 
 
+def test_suffixed_keys_never_take_another_works_key() -> None:
+    works = [Work(title="Deep nets", authors=["Smith, A."], year=2020),
+             Work(title="Deepa study", authors=["Smith, B."], year=2020),
+             Work(title="Deep nets again", authors=["Smith, C."], year=2020)]
+    assert citation_keys(works) == ["smith2020deepb", "smith2020deepa", "smith2020deepc"]
+
+
 def test_names_are_split_the_way_citation_formats_want() -> None:
     assert parse_name("Müller, Jürgen").family == "Müller"
     assert parse_name("Ludwig van Beethoven").family == "van Beethoven"
@@ -171,6 +179,16 @@ def test_bibtex_escapes_latex_specials_and_protects_case() -> None:
     assert "{CRISPR-Cas9}" in title and "{DNA}" in title
     assert r"M{\"u}ller" in text
     assert "Nguyễn" in text  # no LaTeX spelling: kept as UTF-8
+
+
+def test_bibtex_styles_keep_acronyms_formulas_and_organisations() -> None:
+    """pybtex's unsrt style re-cases titles and formats names the way BibTeX's does."""
+    formatted = format_from_string(bibtex.dumps(sample_works()), style="unsrt",
+                                   output_backend="text").splitlines()
+    assert "CRISPR-Cas9 screens of DNA repair" in formatted[0]
+    assert "MoS2" in formatted[0] and "Ludwig van Beethoven" in formatted[0]
+    assert "Materials Project entry mp-149: Si." in formatted[3]
+    assert formatted[7].startswith("[8] Food and Drug Administration. Food safety report.")
 
 
 def test_bibtex_keeps_unbalanced_braces_out_of_the_syntax() -> None:

@@ -182,7 +182,8 @@ def test_retracted_works_are_flagged(tokens: list[Token]) -> None:
                if any(child.type == "strong_open" for child in item.children or [])
                and "RETRACTED" in inline_text(item)]
     assert flagged == [1]
-    gaps = " ".join(inline_text(item) for item in list_items(section(tokens, "Gaps and limitations")))
+    gaps = " ".join(inline_text(item)
+                    for item in list_items(section(tokens, "Gaps and limitations")))
     assert "Cited work [1] has been retracted" in gaps
 
 

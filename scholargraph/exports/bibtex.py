@@ -32,7 +32,8 @@ FIELD_ORDER = ["author", "title", "journal", "howpublished", "year", "doi", "pmi
 
 _SPECIALS = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "<": r"\textless{}", ">": r"\textgreater{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
 }
 _BRACES = {"{": r"\{", "}": r"\}"}
 _LOOSE_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
@@ -115,7 +116,8 @@ def entry(work: Work, key: str) -> dict[str, str]:
     names = authors_of(work)
     if names:
         fields["author"] = " and ".join(bibtex_name(name) for name in names)
-    fields["title"] = latex_title(work.title)
+    # A material's title names a record ('... mp-149: Si'); no style may re-case it.
+    fields["title"] = f"{{{latex(work.title)}}}" if kind == "dataset" else latex_title(work.title)
     if kind == "journal":
         fields["journal"] = latex(work.venue or "")
     elif work.venue and not (kind == "preprint" and work.arxiv_id):

@@ -157,21 +157,24 @@ def base_key(work: Work) -> str:
 
 
 def citation_keys(works: list[Work]) -> list[str]:
-    """One key per work, in order: keys that collide all get suffixes a, b, ... (like 2020a).
+    """One key per work, in order: keys that collide all get suffixes a, b, ... (like 2020a),
+    skipping any suffixed key that another work already has as its own.
 
     The keys depend only on the list, so the same works in the same order give the same keys in
     every export and every run.
     """
     bases = [base_key(work) for work in works]
     counts = Counter(bases)
-    seen: Counter[str] = Counter()
+    taken = set(bases)
+    next_suffix: Counter[str] = Counter()
     keys = []
     for base in bases:
-        if counts[base] == 1:
-            keys.append(base)
-            continue
-        keys.append(base + _suffix(seen[base]))
-        seen[base] += 1
+        key = base
+        while counts[base] > 1 and key in taken:
+            key = base + _suffix(next_suffix[base])
+            next_suffix[base] += 1
+        taken.add(key)
+        keys.append(key)
     return keys
 
 

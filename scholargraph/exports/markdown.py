@@ -90,7 +90,7 @@ def method_line(report: Report) -> str:
 
 
 def _findings_section(report: Report) -> list[str]:
-    """Findings under their sub-question, in the plan's order; those tied to no sub-question last."""
+    """Findings under their sub-question, in the plan's order; the rest under 'Other findings'."""
     findings = [finding for finding in report.findings if finding.kind == "finding"]
     groups = [(sub.text, [f for f in findings if f.sub_question_id == sub.id])
               for sub in report.sub_questions]
