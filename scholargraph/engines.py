@@ -43,10 +43,11 @@ def chat_model_for(context: ReviewContext) -> BaseChatModel | None:
 def load_chat_model(name: str) -> BaseChatModel:
     """``init_chat_model`` with a clear error for an unknown provider or missing key."""
     from langchain.chat_models import init_chat_model
+    from openai import OpenAIError  # ChatOpenAI's client raises it for a missing key
 
     try:
         return init_chat_model(name, temperature=0)
-    except (ImportError, ValueError) as exc:
+    except (ImportError, ValueError, OpenAIError) as exc:
         raise ConfigurationError(
             f"cannot load chat model {name!r}: {exc}. Name it as 'provider:model' "
             "(e.g. 'openai:gpt-4o-mini'; for Ollama or vLLM set OPENAI_BASE_URL and use "
@@ -81,13 +82,15 @@ def ask_structured(
 
     Returns the answer and notes for the report (empty when the model answered well).
     """
+    from langchain_openai.chat_models.base import OpenAIRefusalError  # a refusal is no answer
+
     structured = model.with_structured_output(schema)
     messages = [SystemMessage(system), HumanMessage(user)]
     error: Exception | None = None
     for attempt in range(1, ATTEMPTS + 1):
         try:
             answer = structured.invoke(messages)
-        except MALFORMED_REPLY_ERRORS as exc:
+        except (*MALFORMED_REPLY_ERRORS, OpenAIRefusalError) as exc:
             error = exc
             log.warning("%s: malformed model reply (attempt %d): %s", agent, attempt, exc)
             continue

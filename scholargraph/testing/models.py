@@ -52,7 +52,6 @@ class ScriptedChatModel(FakeMessagesListChatModel):
     received: list[list[BaseMessage]] = Field(
         default_factory=list, description="The messages of every call, in order"
     )
-    disable_streaming: bool = True  # the parent cannot stream tool calls; always answer whole
 
     @field_validator("responses", mode="before")
     @classmethod
