@@ -13,6 +13,10 @@ from scholargraph.exports import markdown
 from scholargraph.records import Material, SearchLogEntry, Work
 from scholargraph.report import Reference, Report, SourceFailure
 from scholargraph.schemas import Evaluation, Finding, SubQuestion
+from scholargraph.testing import ReplayServer
+from scholargraph.tools.arxiv import ArxivAgent
+from scholargraph.tools.base import SearchRequest
+from scholargraph.tools.pubmed import PubMedAgent
 
 TRICKY_TITLE = "CRISPR *screens* of [DNA](http://evil.example) repair & <b>50%</b> | _x_ `y` #1"
 
@@ -249,3 +253,20 @@ def test_an_empty_report_still_renders() -> None:
     tokens = parse(text)
     assert inline_text(tokens[1]) == "Anything?"
     assert "0 search rounds" in text
+
+
+def test_recorded_records_render_as_written(replay: ReplayServer) -> None:
+    """Real titles from the PubMed and arXiv recordings, fetched by the real clients, each show
+    in the reference list exactly as the source gave them, with a working link."""
+    works = PubMedAgent().search(SearchRequest(query="the", limit=20)).works
+    works += ArxivAgent().search(SearchRequest(query="testing", limit=100)).works
+    report = Report(question="What is known about testing?", papers=works,
+                    references=[Reference(number=n, work_id=w.id)
+                                for n, w in enumerate(works, start=1)])
+    items = list_items(section(parse(markdown.render(report)), "References"))
+    assert len(items) == len(works)
+    for item, work in zip(items, works):
+        assert work.title.rstrip(".") in inline_text(item)
+        hrefs = [child.attrs["href"] for child in item.children or []
+                 if child.type == "link_open"]
+        assert len(hrefs) == 1 and hrefs[0].startswith("https://")
