@@ -114,18 +114,16 @@ def test_rewrite_sends_official_urls_to_the_endpoint(replay: ReplayServer) -> No
 def test_translate_errors_types_and_redacts(monkeypatch) -> None:
     key = "secret-key-0123456789"
     monkeypatch.setenv("NCBI_API_KEY", key)
-    with pytest.raises(SourceUnavailable) as unavailable:
-        with http.translate_errors("pubmed"):
-            raise requests.ConnectionError(f"Max retries exceeded with url: /esearch?api_key={key}")
+    with pytest.raises(SourceUnavailable) as unavailable, http.translate_errors("pubmed"):
+        raise requests.ConnectionError(f"Max retries exceeded with url: /esearch?api_key={key}")
     assert key not in str(unavailable.value)
     assert unavailable.value.__cause__ is None
 
     refused = requests.HTTPError("400 Client Error")
     refused.response = requests.Response()
     refused.response.status_code = 400
-    with pytest.raises(SourceResponseError):
-        with http.translate_errors("pubmed"):
-            raise refused
+    with pytest.raises(SourceResponseError), http.translate_errors("pubmed"):
+        raise refused
 
 
 def test_secret_filter_scrubs_log_records(monkeypatch, caplog) -> None:
@@ -137,3 +135,9 @@ def test_secret_filter_scrubs_log_records(monkeypatch, caplog) -> None:
     assert caplog.records
     assert key not in caplog.text
     assert "***" in caplog.text
+
+
+def test_page_fetches_are_scaled_only_through_a_mirror(replay: ReplayServer, monkeypatch) -> None:
+    assert http.rate_scale("web:example.org") == 1000.0
+    monkeypatch.delenv("SCHOLARGRAPH_WEB_MIRROR")
+    assert http.rate_scale("web:example.org") == 1.0

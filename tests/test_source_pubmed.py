@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 import pytest
 

@@ -152,7 +152,8 @@ class ReplayServer:
     def start(self) -> ReplayServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._request_handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll interval lets stop() return at once instead of after up to 0.5 s.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         return self
 

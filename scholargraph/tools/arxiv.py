@@ -33,7 +33,7 @@ MAX_PAGE = 2000
 ATOM = "{http://www.w3.org/2005/Atom}"
 ERROR_ID = "https://arxiv.org/api/errors"
 CATEGORIES: dict[str, tuple[str, ...]] = {"materials": ("cond-mat.mtrl-sci",)}
-_DATE_FIELD = re.compile(r"\b(submittedDate|lastUpdatedDate)\s*:", re.I)
+_DATE_FIELD = re.compile(r"\b(submittedDate|lastUpdatedDate)\s*:", re.IGNORECASE)
 
 
 class ArxivAgent(SourceAgent):

@@ -72,7 +72,12 @@ def _policies(settings: Settings) -> dict[str, ServicePolicy]:
 
 
 def _endpoints(service: str, settings: Settings) -> list[str | None]:
-    """The URLs ``service`` talks to; ``None`` stands for the live service chosen by its client."""
+    """The URLs ``service`` talks to; ``None`` stands for the live service chosen by its client.
+
+    ``web:<host>`` (per-site page fetching) talks to the web mirror when one is set.
+    """
+    if service.startswith("web:"):
+        return [settings.web_mirror]
     return {
         "pubmed": [settings.pubmed_url],
         "arxiv": [settings.arxiv_url],
@@ -87,7 +92,7 @@ def _is_official(url: str | None, service: str) -> bool:
         return True
     host = (urlsplit(url).hostname or "").lower()
     return any(host == suffix or host.endswith("." + suffix)
-               for suffix in OFFICIAL_HOSTS.get(service, ()))
+               for suffix in OFFICIAL_HOSTS.get(service.split(":")[0], ()))
 
 
 _warned_scale: set[str] = set()

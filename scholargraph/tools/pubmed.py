@@ -39,8 +39,8 @@ log = logging.getLogger(__name__)
 ESEARCH_MAX = 10_000
 EFETCH_BATCH = 500
 TOOL_NAME = "scholargraph"
-_DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]", re.I)
-_INLINE_TAGS = re.compile(r"</?(i|b|u|sup|sub|em|strong)>", re.I)
+_DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]", re.IGNORECASE)
+_INLINE_TAGS = re.compile(r"</?(i|b|u|sup|sub|em|strong)>", re.IGNORECASE)
 
 
 class _EntrezTransport:

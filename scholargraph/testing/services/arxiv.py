@@ -36,12 +36,12 @@ RECORDED_IDS = {
     "abc": ("arxiv/id_abc_s0_m100_b79c8dcf6bc3.atom.xml", 400),
 }
 
-_ENTRY = re.compile(rb"<entry>.*?</entry>", re.S)
+_ENTRY = re.compile(rb"<entry>.*?</entry>", re.DOTALL)
 _TOKEN = re.compile(
     r'''(?P<range>(?P<rfield>submittedDate|lastUpdatedDate):\s*\[\s*(?P<lo>\d{4,14})\s+TO\s+(?P<hi>\d{4,14})\s*\])
       |(?P<paren>[()])
       |(?:(?P<field>ti|abs|au|cat|all|co|jr|rn|id):)?(?:"(?P<phrase>[^"]*)"|(?P<word>[^\s()"]+))
-    ''', re.X)
+    ''', re.VERBOSE)
 _FIELDS: dict[str | None, tuple[str, ...]] = {
     None: ("title", "abstract", "authors", "comment"),
     "all": ("title", "abstract", "authors", "comment"),
@@ -82,7 +82,7 @@ class Entry:
 
 def _text(raw: bytes, tag: bytes) -> str:
     return " ".join(part.decode("utf-8", "replace")
-                    for part in re.findall(rb"<" + tag + rb"[^>]*>(.*?)</" + tag + rb">", raw, re.S))
+                    for part in re.findall(rb"<" + tag + rb"[^>]*>(.*?)</" + tag + rb">", raw, re.DOTALL))
 
 
 def _entry(raw: bytes) -> Entry:

@@ -215,7 +215,7 @@ def _filter(key: str, values: list[str]) -> Any:
     def any_of(test: Any) -> Any:
         return lambda item: any(test(item, value) for value in values)
 
-    date = lambda item: str(item.work.get("publication_date") or "")  # noqa: E731
+    date = lambda item: str(item.work.get("publication_date") or "")
     if key == "from_publication_date":
         return any_of(lambda item, value: date(item) >= value)
     if key == "to_publication_date":

@@ -12,9 +12,9 @@ recorded ``PubmedArticleSet`` envelope. See ``fixtures/PROVENANCE_pubmed_arxiv_o
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from functools import cached_property
+from xml.etree import ElementTree
 
 from scholargraph.testing.fixtures import fixture_bytes
 from scholargraph.testing.server import ReplayRequest, ReplayResponse
@@ -28,7 +28,7 @@ ESEARCH_SHAPE = "pubmed/biopython_esearch2.xml"
 WEBENV_PREFIX = "MCID_replay_"
 XML = "text/xml; charset=UTF-8"
 
-_ARTICLE = re.compile(rb"<PubmedArticle>.*?</PubmedArticle>", re.S)
+_ARTICLE = re.compile(rb"<PubmedArticle>.*?</PubmedArticle>", re.DOTALL)
 _DATE = r'"?(?P<{0}>\d{{4}})[^"\[\]():]*"?\s*\[(?:dp|pdat)\]'
 _RANGE = _DATE.format("lo") + r"\s*:\s*" + _DATE.format("hi")
 _TOKEN = re.compile(
@@ -37,7 +37,7 @@ _TOKEN = re.compile(
       |(?P<paren>[()])
       |"(?P<phrase>[^"]*)"(?:\[(?P<ptag>[^\]]*)\])?
       |(?P<word>[^\s()"\[\]]+)(?:\[(?P<wtag>[^\]]*)\])?
-    ''', re.X | re.I)
+    ''', re.VERBOSE | re.IGNORECASE)
 
 _FIELDS: dict[str | None, tuple[str, ...]] = {
     None: ("title", "abstract", "mesh", "keywords", "journal", "authors"),
@@ -99,7 +99,7 @@ class Article:
 
 def _article(raw: bytes) -> Article:
     root = ElementTree.fromstring(raw)
-    text = lambda path: " ".join("".join(node.itertext()) for node in root.iterfind(path))  # noqa: E731
+    text = lambda path: " ".join("".join(node.itertext()) for node in root.iterfind(path))
     year = (root.findtext(".//Article/Journal/JournalIssue/PubDate/Year")
             or (root.findtext(".//Article/Journal/JournalIssue/PubDate/MedlineDate") or "")[:4])
     fields = {

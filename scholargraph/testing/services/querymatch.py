@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeAlias
 
 STOP_WORDS = frozenset(
-    "a an and are as at be by for from in into is of on or the to with via using about".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "of", "on", "or", "the", "to", "with", "via", "using", "about"]
 )
 
 
@@ -62,8 +62,8 @@ class Op:
     right: Node
 
 
-Node = Union[Term, Range, Op]
-Token = Union[str, Term, Range]  # "(", ")", "AND", "OR", "NOT", or an operand
+Node: TypeAlias = Term | Range | Op
+Token: TypeAlias = str | Term | Range  # "(", ")", "AND", "OR", "NOT", or an operand
 
 
 @dataclass(frozen=True)
