@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -107,6 +108,37 @@ def test_server_errors_become_source_unavailable(mp: ReplayServer) -> None:
         MaterialsAgent().search(SearchRequest(query="formula=GaAs", limit=1))
 
 
+def test_the_key_is_never_logged(mp: ReplayServer, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG):
+        MaterialsAgent().search(SearchRequest(query="formula=ZnO", limit=2))
+        mp.inject("mp", Fault("500", times=-1))
+        with pytest.raises(SourceUnavailable) as failure:
+            MaterialsAgent().search(SearchRequest(query="formula=GaAs", limit=2))
+
+    assert caplog.records and FAKE_KEY not in caplog.text
+    assert FAKE_KEY not in str(failure.value)
+
+
+def test_an_endpoint_that_hangs_fails_cleanly() -> None:
+    """mp_api's own heartbeat has no timeout; the agent's check before it does."""
+    with ReplayServer([MaterialsService()]) as fresh, fresh.environment(
+        MP_API_KEY=FAKE_KEY, SCHOLARGRAPH_RATE_SCALE="1000", SCHOLARGRAPH_TIMEOUT="0.2",
+    ):
+        fresh.inject("mp", Fault("hang", times=-1, seconds=1.0))
+        with pytest.raises(SourceUnavailable):
+            MaterialsAgent().search(SearchRequest(query="formula=Si", limit=1))
+        assert {r.path for r in fresh.requests} == {"/heartbeat"}
+
+
+def test_an_endpoint_that_is_not_the_materials_project_is_named() -> None:
+    with ReplayServer([MaterialsService()]) as fresh, fresh.environment(
+        MP_API_KEY=FAKE_KEY, SCHOLARGRAPH_RATE_SCALE="1000",
+    ):
+        fresh.inject("mp", Fault("malformed"))
+        with pytest.raises(SourceError, match="SCHOLARGRAPH_MP_URL"):
+            MaterialsAgent().search(SearchRequest(query="formula=Si", limit=1))
+
+
 def test_build_query_prefers_the_intent_formula() -> None:
     intent = Intent(kind="material_property", domains=["materials"], keywords=[], formula="ZnO")
     agent = MaterialsAgent()
@@ -114,7 +146,10 @@ def test_build_query_prefers_the_intent_formula() -> None:
     assert agent.build_query(["band gap", "wurtzite"], intent) == "formula=ZnO"
     plain = Intent(kind="material_property", domains=["materials"], keywords=[])
     assert agent.build_query(["LiFePO4", "cathode"], plain) == "formula=LiFePO4"
-    assert (agent.build_query(["oxides with band gap 1-3 eV"], plain) == "band_gap=1..3")
+    assert agent.build_query(["lithium cobalt oxide", "cathode"], plain) == "elements=Li,Co,O"
+    assert agent.build_query(["zinc oxides with band gap 1-3 eV"], plain) == (
+        "elements=Zn,O band_gap=1..3")
+    assert agent.build_query(["thermal conductivity"], plain) == ""  # no criteria: no query
 
 
 def test_query_syntax_round_trips() -> None:

@@ -3,13 +3,14 @@ the hand-written test pages of the replay server's web mirror."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 
 import pytest
 
 from scholargraph.errors import SourceError
 from scholargraph.testing import Fault, ReplayServer
-from scholargraph.testing.services.ddg import DuckDuckGoService, WebPagesService
+from scholargraph.testing.services.ddg import DuckDuckGoService, Site, WebPagesService
 from scholargraph.tools.base import SearchRequest
 from scholargraph.tools.pages import PageLimits, RobotsCache
 from scholargraph.tools.web import WebAgent, unwrap_redirect
@@ -128,3 +129,74 @@ def test_search_failure_becomes_a_source_error(web: ReplayServer) -> None:
 ])
 def test_unwrap_redirect(href: str, target: str | None) -> None:
     assert unwrap_redirect(href) == target
+
+
+MEDIUM_PATH = MEDIUM.removeprefix("https://medium.com")
+STACKPATH_PATH = STACKPATH.removeprefix("https://support.stackpath.com")
+STACKOVERFLOW_PATH = STACKOVERFLOW.removeprefix("https://stackoverflow.com")
+
+
+MirrorOf = Callable[[dict[str, Site]], ReplayServer]
+
+
+@pytest.fixture
+def mirror_of() -> Iterator[MirrorOf]:
+    """Start a replay server whose web mirror holds the given sites (and the recorded results)."""
+    with ExitStack() as stack:
+        def start(sites: dict[str, Site]) -> ReplayServer:
+            server = stack.enter_context(ReplayServer([DuckDuckGoService(),
+                                                       WebPagesService(sites)]))
+            stack.enter_context(server.environment(SCHOLARGRAPH_RATE_SCALE="1000"))
+            return server
+
+        yield start
+
+
+def test_a_site_asking_for_a_long_crawl_delay_is_skipped(mirror_of: MirrorOf) -> None:
+    server = mirror_of({"medium.com": Site(robots="crawl-delay.robots.txt",
+                                           pages={MEDIUM_PATH: "medium.com.html"})})
+
+    result = agent(max_pages=1).search(SearchRequest(query="fake cache bypass", limit=1))
+
+    assert result.works[0].full_text is None
+    assert page_paths(server) == {"/medium.com/robots.txt"}
+
+
+def test_redirects_are_followed_within_the_site_where_robots_allow(mirror_of: MirrorOf) -> None:
+    server = mirror_of({
+        "medium.com": Site(robots="medium.com.robots.txt", redirects={MEDIUM_PATH: "/article"},
+                           pages={"/article": "medium.com.html"}),
+        "support.stackpath.com": Site(robots=404,
+                                      redirects={STACKPATH_PATH: "https://elsewhere.example/"}),
+        "stackoverflow.com": Site(robots="medium.com.robots.txt",
+                                  redirects={STACKOVERFLOW_PATH: "/m/hidden"},
+                                  pages={"/m/hidden": "stackoverflow.com.html"}),
+    })
+
+    result = agent(max_pages=3).search(SearchRequest(query="fake cache bypass", limit=3))
+
+    text = {work.url: work.full_text for work in result.works}
+    assert "Bypass on cookie is a caching rule" in (text[MEDIUM] or "")
+    assert text[STACKPATH] is None and text[STACKOVERFLOW] is None
+    assert "/medium.com/article" in page_paths(server)
+    assert "/stackoverflow.com/m/hidden" not in page_paths(server)  # robots.txt disallows /m/
+    assert not any("elsewhere" in path for path in page_paths(server))
+
+
+def test_pages_that_are_not_html_are_not_read(mirror_of: MirrorOf) -> None:
+    mirror_of({"medium.com": Site(robots=404, pages={MEDIUM_PATH: "not-html.pdf"})})
+
+    result = agent(max_pages=1).search(SearchRequest(query="fake cache bypass", limit=1))
+
+    assert result.works[0].full_text is None
+
+
+def test_a_page_slower_than_its_time_cap_is_given_up(web: ReplayServer) -> None:
+    robots = RobotsCache()
+    WebAgent(max_pages=1, robots=robots).search(SearchRequest(query="fake cache bypass", limit=1))
+    web.inject("web", Fault("latency", seconds=1.0))  # the next web request: the page itself
+
+    hurried = WebAgent(max_pages=1, robots=robots, page_limits=PageLimits(max_seconds=0.2))
+    result = hurried.search(SearchRequest(query="fake cache bypass", limit=1))
+
+    assert result.works[0].url == MEDIUM and result.works[0].full_text is None

@@ -4,21 +4,30 @@ Queries are compact ``key=value`` criteria (``formula=TiO2``, ``elements=Li,Fe,O
 that :class:`MaterialsQuery` parses back into arguments of mp_api's
 ``materials.summary.search``. A search always carries at least one criterion: mp_api sends a
 criterion-less search to a bulk download of the whole database, which this agent refuses.
-Only the summary fields a :class:`~scholargraph.records.Material` uses are requested.
+Only the summary fields a :class:`~scholargraph.records.Material` uses are requested. Summary
+documents carry no literature references, so each material becomes one citable work (its entry).
+
+mp_api reads ``{endpoint}heartbeat`` with a bare ``requests.get`` (no timeout) the first time it
+meets an endpoint; the agent asks the heartbeat first through the shared HTTP policy, with its
+timeout and retries, so an endpoint that hangs or is not a Materials Project API fails cleanly.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import requests
+
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
-from scholargraph.records import Material, Work
+from scholargraph.records import Material
 from scholargraph.schemas import Domain, Intent
+from scholargraph.text import ELEMENTS
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.http import http_session, redact
+from scholargraph.tools.http import http_session, redact, unavailable
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +45,23 @@ SUMMARY_FIELDS = (
 
 MP_KEY_LENGTH = 32
 
-ELEMENTS = frozenset("""
-H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br Kr
-Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm
-Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu Am Cm Bk Cf Es Fm Md No
-Lr Rf Db Sg Bh Hs Mt Ds Rg Cn Nh Fl Mc Lv Ts Og
-""".split())
+_ELEMENT_NAMES = dict(zip(*[iter("""
+hydrogen H helium He lithium Li beryllium Be boron B carbon C nitrogen N oxygen O fluorine F
+neon Ne sodium Na magnesium Mg aluminum Al aluminium Al silicon Si phosphorus P sulfur S sulphur S
+chlorine Cl argon Ar potassium K calcium Ca scandium Sc titanium Ti vanadium V chromium Cr
+manganese Mn iron Fe cobalt Co nickel Ni copper Cu zinc Zn gallium Ga germanium Ge arsenic As
+selenium Se bromine Br krypton Kr rubidium Rb strontium Sr yttrium Y zirconium Zr niobium Nb
+molybdenum Mo technetium Tc ruthenium Ru rhodium Rh palladium Pd silver Ag cadmium Cd indium In
+tin Sn antimony Sb tellurium Te iodine I xenon Xe cesium Cs caesium Cs barium Ba lanthanum La
+cerium Ce praseodymium Pr neodymium Nd promethium Pm samarium Sm europium Eu gadolinium Gd
+terbium Tb dysprosium Dy holmium Ho erbium Er thulium Tm ytterbium Yb lutetium Lu hafnium Hf
+tantalum Ta tungsten W rhenium Re osmium Os iridium Ir platinum Pt gold Au mercury Hg thallium Tl
+lead Pb bismuth Bi polonium Po astatine At radon Rn francium Fr radium Ra actinium Ac thorium Th
+protactinium Pa uranium U neptunium Np plutonium Pu
+oxide O nitride N carbide C sulfide S sulphide S selenide Se telluride Te fluoride F chloride Cl
+bromide Br iodide I hydride H boride B silicide Si phosphide P arsenide As
+""".split())] * 2))
+"""English element names, and the anion words of compound names, to element symbols."""
 
 _FORMULA = re.compile(r"^(?:[A-Z][a-z]?\d*(?:\.\d+)?)+$")
 _SYMBOL = re.compile(r"([A-Z][a-z]?)")
@@ -64,6 +84,14 @@ def is_formula(token: str) -> bool:
         return False
     acronym = len(symbols) > 1 and token.isupper() and not any(ch.isdigit() for ch in token)
     return not acronym
+
+
+def named_elements(text: str, limit: int = 6) -> tuple[str, ...]:
+    """Element symbols for the element and anion names in ``text``, in order, at most ``limit``."""
+    words = re.findall(r"[a-z]+", text.lower())
+    symbols = [_ELEMENT_NAMES.get(word.removesuffix("s")) or _ELEMENT_NAMES.get(word)
+               for word in words]
+    return tuple(dict.fromkeys(symbol for symbol in symbols if symbol))[:limit]
 
 
 @dataclass(frozen=True)
@@ -160,10 +188,14 @@ class MaterialsAgent(SourceAgent):
         return None
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
-        """A formula (from the intent, else from the terms) and any band-gap range in the terms."""
+        """Criteria from the question: its formula (from the intent, else from the terms), or
+        else the elements its terms name ("lithium cobalt oxide" is ``elements=Li,Co,O``), and
+        any band-gap range the terms state. No criteria at all gives ``""`` (no query)."""
+        text = " ".join(terms)
         formulas = [intent.formula] if intent.formula else [t for t in terms if is_formula(t)][:3]
-        band_gap = _band_gap_in(" ".join(terms))
-        return str(MaterialsQuery(formulas=tuple(formulas), band_gap=band_gap))
+        elements = () if formulas else named_elements(text)
+        return str(MaterialsQuery(formulas=tuple(formulas), elements=elements,
+                                  band_gap=_band_gap_in(text)))
 
     def _search(self, request: SearchRequest) -> SourceResult:
         reason = self.unavailable_reason()
@@ -172,10 +204,7 @@ class MaterialsAgent(SourceAgent):
         query = _parse_or_refuse(self.name, request.query)
         documents = self._summary_search(query, request.limit)
         materials = [material_from_summary(self.name, doc) for doc in documents]
-        works = [material.as_work() for material in materials]
-        works += [_reference_work(material, doi) for material in materials
-                  for doi in material.references]
-        return SourceResult(materials=materials, works=works)
+        return SourceResult(materials=materials, works=[m.as_work() for m in materials])
 
     def _summary_search(self, query: MaterialsQuery, limit: int) -> list[dict[str, Any]]:
         """One page of summary documents, as plain dicts (fields limited to SUMMARY_FIELDS)."""
@@ -187,6 +216,7 @@ class MaterialsAgent(SourceAgent):
         session = http_session(self.name, settings)
         session.headers["x-api-key"] = key
         try:
+            _check_heartbeat(self.name, settings.mp_url, session)
             with MPRester(api_key=key, endpoint=settings.mp_url, session=session,
                           use_document_model=False, mute_progress_bars=True) as rester:
                 documents = rester.materials.summary.search(
@@ -198,6 +228,35 @@ class MaterialsAgent(SourceAgent):
         finally:
             session.close()
         return list(documents)[:limit]
+
+
+_heartbeats_seen: set[str] = set()
+_heartbeats_lock = threading.Lock()
+
+
+def _check_heartbeat(source: str, endpoint: str, session: requests.Session) -> None:
+    """Ask ``{endpoint}heartbeat`` once per endpoint and process, as mp_api will, but politely.
+
+    mp_api caches its own heartbeat per endpoint for the process, so one good answer here means
+    its bare, timeout-less request has just been answered by a live server.
+    """
+    with _heartbeats_lock:
+        if endpoint in _heartbeats_seen:
+            return
+    try:
+        response = session.get(f"{endpoint}heartbeat")
+        response.raise_for_status()
+        beat = response.json()
+    except requests.JSONDecodeError as exc:
+        raise SourceResponseError(source, f"{endpoint}heartbeat is not JSON: is SCHOLARGRAPH_MP_URL "
+                                  "a Materials Project API?") from exc
+    except requests.RequestException as exc:
+        raise unavailable(source, exc) from exc
+    if not isinstance(beat, dict) or not {"version", "db_version"} <= beat.keys():
+        raise SourceResponseError(source, f"{endpoint}heartbeat lacks version and db_version: "
+                                  "is SCHOLARGRAPH_MP_URL a Materials Project API?")
+    with _heartbeats_lock:
+        _heartbeats_seen.add(endpoint)
 
 
 def material_from_summary(source: str, doc: dict[str, Any]) -> Material:
@@ -219,11 +278,6 @@ def material_from_summary(source: str, doc: dict[str, Any]) -> Material:
         raise SourceResponseError(
             source, f"a summary document is not as documented: {exc}"
         ) from exc
-
-
-def _reference_work(material: Material, doi: str) -> Work:
-    return Work(title=f"Reference for {material.formula} ({material.material_id})", doi=doi,
-                sources=["materials"], kind="other")
 
 
 def _parse_or_refuse(source: str, text: str) -> MaterialsQuery:

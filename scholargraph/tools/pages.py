@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
@@ -171,7 +171,8 @@ class PageFetcher:
                     time.sleep(delay)
                     outcomes.append(self._fetch_page(url, rules, session))
             for outcome in outcomes:
-                log.info("web page %s: %s %s", outcome.url, outcome.status, outcome.detail)
+                log.info("web page %s: %s%s %s", outcome.url, outcome.status,
+                         " (truncated)" if outcome.truncated else "", outcome.detail)
             return outcomes
         finally:
             session.close()
@@ -250,18 +251,14 @@ def _read_capped(response: requests.Response, max_bytes: int,
     """At most ``max_bytes`` of the body, read before ``deadline``; and whether it was cut."""
     chunks: list[bytes] = []
     size = 0
-    for chunk in _chunks(response):
+    for chunk in response.iter_content(chunk_size=64 * 1024):
         if time.monotonic() > deadline:
             raise _Skip("too_slow", "download exceeded its time cap")
         chunks.append(chunk)
         size += len(chunk)
-        if size >= max_bytes:
+        if size > max_bytes:
             return b"".join(chunks)[:max_bytes], True
     return b"".join(chunks), False
-
-
-def _chunks(response: requests.Response) -> Iterator[bytes]:
-    yield from response.iter_content(chunk_size=64 * 1024)
 
 
 def _main_text(body: bytes, content_type: str, url: str) -> str | None:

@@ -16,7 +16,8 @@ stackoverflow.com      404                                         yes
 en.wikipedia.org       500                                         no
 =====================  ==========================================  =========================
 
-Any other host or path is a 404.
+Any other host or path is a 404. Tests of other cases (a ``Crawl-delay``, redirects, a PDF)
+mount a ``WebPagesService(sites=...)`` of their own.
 """
 
 from __future__ import annotations
@@ -44,10 +45,13 @@ class DuckDuckGoService:
 
 @dataclass(frozen=True)
 class Site:
-    """One mirrored host: its robots.txt (a file, or a status code) and its pages by path."""
+    """One mirrored host: its robots.txt (a file under ``fixtures/ddg/pages/``, or a status code),
+    its pages by path (files there; ``.txt`` is served as text/plain, ``.pdf`` as a PDF) and its
+    redirects by path (to the ``Location`` given, answered 301)."""
 
     robots: str | int
     pages: dict[str, str] = field(default_factory=dict)
+    redirects: dict[str, str] = field(default_factory=dict)
 
 
 SITES: dict[str, Site] = {
@@ -89,10 +93,20 @@ class WebPagesService:
             return _not_found()
         if path == "/robots.txt":
             return _robots(site)
+        if path in site.redirects:
+            return ReplayResponse(301, b"", HTML, headers={"Location": site.redirects[path]})
         page = site.pages.get(path)
         if page is None:
             return _not_found()
-        return ReplayResponse(200, fixture_bytes(PAGES + page), HTML)
+        return ReplayResponse(200, fixture_bytes(PAGES + page), _content_type(page))
+
+
+def _content_type(name: str) -> str:
+    if name.endswith(".txt"):
+        return "text/plain; charset=utf-8"
+    if name.endswith(".pdf"):
+        return "application/pdf"
+    return HTML
 
 
 def _robots(site: Site) -> ReplayResponse:
