@@ -78,7 +78,7 @@ def test_near_identical_titles_with_other_year_or_author_stay_apart() -> None:
     records = [
         work(year=2017),
         work(title=TITLE + "s", year=2019),
-        work(title=TITLE.lower(), authors=["Parigi, Paolo", "Abrahao, Bruno"]),
+        work(title=TITLE.lower(), authors=["Smith, John", "Doe, Jane"]),
         work(title=TITLE, authors=[]),
     ]
     result = deduplicate(records)

@@ -62,6 +62,8 @@ class DedupResult:
     works: list[Work]
     duplicates_removed: int
     merges: list[Merge] = field(default_factory=list)
+    groups: list[list[int]] = field(default_factory=list)
+    """For each merged work, the indices of the input records folded into it."""
 
 
 @dataclass
@@ -72,7 +74,12 @@ class _Keys:
     title: str
     year: int | None
     author: str | None
+    author_names: frozenset[str]
+    all_authors: frozenset[str]
+    venue: tuple[tuple[str, ...], ...]
+    meeting: bool
     preprint: bool
+    sources: frozenset[str]
 
 
 def deduplicate(works: list[Work]) -> DedupResult:
@@ -82,14 +89,23 @@ def deduplicate(works: list[Work]) -> DedupResult:
     for rule, i, j, detail in _identifier_links(keys):
         groups.union(i, j, rule, detail)
     for i, j, detail in _fuzzy_links(keys):
-        groups.union(i, j, "fuzzy_title", detail)
+        groups.union(i, j, "fuzzy_title", detail, by_identifier=False)
     return _fold(works, groups)
 
 
 def normalize_title(title: str) -> str:
-    """Lower case ASCII words only: accents, markup, brackets and punctuation dropped."""
-    text = html.unescape(title)
+    """Lower case ASCII words only: accents, markup, database annotations and punctuation dropped.
+
+    Bibliographic databases append notes to titles ('[Review] [16 refs]', '[Spanish]',
+    '[Erratum appears in ...]') and bracket translated titles; none of that names the work.
+    """
+    text = html.unescape(title).strip()
     text = re.sub(r"<[^>]+>", " ", text)
+    while (note := _TRAILING_NOTE.search(text)) and note.start() > 0:
+        text = text[:note.start()].rstrip()
+    text = text.rstrip(".")
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
@@ -113,6 +129,97 @@ def author_key(author: str) -> str | None:
     return family or None
 
 
+def venue_names(venue: str | None) -> tuple[tuple[str, ...], ...]:
+    """The names a venue string gives, each as lower-case words without stop words.
+
+    Databases write one journal many ways: 'Zhonghua yi xue za zhi = Chinese medical journal',
+    'Pneumologie (Stuttgart, Germany)', 'J Clin Oncol : official journal of ...', 'Gan to
+    Kagaku Ryoho [Japanese Journal of Cancer & Chemotherapy]'. Each alternative is kept.
+    """
+    if not venue:
+        return ()
+    text = unicodedata.normalize("NFKD", html.unescape(venue)).encode("ascii", "ignore").decode()
+    text = re.split(r"\.?\s*conference\s*:|<", text.lower())[0]
+    names = []
+    for part in re.split(r"[=/;\[\]]", text):
+        for name in (part, re.split(r"[:(.]", part)[0]):
+            words = tuple(w for w in re.findall(r"[a-z]+", name) if w not in _VENUE_STOPWORDS)
+            if words and words not in names:
+                names.append(words)
+    return tuple(names)
+
+
+_MEETING = re.compile(r"conference|proceedings|\bproc\b|symposium|workshop|meeting|congress",
+                      re.IGNORECASE)
+_VENUE_STOPWORDS = frozenset(
+    "of the and for a an in on de la le des du und fur y et der die das proceedings proc acm "
+    "ieee electronic resource".split())
+_TRAILING_NOTE = re.compile(
+    r"\s*(\[[^\[\]]*\]|\((?:multiple letters|review|letter|abstract)\)|\bLA:.*|<original>.*)\.?$",
+    re.IGNORECASE)
+
+
+def venues_agree(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether two venues can be the same ('N Engl J Med', 'New England Journal of Medicine');
+    an unknown venue agrees with anything."""
+    if not a or not b:
+        return True
+    return any(_names_agree(x, y) for x in a for y in b)
+
+
+def _names_agree(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=lambda words: (len(" ".join(words)), words))
+    if len(short) == 1 and len(long_) >= 2 and _acronym(short[0], long_):
+        return True
+    matched = _abbreviation_prefix(short, long_)
+    if matched is not None and (matched == len(long_) or len(short) >= 2):
+        return True
+    return fuzz.ratio(" ".join(a), " ".join(b)) >= 90
+
+
+def _abbreviation_prefix(short: tuple[str, ...], long_: tuple[str, ...]) -> int | None:
+    """How many words of ``long_`` the words of ``short`` abbreviate, in order, from the start
+    (a short word may abbreviate two long ones: 'cardiothorac', 'cardio thoracic'); None if not."""
+    position = 0
+    for word in short:
+        if position < len(long_) and _abbreviates(word, long_[position]):
+            position += 1
+        elif position + 1 < len(long_) and _abbreviates(word, long_[position] + long_[position + 1]):
+            position += 2
+        else:
+            return None
+    return position
+
+
+def _acronym(acronym: str, words: tuple[str, ...]) -> bool:
+    """'amcis' is made of prefixes of 'americas conference information systems', in order."""
+    if not words or not acronym:
+        return not words and not acronym
+    head = words[0]
+    return any(acronym[:n] == head[:n] and _acronym(acronym[n:], words[1:])
+               for n in range(1, min(len(acronym), len(head)) + 1))
+
+
+def _abbreviates(word: str, full: str) -> bool:
+    """'natl' abbreviates 'national': same first letter, letters in order."""
+    if word[0] != full[0] or len(word) > len(full):
+        return False
+    position = 0
+    for letter in word:
+        position = full.find(letter, position) + 1
+        if position == 0:
+            return False
+    return True
+
+
+def _name_tokens(author: str) -> frozenset[str]:
+    """The words of an author's name that are not initials ('Le, Quintrec M.' -> le, quintrec)."""
+    text = unicodedata.normalize("NFKD", html.unescape(author)).encode("ascii", "ignore").decode()
+    return frozenset(w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2)
+
+
 def _keys(work: Work) -> _Keys:
     identifiers = dict(work.identifiers())
     arxiv_from_doi = (work.doi or "").removeprefix("10.48550/arxiv.")
@@ -125,8 +232,13 @@ def _keys(work: Work) -> _Keys:
         title=normalize_title(work.title),
         year=work.year,
         author=author_key(work.authors[0]) if work.authors else None,
+        author_names=_name_tokens(work.authors[0]) if work.authors else frozenset(),
+        all_authors=frozenset(filter(None, map(author_key, work.authors))),
+        venue=venue_names(work.venue) if work.kind in ("article", "other") else (),
+        meeting=bool(_MEETING.search(work.venue or "")),
         preprint=work.kind == "preprint" or (work.venue or "").lower() == "arxiv"
         or _is_preprint_doi(work.doi),
+        sources=frozenset(work.sources),
     )
 
 
@@ -174,6 +286,8 @@ def _fuzzy_match(a: _Keys, b: _Keys) -> str | None:
     """Why ``a`` and ``b`` are the same work by the fuzzy rule, or None when they are not."""
     if not _years_agree(a, b) or not _authors_agree(a, b):
         return None
+    if not (a.meeting and b.meeting) and not venues_agree(a.venue, b.venue):
+        return None
     similarity = fuzz.ratio(a.title, b.title, score_cutoff=TITLE_SIMILARITY * 100) / 100
     if not similarity:
         return None
@@ -191,7 +305,9 @@ def _years_agree(a: _Keys, b: _Keys) -> bool:
 def _authors_agree(a: _Keys, b: _Keys) -> bool:
     if a.author is None or b.author is None:
         return False
-    return a.author == b.author or fuzz.ratio(a.author, b.author) >= 85
+    return (a.author == b.author or fuzz.ratio(a.author, b.author) >= 85
+            or a.author in b.author_names or b.author in a.author_names
+            or a.author in b.all_authors or b.author in a.all_authors)
 
 
 class _UnionFind:
@@ -202,6 +318,9 @@ class _UnionFind:
         self.identifiers: list[dict[str, set[str]]] = [
             {kind: {value} for kind, value in key.identifiers.items()} for key in keys
         ]
+        self.versions = [{(source, key.preprint) for source in key.sources} for key in keys]
+        """(source, is preprint) of each group's records: a source lists a work once per
+        version, so a fuzzy match never joins two records of one source (identifiers may)."""
         self.links: dict[int, tuple[str, str]] = {}
         """For each record joined to another, the rule and detail of its first successful link."""
 
@@ -211,12 +330,15 @@ class _UnionFind:
             index = self.parent[index]
         return index
 
-    def union(self, i: int, j: int, rule: str, detail: str) -> None:
+    def union(self, i: int, j: int, rule: str, detail: str, by_identifier: bool = True) -> None:
         root_i, root_j = self.find(i), self.find(j)
         if root_i == root_j or self._conflict(root_i, root_j):
             return
+        if not by_identifier and self.versions[root_i] & self.versions[root_j]:
+            return
         keep, drop = min(root_i, root_j), max(root_i, root_j)
         self.parent[drop] = keep
+        self.versions[keep] |= self.versions[drop]
         for kind, values in self.identifiers[drop].items():
             self.identifiers[keep].setdefault(kind, set()).update(values)
         self.links.setdefault(i, (rule, detail))
@@ -241,8 +363,9 @@ def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
         members[groups.find(index)].append(index)
     merged_works: list[Work] = []
     merges: list[Merge] = []
-    for root in sorted(members, key=lambda r: members[r][0]):
-        first, *rest = members[root]
+    ordered = sorted(members.values(), key=lambda indices: indices[0])
+    for indices in ordered:
+        first, *rest = indices
         work = works[first]
         folded: list[tuple[int, str, str]] = []
         for index in rest:
@@ -254,5 +377,5 @@ def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
                       for index, rule, detail in folded)
         merged_works.append(work)
     return DedupResult(works=merged_works, duplicates_removed=len(works) - len(merged_works),
-                       merges=merges)
+                       merges=merges, groups=ordered)
 
