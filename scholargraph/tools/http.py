@@ -271,7 +271,7 @@ def install_secret_filter() -> None:
     global _filter_installed
     with _limiters_lock:
         if not _filter_installed:
-            for name in ("urllib3.connectionpool", "arxiv", "pyalex", "scholargraph"):
+            for name in ("urllib3.connectionpool", "arxiv", "pyalex"):
                 logging.getLogger(name).addFilter(SecretFilter())
             _filter_installed = True
 

@@ -135,6 +135,7 @@ class PubMedAgent(SourceAgent):
                     query_key=found["QueryKey"], retstart=start,
                     retmax=min(EFETCH_BATCH, len(ids) - start), **_identity(settings)))
                 works.extend(_work(article) for article in batch.get("PubmedArticle", []))
+                works.extend(_book_work(book) for book in batch.get("PubmedBookArticle", []))
         return SourceResult(works=_in_order(works, ids))
 
 
@@ -214,6 +215,31 @@ def _work(article: dict[str, Any]) -> Work:
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
         kind="article",
+    )
+
+
+def _book_work(book: dict[str, Any]) -> Work:
+    """A PubMed book or chapter record (GeneReviews, StatPearls, NCBI Bookshelf)."""
+    document = book["BookDocument"]
+    ids = {str(item.attributes.get("IdType", "")): str(item)
+           for item in document.get("ArticleIdList", [])}
+    pmid = str(document["PMID"])
+    source = document.get("Book", {})
+    authors = [name for author_list in document.get("AuthorList", [])
+               for name in map(_author, author_list) if name]
+    year = str(source.get("PubDate", {}).get("Year", ""))
+    return Work(
+        title=_plain(str(document.get("ArticleTitle") or source.get("BookTitle") or ""))
+        or "(untitled)",
+        authors=authors,
+        year=int(year) if year.isdigit() else None,
+        venue=_plain(str(source.get("BookTitle", ""))) or None,
+        abstract=_abstract(document),
+        doi=ids.get("doi"),
+        pmid=pmid,
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+        sources=["pubmed"],
+        kind="other",
     )
 
 
