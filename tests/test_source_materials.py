@@ -152,6 +152,16 @@ def test_build_query_prefers_the_intent_formula() -> None:
     assert agent.build_query(["thermal conductivity"], plain) == ""  # no criteria: no query
 
 
+@pytest.mark.parametrize(("text", "reason"), [
+    ("colour=blue", "unknown criterion"), ("formula=Xq2", "not a chemical formula"),
+    ("elements=Li,Qq", "not an element symbol"), ("band_gap=3..1", "is empty"),
+    ("stable=maybe", "true or false"),
+])
+def test_malformed_queries_say_what_is_wrong(text: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        MaterialsQuery.parse(text)
+
+
 def test_query_syntax_round_trips() -> None:
     query = MaterialsQuery.parse("formula=TiO2,ZnO elements=O band_gap=1.5.. stable=true")
 

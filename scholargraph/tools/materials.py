@@ -143,7 +143,9 @@ class MaterialsQuery:
             elif key == "band_gap":
                 values["band_gap"] = _range(value)
             elif key == "stable":
-                values["stable_only"] = value.lower() in ("true", "yes", "1")
+                if value.lower() not in ("true", "false"):
+                    raise ValueError(f"stable wants true or false, got {value!r}")
+                values["stable_only"] = value.lower() == "true"
             else:
                 raise ValueError(f"unknown criterion {key!r}; use one of {', '.join(cls.KEYS)}")
         return cls(formulas=tuple(values.pop("formulas")), elements=tuple(values.pop("elements")),
