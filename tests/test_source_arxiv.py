@@ -33,6 +33,16 @@ def test_query_uses_title_and_abstract_fields() -> None:
                      '((ti:testing OR abs:testing) OR (ti:fuzzing OR abs:fuzzing))')
 
 
+def test_long_key_phrases_become_required_words(replay: ReplayServer) -> None:
+    query = ArxivAgent().build_query(["deep learning testing"], _intent("computer_science"))
+    assert query == "(all:deep AND all:learning AND all:testing)"
+    works = ArxivAgent().search(SearchRequest(query=query, limit=20)).works
+    assert works
+    for work in works:
+        text = f"{work.title} {work.abstract}".lower()
+        assert all(word in text for word in ("deep", "learning", "test"))
+
+
 def test_materials_questions_are_kept_to_their_category() -> None:
     query = ArxivAgent().build_query(["perovskite"], _intent("materials"))
     assert query == "((ti:perovskite OR abs:perovskite)) AND (cat:cond-mat.mtrl-sci)"

@@ -28,6 +28,8 @@ def test_query_is_plain_text_with_phrases() -> None:
                                        intent) == \
         '"machine learning" AND ("public health" OR surveillance)'
     assert OpenAlexAgent().build_query(["open access"], intent) == '"open access"'
+    assert OpenAlexAgent().build_query(["prevalence of open access"], intent) == \
+        "(prevalence AND open AND access)"
 
 
 def test_identifiers_are_normalised(replay: ReplayServer) -> None:

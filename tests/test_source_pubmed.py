@@ -40,6 +40,8 @@ def test_query_uses_field_tags_and_boolean_structure() -> None:
                      '("surveillance"[tiab] OR "surveillance"[mh]))')
     assert PubMedAgent().build_query(['"telomere"', " "], intent) == \
         '("telomere"[tiab] OR "telomere"[mh])'
+    assert PubMedAgent().build_query(["deep learning for testing"], intent) == \
+        "(deep[tiab] AND learning[tiab] AND testing[tiab])"
 
 
 def test_date_range_goes_into_the_query_once() -> None:

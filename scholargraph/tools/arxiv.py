@@ -33,6 +33,8 @@ MAX_PAGE = 2000
 ATOM = "{http://www.w3.org/2005/Atom}"
 ERROR_ID = "https://arxiv.org/api/errors"
 CATEGORIES: dict[str, tuple[str, ...]] = {"materials": ("cond-mat.mtrl-sci",)}
+PHRASE_WORDS = 2
+STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
 _DATE_FIELD = re.compile(r"\b(submittedDate|lastUpdatedDate)\s*:", re.IGNORECASE)
 
 
@@ -107,6 +109,10 @@ def _clean_terms(terms: list[str]) -> list[str]:
 
 
 def _term_group(term: str) -> str:
+    """A short term as a title/abstract phrase; a long one as its words, all required."""
+    words = [word for word in term.split() if word.lower() not in STOP_WORDS]
+    if len(words) > PHRASE_WORDS:
+        return "(" + " AND ".join(f"all:{word}" for word in words) + ")"
     value = f'"{term}"' if " " in term else term
     return f"(ti:{value} OR abs:{value})"
 

@@ -23,6 +23,8 @@ from scholargraph.tools.http import http_session, install_secret_filter, transla
 
 OFFICIAL_URL = "https://api.openalex.org"
 PER_PAGE_MAX = 100
+PHRASE_WORDS = 2
+STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
 ALL_DOMAINS = frozenset(
     {"biomedical", "physics", "computer_science", "materials", "chemistry", "general"}
 )
@@ -91,6 +93,10 @@ def _clean_terms(terms: list[str]) -> list[str]:
 
 
 def _phrase(term: str) -> str:
+    """A short term as a phrase; a long one as its words, all required."""
+    words = [word for word in term.split() if word.lower() not in STOP_WORDS]
+    if len(words) > PHRASE_WORDS:
+        return "(" + " AND ".join(words) + ")"
     return f'"{term}"' if " " in term else term
 
 

@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 ESEARCH_MAX = 10_000
 EFETCH_BATCH = 500
 TOOL_NAME = "scholargraph"
+PHRASE_WORDS = 2
+STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
 _DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]", re.IGNORECASE)
 _INLINE_TAGS = re.compile(r"</?(i|b|u|sup|sub|em|strong)>", re.IGNORECASE)
 
@@ -153,6 +155,13 @@ def _clean_terms(terms: list[str]) -> list[str]:
 
 
 def _term_group(term: str) -> str:
+    """A short term as a phrase (text or MeSH); a long one as its words, all required.
+
+    A three-word key phrase from a question is rarely written verbatim in an abstract.
+    """
+    words = [word for word in term.split() if word.lower() not in STOP_WORDS]
+    if len(words) > PHRASE_WORDS:
+        return "(" + " AND ".join(f"{word}[tiab]" for word in words) + ")"
     quoted = f'"{term}"'
     return f"({quoted}[tiab] OR {quoted}[mh])"
 
