@@ -114,3 +114,40 @@ def test_normalisation_helpers() -> None:
     assert normalize_title("[Étude  <i>in vivo</i> des cellules.]") == "etude in vivo des cellules"
     assert author_key("Zuna, R E") == author_key("R. E. Zuna") == author_key("Zuna RE") == "zuna"
     assert author_key("Gottfried Vossen") == "vossen"
+
+
+def test_same_title_in_two_journals_or_two_trials_stays_apart() -> None:
+    guideline = dict(title="Screening guidelines for the prevention and early detection of "
+                     "cervical cancer", authors=["Saslow, D", "Solomon, D"], year=2012)
+    trial = dict(authors=["Low, D. E."], year=2011, venue="J Antimicrob Chemother")
+    records = [
+        Work(**guideline, venue="American Journal of Clinical Pathology"),
+        Work(**guideline, venue="CA: a Cancer Journal for Clinicians"),
+        Work(title="FOCUS 1: a randomized phase III trial of ceftaroline", **trial),
+        Work(title="FOCUS 2: a randomized phase III trial of ceftaroline", **trial),
+    ]
+    assert deduplicate(records).duplicates_removed == 0
+
+
+def test_journal_abbreviations_and_database_notes_still_merge() -> None:
+    common = dict(authors=["Noris, M.", "Remuzzi, G."], year=2009)
+    records = [
+        Work(title="Atypical hemolytic-uremic syndrome", venue="New England Journal of Medicine",
+             **common),
+        Work(title="[Atypical hemolytic uremic syndrome]. [Review] [88 refs]",
+             venue="N Engl J Med", **common),
+        Work(title="Atypical Hemolytic-Uremic Syndrome.", venue="The New England journal of "
+             "medicine = N Engl J Med", **common),
+    ]
+    result = deduplicate(records)
+    assert result.duplicates_removed == 2
+    assert {m.rule for m in result.merges} == {"fuzzy_title"}
+
+
+def test_one_source_never_lists_a_work_twice_without_shared_ids() -> None:
+    column = dict(title="Book review column", authors=["Karl Aberer"], year=2002,
+                  venue="SIGMOD Record")
+    records = [Work(**column, sources=["openalex"]), Work(**column, sources=["openalex"]),
+               Work(**column, sources=["pubmed"])]
+    result = deduplicate(records)
+    assert result.groups == [[0, 2], [1]]

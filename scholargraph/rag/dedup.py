@@ -289,9 +289,34 @@ def _fuzzy_match(a: _Keys, b: _Keys) -> str | None:
     if not (a.meeting and b.meeting) and not venues_agree(a.venue, b.venue):
         return None
     similarity = fuzz.ratio(a.title, b.title, score_cutoff=TITLE_SIMILARITY * 100) / 100
-    if not similarity:
+    if not similarity or _substituted_words(a.title, b.title):
         return None
     return f"title similarity {similarity:.3f}, year {a.year}/{b.year}, first author {a.author}"
+
+
+def _substituted_words(a: str, b: str) -> bool:
+    """Whether the titles differ by a changed word or number, not by a typo, an addition or a
+    split word ('p16ink4a' / 'p16 ink4a').
+
+    'FOCUS 1' / 'FOCUS 2', 'Phase II' / 'Phase III', 'in Pediatric Patients' / 'in Adult
+    Patients' are near-identical strings naming different trials.
+    """
+    only_a = set(a.split()) - set(b.split()) - _TITLE_STOPWORDS
+    only_b = set(b.split()) - set(a.split()) - _TITLE_STOPWORDS
+    for word in sorted(only_a):
+        twin = next((w for w in sorted(only_b) if len(word) >= 4 and len(w) >= 4
+                     and fuzz.ratio(word, w) >= 80), None)
+        if twin:
+            only_a.discard(word)
+            only_b.discard(twin)
+    if not (only_a and only_b):
+        return False
+    joined_a = "".join(w for w in a.split() if w in only_a)
+    joined_b = "".join(w for w in b.split() if w in only_b)
+    return fuzz.ratio(joined_a, joined_b) < 80
+
+
+_TITLE_STOPWORDS = frozenset("a an the of in on at for and or to with by from as is are".split())
 
 
 def _years_agree(a: _Keys, b: _Keys) -> bool:
