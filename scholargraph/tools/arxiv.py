@@ -109,10 +109,10 @@ def _clean_terms(terms: list[str]) -> list[str]:
 
 
 def _term_group(term: str) -> str:
-    """A short term as a title/abstract phrase; a long one as its words, all required."""
+    """A short term as a title/abstract phrase; a long one as its words, all in the abstract."""
     words = [word for word in term.split() if word.lower() not in STOP_WORDS]
     if len(words) > PHRASE_WORDS:
-        return "(" + " AND ".join(f"all:{word}" for word in words) + ")"
+        return "(" + " AND ".join(f"abs:{word}" for word in words) + ")"
     value = f'"{term}"' if " " in term else term
     return f"(ti:{value} OR abs:{value})"
 
