@@ -100,6 +100,17 @@ def test_search_uses_history_server_and_post(replay: ReplayServer) -> None:
     assert "?" not in esearch.path
 
 
+def test_efetch_pages_through_the_history_in_batches(replay: ReplayServer) -> None:
+    agent = PubMedAgent(batch_size=2)
+    works = agent.search(SearchRequest(query="humans[mh] OR 2018[dp] OR cryopreservation",
+                                       limit=5)).works
+    efetches = [r for r in replay.requests if r.path == "/efetch.fcgi"]
+    assert [(r.param("retstart"), r.param("retmax")) for r in efetches] == \
+        [("0", "2"), ("2", "2"), ("4", "1")]
+    assert replay.requests[0].param("retmax") == "5"
+    assert len(works) == 5 == len({work.pmid for work in works})
+
+
 def test_since_until_reach_the_request_and_filter(replay: ReplayServer) -> None:
     works = _search("cryopreservation OR telomere OR pesticide", since=2017, until=2020)
     assert {work.pmid for work in works} == {"27797938", "28775130"}

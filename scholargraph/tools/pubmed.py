@@ -110,6 +110,10 @@ class PubMedAgent(SourceAgent):
         'double quotes, AND/OR/NOT in capitals, dates as ("2015"[dp] : "2020"[dp])'
     )
 
+    def __init__(self, settings: Settings | None = None, *, batch_size: int = EFETCH_BATCH) -> None:
+        super().__init__(settings)
+        self.batch_size = max(1, min(batch_size, ESEARCH_MAX))
+
     def build_query(self, terms: list[str], intent: Intent) -> str:
         """The first (most specific) term is required, any of the others may join it."""
         groups = [_term_group(term) for term in _clean_terms(terms)]
@@ -131,11 +135,11 @@ class PubMedAgent(SourceAgent):
             if ids and not found.get("WebEnv"):
                 raise SourceResponseError(self.name, "ESearch gave ids but no history (WebEnv)")
             works: list[Work] = []
-            for start in range(0, len(ids), EFETCH_BATCH):
+            for start in range(0, len(ids), self.batch_size):
                 batch = _read(Entrez.efetch(
                     db="pubmed", retmode="xml", WebEnv=found["WebEnv"],
                     query_key=found["QueryKey"], retstart=start,
-                    retmax=min(EFETCH_BATCH, len(ids) - start), **_identity(settings)))
+                    retmax=min(self.batch_size, len(ids) - start), **_identity(settings)))
                 works.extend(_work(article) for article in batch.get("PubmedArticle", []))
                 works.extend(_book_work(book) for book in batch.get("PubmedBookArticle", []))
         return SourceResult(works=_in_order(works, ids))
