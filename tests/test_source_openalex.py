@@ -129,3 +129,19 @@ def test_replay_keeps_recorded_works_byte_for_byte(replay: ReplayServer) -> None
         start = text.index('{"id"', at)
         _, at = decoder.raw_decode(text, start)
         assert text[start:at].encode() in recorded
+
+
+def test_replay_filters_single_works_and_refusals(replay: ReplayServer) -> None:
+    import requests
+
+    works = f"{replay.url}/openalex/works"
+    both = requests.get(works, timeout=5, params={
+        "filter": "doi:10.7717/peerj.4375|https://doi.org/10.4081/gh.2014.294"}).json()
+    assert {w["id"].rsplit("/", 1)[-1] for w in both["results"]} == {"W2741809807",
+                                                                      "W2068311567"}
+    by_doi = requests.get(f"{works}/https://doi.org/10.1016/j.xgen.2025.100814", timeout=5)
+    assert by_doi.content == fixture_bytes(
+        "openalex/paperqa_test_doi_search_paper_attributes0.openalex.json").strip()
+    refused = requests.get(works, timeout=5, params={"filter": "cites:W1"})
+    assert refused.status_code == 400 and refused.json()["error"].startswith("Invalid query")
+    assert requests.get(f"{works}/W1", timeout=5).status_code == 404

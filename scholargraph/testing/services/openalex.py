@@ -221,6 +221,8 @@ def _filter(key: str, values: list[str]) -> Any:
     if key == "to_publication_date":
         return any_of(lambda item, value: date(item) <= value)
     if key == "publication_year":
+        if not all(re.fullmatch(r"[<>]?\d{1,4}|\d{1,4}-\d{0,4}", value) for value in values):
+            raise FilterError(f"publication_year takes a year, a range or >/< a year: {values}")
         return any_of(lambda item, value: _year_matches(item.work.get("publication_year"), value))
     if key == "doi":
         return any_of(lambda item, value: normalize_doi(item.work.get("doi")) == normalize_doi(value))
