@@ -175,3 +175,19 @@ def test_api_key_is_sent_but_never_logged(replay: ReplayServer, monkeypatch, cap
                            error=str(failure.value))
     assert KEY not in entry.model_dump_json()
     assert caplog.records and KEY not in caplog.text
+
+
+def test_the_three_literature_agents_in_the_registry() -> None:
+    from scholargraph.tools.registry import get_agent, source_names
+
+    names = source_names()
+    assert names.index("pubmed") < names.index("arxiv") < names.index("openalex")
+    pubmed, arxiv, openalex = (get_agent(name) for name in ("pubmed", "arxiv", "openalex"))
+    assert (pubmed.order, arxiv.order, openalex.order) == (10, 20, 30)
+    assert (pubmed.label, arxiv.label, openalex.label) == ("PubMed", "arXiv", "OpenAlex")
+    assert pubmed.domains == {"biomedical", "chemistry"}
+    assert arxiv.domains == {"physics", "computer_science", "materials"}
+    assert openalex.always_active
+    general = Intent(kind="factual", domains=["general"], keywords=[])
+    assert openalex.is_relevant(general) and not pubmed.is_relevant(general)
+    assert all(agent.query_syntax != "plain keywords" for agent in (pubmed, arxiv, openalex))
