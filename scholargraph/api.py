@@ -16,7 +16,7 @@ from typing import Any
 
 from scholargraph.agents.clean_query import clean_question
 from scholargraph.context import ReviewContext
-from scholargraph.engines import engine_name
+from scholargraph.engines import engine_name, load_chat_model
 from scholargraph.errors import InputError
 from scholargraph.report import Reference, Report, SourceFailure, prepare_out_dir
 from scholargraph.schemas import Finding
@@ -59,6 +59,8 @@ class ReviewOptions:
             raise InputError(f"--since {self.since} is after --until {self.until}")
         if not 1 <= self.max_iterations <= 10:
             raise InputError("max iterations must be between 1 and 10")
+        if self.model and self.chat_model is None:
+            self.chat_model = load_chat_model(self.model)
 
     def context(self) -> ReviewContext:
         return ReviewContext(model=self.model, sources=self.sources, max_results=self.max_results,
@@ -143,7 +145,7 @@ def offline_services(enabled: bool) -> Iterator[None]:
         return
     from scholargraph.testing import ReplayServer
 
-    extra = {"SCHOLARGRAPH_RATE_SCALE": "0.01"}
+    extra = {"SCHOLARGRAPH_RATE_SCALE": "100"}
     if not os.environ.get("MP_API_KEY"):
         extra["MP_API_KEY"] = OFFLINE_MP_KEY
     with ReplayServer.default() as server, server.environment(**extra):

@@ -108,6 +108,11 @@ def run_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message folded onto one line, as the exit-code contract promises."""
+    return " ".join(str(exc).split())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
@@ -115,12 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_review(args)
     except (InputError, ConfigurationError) as exc:
-        print(f"scholargraph: error: {exc}", file=sys.stderr)
+        print(f"scholargraph: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ScholargraphError as exc:
         if args.debug:
             raise
-        print(f"scholargraph: failed: {exc}", file=sys.stderr)
+        print(f"scholargraph: failed: {one_line(exc)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("scholargraph: interrupted", file=sys.stderr)
@@ -128,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - last resort: one line and exit 1, not a traceback
         if args.debug:
             raise
-        print(f"scholargraph: failed: {type(exc).__name__}: {exc} (rerun with --debug for "
-              "details)", file=sys.stderr)
+        print(f"scholargraph: failed: {type(exc).__name__}: {one_line(exc)} (rerun with --debug "
+              "for details)", file=sys.stderr)
         return EXIT_FAILURE
 
 

@@ -56,7 +56,10 @@ def load_chat_model(name: str) -> BaseChatModel:
 
 
 def engine_name(context: ReviewContext) -> str:
-    """What the report says made it."""
+    """What the report says made it: the run's model name, the model object's class, the
+    environment's model, or the deterministic engine — the same precedence as the model itself."""
+    if context.model:
+        return context.model
     if context.chat_model is not None:
         return type(context.chat_model).__name__
     return context.model_name() or "deterministic"

@@ -8,6 +8,7 @@ and source, so deduplication is a fold over the list rather than a tangle of spe
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from datetime import datetime, timezone
 from typing import Literal
@@ -21,6 +22,8 @@ from scholargraph.identifiers import (
     normalize_pmcid,
     normalize_pmid,
 )
+
+_MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 
 SourceStatus = Literal["ok", "empty", "error", "skipped"]
 
@@ -48,6 +51,11 @@ class Work(Record):
     sources: list[str] = Field(default_factory=list, description="Source agents that found it")
     kind: Literal["article", "preprint", "web", "material", "other"] = "article"
     full_text: str | None = Field(None, description="Main text, where it was fetched")
+
+    @field_validator("abstract", "full_text", mode="after")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value if value and value.strip() else None
     cited_by_count: int | None = None
     is_retracted: bool = False
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
@@ -79,8 +87,12 @@ class Work(Record):
 
     @field_validator("title", "abstract", mode="before")
     @classmethod
-    def _squash_space(cls, value: str | None) -> str | None:
-        return re.sub(r"\s+", " ", value).strip() if isinstance(value, str) else value
+    def _plain_text(cls, value: str | None) -> str | None:
+        """Markup stripped (JATS ``<sec><title>`` in OpenAlex abstracts, ``<i>`` in titles)."""
+        if not isinstance(value, str):
+            return value
+        text = html.unescape(_MARKUP.sub(" ", value))
+        return re.sub(r"\s+", " ", text).strip()
 
     @model_validator(mode="before")
     @classmethod

@@ -33,16 +33,38 @@ def gap_ids(state: ReviewState) -> list[str]:
     return [sid for sid, score in evaluation.coverage.items() if score < COVERED]
 
 
-def terms_for(sub: SubQuestion, intent: Intent, *, broaden: int = 0) -> list[str]:
-    """Search terms for a sub-question: the question's key terms plus the sub-question's own.
+# Words of the planning templates: they describe the kind of evidence wanted, not the topic,
+# so they never go into a search query.
+FACET_WORDS = frozenset(
+    "methods method data main findings finding limitations mechanisms mechanism evidence values "
+    "value property properties datasets dataset benchmarks benchmark settings conditions results "
+    "reported computed measured differences explanation explains proposed supports contradicts "
+    "outperform side studies".split())
 
-    ``broaden`` drops that many of the least important terms, for gap queries that cast wider.
+
+def terms_for(sub: SubQuestion, intent: Intent) -> list[str]:
+    """Search terms for a sub-question: the question's key terms plus the sub-question's own topic
+    terms (template words such as "methods" or "limitations" left out)."""
+    known = {k.lower() for k in intent.keywords}
+    own = [p for p in key_phrases(sub.text, limit=4)
+           if p.lower() not in known and not set(p.lower().split()) <= FACET_WORDS]
+    return list(dict.fromkeys([*intent.keywords[:3], *own[:2]]))
+
+
+def term_sets(terms: list[str], round_number: int) -> list[list[str]]:
+    """The term combinations to try, most specific first.
+
+    Round 1 asks for all the terms together (concepts ANDed, as a librarian would). A refinement
+    round casts wider: first dropping the least important terms, then each concept on its own, so
+    a question whose concepts are never studied together still finds the evidence for each, and
+    last the words of multi-word terms on their own ("genetic risk" -> genetic, risk).
     """
-    own = [p for p in key_phrases(sub.text, limit=4) if p.lower() not in
-           {k.lower() for k in intent.keywords}]
-    terms = list(dict.fromkeys([*intent.keywords[:3], *own[:2]]))
-    keep = max(1, len(terms) - broaden)
-    return terms[:keep]
+    if round_number == 1:
+        return [terms]
+    narrower = [terms[:keep] for keep in range(len(terms) - 1, 0, -1)]
+    singles = [[term] for term in terms[1:]]
+    split = list(dict.fromkeys(word for term in terms for word in term.split()))
+    return [*narrower, *singles, *([split] if len(split) > len(terms) else [])]
 
 
 def deterministic_queries(
@@ -51,17 +73,19 @@ def deterministic_queries(
 ) -> list[SourceQuery]:
     """Queries for every agent and target sub-question, new to the search log, capped per source."""
     queries: list[SourceQuery] = []
+    per_sub = 1 if round_number == 1 else 2
     for agent in agents:
         seen: set[str] = set()
-        for sub in subs:
-            if sub.id not in targets:
-                continue
-            for broaden in range(0, 4 if round_number > 1 else 1):
-                text = agent.build_query(terms_for(sub, intent, broaden=broaden), intent)
+        for sub in (s for s in subs if s.id in targets):
+            added = 0
+            for terms in term_sets(terms_for(sub, intent), round_number):
+                text = agent.build_query(terms, intent)
                 if text and text not in seen and (agent.name, text) not in already_sent:
                     seen.add(text)
+                    added += 1
                     queries.append(SourceQuery(source=agent.name, sub_question_id=sub.id,
                                                query=text, round=round_number))
+                if added == per_sub or len(seen) >= MAX_QUERIES_PER_SOURCE:
                     break
             if len(seen) >= MAX_QUERIES_PER_SOURCE:
                 break

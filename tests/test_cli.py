@@ -1,0 +1,51 @@
+"""The command line's contract for bad input: exit 2 and one line on stderr, before any request."""
+
+import os
+
+import pytest
+
+from scholargraph.cli import main
+
+
+def run_cli(capsys, *args):
+    """Exit code and stderr lines, whether main returns or argparse exits."""
+    try:
+        code = main(["review", *args])
+    except SystemExit as exited:
+        code = exited.code
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["", "--out", "{out}"], "question is empty"),
+    (["   ", "--out", "{out}"], "question is empty"),
+    (["x" * 1001, "--out", "{out}"], "limit is 1000"),
+    (["ok question", "--out", "{out}", "--sources", "pubmed,scopus"], "unknown source 'scopus'"),
+    (["ok question", "--out", "{out}", "--sources", ","], "at least one source"),
+    (["ok question", "--out", "{out}", "--since", "2020", "--until", "2010"],
+     "--since 2020 is after --until 2010"),
+    (["ok question", "--out", "{out}", "--max-results", "0"], "max results must be"),
+    (["ok question", "--out", "{out}", "--since", "twenty"], "invalid int value"),
+    (["ok question", "--out", "{file}/sub"], "cannot write to --out"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, args, reason):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    code, lines = run_cli(capsys, *[a.format(out=tmp_path / "out", file=blocker) for a in args])
+    assert code == 2
+    assert len(lines) == 1 and reason in lines[0], lines
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["review", "question"])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0]
+
+
+def test_unusable_model_name_is_bad_input(capsys, tmp_path, replay):
+    code, lines = run_cli(capsys, "machine learning", "--out", str(tmp_path / "o"),
+                          "--model", "no-such-provider:model-x", "--sources", "openalex")
+    assert code == 2
+    assert len(lines) == 1 and "cannot load chat model" in lines[0]
