@@ -115,8 +115,11 @@ def one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.DEBUG if args.debug else logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+                        handlers=[handler])
     try:
         return run_review(args)
     except (InputError, ConfigurationError) as exc:

@@ -19,6 +19,8 @@ from scholargraph.tools.base import SearchRequest
 from scholargraph.tools.pubmed import PubMedAgent
 
 TRICKY_TITLE = "CRISPR *screens* of [DNA](http://evil.example) repair & <b>50%</b> | _x_ `y` #1"
+# Records strip markup from titles when they are made, so this is the title the report holds.
+STORED_TITLE = "CRISPR *screens* of [DNA](http://evil.example) repair & 50% | _x_ `y` #1"
 
 
 def sample_report(**changes: object) -> Report:
@@ -200,7 +202,7 @@ def test_text_from_papers_renders_as_written(tokens: list[Token]) -> None:
     assert emphasised == ["Nature"]
     links = [child.attrs["href"] for child in first.children or [] if child.type == "link_open"]
     assert links == ["https://doi.org/10.1038/xyz"]
-    assert TRICKY_TITLE in inline_text(first)
+    assert STORED_TITLE in inline_text(first)
     summary = section(tokens, "Summary")
     assert summary[0].type == "paragraph_open"
     assert inline_text(summary[1]) == "- Not a list item. 2021. Not one either."

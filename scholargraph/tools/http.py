@@ -95,6 +95,12 @@ def _is_official(url: str | None, service: str) -> bool:
                for suffix in OFFICIAL_HOSTS.get(service.split(":")[0], ()))
 
 
+def talks_to_official(service: str, settings: Settings | None = None) -> bool:
+    """Whether ``service`` is configured to reach the real service (not a mirror or replay)."""
+    settings = settings or Settings()
+    return any(_is_official(url, service) for url in _endpoints(service, settings))
+
+
 _warned_scale: set[str] = set()
 
 

@@ -32,7 +32,12 @@ from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import Settings
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
+from scholargraph.tools.http import (
+    http_session,
+    install_secret_filter,
+    talks_to_official,
+    translate_errors,
+)
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +177,7 @@ def _term_group(term: str) -> str:
 
 def _identity(settings: Settings) -> dict[str, str]:
     """``tool``, ``email`` and ``api_key`` as NCBI asks, passed per call (never set globally)."""
-    if not settings.ncbi_email:
+    if not settings.ncbi_email and talks_to_official("pubmed", settings):
         _warn_once("NCBI_EMAIL is not set: NCBI asks every E-utilities user for a contact email")
     identity = {"tool": TOOL_NAME, "email": settings.ncbi_email or ""}
     if settings.ncbi_api_key and settings.ncbi_api_key.get_secret_value():
