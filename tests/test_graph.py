@@ -50,3 +50,13 @@ def test_supervisor_edges_are_typed():
     assert ("evaluation", "supervisor") in edges
     assert ("query_generation", "pubmed") in edges and ("pubmed", "arxiv") in edges
     assert ("query_generation", "retrieval") in edges
+
+
+def test_studio_can_describe_the_schemas():
+    """Studio renders forms from these; TypedDicts must be typing_extensions' on Python 3.11."""
+    graph = load_langgraph_json_graph()
+    assert list(graph.get_input_jsonschema()["properties"]) == ["question"]
+    context = graph.get_context_jsonschema()["properties"]
+    assert {"model", "sources", "max_results", "since", "until", "max_iterations"} <= set(context)
+    assert {"papers", "draft", "search_log", "evaluation", "prisma"} <= set(
+        graph.get_output_jsonschema()["properties"])

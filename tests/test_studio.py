@@ -1,0 +1,63 @@
+"""LangGraph Studio's engine: `langgraph dev` loads the graph and runs a review over its API."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "What is known about genetic variants and screening?"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_up(client, process, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"langgraph dev exited with {process.returncode}")
+        try:
+            client.assistants.search()
+            return
+        except Exception:  # noqa: BLE001 - not listening yet
+            time.sleep(1)
+    raise AssertionError("langgraph dev did not answer in time")
+
+
+@pytest.mark.slow
+def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
+    langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    assert langgraph, "langgraph-cli is part of the dev extra"
+    from langgraph_sdk import get_sync_client
+
+    port = free_port()
+    log = (tmp_path / "server.log").open("w")
+    process = subprocess.Popen(
+        [langgraph, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port",
+         str(port), "--config", str(ROOT / "langgraph.json")],
+        cwd=ROOT, env={**os.environ, "LANGSMITH_TRACING": "false"}, stdout=log,
+        stderr=subprocess.STDOUT)
+    try:
+        client = get_sync_client(url=f"http://127.0.0.1:{port}")
+        wait_until_up(client, process)
+        (assistant,) = client.assistants.search(graph_id="scholargraph")
+        result = client.runs.wait(None, assistant["assistant_id"], input={"question": QUESTION},
+                                  context={"sources": ["pubmed", "openalex"]})
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert result["question"] == QUESTION
+    assert {"pubmed", "openalex"} <= {s for p in result["papers"] for s in p["sources"]}
+    assert result["draft"]["findings"] and result["evaluation"]["verdict"] in (
+        "accept", "more_evidence", "refilter")
+    assert {entry["source"] for entry in result["search_log"]} == {"pubmed", "openalex"}
+    assert replay.count("pubmed") and replay.count("openalex") and not replay.count("arxiv")
