@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scholargraph.api import ReviewOptions, review
+from scholargraph.api import ReviewOptions, review, start_review
 from scholargraph.context import ReviewContext
 from scholargraph.errors import (
     ConfigurationError,
@@ -23,6 +23,7 @@ from scholargraph.errors import (
     SourceError,
 )
 from scholargraph.report import Report
+from scholargraph.runs import PendingApproval, ReviewRun
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
@@ -34,13 +35,16 @@ __all__ = [
     "InputError",
     "ModelError",
     "OutputDirError",
+    "PendingApproval",
     "Report",
     "ReviewContext",
     "ReviewOptions",
+    "ReviewRun",
     "ScholargraphError",
     "SourceError",
     "graph",
     "review",
+    "start_review",
 ]
 
 

@@ -50,60 +50,72 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--offline", action="store_true",
                      help="search the small recorded corpus shipped with scholargraph instead "
                           "of the live services (no network needed)")
+    run.add_argument("--approve-plan", action="store_true",
+                     help="pause after planning to accept, edit or reject the sub-questions and "
+                          "sources (answers are read from standard input)")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    run.add_argument("--events", choices=["jsonl"], default=None,
+                     help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     return parser
 
 
-def describe_update(node: str, update: dict[str, Any]) -> str | None:
-    """One progress line for a node's update, or None for nodes not worth a line."""
-    if node == "intent":
-        return f"intent: {update['intent'].kind}; sources: {', '.join(update['active_sources'])}"
-    if node == "planning":
-        return f"planning: {len(update['sub_questions'])} sub-questions"
-    if node == "query_generation":
-        return f"query generation: {len(update.get('queries', []))} queries"
-    if "search_log" in update and node not in ("supervisor",):
-        entries = update["search_log"]
-        counts = ", ".join(f"{e.n_results} ({e.status})" for e in entries)
-        return f"{node}: {len(entries)} queries -> {counts}"
-    if node == "retrieval":
-        prisma = update["prisma"]
-        return (f"retrieval: {sum(prisma['identified'].values())} records, "
-                f"{prisma['duplicates_removed']} duplicates, {prisma['included']} included")
-    if node == "rag_filter":
-        return f"rag filter: {len(update['passages'])} passages"
-    if node == "evaluation":
-        evaluation = update["evaluation"]
-        return f"evaluation: overall {evaluation.overall:.2f}, verdict {evaluation.verdict}"
-    return None
+def progress_callback(args: argparse.Namespace):  # noqa: ANN201 - a callback or None
+    """What to do with each step: JSON lines on stdout, readable lines on stderr, or nothing."""
+    from scholargraph.progress import JsonlEvents, ProgressPrinter
+
+    if args.events == "jsonl":
+        return JsonlEvents(sys.stdout)
+    return None if args.quiet else ProgressPrinter()
 
 
-def _progress_printer(quiet: bool):  # noqa: ANN202 - returns the callback or None
-    if quiet:
-        return None
+def ask_plan_decision(plan: dict[str, Any]) -> dict[str, Any]:
+    """Show the plan on stderr and read the person's decision from stdin."""
+    err = sys.stderr
+    print(f"\nPlan for: {plan['question']}", file=err)
+    for number, text in enumerate(plan["sub_questions"], 1):
+        print(f"  {number}. {text}", file=err)
+    print(f"Sources: {', '.join(plan['sources'])}", file=err)
+    action = _ask("Accept, edit or reject the plan? [a/e/r] ").lower()[:1]
+    if action == "r":
+        return {"action": "reject", "reason": _ask("Reason (optional): ")}
+    if action != "e":
+        return {"action": "accept"}
+    print("Sub-questions, one per line; an empty line ends (Enter at once keeps them):", file=err)
+    lines = list(iter(lambda: _ask("  > "), ""))
+    sources = _ask(f"Sources, comma-separated (Enter keeps {','.join(plan['sources'])}): ")
+    return {"action": "edit", "sub_questions": lines or None,
+            "sources": [s.strip() for s in sources.split(",") if s.strip()] or None}
 
-    def show(node: str, update: dict[str, Any]) -> None:
-        line = describe_update(node, update)
-        if line:
-            print(f"  {line}", file=sys.stderr, flush=True)
 
-    return show
+def _ask(prompt: str) -> str:
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise InputError("--approve-plan needs an answer on standard input, and it was closed")
+    return line.strip()
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from scholargraph.api import review
+    from scholargraph.api import start_review
+    from scholargraph.report import prepare_out_dir
+    from scholargraph.runs import PendingApproval
 
-    report = review(
-        args.question, out=args.out, sources=args.sources, max_results=args.max_results,
-        since=args.since, until=args.until, model=args.model, thread=args.thread,
+    run = start_review(
+        args.question, sources=args.sources, max_results=args.max_results, since=args.since,
+        until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
-        on_progress=_progress_printer(args.quiet),
+        approve_plan=args.approve_plan, on_progress=progress_callback(args),
     )
+    prepare_out_dir(args.out)
+    outcome = run.start()
+    while isinstance(outcome, PendingApproval):
+        outcome = run.resume(ask_plan_decision(outcome.plan))
+    outcome.write(args.out)
     if not args.quiet:
-        failed = ", ".join(f.source for f in report.sources_failed)
-        print(f"wrote {args.out}/review.md and 4 more files: {len(report.papers)} works, "
-              f"{len(report.findings)} findings, {len(report.references)} references"
+        failed = ", ".join(f.source for f in outcome.sources_failed)
+        print(f"wrote {args.out}/review.md and 4 more files: {len(outcome.papers)} works, "
+              f"{len(outcome.findings)} findings, {len(outcome.references)} references"
               + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
     return EXIT_OK
 

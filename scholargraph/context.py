@@ -34,6 +34,10 @@ class ReviewContext:
     passages_per_question: int = field(
         default=6, metadata={"description": "Passages kept per sub-question by the RAG filter"}
     )
+    approve_plan: bool = field(
+        default=False,
+        metadata={"description": "Pause after planning for a person to accept, edit or reject"},
+    )
     chat_model: Any = field(
         default=None,
         metadata={"description": "A chat model object (Python callers, tests); wins over model"},

@@ -2,7 +2,7 @@
 
 ::
 
-    START → supervisor → clean_query → intent → planning → query_generation
+    START → supervisor → clean_query → intent → planning → approve_plan → query_generation
           → [pubmed → arxiv → openalex → materials → web]   (registry order, active ones only)
           → retrieval → rag_filter → synthesis → evaluation → supervisor → END | refine
 
@@ -20,6 +20,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from scholargraph.agents.approval import approve_plan
 from scholargraph.agents.clean_query import clean_query
 from scholargraph.agents.evaluation import evaluation
 from scholargraph.agents.intent import intent
@@ -62,6 +63,7 @@ def build_graph() -> StateGraph:
     builder.add_node("clean_query", clean_query)
     builder.add_node("intent", intent)
     builder.add_node("planning", planning)
+    builder.add_node("approve_plan", approve_plan)
     builder.add_node("query_generation", query_generation)
     for name in order:
         builder.add_node(name, make_source_node(name))
@@ -73,7 +75,7 @@ def build_graph() -> StateGraph:
     builder.add_edge(START, "supervisor")
     builder.add_edge("clean_query", "intent")
     builder.add_edge("intent", "planning")
-    builder.add_edge("planning", "query_generation")
+    builder.add_edge("planning", "approve_plan")
     for position, step in enumerate(["query_generation", *order]):
         successors = [*order[position:], AFTER_TOOLS]
         builder.add_conditional_edges(step, next_active(None if position == 0 else step, order),

@@ -14,9 +14,12 @@ from typing import Any
 
 from pydantic import Field
 
+from scholargraph.context import ReviewContext
+from scholargraph.engines import engine_name
 from scholargraph.errors import OutputDirError
 from scholargraph.records import Material, Passage, Record, SearchLogEntry, Work
 from scholargraph.schemas import Evaluation, Finding, SubQuestion
+from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
                 "references.csl.json")
@@ -114,3 +117,49 @@ def prepare_out_dir(out_dir: str | Path) -> Path:
             "choose a directory you can write to"
         ) from exc
     return directory
+
+
+def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:
+    """The report of a finished run: references numbered by first citation."""
+    draft = state.get("draft")
+    passages = {p.id: p for p in state.get("passages", [])}
+    references: list[Reference] = []
+    numbers: dict[str, int] = {}
+    findings: list[Finding] = []
+    for finding in (draft.findings if draft else []):
+        cited = []
+        for passage_id in finding.passage_ids:
+            work_id = passages[passage_id].work_id
+            if work_id not in numbers:
+                numbers[work_id] = len(numbers) + 1
+                references.append(Reference(number=numbers[work_id], work_id=work_id))
+            reference = references[numbers[work_id] - 1]
+            if passage_id not in reference.passage_ids:
+                reference.passage_ids.append(passage_id)
+            cited.append(numbers[work_id])
+        findings.append(finding.model_copy(update={"citations": sorted(set(cited))}))
+    cited_passages = [passages[i] for ref in references for i in ref.passage_ids]
+    log = state.get("search_log", [])
+    failures = {entry.source: entry.error or "failed" for entry in log if entry.status == "error"}
+    return Report(
+        question=question,
+        cleaned_question=state.get("cleaned_question", ""),
+        engine=engine_name(context),
+        sources_searched=state.get("active_sources", []),
+        sub_questions=state.get("sub_questions", []),
+        summary=draft.summary if draft else "",
+        papers=state.get("papers", []),
+        materials=list({m.material_id: m for m in state.get("materials", [])}.values()),
+        findings=findings,
+        gaps=draft.gaps if draft else [],
+        references=references,
+        passages=cited_passages,
+        prisma=dict(state.get("prisma", {})),
+        search_log=log,
+        sources_failed=[SourceFailure(source=s, error=e) for s, e in failures.items()],
+        evaluation=state.get("evaluation") or Evaluation(),
+        iterations=state.get("iteration", 0 if draft is None else 1),
+        stop_reason=state.get("stop_reason", ""),
+        notes=list(dict.fromkeys(state.get("notes", []))),
+    )
+

@@ -1,0 +1,81 @@
+"""Live progress of a run: one readable line per step for people, one JSON object for machines.
+
+Both consume the graph's ``updates`` stream (node name and what it returned), so they show the
+step that just finished, per-source counts as each source answers, the refinement round and the
+time spent since the run started.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import IO, Any
+
+from rich.console import Console
+
+
+def describe_update(node: str, update: dict[str, Any]) -> str | None:
+    """One progress line for a node's update, or None for nodes not worth a line."""
+    if node == "intent" and "intent" in update:
+        return (f"intent: {update['intent'].kind}; sources: "
+                f"{', '.join(update.get('active_sources', [])) or 'none'}")
+    if node == "planning" and "sub_questions" in update:
+        return f"planning: {len(update['sub_questions'])} sub-questions"
+    if node == "query_generation":
+        return f"query generation: {len(update.get('queries', []))} queries"
+    if node == "retrieval" and "prisma" in update:
+        prisma = update["prisma"]
+        return (f"retrieval: {sum(prisma['identified'].values())} records, "
+                f"{prisma['duplicates_removed']} duplicates removed, {prisma['included']} included")
+    if node == "rag_filter" and "passages" in update:
+        return f"rag filter: {len(update['passages'])} passages"
+    if node == "synthesis" and "draft" in update:
+        return f"synthesis: {len(update['draft'].findings)} findings"
+    if node == "evaluation" and "evaluation" in update:
+        evaluation = update["evaluation"]
+        return f"evaluation: overall {evaluation.overall:.2f}, verdict {evaluation.verdict}"
+    if node == "supervisor" and "stop_reason" in update:
+        return f"done: {update['stop_reason']}"
+    if node == "supervisor" and update.get("iteration", 1) > 1:
+        return f"refinement round {update['iteration']}"
+    if "search_log" in update:
+        entries = update["search_log"]
+        counts = ", ".join(f"{e.n_results} {e.status}" for e in entries) or "nothing to do"
+        return f"{node}: {len(entries)} queries -> {counts}"
+    return None
+
+
+class ProgressPrinter:
+    """Progress lines on stderr with the time since the run started (rich formatting)."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True, highlight=False)
+        self.started = time.monotonic()
+
+    def __call__(self, node: str, update: dict[str, Any]) -> None:
+        line = describe_update(node, update)
+        if line:
+            elapsed = time.monotonic() - self.started
+            self.console.print(f"[dim]{elapsed:6.1f}s[/dim]  {line}", markup=True,
+                               soft_wrap=True)
+
+
+class JsonlEvents:
+    """One JSON object per step on ``stream``: node, round, elapsed seconds, summary, counts."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.started = time.monotonic()
+        self.round = 1
+
+    def __call__(self, node: str, update: dict[str, Any]) -> None:
+        if node == "supervisor" and "iteration" in update:
+            self.round = update["iteration"]
+        event = {"node": node, "round": self.round,
+                 "elapsed_s": round(time.monotonic() - self.started, 3),
+                 "summary": describe_update(node, update)}
+        if "search_log" in update:
+            event["searches"] = [{"query": e.query, "n_results": e.n_results, "status": e.status,
+                                  "error": e.error} for e in update["search_log"]]
+        self.stream.write(json.dumps(event) + "\n")
+        self.stream.flush()

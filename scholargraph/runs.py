@@ -1,0 +1,124 @@
+"""A review run on a thread: start it, pause it for plan approval, resume it, read its report.
+
+With a thread id the graph is checkpointed in SQLite after every step (``durability="sync"``), so
+a run that was killed resumes at the last completed step and sends no request again for work
+already done; a finished thread returns its report without running again. A run that pauses for
+plan approval returns a :class:`PendingApproval`; ``resume`` continues it with the decision
+(any value LangGraph's ``Command(resume=...)`` carries).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from langgraph.types import Command
+
+from scholargraph.checkpoints import memory_checkpointer, sqlite_checkpointer
+from scholargraph.errors import InputError
+from scholargraph.report import Report, report_from_state
+from scholargraph.settings import get_settings
+from scholargraph.state import ReviewState
+
+if TYPE_CHECKING:
+    from scholargraph.api import ReviewOptions
+
+ProgressCallback = Callable[[str, dict[str, Any]], None]
+OFFLINE_MP_KEY = "offline0replay0key0not0a0secret0"  # 32 characters, as mp_api requires
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """A run paused after planning: the plan to accept, edit or reject, and where to resume."""
+
+    thread: str
+    plan: dict[str, Any]
+
+
+class ReviewRun:
+    """One review on one thread. Use :meth:`start`, then :meth:`resume` while it is pending."""
+
+    def __init__(self, question: str, options: ReviewOptions,
+                 on_progress: ProgressCallback | None = None) -> None:
+        self.question = question
+        self.options = options
+        self.on_progress = on_progress
+        self.thread = options.thread or f"run-{uuid.uuid4().hex[:12]}"
+        self._memory = None if options.thread else memory_checkpointer()
+
+    def start(self) -> Report | PendingApproval:
+        """Run (or resume, or return the finished report of) this thread."""
+        with self._graph() as graph:
+            snapshot = graph.get_state(self._config())
+            if not snapshot.values:
+                return self._drive(graph, {"question": self.question})
+            self._check_same_question(snapshot.values)
+            if snapshot.interrupts:
+                return PendingApproval(self.thread, snapshot.interrupts[0].value)
+            if snapshot.next:
+                return self._drive(graph, None)
+            return self._report(snapshot.values)
+
+    def resume(self, decision: Any) -> Report | PendingApproval:
+        """Continue a paused run with the person's decision."""
+        command = decision if isinstance(decision, Command) else Command(resume=decision)
+        with self._graph() as graph:
+            if not graph.get_state(self._config()).interrupts:
+                raise InputError(f"thread {self.thread!r} is not waiting for a decision")
+            return self._drive(graph, command)
+
+    def _drive(self, graph: Any, payload: Any) -> Report | PendingApproval:
+        final: ReviewState = {}
+        for mode, chunk in graph.stream(payload, config=self._config(),
+                                        context=self.options.context(),
+                                        stream_mode=["updates", "values"], durability="sync"):
+            if mode == "values":
+                final = chunk
+            elif self.on_progress is not None:
+                for node, update in chunk.items():
+                    self.on_progress(node, update if isinstance(update, dict) else {})
+        snapshot = graph.get_state(self._config())
+        if snapshot.interrupts:
+            return PendingApproval(self.thread, snapshot.interrupts[0].value)
+        return self._report(final or snapshot.values)
+
+    def _report(self, state: ReviewState) -> Report:
+        return report_from_state(self.question, state, self.options.context())
+
+    def _check_same_question(self, values: ReviewState) -> None:
+        held = values.get("question")
+        if held is not None and held != self.question:
+            raise InputError(f"thread {self.thread!r} holds a review of {held!r}; "
+                             "use another --thread for a new question")
+
+    def _config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.thread}, "recursion_limit": 200}
+
+    @contextmanager
+    def _graph(self) -> Iterator[Any]:
+        from scholargraph.graph import compile_graph
+
+        with ExitStack() as stack:
+            stack.enter_context(offline_services(self.options.offline))
+            saver = self._memory or stack.enter_context(
+                sqlite_checkpointer(get_settings().home))
+            yield compile_graph(saver)
+
+
+@contextmanager
+def offline_services(enabled: bool) -> Iterator[None]:
+    """With ``enabled``, point every source at the replay server of recorded responses."""
+    if not enabled:
+        yield
+        return
+    from scholargraph.testing import ReplayServer
+
+    extra = {"SCHOLARGRAPH_RATE_SCALE": "100"}
+    if not os.environ.get("MP_API_KEY"):
+        extra["MP_API_KEY"] = OFFLINE_MP_KEY
+    with ReplayServer.default() as server, server.environment(**extra):
+        yield
