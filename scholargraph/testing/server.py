@@ -150,7 +150,7 @@ class ReplayServer:
         return [later - earlier for earlier, later in zip(times, times[1:])]
 
     def start(self) -> ReplayServer:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._request_handler_class())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._request_handler_class())
         self._httpd.daemon_threads = True
         # A short poll interval lets stop() return at once instead of after up to 0.5 s.
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
@@ -247,6 +247,16 @@ class ReplayServer:
                 return
 
         return Handler
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A server that does not print a traceback when a client hangs up (timeouts do that)."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _apply_fault(fault: Fault, answer: Callable[[], ReplayResponse]) -> ReplayResponse:
