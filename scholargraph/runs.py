@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
+from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, sqlite_checkpointer
 from scholargraph.errors import InputError
 from scholargraph.report import Report, report_from_state
@@ -66,6 +67,7 @@ class ReviewRun:
     def resume(self, decision: Any) -> Report | PendingApproval:
         """Continue a paused run with the person's decision."""
         command = decision if isinstance(decision, Command) else Command(resume=decision)
+        parse_decision(command.resume)  # refuse a bad answer before the graph records it
         with self._graph() as graph:
             if not graph.get_state(self._config()).interrupts:
                 raise InputError(f"thread {self.thread!r} is not waiting for a decision")
