@@ -52,6 +52,7 @@ def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
         (assistant,) = client.assistants.search(graph_id="scholargraph")
         result = client.runs.wait(None, assistant["assistant_id"], input={"question": QUESTION},
                                   context={"sources": ["pubmed", "openalex"]})
+        approved = approve_through_sdk(client, assistant["assistant_id"])
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -61,3 +62,22 @@ def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
         "accept", "more_evidence", "refilter")
     assert {entry["source"] for entry in result["search_log"]} == {"pubmed", "openalex"}
     assert replay.count("pubmed") and replay.count("openalex") and not replay.count("arxiv")
+    assert [s["text"] for s in approved["sub_questions"]] == ["Which genetic variants?"]
+    assert {entry["source"] for entry in approved["search_log"]} == {"openalex"}
+
+
+def approve_through_sdk(client, assistant_id: str) -> dict:
+    """Plan approval as Studio does it: the run pauses, the thread shows the interrupt, and a
+    ``Command(resume=...)`` continues it."""
+    thread = client.threads.create()
+    context = {"sources": ["pubmed", "openalex"], "approve_plan": True}
+    client.runs.wait(thread["thread_id"], assistant_id, input={"question": QUESTION},
+                     context=context)
+    state = client.threads.get_state(thread["thread_id"])
+    (interrupt,) = state["interrupts"]
+    assert interrupt["value"]["sources"] == ["pubmed", "openalex"]
+    assert state["next"] == ["approve_plan"]
+    decision = {"action": "edit", "sub_questions": ["Which genetic variants?"],
+                "sources": ["openalex"]}
+    return client.runs.wait(thread["thread_id"], assistant_id, command={"resume": decision},
+                            context=context)
