@@ -1,4 +1,4 @@
-"""Checkpoints of CLI and Python runs: a SQLite file under ``SCHOLARGRAPH_HOME``.
+"""Checkpoints of CLI and Python runs: a SQLite file under ``SCHOLARGRAPH_HOME``, or Postgres.
 
 LangGraph checkpoints the state after every step, so a run killed mid-way resumes at the last
 completed step. The serializer is told which of our record types it may rebuild from a checkpoint
@@ -13,11 +13,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from scholargraph import records, schemas
+from scholargraph.errors import ConfigurationError
+from scholargraph.settings import Settings
 
 CHECKPOINT_FILE = "checkpoints.sqlite"
 
@@ -35,6 +38,34 @@ def checkpoint_types() -> list[tuple[str, str]]:
 
 def serializer() -> JsonPlusSerializer:
     return JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())
+
+
+@contextmanager
+def run_checkpointer(settings: Settings) -> Iterator[BaseCheckpointSaver]:
+    """Postgres when ``SCHOLARGRAPH_CHECKPOINT_URL`` names one, else SQLite under the home."""
+    if settings.checkpoint_url:
+        with postgres_checkpointer(settings.checkpoint_url) as saver:
+            yield saver
+    else:
+        with sqlite_checkpointer(settings.home) as saver:
+            yield saver
+
+
+@contextmanager
+def postgres_checkpointer(url: str) -> Iterator[BaseCheckpointSaver]:
+    """A Postgres checkpointer (tables created on first use); needs the ``postgres`` extra."""
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg import Connection
+        from psycopg.rows import dict_row
+    except ImportError as exc:
+        raise ConfigurationError("SCHOLARGRAPH_CHECKPOINT_URL is a Postgres URL: install "
+                                 "scholargraph[postgres]") from exc
+    with Connection.connect(url, autocommit=True, prepare_threshold=0,
+                            row_factory=dict_row) as connection:
+        saver = PostgresSaver(connection, serde=serializer())
+        saver.setup()
+        yield saver
 
 
 @contextmanager

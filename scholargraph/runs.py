@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.types import Command
 
 from scholargraph.agents.approval import parse_decision
-from scholargraph.checkpoints import memory_checkpointer, sqlite_checkpointer
+from scholargraph.checkpoints import memory_checkpointer, run_checkpointer
 from scholargraph.errors import InputError
 from scholargraph.report import Report, report_from_state
 from scholargraph.settings import get_settings
@@ -106,8 +106,7 @@ class ReviewRun:
 
         with ExitStack() as stack:
             stack.enter_context(offline_services(self.options.offline))
-            saver = self._memory or stack.enter_context(
-                sqlite_checkpointer(get_settings().home))
+            saver = self._memory or stack.enter_context(run_checkpointer(get_settings()))
             yield compile_graph(saver)
 
 

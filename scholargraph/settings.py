@@ -72,6 +72,11 @@ class Settings(BaseSettings):
         description="Unset: the bundled all-MiniLM-L6-v2; 'openai:MODEL' for OpenAI embeddings; "
         "a sentence-transformers model name or path; 'none' to rank lexically only",
     )
+    checkpoint_url: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_CHECKPOINT_URL"),
+        description="postgresql://... to keep run checkpoints in Postgres instead of SQLite",
+    )
     chroma_host: str | None = Field(None, validation_alias=_env("CHROMA_HOST"))
     chroma_port: int = Field(8000, validation_alias=_env("CHROMA_PORT"))
     user_agent: str = Field(
@@ -80,6 +85,12 @@ class Settings(BaseSettings):
     )
     timeout_s: float = Field(
         30.0, validation_alias=_env("SCHOLARGRAPH_TIMEOUT"), description="Per-request timeout"
+    )
+    no_cache: bool = Field(
+        False,
+        validation_alias=_env("SCHOLARGRAPH_NO_CACHE"),
+        description="Bypass the on-disk cache of service answers ({home}/http-cache.sqlite): "
+        "nothing is read from it or written to it (the CLI's --no-cache)",
     )
 
     def secrets(self) -> list[str]:
