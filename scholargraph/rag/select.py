@@ -99,9 +99,10 @@ def _embed(texts: list[str], passages: Sequence[Passage], embedder: Embedder, se
 def _select(question: SubQuestion, index: HybridIndex, embedder: Embedder | None,
             passages: list[Passage], per_question: int, warnings: list[str]) -> list[Passage]:
     query_vector = _query_vector(question.text, embedder, warnings)
-    relevance = np.round(index.scores(question.text, query_vector), SCORE_DECIMALS)
+    relevance, plausible = index.search(question.text, query_vector)
+    relevance = np.round(relevance, SCORE_DECIMALS)
     candidates = top_k(relevance, min(CANDIDATES, len(passages)))
-    candidates = candidates[index.matches(question.text, query_vector)[candidates]]
+    candidates = candidates[plausible[candidates]]
     similarity = _similarity(index, candidates)
     chosen = mmr(relevance[candidates], similarity, [passages[i].work_id for i in candidates],
                  per_question, max_per_group=MAX_PER_WORK)
