@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -50,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--offline", action="store_true",
                      help="search the small recorded corpus shipped with scholargraph instead "
                           "of the live services (no network needed)")
+    run.add_argument("--no-cache", action="store_true",
+                     help="ask the services afresh: neither read nor write the on-disk cache of "
+                          "their answers (SCHOLARGRAPH_HOME/http-cache.sqlite)")
     run.add_argument("--approve-plan", action="store_true",
                      help="pause after planning to accept, edit or reject the sub-questions and "
                           "sources (answers are read from standard input)")
@@ -101,6 +105,8 @@ def run_review(args: argparse.Namespace) -> int:
     from scholargraph.report import prepare_out_dir
     from scholargraph.runs import PendingApproval
 
+    if args.no_cache:
+        os.environ["SCHOLARGRAPH_NO_CACHE"] = "1"  # read by Settings, for this process's run
     run = start_review(
         args.question, sources=args.sources, max_results=args.max_results, since=args.since,
         until=args.until, model=args.model, thread=args.thread,

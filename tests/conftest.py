@@ -13,6 +13,15 @@ from scholargraph.testing import ReplayServer
 RATE_SCALE = "1000"
 
 
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test keeps its files in its own ``SCHOLARGRAPH_HOME``, with the on-disk cache off:
+    most tests repeat identical requests on purpose (retries, pacing, faults). The cache's own
+    tests (test_cache.py) and the end-to-end runs switch it on."""
+    monkeypatch.setenv("SCHOLARGRAPH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SCHOLARGRAPH_NO_CACHE", "1")
+
+
 @pytest.fixture
 def replay(tmp_path: Path) -> Iterator[ReplayServer]:
     """A started ``ReplayServer.default()``; inside it the sources talk to it, rates sped up,

@@ -4,8 +4,9 @@ A source agent declares its ``name`` (the graph node), its ``order`` in the fixe
 (PubMed 10, arXiv 20, OpenAlex 30, Materials Project 40, web 50: a plug-in picks a number in
 between), the research ``domains`` that make it active, and how to write a query in its own syntax.
 The public :meth:`SourceAgent.search` is a template method: it does the shared work (timing,
-turning client failures into typed :class:`~scholargraph.errors.SourceError`, logging) and calls
-the agent's own :meth:`SourceAgent._search`.
+turning client failures into typed :class:`~scholargraph.errors.SourceError`, logging, and keeping
+nothing in the on-disk cache from a search that failed) and calls the agent's own
+:meth:`SourceAgent._search`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from scholargraph.errors import SourceError, SourceResponseError, SourceUnavaila
 from scholargraph.records import Material, Work
 from scholargraph.schemas import Domain, Intent
 from scholargraph.settings import Settings
+from scholargraph.tools.cache import all_or_nothing
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +82,8 @@ class SourceAgent(ABC):
         """Run one search; failures come out as :class:`SourceError`, never as a client's own."""
         started = time.monotonic()
         try:
-            result = self._search(request)
+            with all_or_nothing():
+                result = self._search(request)
         except SourceError:
             raise
         except (OSError, TimeoutError) as exc:

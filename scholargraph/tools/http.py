@@ -32,6 +32,7 @@ from requests.adapters import HTTPAdapter
 
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
 from scholargraph.settings import Settings
+from scholargraph.tools.cache import new_session
 
 log = logging.getLogger(__name__)
 
@@ -236,11 +237,14 @@ def http_session(service: str, settings: Settings | None = None, *,
                  rewrite: tuple[str, str] | None = None) -> requests.Session:
     """A session for ``service``: user agent, limiter, timeout and bounded retries on every request.
 
+    Answers are read from and kept in the on-disk cache (:mod:`scholargraph.tools.cache`) unless
+    ``settings.no_cache``; a cached answer is not sent, so it waits for no limiter.
+
     ``rewrite=(official_prefix, endpoint)`` sends requests a client addresses to the official URL
     to the configured endpoint instead (a mirror, a proxy, the replay server).
     """
     settings = settings or Settings()
-    session = requests.Session()
+    session = new_session(settings)
     adapter = PoliteAdapter(service, settings)
     session.mount("http://", adapter)
     session.mount("https://", adapter)

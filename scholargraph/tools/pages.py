@@ -11,6 +11,9 @@ are followed only within the same host, so robots.txt is never side-stepped by a
 
 Page text is untrusted input: it is stored as evidence to quote, never read as instructions.
 
+Outcomes are kept in the on-disk cache (see :mod:`scholargraph.tools.cache`) as extracted text,
+not as HTTP responses: requests-cache would read a whole body to store it, past the size cap.
+
 With ``settings.web_mirror`` set, ``https://host/path`` is fetched as ``{mirror}host/path``
 (robots.txt too): a local web archive, or the replay server in tests and ``--offline`` runs.
 """
@@ -22,7 +25,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from datetime import timedelta
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
@@ -31,6 +35,7 @@ import trafilatura
 from protego import Protego
 
 from scholargraph.settings import Settings
+from scholargraph.tools.cache import EXPIRE_AFTER, ROBOTS_EXPIRE_AFTER, ResultStore, result_store
 from scholargraph.tools.http import throttle
 
 log = logging.getLogger(__name__)
@@ -44,6 +49,14 @@ ROBOTS_MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 MAX_REDIRECTS = 3
 MAX_HOST_WORKERS = 4
+PAGES_TABLE = "web_pages"
+CACHED_OUTCOMES: dict[str, timedelta] = {
+    "fetched": EXPIRE_AFTER,
+    "empty": EXPIRE_AFTER,
+    "not_html": EXPIRE_AFTER,
+    "disallowed": ROBOTS_EXPIRE_AFTER,
+}
+"""Outcomes kept in the on-disk cache, and for how long; failures to read are asked again."""
 
 
 @dataclass(frozen=True)
@@ -136,20 +149,41 @@ class PageFetcher:
             throttle(f"web:{urlsplit(url).netloc.lower()}", self.settings)
 
     def fetch_all(self, urls: list[str]) -> dict[str, PageOutcome]:
-        """Outcome per URL; hosts in parallel, each host's pages in order."""
+        """Outcome per URL; hosts in parallel, each host's pages in order.
+
+        Outcomes read within the cache's expiry are reused without asking the site again.
+        """
+        store = result_store(self.settings, PAGES_TABLE)
+        outcomes = {url: PageOutcome(url, "failed", detail="not an http(s) URL") for url in urls}
         by_site: dict[str, list[str]] = {}
         for url in dict.fromkeys(urls):
             parts = urlsplit(url)
-            if parts.scheme in ("http", "https") and parts.netloc:
-                by_site.setdefault(f"{parts.scheme}://{parts.netloc.lower()}", []).append(url)
-        outcomes = {url: PageOutcome(url, "failed", detail="not an http(s) URL") for url in urls}
+            if not (parts.scheme in ("http", "https") and parts.netloc):
+                continue
+            cached = store.get(self._cache_key(url)) if store else None
+            if cached is not None:
+                outcomes[url] = PageOutcome(**cached)
+                continue
+            by_site.setdefault(f"{parts.scheme}://{parts.netloc.lower()}", []).append(url)
         if not by_site:
             return outcomes
         workers = min(MAX_HOST_WORKERS, len(by_site))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pages") as pool:
             for site_outcomes in pool.map(self._fetch_site, by_site.items()):
                 outcomes.update({outcome.url: outcome for outcome in site_outcomes})
+                if store:
+                    self._keep(store, site_outcomes)
         return outcomes
+
+    def _cache_key(self, url: str) -> str:
+        return ResultStore.key("page", url, self.limits.max_bytes, self.settings.user_agent)
+
+    def _keep(self, store: ResultStore, outcomes: list[PageOutcome]) -> None:
+        """Store the outcomes that describe the page, not a passing failure to read it."""
+        for outcome in outcomes:
+            expiry = CACHED_OUTCOMES.get(outcome.status)
+            if expiry is not None:
+                store.put(self._cache_key(outcome.url), asdict(outcome), expiry)
 
     def _fetch_site(self, item: tuple[str, list[str]]) -> list[PageOutcome]:
         site, urls = item

@@ -10,6 +10,9 @@ Result links in DuckDuckGo's redirect form (``//duckduckgo.com/l/?uddg=<target>`
 to their target. The first ``max_pages`` results are then read by
 :class:`~scholargraph.tools.pages.PageFetcher` (robots.txt honoured, size and time capped).
 Page text is untrusted: it is kept as evidence in ``Work.full_text``, never followed.
+
+A search's hits are kept in the on-disk cache (see :mod:`scholargraph.tools.cache`), so running
+the same search again within a week asks DuckDuckGo nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from scholargraph.errors import SourceUnavailable
 from scholargraph.records import Work
 from scholargraph.schemas import Domain
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.cache import ResultStore, result_store
 from scholargraph.tools.http import throttle
 from scholargraph.tools.pages import PageFetcher, PageLimits, RobotsCache
 from scholargraph.settings import Settings
@@ -36,6 +40,7 @@ log = logging.getLogger(__name__)
 
 MAX_RESULT_PAGES = 5
 """Results pages asked of DuckDuckGo's HTML backend for one search (about 10 results each)."""
+WEB_RESULTS_TABLE = "web_search"
 _RUT_SUFFIX = re.compile(r"&rut=[0-9a-fA-F]+$")
 
 
@@ -72,6 +77,23 @@ class WebAgent(SourceAgent):
         return SourceResult(works=works)
 
     def _web_search(self, query: str, limit: int, settings: Settings) -> list[dict[str, Any]]:
+        """The search's hits, from the on-disk cache when this search was made lately.
+
+        ddgs talks through primp, not requests, so its HTTP answers cannot be cached; the hits
+        are (only when the search succeeded, and not when it found nothing).
+        """
+        store = result_store(settings, WEB_RESULTS_TABLE)
+        key = ResultStore.key("ddgs", settings.ddg_url or self.backend, query, limit)
+        cached = store.get(key) if store else None
+        if cached is not None:
+            return cached
+        hits = self._ask_search_engine(query, limit, settings)
+        if store and hits:
+            store.put(key, hits)
+        return hits
+
+    def _ask_search_engine(self, query: str, limit: int,
+                           settings: Settings) -> list[dict[str, Any]]:
         timeout = max(1, round(settings.timeout_s))
         try:
             if settings.ddg_url:

@@ -1,0 +1,226 @@
+"""The on-disk cache under ``SCHOLARGRAPH_HOME``, so re-running or resuming a review asks no service
+twice for the same thing.
+
+Two stores share one SQLite file, ``{home}/http-cache.sqlite``:
+
+- **HTTP responses** (requests-cache): every session made by
+  :func:`scholargraph.tools.http.http_session` reads and writes it. That covers PubMed (Bio.Entrez's
+  requests are carried by such a session, always as POST, so POST is cacheable here), arXiv (the
+  client's session is replaced by one), OpenAlex (pyalex's paginator session is replaced by one,
+  and the enrichment look-ups use one) and the Materials Project (``MPRester(session=...)`` takes
+  one; only mp_api's own first ``heartbeat`` of a process, a bare ``requests.get``, escapes it).
+- **Web results** (:class:`ResultStore`): ddgs talks through primp, not requests, so its answers
+  cannot be cached at the HTTP level; the hits of a search are stored instead. Web pages are
+  stored as their extracted main text: caching the HTTP response would read the whole body and
+  defeat the page size and time caps.
+
+Keys and identity never reach the file: they are left out of the cache keys and redacted from the
+stored requests (``SECRET_PARAMETERS``). A failed search keeps nothing (:func:`all_or_nothing`),
+so a later run never pairs a cached PubMed history (WebEnv) with a fresh fetch, and only complete
+documents are kept (:func:`is_complete`), so a truncated or malformed answer is asked again.
+
+``SCHOLARGRAPH_NO_CACHE=1`` (the CLI's ``--no-cache``) bypasses both stores: nothing is read or
+written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import requests
+from lxml import etree
+from requests_cache import CachedSession, SQLiteCache
+from requests_cache.backends.sqlite import SQLiteDict
+from requests_cache.policy.settings import DEFAULT_IGNORED_PARAMS
+
+from scholargraph.settings import Settings
+
+CACHE_FILE = "http-cache.sqlite"
+
+EXPIRE_AFTER = timedelta(days=7)
+"""How long an answer is reused. A week covers re-running a review, resuming it after an
+interruption and iterating on its options, while the catalogues move on (PubMed and arXiv add
+records daily, OpenAlex refreshes citation counts and retractions): an answer older than a week
+is worth asking for again."""
+
+ROBOTS_EXPIRE_AFTER = timedelta(hours=24)
+"""How long a robots.txt decision ("disallowed") is reused: RFC 9309 asks crawlers not to rely on
+a cached robots.txt for more than 24 hours."""
+
+CACHED_METHODS = ("GET", "HEAD", "POST")
+"""POST is cached because PubMed's requests are all POSTs (the key travels in the body)."""
+
+SECRET_PARAMETERS = tuple(dict.fromkeys((
+    *DEFAULT_IGNORED_PARAMS,
+    "x-api-key",  # the Materials Project header, as mp_api spells it
+    "api_key",  # NCBI (in the POST body) and OpenAlex (in a URL, if ever)
+    "email", "mailto", "From",  # contact addresses: not secret, but not needed to match
+)))
+"""Query parameters, form fields and headers kept out of cache keys and redacted when stored."""
+
+_XML_TYPES = ("xml", "atom")
+_ATOM = "{http://www.w3.org/2005/Atom}"
+_OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
+
+
+def cache_path(settings: Settings) -> Path:
+    """Where the cache lives: ``{SCHOLARGRAPH_HOME}/http-cache.sqlite``."""
+    return settings.home / CACHE_FILE
+
+
+def is_complete(response: requests.Response) -> bool:
+    """Whether a response is a whole document worth keeping.
+
+    An empty body, JSON that does not parse, XML that is cut short, an HTML error page served
+    where XML was due, or an Atom page without entries although the feed counts some (arXiv
+    occasionally serves such a spurious empty page, which its client retries) are not kept, so
+    the next run asks again. A feed that found nothing (``totalResults`` 0) is a real answer.
+    """
+    body = response.content
+    if not body or not body.strip():
+        return False
+    content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if "json" in content_type:
+        try:
+            json.loads(body)
+        except ValueError:
+            return False
+        return True
+    if any(kind in content_type for kind in _XML_TYPES):
+        return _is_complete_xml(body)
+    return True
+
+
+def _is_complete_xml(body: bytes) -> bool:
+    try:
+        root = etree.fromstring(body, etree.XMLParser(resolve_entities=False, no_network=True,
+                                                      recover=False))
+    except etree.XMLSyntaxError:
+        return False
+    tag = etree.QName(root).localname.lower()
+    if tag == "html":
+        return False
+    if root.tag == f"{_ATOM}feed" and root.find(f"{_ATOM}entry") is None:
+        return root.findtext(f"{_OPENSEARCH}totalResults", "").strip() == "0"
+    return True
+
+
+_backends: dict[Path, SQLiteCache] = {}
+_backends_lock = threading.Lock()
+
+
+def _backend(path: Path) -> SQLiteCache:
+    """One SQLite backend per file and process, shared by every session (it serialises writes)."""
+    with _backends_lock:
+        if path not in _backends:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _backends[path] = SQLiteCache(path, busy_timeout=30_000, wal=True)
+        return _backends[path]
+
+
+_written: ContextVar[list[tuple[SQLiteCache, str]] | None] = ContextVar(
+    "scholargraph_cache_written", default=None)
+
+
+class ReviewCachedSession(CachedSession):
+    """A requests-cache session that tells :func:`all_or_nothing` what it wrote."""
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:  # type: ignore[override]
+        response = super().send(request, **kwargs)
+        written = _written.get()
+        key = getattr(response, "cache_key", None)
+        if written is not None and key and not getattr(response, "from_cache", False):
+            written.append((self.cache, key))
+        return response
+
+
+def new_session(settings: Settings) -> requests.Session:
+    """A session reading and writing the on-disk cache, or a plain one with ``no_cache``."""
+    if settings.no_cache:
+        return requests.Session()
+    return ReviewCachedSession(
+        backend=_backend(cache_path(settings)),
+        expire_after=EXPIRE_AFTER,
+        allowable_methods=CACHED_METHODS,
+        allowable_codes=(200,),
+        ignored_parameters=SECRET_PARAMETERS,
+        match_headers=False,
+        filter_fn=is_complete,
+        autoclose=False,
+    )
+
+
+@contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Responses cached inside the block are removed again if the block raises.
+
+    A search is one unit: a PubMed history (WebEnv) from ESearch is only good with the EFetch
+    pages that followed it, so a search that fails half-way leaves nothing behind. Scopes nest;
+    the outermost failure clears what its inner scopes kept.
+    """
+    outer = _written.get()
+    written: list[tuple[SQLiteCache, str]] = []
+    token = _written.set(written)
+    try:
+        yield
+    except BaseException:
+        for backend, key in written:
+            backend.delete(key)
+        raise
+    finally:
+        _written.reset(token)
+    if outer is not None:
+        outer.extend(written)
+
+
+class ResultStore:
+    """JSON values by key with an expiry, in a table of the cache file (web hits and pages)."""
+
+    def __init__(self, path: Path, table: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._table = SQLiteDict(path, table_name=table, serializer=None, busy_timeout=30_000,
+                                 wal=True)
+
+    @staticmethod
+    def key(*parts: Any) -> str:
+        """A stable key for ``parts`` (a hash: nothing of them is stored in the key)."""
+        return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+    def get(self, key: str) -> Any | None:
+        """The stored value, or ``None`` when missing or expired."""
+        try:
+            raw = self._table[key]
+        except KeyError:
+            return None
+        entry = json.loads(raw)
+        if entry["expires"] < time.time():
+            del self._table[key]
+            return None
+        return entry["value"]
+
+    def put(self, key: str, value: Any, expire_after: timedelta = EXPIRE_AFTER) -> None:
+        entry = {"expires": time.time() + expire_after.total_seconds(), "value": value}
+        self._table[key] = json.dumps(entry)
+
+
+_stores: dict[tuple[Path, str], ResultStore] = {}
+
+
+def result_store(settings: Settings, table: str) -> ResultStore | None:
+    """The store ``table`` of the cache file in force, or ``None`` with ``no_cache``."""
+    if settings.no_cache:
+        return None
+    path = cache_path(settings)
+    with _backends_lock:
+        if (path, table) not in _stores:
+            _stores[(path, table)] = ResultStore(path, table)
+        return _stores[(path, table)]

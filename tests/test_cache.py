@@ -1,0 +1,177 @@
+"""The on-disk cache under SCHOLARGRAPH_HOME: a repeated review asks the services nothing, keys
+never reach the SQLite file, failures and broken answers are not kept, --no-cache bypasses it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from scholargraph import review
+from scholargraph.errors import SourceError
+from scholargraph.settings import Settings
+from scholargraph.testing import Fault, ReplayServer
+from scholargraph.tools.base import SearchRequest
+from scholargraph.tools.cache import CACHE_FILE, EXPIRE_AFTER, is_complete
+from scholargraph.tools.http import http_session
+from scholargraph.tools.materials import MaterialsAgent
+from scholargraph.tools.openalex import OpenAlexAgent
+from scholargraph.tools.pages import RobotsCache
+from scholargraph.tools.pubmed import PubMedAgent
+from scholargraph.tools.web import WebAgent
+
+QUESTION = "What is known about genetic variants and screening?"
+NCBI_KEY = "ncbi0secret0key0abcdef0123456789"
+OPENALEX_KEY = "openalex0secret0key0ZYXW"
+MP_KEY = "mp0secret0key0000000000000000042"  # 32 characters, as mp_api requires
+EMAIL = "reviewer@example.org"
+
+
+@pytest.fixture
+def cached(replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
+    """The replay server with the on-disk cache switched on and keys for every service."""
+    monkeypatch.delenv("SCHOLARGRAPH_NO_CACHE")
+    for name, value in (("NCBI_API_KEY", NCBI_KEY), ("OPENALEX_API_KEY", OPENALEX_KEY),
+                        ("MP_API_KEY", MP_KEY), ("NCBI_EMAIL", EMAIL)):
+        monkeypatch.setenv(name, value)
+    yield replay
+
+
+def cache_file() -> Path:
+    return Settings().home / CACHE_FILE
+
+
+def stored_bytes() -> bytes:
+    """Everything SQLite holds for the cache: the database and its write-ahead log."""
+    return b"".join(path.read_bytes() for path in cache_file().parent.glob(CACHE_FILE + "*"))
+
+
+def cached_rows(table: str = "responses") -> int:
+    with sqlite3.connect(cache_file()) as connection:
+        return connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+
+def test_a_second_identical_review_sends_no_request(cached: ReplayServer) -> None:
+    options = {"sources": ["pubmed", "arxiv", "openalex", "web"], "max_results": 10,
+               "max_iterations": 2}
+    first = review(QUESTION, **options)
+    sent = cached.count()
+    assert {"pubmed", "arxiv", "openalex", "ddg", "web"} <= {r.service for r in cached.requests}
+    assert any(r.path == "/efetch.fcgi" for r in cached.requests)  # PubMed's POSTs too
+
+    second = review(QUESTION, **options)
+
+    assert cached.count() == sent, [(r.service, r.path) for r in cached.requests[sent:]]
+    assert [p.id for p in second.papers] == [p.id for p in first.papers]
+    assert [(e.source, e.query, e.n_results) for e in second.search_log] == \
+        [(e.source, e.query, e.n_results) for e in first.search_log]
+
+
+def test_materials_project_answers_are_cached(cached: ReplayServer) -> None:
+    agent = MaterialsAgent()
+    first = agent.search(SearchRequest(query="formula=TiO2", limit=5))
+    sent = cached.count("mp")
+    second = agent.search(SearchRequest(query="formula=TiO2", limit=5))
+    assert first.materials and second.materials == first.materials
+    assert cached.count("mp") == sent
+
+
+def test_keys_and_addresses_never_reach_the_cache_file(cached: ReplayServer) -> None:
+    PubMedAgent().search(SearchRequest(query="pulmonary", limit=5))
+    OpenAlexAgent().search(SearchRequest(query="open access", limit=5))
+    MaterialsAgent().search(SearchRequest(query="formula=TiO2", limit=5))
+    assert any(r.param("api_key") == NCBI_KEY for r in cached.requests)  # the keys were sent
+    assert any(r.headers.get("authorization") == f"Bearer {OPENALEX_KEY}"
+               for r in cached.requests)
+    assert any(r.headers.get("x-api-key") == MP_KEY for r in cached.requests)
+
+    assert cached_rows() >= 4
+    stored = stored_bytes()
+    for secret in (NCBI_KEY, OPENALEX_KEY, MP_KEY, EMAIL):
+        assert secret.encode() not in stored, secret
+    assert b"REDACTED" in stored
+
+
+def test_a_key_change_does_not_miss_the_cache(cached: ReplayServer, monkeypatch) -> None:
+    """Keys are not part of cache keys: a rotated key still finds last week's answers."""
+    PubMedAgent().search(SearchRequest(query="pulmonary", limit=5))
+    sent = cached.count()
+    monkeypatch.setenv("NCBI_API_KEY", "another0key0" + "9" * 20)
+    PubMedAgent().search(SearchRequest(query="pulmonary", limit=5))
+    assert cached.count() == sent
+
+
+def test_a_search_that_fails_half_way_keeps_nothing(cached: ReplayServer) -> None:
+    """ESearch answers, then EFetch fails: the history (WebEnv) must not outlive its fetch."""
+    cached.inject("pubmed", Fault("latency", times=1, seconds=0.0))  # ESearch goes through
+    cached.inject("pubmed", Fault("500", times=-1))  # every EFetch fails
+    with pytest.raises(SourceError):
+        PubMedAgent().search(SearchRequest(query="pulmonary", limit=5))
+    assert cached_rows() == 0
+
+    cached.clear_faults()
+    sent = cached.count()
+    assert PubMedAgent().search(SearchRequest(query="pulmonary", limit=5)).works
+    assert [r.path for r in cached.requests[sent:]] == ["/esearch.fcgi", "/efetch.fcgi"]
+
+
+@pytest.mark.parametrize("fault", ["truncated", "malformed", "empty"])
+def test_broken_answers_are_asked_again(cached: ReplayServer, fault: str) -> None:
+    cached.inject("openalex", Fault(fault))
+    with pytest.raises(SourceError):
+        OpenAlexAgent().search(SearchRequest(query="open access", limit=5))
+    sent = cached.count()
+    assert OpenAlexAgent().search(SearchRequest(query="open access", limit=5)).works
+    assert cached.count() == sent + 1
+
+
+def test_web_hits_and_pages_are_cached(cached: ReplayServer) -> None:
+    first = WebAgent(max_pages=3, robots=RobotsCache()).search(
+        SearchRequest(query="fake cache bypass", limit=5))
+    assert any(work.full_text for work in first.works)
+    sent = cached.count()
+    second = WebAgent(max_pages=3, robots=RobotsCache()).search(
+        SearchRequest(query="fake cache bypass", limit=5))
+    assert cached.count() == sent
+    assert [w.full_text for w in second.works] == [w.full_text for w in first.works]
+    assert cached_rows("web_search") == 1 and cached_rows("web_pages") >= 1
+
+
+def test_no_cache_bypasses_reading_and_writing(cached: ReplayServer, monkeypatch) -> None:
+    monkeypatch.setenv("SCHOLARGRAPH_NO_CACHE", "1")
+    for _ in range(2):
+        OpenAlexAgent().search(SearchRequest(query="open access", limit=5))
+    assert cached.count("openalex") == 2
+    assert not cache_file().exists()
+
+
+def test_answers_expire_after_a_week(cached: ReplayServer) -> None:
+    response = http_session("openalex").get(f"{cached.url}/openalex/works/W2741809807")
+    assert response.expires is not None and response.created_at is not None
+    lifetime = response.expires - response.created_at
+    assert abs(lifetime - EXPIRE_AFTER) < timedelta(minutes=1)
+    again = http_session("openalex").get(f"{cached.url}/openalex/works/W2741809807")
+    assert again.from_cache and cached.count("openalex") == 1
+
+
+def test_only_complete_documents_count_as_complete(cached: ReplayServer) -> None:
+    session = http_session("arxiv", Settings(no_cache=True))
+    base = f"{cached.url}/arxiv/api/query"
+    assert is_complete(session.get(base, params={"id_list": "1605.08386"}))
+    assert is_complete(session.get(base, params={"id_list": "0000.0000"}))  # found nothing
+    for fault in ("truncated", "malformed", "empty"):
+        cached.inject("arxiv", Fault(fault))
+        assert not is_complete(session.get(base, params={"id_list": "1605.08386"})), fault
+
+
+def test_the_cli_no_cache_flag(cached: ReplayServer, monkeypatch, tmp_path) -> None:
+    from scholargraph.cli import main
+
+    monkeypatch.setenv("SCHOLARGRAPH_NO_CACHE", "0")  # restored after the test, whatever main sets
+    code = main(["review", QUESTION, "--out", str(tmp_path / "out"), "--sources", "openalex",
+                 "--max-iterations", "1", "--quiet", "--no-cache"])
+    assert code == 0 and cached.count("openalex") >= 1
+    assert not cache_file().exists()
