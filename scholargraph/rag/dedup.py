@@ -34,6 +34,8 @@ TITLE_SIMILARITY = 0.93
 """rapidfuzz ratio (0-1) of normalised titles above which the fuzzy rule considers a pair."""
 MIN_TITLE_CHARS = 12
 """Shorter normalised titles ("editorial", "reply") say too little to merge on."""
+MIN_EXTENDED_WORDS = 6
+"""A title may be extended by a subtitle or note only if it has this many distinct words."""
 MAX_BLOCK = 300
 """A blocking key shared by more records than this is too common to compare pairwise."""
 PREPRINT_DOI_PREFIXES = ("10.48550/", "10.1101/", "10.21203/", "10.20944/", "10.2139/",
@@ -288,10 +290,24 @@ def _fuzzy_match(a: _Keys, b: _Keys) -> str | None:
         return None
     if not (a.meeting and b.meeting) and not venues_agree(a.venue, b.venue):
         return None
-    similarity = fuzz.ratio(a.title, b.title, score_cutoff=TITLE_SIMILARITY * 100) / 100
-    if not similarity or _substituted_words(a.title, b.title):
+    similarity = fuzz.ratio(a.title, b.title) / 100
+    if similarity < TITLE_SIMILARITY and not (
+            _extends(a.title, b.title) and _first_authors_agree(a, b)):
+        return None
+    if _substituted_words(a.title, b.title):
         return None
     return f"title similarity {similarity:.3f}, year {a.year}/{b.year}, first author {a.author}"
+
+
+def _extends(a: str, b: str) -> bool:
+    """Whether one title is the other with words before or after it (a subtitle, a note, a
+    truncation undone) or in another order: only for titles long enough that their words alone
+    identify the work."""
+    short, long_ = sorted((a.split(), b.split()), key=len)
+    if len(short) < MIN_EXTENDED_WORDS:
+        return False
+    return (long_[:len(short)] == short or long_[-len(short):] == short
+            or set(short) == set(long_))
 
 
 def _substituted_words(a: str, b: str) -> bool:
@@ -328,11 +344,17 @@ def _years_agree(a: _Keys, b: _Keys) -> bool:
 
 
 def _authors_agree(a: _Keys, b: _Keys) -> bool:
+    """The first authors agree, or one source listed the authors in another order."""
+    return _first_authors_agree(a, b) or bool(
+        a.author and b.author and (a.author in b.all_authors or b.author in a.all_authors))
+
+
+def _first_authors_agree(a: _Keys, b: _Keys) -> bool:
+    """Same family name, give or take a typo or a particle ('Le Quintrec', 'Quintrec')."""
     if a.author is None or b.author is None:
         return False
     return (a.author == b.author or fuzz.ratio(a.author, b.author) >= 85
-            or a.author in b.author_names or b.author in a.author_names
-            or a.author in b.all_authors or b.author in a.all_authors)
+            or a.author in b.author_names or b.author in a.author_names)
 
 
 class _UnionFind:
