@@ -130,3 +130,28 @@ def test_missing_model_degrades_to_lexical_ranking_with_a_warning(tmp_path: Path
 def test_no_works_gives_empty_selections(settings: Settings) -> None:
     selected, warnings = select_passages([QUESTION], [], per_question=3, settings=settings)
     assert selected == {"q1": []} and warnings == []
+
+
+def test_unreachable_chroma_server_still_ranks_densely(model: Embedder, tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, chroma_host="127.0.0.1", chroma_port=9)
+    selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings,
+                                         embedder=model)
+    assert len(warnings) == 1 and warnings[0].startswith("vector store unavailable")
+    assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
+
+
+def test_openai_embeddings_without_a_key_degrade_with_a_warning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = Settings(home=tmp_path, chroma_host=None,
+                        embedding_model="openai:text-embedding-3-small")
+    selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings)
+    assert len(warnings) == 1 and "OPENAI_API_KEY" in warnings[0]
+    assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
+
+
+def test_lexical_only_by_choice_needs_no_model_and_warns_nothing(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, chroma_host=None, embedding_model="none")
+    selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings)
+    assert warnings == []
+    assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
