@@ -53,6 +53,7 @@ class Report(Record):
     materials: list[Material] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
+    limitations: list[str] = Field(default_factory=list, description="Of the review itself")
     references: list[Reference] = Field(default_factory=list)
     passages: list[Passage] = Field(default_factory=list, description="Passages cited")
     prisma: dict[str, Any] = Field(default_factory=dict)
@@ -152,6 +153,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         materials=list({m.material_id: m for m in state.get("materials", [])}.values()),
         findings=findings,
         gaps=draft.gaps if draft else [],
+        limitations=draft.limitations if draft else [],
         references=references,
         passages=cited_passages,
         prisma=dict(state.get("prisma", {})),

@@ -18,7 +18,7 @@ QuestionKind = Literal[
 ]
 Domain = Literal["biomedical", "physics", "computer_science", "materials", "chemistry", "general"]
 Verdict = Literal["accept", "more_evidence", "refilter"]
-FindingKind = Literal["finding", "agreement", "contradiction"]
+FindingKind = Literal["finding", "agreement", "contradiction", "limitation"]
 
 
 class Intent(Record):
@@ -53,6 +53,15 @@ class SourceQuery(Record):
     round: int = 1
 
 
+class Quote(Record):
+    """A verbatim span of a passage: ``passage.text[start:end] == text``, so anyone can check it."""
+
+    passage_id: str
+    start: int = Field(description="Offset of the first character in the passage's text")
+    end: int = Field(description="Offset just past the last character in the passage's text")
+    text: str
+
+
 class Finding(Record):
     """A statement of the review and the passages it rests on."""
 
@@ -61,6 +70,9 @@ class Finding(Record):
     sub_question_id: str | None = None
     kind: FindingKind = "finding"
     citations: list[int] = Field(default_factory=list, description="Numbers into references")
+    quotes: list[Quote] = Field(default_factory=list,
+                                description="Filled by the system: the evidence, verbatim")
+    support: float | None = Field(None, description="Filled by the system: 0-1 support check")
 
 
 class Draft(Record):
@@ -69,6 +81,10 @@ class Draft(Record):
     summary: str
     findings: list[Finding]
     gaps: list[str] = Field(default_factory=list, description="What the evidence does not cover")
+    limitations: list[str] = Field(default_factory=list,
+                                   description="Limitations of this review and of its evidence")
+    unsupported_removed: int = Field(0, description="Filled by the system: sentences removed "
+                                                    "because their passages do not support them")
 
 
 class Evaluation(Record):
@@ -78,6 +94,7 @@ class Evaluation(Record):
     citation_support: float = 0.0
     source_diversity: float = 0.0
     recency: float = 0.0
+    retracted: list[str] = Field(default_factory=list, description="Cited works now retracted")
     overall: float = 0.0
     gaps: list[str] = Field(default_factory=list)
     verdict: Verdict = "accept"

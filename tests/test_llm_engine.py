@@ -228,8 +228,10 @@ def test_synthesis_drops_unknown_citations_and_unsupported_findings():
                 passage_ids=[P3], sub_question_id="q2"),
     ], gaps=["harms"])
     update, model = _run(synthesis, synthesis_state(), structured_reply(draft))
-    (kept,) = update["draft"].findings
+    (kept,) = [f for f in update["draft"].findings if f.kind == "finding"]
     assert kept.passage_ids == [P1] and kept.citations == []
+    (detected,) = [f for f in update["draft"].findings if f.kind == "contradiction"]
+    assert set(detected.passage_ids) == {P1, P2}
     assert update["draft"].summary == draft.summary and update["draft"].gaps == ["harms"]
     assert update["notes"] == ["synthesis: removed 2 model-written findings without support in "
                                "the passages they cite"]

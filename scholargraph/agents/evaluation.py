@@ -1,11 +1,12 @@
 """evaluation: score the draft, name its gaps, and give the supervisor a verdict.
 
-Scores (0-1): coverage of each sub-question (findings and the share of its terms they touch),
-citation support (findings whose words are found in the passages they cite), source diversity
-(sources behind the cited works), recency (cited works from the last five years). Retracted cited
-works lower the overall score. The verdict: ``accept`` when every sub-question is covered;
-``refilter`` when a poorly covered sub-question had more candidate passages than the filter kept;
-``more_evidence`` otherwise. The LLM engine may judge coverage and gaps; the numeric checks stay
+Scores (0-1): coverage of each sub-question (findings from two or more works, and the share of its
+terms they touch), citation support (findings whose quotes are exact and whose words are found in
+the passages they cite), source diversity (sources behind the cited works), recency (cited works
+from the last five years). Retracted cited works are listed and lower the overall score. The gaps
+name each poorly covered sub-question and why, and what is thin about the evidence as a whole.
+The verdict: ``accept`` when every sub-question is covered; ``refilter`` when a poorly covered
+sub-question had more candidate passages than the filter kept; ``more_evidence`` otherwise. The LLM engine may judge coverage and gaps; the numeric checks stay
 deterministic so the verdict can be audited.
 """
 
@@ -19,37 +20,61 @@ from pydantic import Field
 from scholargraph.context import ReviewContext
 from scholargraph.engines import ask_structured, chat_model_for, fence
 from scholargraph.records import Passage, Record, Work
-from scholargraph.schemas import Draft, Evaluation, SubQuestion, Verdict
+from scholargraph.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
 from scholargraph.state import ReviewState
+from scholargraph.support import LEXICAL_WITH_DENSE, lexical_support
 from scholargraph.text import content_words
 
 COVERED = 0.5
 RECENT_YEARS = 5
+RETRACTION_PENALTY = 0.8
 WEIGHTS = {"coverage": 0.4, "citation_support": 0.3, "source_diversity": 0.15, "recency": 0.15}
 
 
+def findings_of(sub: SubQuestion, draft: Draft) -> list[Finding]:
+    return [f for f in draft.findings if f.sub_question_id == sub.id and f.kind == "finding"]
+
+
 def coverage(sub: SubQuestion, draft: Draft, passages: dict[str, Passage]) -> float:
-    """Half for having two findings, half for the share of the sub-question's terms they touch."""
-    findings = [f for f in draft.findings if f.sub_question_id == sub.id]
+    """Half for findings from two or more works, half for the share of the sub-question's terms
+    that the findings and their passages touch."""
+    findings = findings_of(sub, draft)
     if not findings:
         return 0.0
+    works = {passages[i].work_id for f in findings for i in f.passage_ids if i in passages}
     terms = set(content_words(sub.text))
     evidence = " ".join(f.text + " " + " ".join(passages[i].text for i in f.passage_ids
                                                 if i in passages) for f in findings)
     touched = len(terms & set(content_words(evidence))) / len(terms) if terms else 1.0
-    return round(0.5 * min(1.0, len(findings) / 2) + 0.5 * touched, 3)
+    return round(0.5 * min(1.0, len(works) / 2) + 0.5 * touched, 3)
+
+
+def quote_holds(quote: Quote, passages: dict[str, Passage]) -> bool:
+    """A quote is what its passage says at its offsets."""
+    passage = passages.get(quote.passage_id)
+    return passage is not None and passage.text[quote.start:quote.end] == quote.text
+
+
+def is_supported(finding: Finding, passages: dict[str, Passage]) -> bool:
+    """Whether a finding rests on what it cites: every cited passage known, every quote exact,
+    both sides quoted for a contradiction or agreement, and a written statement's terms found
+    in its passages."""
+    cited = [passages.get(i) for i in finding.passage_ids]
+    if not cited or any(p is None for p in cited):
+        return False
+    if not all(quote_holds(quote, passages) for quote in finding.quotes):
+        return False
+    if finding.kind in ("contradiction", "agreement"):
+        return len({q.passage_id for q in finding.quotes}) >= 2
+    evidence = " ".join(p.text for p in cited if p is not None)
+    return lexical_support(finding.text, evidence) >= LEXICAL_WITH_DENSE
 
 
 def citation_support(draft: Draft, passages: dict[str, Passage]) -> float:
-    """Share of findings whose content words mostly occur in the passages they cite."""
+    """Share of findings that rest on what they cite (see :func:`is_supported`)."""
     if not draft.findings:
         return 0.0
-    good = 0
-    for finding in draft.findings:
-        claim = set(content_words(finding.text))
-        cited = " ".join(passages[i].text for i in finding.passage_ids if i in passages)
-        if claim and len(claim & set(content_words(cited))) / len(claim) >= 0.5:
-            good += 1
+    good = sum(is_supported(finding, passages) for finding in draft.findings)
     return round(good / len(draft.findings), 3)
 
 
@@ -64,7 +89,7 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
     by_id = {p.id: p for p in passages}
     cov = {sub.id: coverage(sub, draft, by_id) for sub in subs}
     works = cited_works(draft, by_id, papers)
-    sources = {source for work in works for source in work.sources}
+    sources = sorted({source for work in works for source in work.sources})
     diversity = min(1.0, len(sources) / max(1, min(3, len(active_sources))))
     recent = [w for w in works if w.year and w.year >= this_year - RECENT_YEARS]
     recency = len(recent) / len(works) if works else 0.0
@@ -72,12 +97,42 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
     mean_cov = sum(cov.values()) / len(cov) if cov else 0.0
     overall = (WEIGHTS["coverage"] * mean_cov + WEIGHTS["citation_support"] * support
                + WEIGHTS["source_diversity"] * diversity + WEIGHTS["recency"] * recency)
-    retracted = sum(w.is_retracted for w in works)
+    retracted = [w.id for w in works if w.is_retracted]
     if retracted:
-        overall *= 0.8
-    gaps = [sub.text for sub in subs if cov[sub.id] < COVERED]
+        overall *= RETRACTION_PENALTY
+    gaps = [f"{sub.text} ({why})" for sub in subs
+            if (why := weakness(sub, draft, by_id, cov[sub.id]))]
+    gaps += evidence_gaps(works, sources, active_sources, this_year)
     return Evaluation(coverage=cov, citation_support=support, source_diversity=round(diversity, 3),
-                      recency=round(recency, 3), overall=round(overall, 3), gaps=gaps)
+                      recency=round(recency, 3), retracted=retracted, overall=round(overall, 3),
+                      gaps=gaps)
+
+
+def weakness(sub: SubQuestion, draft: Draft, passages: dict[str, Passage],
+             value: float) -> str | None:
+    """Why a sub-question counts as poorly covered, or None when it is covered."""
+    if value >= COVERED:
+        return None
+    findings = findings_of(sub, draft)
+    if not findings:
+        return "no cited finding"
+    works = {passages[i].work_id for f in findings for i in f.passage_ids if i in passages}
+    if len(works) < 2:
+        return "one work only"
+    return "the findings touch few of its terms"
+
+
+def evidence_gaps(works: list[Work], sources: list[str], active: list[str],
+                  this_year: int) -> list[str]:
+    """What is thin about the cited evidence as a whole: one source, nothing recent, retractions."""
+    gaps = []
+    if works and len(sources) == 1 and len(active) > 1:
+        gaps.append(f"All cited works come from one source ({sources[0]}) of the "
+                    f"{len(active)} searched")
+    if works and not any(w.year and w.year >= this_year - RECENT_YEARS for w in works):
+        gaps.append(f"No cited work is from the last {RECENT_YEARS} years")
+    gaps += [f"Cited work {w.id} has been retracted" for w in works if w.is_retracted]
+    return gaps
 
 
 def verdict(evaluation: Evaluation, passages: list[Passage], per_question: int) -> tuple[Verdict,

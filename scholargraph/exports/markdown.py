@@ -112,15 +112,31 @@ def _agreement_section(report: Report) -> list[str]:
     for kind, heading in (("contradiction", "Contradictions"), ("agreement", "Agreement")):
         chosen = [finding for finding in report.findings if finding.kind == kind]
         if chosen:
-            lines += [f"### {heading}", "", *(_finding_line(f) for f in chosen), ""]
+            lines += [f"### {heading}", ""]
+            for finding in chosen:
+                lines += [_finding_line(finding), "", *_side_by_side(report, finding)]
     if not lines:
         lines = ["No contradictions or explicit agreements between sources were found.", ""]
     return _section("Agreement and contradictions", lines[:-1])
 
 
+def _side_by_side(report: Report, finding: Finding) -> list[str]:
+    """The two sides of a contradiction or agreement as table columns, each quote under its
+    reference number, so a reader compares them line by line."""
+    if len(finding.quotes) < 2:
+        return []
+    numbers = {passage_id: ref.number for ref in report.references
+               for passage_id in ref.passage_ids}
+    headers = [cite([numbers[q.passage_id]]) if q.passage_id in numbers else "source"
+               for q in finding.quotes]
+    return [*_table(headers, [[f"“{quote.text}”" for quote in finding.quotes]]), ""]
+
+
 def _gaps_section(report: Report) -> list[str]:
     gaps = list(dict.fromkeys([*report.gaps, *report.evaluation.gaps]))
     lines = [f"- {escape_block(gap)}" for gap in gaps]
+    lines += [_finding_line(f) for f in report.findings if f.kind == "limitation"]
+    lines += [f"- {escape_block(limitation)}" for limitation in report.limitations]
     retracted = [ref.number for ref in report.references if report.work(ref.work_id).is_retracted]
     if retracted:
         plural = len(retracted) > 1

@@ -1,0 +1,225 @@
+"""Which way a finding points, and whether two findings point opposite ways on the same outcome.
+
+A sentence's *stance* is read from its direction cues: an increase ("raised", "higher", "improved"),
+a decrease ("reduced", "lower", "inhibited"), an effect of unstated sign ("was associated with",
+"predicts", "significantly"), or none at all ("no significant difference", "did not reduce",
+"was not associated with", "failed to", "similar"). Negated cues are read first, so "did not
+increase" is a null finding, not an increase.
+
+Two sentences *oppose* when one cue of each points another way (increase against decrease, or any
+effect against none) **and** the words around the two cues share an outcome term, and the
+sentences share at least two terms overall: "aspirin lowered stroke risk" and "aspirin had no
+effect on stroke risk" oppose; "aspirin lowered stroke risk" and "statins raised HDL" do not.
+This is a reading aid, not an inference engine: it flags pairs for a reader to compare.
+``bench/synthesis.py`` measures it on SciFact's SUPPORT and CONTRADICT claim-evidence pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from scholargraph.rag.ranking import tokenize
+
+Direction = Literal["up", "down", "effect", "null"]
+
+_NEGATOR = r"(?:not|n't|no|never|neither|nor|without)"
+_VERB = (r"(?:significant\w*|associat\w*|correlat\w*|relat\w*|link\w*|affect\w*|alter\w*|"
+         r"chang\w*|differ\w*|increas\w*|decreas\w*|reduc\w*|improv\w*|influenc\w*|predict\w*|"
+         r"effective|impact\w*|enhanc\w*|lower\w*|rais\w*|elevat\w*|modif\w*|benefit\w*|"
+         r"protect\w*|prevent\w*|inhibit\w*|promot\w*|induc\w*|requir\w*|necessary|sufficient|"
+         r"superior|inferior|better|worse|higher|lower|more|less|"
+         r"detect\w*|observ\w*|found|show\w*|support\w*)")
+_NULL_NOUN = (r"(?:significan\w*|evidence|effect|difference|differences|change|changes|"
+              r"association|associations|relationship|correlation|benefit|increase|decrease|"
+              r"reduction|improvement|impact|influence|role|link|trend)")
+NULL_CUES = re.compile("|".join([
+    rf"\bno\s+(?:\w+\s+){{0,2}}?{_NULL_NOUN}\b",
+    rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?{_VERB}",
+    r"\bfail(?:ed|s|ure)?\s+to\s+\w+",
+    (r"\b(?:non-?significant\w*|insignificant\w*|unchanged|unaffected|unrelated|"
+     r"independent of|comparable|similar|indistinguishable|did not differ)\b"),
+    r"\black of (?:\w+\s+)?(?:association|effect|benefit|difference|correlation)\b",
+    r"\bp\s*(?:>|≥|=\s*0\.[1-9])",
+]), re.IGNORECASE)
+UP_CUES = re.compile(
+    r"\b(?:increas\w*|higher|highest|elevat\w*|rais(?:e|ed|es|ing)|enhanc\w*|promot\w*|"
+    r"induc\w*|improv\w*|augment\w*|stimulat\w*|up-?regulat\w*|accelerat\w*|greater|"
+    r"more likely|exacerbat\w*|activat\w*|boost\w*|gain\w*|rise|rises|rose|doubl\w*|"
+    r"strengthen\w*|amplif\w*|potentiat\w*|outperform\w*|superior|better|more effective)\b", re.IGNORECASE)
+DOWN_CUES = re.compile(
+    r"\b(?:decreas\w*|reduc\w*|lower\w*|diminish\w*|attenuat\w*|inhibit\w*|suppress\w*|"
+    r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"
+    r"block\w*|weaken\w*|shorten\w*|halv\w*|fell|falls?|drop\w*|worse|inferior|"
+    r"deplet\w*|slow\w*)\b", re.IGNORECASE)
+EFFECT_CUES = re.compile(
+    r"\b(?:significantly|statistically significant|associated with|correlated with|"
+    r"linked to|predict(?:s|ed|ive of)|p\s*<|is required for|are required for|essential for|"
+    r"necessary for|causes?|caused|contribut\w* to|mediat\w*|regulat\w*)\b", re.IGNORECASE)
+
+WINDOW_AFTER = 8
+WINDOW_BEFORE = 4
+MIN_SHARED_TERMS = 2
+_TOKEN = re.compile(r"\w[\w'-]*")
+_BOUNDARY_MARK = re.compile(r"[,;:()\[\]]")
+BOUNDARY_WORDS = frozenset(["but", "whereas", "while", "although", "though", "however", "yet"])
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One direction cue of a sentence and the terms around it (what changed, and what changed it)."""
+
+    direction: Direction
+    text: str
+    outcome: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Stance:
+    """The direction cues of a sentence and all its (stemmed) content terms."""
+
+    cues: tuple[Cue, ...]
+    terms: frozenset[str]
+
+    @property
+    def directions(self) -> set[Direction]:
+        return {cue.direction for cue in self.cues}
+
+    @property
+    def main(self) -> Direction | None:
+        """The sentence's overall reading: none wins over any effect; otherwise a single sign."""
+        found = self.directions
+        if "null" in found:
+            return "null"
+        signs = found & {"up", "down"}
+        if len(signs) == 1:
+            return next(iter(signs))
+        return "effect" if found else None
+
+
+def stance(sentence: str) -> Stance:
+    """The cues of ``sentence``: negated ones first, then signs, then effects of unstated sign."""
+    tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
+    taken: list[tuple[int, int]] = []
+    cues: list[Cue] = []
+    for direction, pattern in (("null", NULL_CUES), ("up", UP_CUES), ("down", DOWN_CUES),
+                               ("effect", EFFECT_CUES)):
+        for match in pattern.finditer(sentence):
+            span = (match.start(), match.end())
+            if any(span[0] < end and start < span[1] for start, end in taken):
+                continue
+            taken.append(span)
+            cues.append(Cue(direction, match.group(0).lower(), _window(sentence, tokens, span)))
+    return Stance(tuple(cues), frozenset(tokenize(sentence)))
+
+
+def _window(sentence: str, tokens: list[tuple[int, int]], span: tuple[int, int]) -> frozenset[str]:
+    """Stemmed content terms just before and after a cue, within its clause (a comma, semicolon
+    or "but", "whereas", "while" ends it), the cue's own words left out."""
+    before = [t for t in tokens if t[1] <= span[0]]
+    after = [t for t in tokens if t[0] >= span[1]]
+    kept_before = _clause(sentence, list(reversed(before)), span[0], backwards=True)
+    kept_after = _clause(sentence, after, span[1], backwards=False)
+    text = " ".join(sentence[start:end] for start, end in
+                    [*kept_before[:WINDOW_BEFORE], *kept_after[:WINDOW_AFTER]])
+    return frozenset(tokenize(text)) - frozenset(tokenize(sentence[span[0]:span[1]]))
+
+
+def _clause(sentence: str, tokens: list[tuple[int, int]], edge: int,
+            backwards: bool) -> list[tuple[int, int]]:
+    """The tokens from the cue outwards up to the first clause boundary."""
+    kept = []
+    for start, end in tokens:
+        gap = sentence[end:edge] if backwards else sentence[edge:start]
+        if _BOUNDARY_MARK.search(gap) or sentence[start:end].lower() in BOUNDARY_WORDS:
+            break
+        kept.append((start, end))
+        edge = start if backwards else end
+    return kept
+
+
+def opposite(first: Direction, second: Direction) -> bool:
+    """Increase against decrease, or an effect of any kind against none."""
+    pair = {first, second}
+    return pair == {"up", "down"} or ("null" in pair and len(pair) == 2)
+
+
+def same_way(first: Direction, second: Direction) -> bool:
+    """Both report a change of the same sign, or both report none."""
+    return first == second and first in ("up", "down", "null")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How two sentences relate: their shared outcome terms and the directions compared."""
+
+    relation: Literal["oppose", "agree"]
+    shared: frozenset[str]
+    first: Direction
+    second: Direction
+
+
+def compare(first: Stance, second: Stance) -> Comparison | None:
+    """Whether two sentences oppose or agree on a shared outcome; None when unrelated or unclear.
+
+    Opposition is looked for cue by cue (a sentence may report a rise in one thing and a fall in
+    another); agreement only between the sentences' overall readings, so mixed sentences are not
+    counted as agreeing.
+    """
+    shared_terms = first.terms & second.terms
+    if len(shared_terms) < MIN_SHARED_TERMS:
+        return None
+    best: Comparison | None = None
+    for a in first.cues:
+        aligned = _aligned(a, second.cues, first.cues, shared_terms)
+        if aligned is None:
+            continue
+        b, outcome = aligned
+        if opposite(a.direction, b.direction) and (best is None or len(outcome) > len(best.shared)):
+            best = Comparison("oppose", outcome, a.direction, b.direction)
+    if best is not None:
+        return best
+    main_a, main_b = first.main, second.main
+    if main_a and main_b and same_way(main_a, main_b):
+        outcome = frozenset().union(*(c.outcome for c in first.cues)) & frozenset().union(
+            *(c.outcome for c in second.cues)) & shared_terms
+        if len(outcome) >= MIN_SHARED_TERMS:
+            return Comparison("agree", outcome, main_a, main_b)
+    return None
+
+
+def _aligned(cue: Cue, others: tuple[Cue, ...], own: tuple[Cue, ...], shared: frozenset[str]
+             ) -> tuple[Cue, frozenset[str]] | None:
+    """The cue of the other sentence about the same outcome as ``cue``: the one whose window
+    shares most terms with it, provided ``cue`` is also its best match among the sentence's own
+    cues (mutual best); on a tie, one pointing the same way wins (no false alarm)."""
+    best = _best_match(cue, others, shared)
+    if best is None or _best_match(best, own, shared) is not cue:
+        return None
+    return best, cue.outcome & best.outcome & shared
+
+
+def _best_match(cue: Cue, candidates: tuple[Cue, ...], shared: frozenset[str]) -> Cue | None:
+    scored = [(len(cue.outcome & other.outcome & shared), other.direction == cue.direction,
+               -index, other) for index, other in enumerate(candidates)]
+    scored = [item for item in scored if item[0] > 0]
+    if not scored:
+        return None
+    return max(scored, key=lambda item: item[:3])[3]
+
+
+def surface_terms(sentence: str, stems: frozenset[str], limit: int = 3) -> list[str]:
+    """The words of ``sentence`` behind the stemmed ``stems``, in reading order, for a reader."""
+    found: list[str] = []
+    for match in _TOKEN.finditer(sentence):
+        word = match.group(0)
+        stem = tokenize(word)
+        if stem and stem[0] in stems and word.lower() not in (f.lower() for f in found):
+            found.append(word if word.isupper() else word.lower())
+    return found[:limit]
+
+
+DIRECTION_WORDS: dict[Direction, str] = {
+    "up": "an increase", "down": "a decrease", "effect": "an effect", "null": "no effect",
+}

@@ -1,0 +1,341 @@
+"""Grounded synthesis in both engines: verbatim quotes with exact offsets, chosen for relevance and
+diversity and ordered as a review reads; contradictions and agreement set side by side; the LLM
+engine's sentences checked against the passages they cite; and, on the recorded corpus, every
+citation resolving to an included work and every export holding the works of review.json."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from citeproc.source.json import CiteProcJSON
+from langgraph.runtime import Runtime
+from pybtex.database import parse_string
+
+from scholargraph import review
+from scholargraph.agents.evaluation import is_supported
+from scholargraph.agents.synthesis import (
+    check_draft,
+    contradictions,
+    extractive_draft,
+    quotable,
+    synthesis,
+)
+from scholargraph.context import ReviewContext
+from scholargraph.records import Passage, Work
+from scholargraph.report import Report
+from scholargraph.schemas import Draft, Finding, Intent, SubQuestion
+from scholargraph.stance import compare, stance
+from scholargraph.support import SupportChecker
+from scholargraph.testing import (
+    ReplayServer,
+    ScriptedChatModel,
+    malformed_reply,
+    structured_reply,
+)
+
+QUESTION = "What is known about genetic variants and screening?"
+SOURCES = ["pubmed", "arxiv", "openalex"]
+
+
+def work(name: str, year: int, source: str = "pubmed") -> Work:
+    return Work(title=f"Study {name}", doi=f"10.1000/{name}", year=year, sources=[source],
+                abstract="text")
+
+
+def passage(owner: Work, text: str, sub: str = "q1") -> Passage:
+    return Passage(id=f"{owner.id}#abstract:0-{len(text)}", work_id=owner.id, text=text,
+                   start=0, end=len(text), sub_question_id=sub, score=1.0)
+
+
+def assert_verbatim(finding: Finding, passages: dict[str, Passage]) -> None:
+    assert finding.quotes, finding
+    for quote in finding.quotes:
+        assert quote.passage_id in finding.passage_ids
+        assert passages[quote.passage_id].text[quote.start:quote.end] == quote.text
+
+
+ASPIRIN = SubQuestion(id="q1", text="Does aspirin reduce the risk of stroke?",
+                      answer_shape="trials and cohort studies")
+OLD, MID, NEW, DUP = (work("old", 2001), work("mid", 2012, "openalex"), work("new", 2021),
+                      work("dup", 2022, "arxiv"))
+STROKE_PASSAGES = [
+    passage(NEW, "BACKGROUND: Stroke is a leading cause of death. RESULTS: Daily aspirin "
+                 "reduced the risk of ischaemic stroke by 22% in adults over 50 years. Bleeding "
+                 "was rare."),
+    passage(DUP, "Daily aspirin reduced the risk of ischaemic stroke by 21% in adults over 50 "
+                 "years of age."),
+    passage(OLD, "In this cohort, aspirin use was not associated with the risk of ischaemic "
+                 "stroke in adults over 50 years."),
+    passage(MID, "Low-dose aspirin lowered the recurrence of stroke after a transient ischaemic "
+                 "attack in a randomised trial of 3,000 patients."),
+]
+
+
+def stroke_draft() -> Draft:
+    return extractive_draft([ASPIRIN], STROKE_PASSAGES, [OLD, MID, NEW, DUP],
+                            ["aspirin", "stroke"])
+
+
+def test_quotes_are_verbatim_with_exact_offsets_and_labels_cut_off():
+    draft = stroke_draft()
+    by_id = {p.id: p for p in STROKE_PASSAGES}
+    for finding in draft.findings:
+        assert_verbatim(finding, by_id)
+        assert is_supported(finding, by_id)
+    texts = [f.text for f in draft.findings if f.kind == "finding"]
+    assert "Daily aspirin reduced the risk of ischaemic stroke by 22% in adults over 50 years." \
+        in texts
+    assert not any(text.startswith(("RESULTS", "BACKGROUND")) for text in texts)
+    (labelled,) = [c for c in quotable(STROKE_PASSAGES[0], 2021) if "22%" in c.quote.text]
+    assert STROKE_PASSAGES[0].text[:labelled.quote.start].endswith("RESULTS: ")
+
+
+def test_findings_are_relevant_diverse_one_per_work_and_oldest_first():
+    findings = [f for f in stroke_draft().findings if f.kind == "finding"]
+    works = [f.passage_ids[0].split("#")[0] for f in findings]
+    assert len(works) == len(set(works)) == 3
+    assert not {NEW.id, DUP.id} <= set(works), "two near-identical sentences were both quoted"
+    years = [next(w.year for w in (OLD, MID, NEW, DUP) if w.id == wid) for wid in works]
+    assert years == sorted(years)
+
+
+def test_a_sentence_is_quoted_once_across_sub_questions():
+    again = SubQuestion(id="q2", text="What is the effect of aspirin on stroke risk?",
+                        answer_shape="effect sizes")
+    passages = STROKE_PASSAGES + [p.model_copy(update={"sub_question_id": "q2"})
+                                  for p in STROKE_PASSAGES]
+    draft = extractive_draft([ASPIRIN, again], passages, [OLD, MID, NEW, DUP], ["aspirin"])
+    quoted = [f.text for f in draft.findings if f.kind == "finding"]
+    assert len(quoted) == len(set(quoted))
+
+
+def test_contradiction_is_set_side_by_side_with_both_quotes_and_citations():
+    draft = stroke_draft()
+    (contradiction,) = [f for f in draft.findings if f.kind == "contradiction"]
+    assert contradiction.sub_question_id == "q1"
+    sides = {q.passage_id.split("#")[0] for q in contradiction.quotes}
+    assert OLD.id in sides and len(sides) == 2
+    assert set(contradiction.passage_ids) == {q.passage_id for q in contradiction.quotes}
+    assert "no effect" in contradiction.text and "a decrease" in contradiction.text
+    assert "1 contradiction" in draft.summary
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Aspirin significantly reduced the incidence of colorectal adenomas.",
+     "Aspirin did not reduce the incidence of colorectal adenomas in this trial."),
+    ("Vitamin D supplementation was associated with lower fracture risk in older women.",
+     "Vitamin D supplementation was not associated with fracture risk in older women."),
+    ("Statin therapy increased HDL cholesterol levels in patients with diabetes.",
+     "Statin therapy decreased HDL cholesterol levels in patients with diabetes."),
+    ("Exercise training improved insulin sensitivity in obese adolescents.",
+     "Exercise training failed to improve insulin sensitivity in obese adolescents."),
+    ("Mortality at 90 days was higher in the restrictive transfusion group.",
+     "There was no significant difference in mortality at 90 days between transfusion groups."),
+])
+def test_opposite_findings_on_one_outcome_are_contradictions(first, second):
+    result = compare(stance(first), stance(second))
+    assert result is not None and result.relation == "oppose", (first, second)
+
+
+@pytest.mark.parametrize("first, second", [
+    # same direction, said differently
+    ("Aspirin reduced the risk of stroke in adults.",
+     "In adults, aspirin lowered stroke risk by a fifth."),
+    # opposite words about different outcomes
+    ("Metformin reduced HbA1c in patients with type 2 diabetes.",
+     "Metformin increased lactate clearance time in healthy volunteers."),
+    # "not only ... but also" is no negation
+    ("The vaccine not only increased antibody titres but also reduced hospital admissions.",
+     "The vaccine increased antibody titres in older adults."),
+    # unrelated sentences
+    ("Telomere length was associated with pancreatic cancer risk.",
+     "Machine learning improved hepatitis C screening yield."),
+])
+def test_findings_that_do_not_oppose_are_not_contradictions(first, second):
+    result = compare(stance(first), stance(second))
+    assert result is None or result.relation != "oppose", (first, second)
+
+
+def test_the_contradictions_function_pairs_statements_of_one_sub_question_only():
+    one = Finding(text="Aspirin reduced stroke risk in adults over 50.", passage_ids=["a#0-1"],
+                  sub_question_id="q1")
+    other = Finding(text="Aspirin had no effect on stroke risk in adults over 50.",
+                    passage_ids=["b#0-1"], sub_question_id="q1")
+    elsewhere = other.model_copy(update={"sub_question_id": "q2"})
+    assert [f.kind for f in contradictions([one, other])] == ["contradiction"]
+    assert contradictions([one, elsewhere]) == []
+
+
+# ---------------------------------------------------------------- the LLM engine's check
+
+def test_unsupported_sentences_are_removed_and_counted():
+    by_id = {p.id: p for p in STROKE_PASSAGES}
+    new, old = STROKE_PASSAGES[0].id, STROKE_PASSAGES[2].id
+    draft = Draft(summary="s", findings=[
+        Finding(text="Daily aspirin cut the risk of ischaemic stroke by about a fifth in adults "
+                     "over 50. Aspirin also prevents Alzheimer disease in every patient.",
+                passage_ids=[new], sub_question_id="q1"),
+        Finding(text="Quantum gravity explains galaxy rotation curves.", passage_ids=[old],
+                sub_question_id="q1"),
+    ])
+    checked, notes = check_draft(draft, STROKE_PASSAGES, SupportChecker(None))
+    (kept,) = checked.findings
+    assert kept.text.startswith("Daily aspirin cut the risk") and "Alzheimer" not in kept.text
+    assert checked.unsupported_removed == 2
+    assert notes == [("synthesis: removed 1 model-written findings without support in the "
+                      "passages they cite"),
+                     "synthesis: removed 1 unsupported sentences from model-written findings"]
+    assert_verbatim(kept, by_id)
+    assert 0 < kept.support <= 1
+
+
+def test_the_llm_engine_gets_the_detected_contradiction_too():
+    new, mid = STROKE_PASSAGES[0].id, STROKE_PASSAGES[3].id
+    draft = Draft(summary="Aspirin and stroke.", findings=[
+        Finding(text="Daily aspirin reduced the risk of ischaemic stroke by 22% in adults over "
+                     "50 years.", passage_ids=[new], sub_question_id="q1"),
+        Finding(text="Low-dose aspirin lowered stroke recurrence after a transient ischaemic "
+                     "attack.", passage_ids=[mid], sub_question_id="q1"),
+    ])
+    state = {"intent": Intent(kind="factual", domains=["biomedical"], keywords=["aspirin"]),
+             "sub_questions": [ASPIRIN], "passages": STROKE_PASSAGES,
+             "papers": [OLD, MID, NEW, DUP]}
+    model = ScriptedChatModel(responses=[structured_reply(draft)])
+    update = synthesis(state, Runtime(context=ReviewContext(chat_model=model)))
+    findings = update["draft"].findings
+    assert [f.kind for f in findings][:2] == ["finding", "finding"]
+    (contradiction,) = [f for f in findings if f.kind == "contradiction"]
+    assert OLD.id in {q.passage_id.split("#")[0] for q in contradiction.quotes}
+    by_id = {p.id: p for p in STROKE_PASSAGES}
+    for finding in findings:
+        assert_verbatim(finding, by_id)
+    assert update["draft"].limitations
+
+
+# ---------------------------------------------------------------- the recorded corpus
+
+@pytest.fixture(scope="module")
+def replay_env(tmp_path_factory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("home")
+    with ReplayServer.default() as server, server.environment(
+            SCHOLARGRAPH_HOME=str(home), SCHOLARGRAPH_RATE_SCALE="1000"):
+        yield home
+
+
+@pytest.fixture(scope="module")
+def deterministic(replay_env, tmp_path_factory) -> tuple[Report, Path]:
+    out = tmp_path_factory.mktemp("deterministic")
+    return review(QUESTION, sources=SOURCES, out=out), out
+
+
+def llm_draft(report: Report) -> Draft:
+    """A model's draft written from the deterministic run's passages: each finding paraphrases
+    a quote and adds one sentence no passage supports; one finding cites an invented passage."""
+    findings = [Finding(text=f"The authors report that {f.quotes[0].text.rstrip('.')}. "
+                             "This settles the question for every population worldwide.",
+                        passage_ids=f.passage_ids, sub_question_id=f.sub_question_id)
+                for f in report.findings if f.kind == "finding"]
+    findings.append(Finding(text="Screening cures pancreatic cancer.",
+                            passage_ids=["doi:10.9999/invented#abstract:0-10"]))
+    return Draft(summary="What the recorded works say about variants and screening.",
+                 findings=findings, gaps=["No trial of genetic screening."])
+
+
+@pytest.fixture(scope="module")
+def with_model(replay_env, deterministic, tmp_path_factory) -> tuple[Report, Path]:
+    """The LLM engine over the same corpus: the scripted model's replies to the planning agents
+    are malformed (so they fall back, and search exactly as the deterministic run did); its
+    draft is ``llm_draft``; its evaluation judgement is malformed too."""
+    out = tmp_path_factory.mktemp("llm")
+    replies = [malformed_reply("Anything")] * 8 + [structured_reply(llm_draft(deterministic[0]))]
+    model = ScriptedChatModel(responses=replies + [malformed_reply("Anything")] * 2)
+    report = review(QUESTION, sources=SOURCES, out=out, chat_model=model)
+    assert model.remaining == 0
+    return report, out
+
+
+@pytest.fixture(params=["deterministic", "with_model"])
+def finished(request) -> tuple[Report, Path]:
+    return request.getfixturevalue(request.param)
+
+
+def test_every_citation_resolves_to_an_included_work(finished):
+    _, out = finished
+    data = json.loads((out / "review.json").read_text(encoding="utf-8"))
+    included = {paper["id"] for paper in data["papers"]}
+    references = {ref["number"]: ref for ref in data["references"]}
+    passages = {p["id"]: p for p in data["passages"]}
+    assert data["findings"]
+    for finding in data["findings"]:
+        assert finding["citations"] and finding["passage_ids"]
+        assert {references[n]["work_id"] for n in finding["citations"]} <= included
+        for passage_id in finding["passage_ids"]:
+            assert passages[passage_id]["work_id"] in included
+            assert any(passage_id in references[n]["passage_ids"] for n in finding["citations"])
+
+
+def test_every_quote_is_verbatim_in_its_source(finished):
+    report, _ = finished
+    by_id = {p.id: p for p in report.passages}
+    for finding in report.findings:
+        assert_verbatim(finding, by_id)
+        work = report.work(by_id[finding.quotes[0].passage_id].work_id)
+        source = work.abstract if by_id[finding.quotes[0].passage_id].section == "abstract" \
+            else work.full_text or work.title
+        for quote in finding.quotes:
+            passage = by_id[quote.passage_id]
+            assert source[passage.start + quote.start:passage.start + quote.end] == quote.text
+
+
+def test_deterministic_findings_are_the_quotes_themselves(deterministic):
+    report, _ = deterministic
+    for finding in report.findings:
+        if finding.kind == "finding":
+            assert [q.text for q in finding.quotes] == [finding.text]
+
+
+def test_the_llm_engine_reports_what_its_check_removed(with_model, deterministic):
+    report, _ = with_model
+    quoted = [f for f in deterministic[0].findings if f.kind == "finding"]
+    written = [f for f in report.findings if f.kind == "finding"]
+    assert report.engine == "ScriptedChatModel" and len(written) == len(quoted)
+    assert not any("settles the question" in f.text for f in written)
+    assert f"synthesis: removed {len(quoted)} unsupported sentences from model-written " \
+           "findings" in report.notes
+    assert "synthesis: removed 1 model-written findings without support in the passages " \
+           "they cite" in report.notes
+
+
+def read_ris(text: str) -> list[dict[str, list[str]]]:
+    """RIS by its specification: 'TAG  - value' lines, a record from TY to ER."""
+    records: list[dict[str, list[str]]] = []
+    for line in text.splitlines():
+        match = re.match(r"^([A-Z][A-Z0-9])  - ?(.*)$", line)
+        if not match:
+            continue
+        tag, value = match.groups()
+        if tag == "TY":
+            records.append({})
+        if tag != "ER":
+            records[-1].setdefault(tag, []).append(value.strip())
+    return records
+
+
+def test_exports_parse_and_hold_the_works_of_review_json(finished):
+    _, out = finished
+    data = json.loads((out / "review.json").read_text(encoding="utf-8"))
+    papers = {paper["id"]: paper for paper in data["papers"]}
+    cited = [papers[ref["work_id"]] for ref in sorted(data["references"],
+                                                      key=lambda ref: ref["number"])]
+    dois = [paper["doi"] for paper in cited]
+    bib = parse_string((out / "references.bib").read_text(encoding="utf-8"), "bibtex")
+    assert [entry.fields.get("doi") for entry in bib.entries.values()] == dois
+    ris = read_ris((out / "references.ris").read_text(encoding="utf-8"))
+    assert [record.get("DO", [None])[0] for record in ris] == dois
+    csl = CiteProcJSON(json.loads((out / "references.csl.json").read_text(encoding="utf-8")))
+    assert [str(item.get("DOI")) if "DOI" in item else None for item in csl.values()] == dois
+    assert len(csl) == len(bib.entries) == len(ris) == len(cited) > 0
