@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from pydantic import Field
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 
 from scholargraph.records import Record, Work
 
@@ -320,8 +321,7 @@ def _substituted_words(a: str, b: str) -> bool:
     only_a = set(a.split()) - set(b.split()) - _TITLE_STOPWORDS
     only_b = set(b.split()) - set(a.split()) - _TITLE_STOPWORDS
     for word in sorted(only_a):
-        twin = next((w for w in sorted(only_b) if len(word) >= 4 and len(w) >= 4
-                     and fuzz.ratio(word, w) >= 80), None)
+        twin = next((w for w in sorted(only_b) if _typo(word, w)), None)
         if twin:
             only_a.discard(word)
             only_b.discard(twin)
@@ -332,6 +332,15 @@ def _substituted_words(a: str, b: str) -> bool:
     return fuzz.ratio(joined_a, joined_b) < 80
 
 
+def _typo(a: str, b: str) -> bool:
+    """'haemolytic'/'hemolytic', 'kbms'/'kdms', 'tpc'/'tcp'; not 'ii'/'iii' nor '1'/'2'."""
+    if min(len(a), len(b)) >= 4 and fuzz.ratio(a, b) >= 80:
+        return True
+    return (min(len(a), len(b)) >= 3 and a.isalpha() and b.isalpha()
+            and not _ROMAN.fullmatch(a) and not _ROMAN.fullmatch(b) and OSA.distance(a, b) <= 1)
+
+
+_ROMAN = re.compile(r"[ivxlc]+")
 _TITLE_STOPWORDS = frozenset("a an the of in on at for and or to with by from as is are".split())
 
 
@@ -346,7 +355,13 @@ def _years_agree(a: _Keys, b: _Keys) -> bool:
 def _authors_agree(a: _Keys, b: _Keys) -> bool:
     """The first authors agree, or one source listed the authors in another order."""
     return _first_authors_agree(a, b) or bool(
-        a.author and b.author and (a.author in b.all_authors or b.author in a.all_authors))
+        a.author and b.author and (_among(a.author, b.all_authors)
+                                   or _among(b.author, a.all_authors)))
+
+
+def _among(name: str, names: frozenset[str]) -> bool:
+    return name in names or process.extractOne(name, names, scorer=fuzz.ratio,
+                                               score_cutoff=85) is not None
 
 
 def _first_authors_agree(a: _Keys, b: _Keys) -> bool:
