@@ -106,7 +106,7 @@ def normalize_title(title: str) -> str:
     text = re.sub(r"<[^>]+>", " ", text)
     while (note := _TRAILING_NOTE.search(text)) and note.start() > 0:
         text = text[:note.start()].rstrip()
-    text = text.rstrip(".")
+    text = _CORRECTION.sub("", text).rstrip(".")
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
@@ -157,8 +157,11 @@ _MEETING = re.compile(r"conference|proceedings|\bproc\b|symposium|workshop|meeti
 _VENUE_STOPWORDS = frozenset(
     "of the and for a an in on de la le des du und fur y et der die das proceedings proc acm "
     "ieee electronic resource".split())
+_CORRECTION = re.compile(r"^(erratum|correction|corrigendum)( to)?\s*[:.]?\s*", re.IGNORECASE)
+"""An erratum is folded into the work it corrects: it adds no evidence of its own."""
 _TRAILING_NOTE = re.compile(
-    r"\s*(\[[^\[\]]*\]|\((?:multiple letters|review|letter|abstract)\)|\bLA:.*|<original>.*)\.?$",
+    r"\s*(\[[^\[\]]*\]|\((?:multiple letters|review|letter|abstract|vol \d+[^()]*)\)"
+    r"|\bLA:.*|<original>.*)\.?$",
     re.IGNORECASE)
 
 
