@@ -18,6 +18,7 @@ QuestionKind = Literal[
 ]
 Domain = Literal["biomedical", "physics", "computer_science", "materials", "chemistry", "general"]
 Verdict = Literal["accept", "more_evidence", "refilter"]
+NewsWindow = Literal["day", "week", "month", "year"]
 FindingKind = Literal["finding", "agreement", "contradiction", "limitation"]
 
 
@@ -30,6 +31,11 @@ class Intent(Record):
     since: int | None = Field(None, description="Earliest publication year asked for, if any")
     until: int | None = Field(None, description="Latest publication year asked for, if any")
     formula: str | None = Field(None, description="A chemical formula the question is about")
+    news_window: NewsWindow | None = Field(
+        None, description="Only when the question asks for news, the latest or recent "
+        "developments, or this year's: how far back news results may reach")
+    wants_data: bool = Field(False, description="Whether the question asks for specific values, "
+                             "numbers, a table or a dataset")
 
 
 class SubQuestion(Record):

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.engines import ask_structured, chat_model_for
-from scholargraph.schemas import Domain, Intent, QuestionKind
+from scholargraph.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.state import ReviewState
 from scholargraph.text import chemical_formulas, content_words, key_phrases, year_window
 from scholargraph.tools.registry import agent_classes
@@ -49,6 +49,30 @@ DOMAIN_CUES: dict[Domain, str] = {
                  r"polymer\w*|solvent\w*|ligand\w*)\b",
 }
 
+NEWS_CUES: tuple[tuple[NewsWindow, str], ...] = (
+    ("day", r"\b(today|breaking|past day|last 24 hours)\b"),
+    ("week", r"\b(this|past|last) week\b"),
+    ("year", r"\b(this|past|last) year\b"),
+    ("month", r"\b(news|latest|recent|recently|this month|past month|last month|"
+              r"current events|up to date|nowadays)\b"),
+)
+"""Cue words of a question about current events, each with how far back its news may reach."""
+
+DATA_CUE = (r"\b(values?|data|datasets?|data sets?|tables?|numbers?|statistics|measurements?|"
+            r"percentages?|how many|how much)\b")
+"""Cue words of a question asking for specific values; material properties and datasets too."""
+
+
+def news_window(lowered: str, since: int | None, this_year: int) -> NewsWindow | None:
+    """How far back news may reach, when the question is about current events.
+
+    A stated window that starts within the last year counts as current, as a year of news.
+    """
+    window = next((w for w, cue in NEWS_CUES if re.search(cue, lowered)), None)
+    if window is None and since is not None and since >= this_year - 1:
+        return "year"
+    return window
+
 
 def detect_intent(question: str, *, this_year: int | None = None) -> Intent:
     """The deterministic reading of a question."""
@@ -60,10 +84,13 @@ def detect_intent(question: str, *, this_year: int | None = None) -> Intent:
         domains.append("materials")
     if kind == "material_property" and "materials" not in domains:
         domains.append("materials")
-    since, until = year_window(question, this_year or date.today().year)
+    this_year = this_year or date.today().year
+    since, until = year_window(question, this_year)
     keywords = key_phrases(question) or content_words(question)[:6]
+    wants_data = kind in ("dataset", "material_property") or bool(re.search(DATA_CUE, lowered))
     return Intent(kind=kind, domains=domains or ["general"], keywords=keywords, since=since,
-                  until=until, formula=formulas[0] if formulas else None)
+                  until=until, formula=formulas[0] if formulas else None,
+                  news_window=news_window(lowered, since, this_year), wants_data=wants_data)
 
 
 def active_sources(intent: Intent, context: ReviewContext) -> list[str]:
@@ -78,7 +105,9 @@ def active_sources(intent: Intent, context: ReviewContext) -> list[str]:
 SYSTEM = """You classify research questions for a literature-review system.
 Return the question's kind, its research domains, 3-8 key search terms (most specific first,
 multi-word terms kept together), a publication-year window only if the question states one, and
-a chemical formula only if the question names a material."""
+a chemical formula only if the question names a material. Set a news window only when the
+question asks for news, the latest or recent developments; say whether it asks for specific
+values, numbers, a table or a dataset."""
 
 
 def intent(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
