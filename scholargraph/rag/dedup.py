@@ -179,6 +179,8 @@ def _names_agree(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     short, long_ = sorted((a, b), key=lambda words: (len(" ".join(words)), words))
     if len(short) == 1 and len(long_) >= 2 and _acronym(short[0], long_):
         return True
+    if len(short) >= 4 and long_[-len(short):] == short:
+        return True
     matched = _abbreviation_prefix(short, long_)
     if matched is not None and (matched == len(long_) or len(short) >= 2):
         return True
