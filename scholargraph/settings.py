@@ -48,6 +48,18 @@ class Settings(BaseSettings):
         validation_alias=_env("SCHOLARGRAPH_DDG_URL"),
         description="Unset: ddgs chooses its backends. Set: DuckDuckGo HTML backend at this URL",
     )
+    ddg_news_url: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_DDG_NEWS_URL"),
+        description="Unset: ddgs chooses its news backends (none while SCHOLARGRAPH_DDG_URL is "
+        "set). Set: DuckDuckGo's news.js at this URL, its token page beside it",
+    )
+    chromium: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_CHROMIUM"),
+        description="Chromium binary that renders pages needing a browser; unset: "
+        "/usr/bin/chromium or chromium on PATH; 'none': never render",
+    )
     web_mirror: str | None = Field(
         None,
         validation_alias=_env("SCHOLARGRAPH_WEB_MIRROR"),

@@ -34,10 +34,12 @@ def make_source_node(name: str) -> SourceNode:
             entries = [SearchLogEntry(source=name, query=q.query, status="skipped", error=reason,
                                       round=round_number) for q in queries]
             return {"search_log": entries, "notes": [f"{agent.label} skipped: {reason}"]}
-        records, materials, log = [], [], []
+        records, materials, log, notes = [], [], [], []
+        intent = state["intent"]
         for query in queries:
             request = SearchRequest(query=query.query, limit=context.max_results,
-                                    since=state["intent"].since, until=state["intent"].until)
+                                    since=intent.since, until=intent.until,
+                                    news_window=intent.news_window, wants_data=intent.wants_data)
             try:
                 result = agent.search(request)
             except SourceError as exc:
@@ -46,9 +48,11 @@ def make_source_node(name: str) -> SourceNode:
                 continue
             records.extend(result.works)
             materials.extend(result.materials)
+            notes.extend(result.notes)
             log.append(SearchLogEntry(source=name, query=query.query, n_results=len(result.works),
                                       status="ok" if len(result) else "empty", round=round_number))
-        return {"records": records, "materials": materials, "search_log": log}
+        return {"records": records, "materials": materials, "search_log": log,
+                "notes": list(dict.fromkeys(notes))}
 
     run_source.__name__ = f"search_{name}"
     run_source.__doc__ = f"Run this round's {name} queries and record each in the search log."

@@ -109,6 +109,7 @@ class ReplayServer:
             "SCHOLARGRAPH_OPENALEX_URL": f"{self.url}/openalex",
             "SCHOLARGRAPH_MP_URL": self.service_url("mp"),
             "SCHOLARGRAPH_DDG_URL": f"{self.url}/ddg/html/",
+            "SCHOLARGRAPH_DDG_NEWS_URL": f"{self.url}/ddg/news.js",
             "SCHOLARGRAPH_WEB_MIRROR": self.service_url("web"),
         }
         return {key: value for key, value in env.items()

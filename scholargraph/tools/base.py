@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
 from scholargraph.records import Material, Work
-from scholargraph.schemas import Domain, Intent
+from scholargraph.schemas import Domain, Intent, NewsWindow
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import all_or_nothing
 
@@ -34,6 +34,10 @@ class SearchRequest:
     limit: int = 20
     since: int | None = None
     until: int | None = None
+    news_window: NewsWindow | None = None
+    """Set when the question is about current events: sources with news search it this far back."""
+    wants_data: bool = False
+    """Set when the question asks for specific values: sources may look one step further."""
 
 
 @dataclass(kw_only=True)
@@ -43,6 +47,8 @@ class SourceResult:
     works: list[Work] = field(default_factory=list)
     materials: list[Material] = field(default_factory=list)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    """What the reader of the review should know (a step skipped, and how to enable it)."""
 
     def __len__(self) -> int:
         return len(self.works) + len(self.materials)
