@@ -1,4 +1,5 @@
-"""The command line: ``scholargraph review "QUESTION" --out DIR [options]``.
+"""The command line: ``scholargraph review "QUESTION" --out DIR [options]``, and
+``scholargraph serve`` for the live review page.
 
 Exit codes: 0 on success (also when some sources failed: ``review.json`` says which), 2 on bad
 input with a one-line reason on stderr, 1 on any other failure.
@@ -61,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--events", choices=["jsonl"], default=None,
                      help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    page = commands.add_parser("serve", help="start the live review page in a local web server")
+    page.add_argument("--host", default="127.0.0.1",
+                      help="address to listen on (default 127.0.0.1: this machine only)")
+    page.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    page.add_argument("--offline", action="store_true",
+                      help="every review searches the recorded corpus (no network needed)")
+    page.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     return parser
 
 
@@ -126,6 +134,16 @@ def run_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    from scholargraph.web import serve
+
+    print(f"scholargraph: the review page is at http://{args.host}:{args.port}/ "
+          "(Ctrl+C stops it)", file=sys.stderr)
+    serve(args.host, args.port, offline=args.offline,
+          log_level="debug" if args.debug else "info")
+    return EXIT_OK
+
+
 def one_line(exc: BaseException) -> str:
     """An exception's message folded onto one line, as the exit-code contract promises."""
     return " ".join(str(exc).split())
@@ -139,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         handlers=[handler])
     try:
-        return run_review(args)
+        return run_serve(args) if args.command == "serve" else run_review(args)
     except (InputError, ConfigurationError) as exc:
         print(f"scholargraph: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

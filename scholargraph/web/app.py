@@ -1,0 +1,230 @@
+"""The live review page: a Starlette app that starts a review, streams its steps and shows it.
+
+Routes::
+
+    GET  /                          the page: question, sources, years, offline switch
+    POST /reviews                   JSON {question, sources, since, until, offline} -> {id, ...}
+    GET  /reviews/{id}/events       Server-Sent Events: one "step" per graph step (the JSON of
+                                    ``--events jsonl``), then "finished" or "failed"
+    GET  /reviews/{id}/review       the finished review as an HTML fragment for the page
+    GET  /reviews/{id}              the same review as a page of its own
+    GET  /reviews/{id}/files/{name} the exports (review.md, review.json, references.*)
+
+Bad input is answered 400 with a sentence the page shows; everything from papers is escaped by
+the templates; the page runs no inline script and loads nothing from another origin.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from scholargraph.errors import InputError
+from scholargraph.settings import get_settings
+from scholargraph.tools.registry import source_names
+from scholargraph.web import render
+from scholargraph.web.reviews import ReviewBoard, ReviewBusy, WebReview
+
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+SECURITY_HEADERS = {
+    "Content-Security-Policy": ("default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                                "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+FORM_FIELDS = {"question", "sources", "since", "until", "offline"}
+EVENT_WAIT_SECONDS = 1.0
+
+
+def _templates() -> Jinja2Templates:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("scholargraph.web", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True,
+    )
+    environment.globals.update(
+        finding_groups=render.finding_groups, findings_of_kind=render.findings_of_kind,
+        evidence=render.evidence, reference_html=render.reference_html,
+        work_link=render.work_link,
+    )
+    return Jinja2Templates(env=environment)
+
+
+def create_app(*, offline: bool = False, out_root: Path | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
+    """The page's app. ``offline`` makes every review use the recorded corpus; reviews are
+    written under ``out_root`` (default ``SCHOLARGRAPH_HOME/web-reviews``); requests naming
+    another host than ``allowed_hosts`` (default: loopback names) are refused, so a web site
+    cannot reach the app through DNS rebinding."""
+    board = ReviewBoard(out_root or get_settings().home / "web-reviews", offline=offline)
+    templates = _templates()
+    pages = _Pages(board, templates)
+    routes = [
+        Route("/", pages.index),
+        Route("/reviews", pages.start, methods=["POST"]),
+        Route("/reviews/{review_id}", pages.review_page),
+        Route("/reviews/{review_id}/events", pages.events),
+        Route("/reviews/{review_id}/review", pages.review_fragment),
+        Route("/reviews/{review_id}/files/{name}", pages.download),
+        Mount("/static", StaticFiles(packages=[("scholargraph.web", "static")]), name="static"),
+    ]
+    middleware = [Middleware(TrustedHostMiddleware,
+                             allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)]
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={HTTPException: pages.http_error})
+    app.state.board = board
+    return app
+
+
+class _Pages:
+    """The route handlers, sharing the board of reviews and the templates."""
+
+    def __init__(self, board: ReviewBoard, templates: Jinja2Templates) -> None:
+        self.board = board
+        self.templates = templates
+
+    def _page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
+        response = self.templates.TemplateResponse(request, name, context, status_code=status)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    async def index(self, request: Request) -> Response:
+        return self._page(request, "index.html", sources=source_names(),
+                          offline=self.board.offline)
+
+    async def start(self, request: Request) -> Response:
+        """Start a review from the page's JSON; 400 with a sentence for anything unusable."""
+        try:
+            question, options = _review_request(await _json_body(request))
+            review = self.board.start(question, **options)
+        except InputError as exc:
+            return JSONResponse({"error": " ".join(str(exc).split())}, status_code=400)
+        except ReviewBusy as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        base = f"/reviews/{review.id}"
+        return JSONResponse({"id": review.id, "question": review.question,
+                             "events": f"{base}/events", "review": f"{base}/review",
+                             "page": base}, status_code=202)
+
+    async def events(self, request: Request) -> Response:
+        """The run's steps as Server-Sent Events, resuming after ``Last-Event-ID``."""
+        review = self._review(request)
+        first = _after_event_id(request.headers.get("last-event-id"))
+        return StreamingResponse(_event_stream(review, first), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    async def review_fragment(self, request: Request) -> Response:
+        return self._page(request, "review.html", review=self._review(request))
+
+    async def review_page(self, request: Request) -> Response:
+        return self._page(request, "review_page.html", review=self._review(request))
+
+    async def download(self, request: Request) -> Response:
+        """One of the files the review wrote; only those names, so no path reaches the disk."""
+        review = self._review(request)
+        path = review.files.get(request.path_params["name"])
+        if path is None:
+            raise HTTPException(404, f"review {review.id} has no file of that name")
+        return FileResponse(path, filename=path.name, headers=SECURITY_HEADERS)
+
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return self._page(request, "error.html", status=exc.status_code, message=exc.detail)
+
+    def _review(self, request: Request) -> WebReview:
+        review = self.board.get(request.path_params["review_id"])
+        if review is None:
+            raise HTTPException(404, "no review of that id on this server; start one on the "
+                                     "first page")
+        return review
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object. JSON only: a cross-site form cannot send it without the
+    browser asking this server first, which it never allows."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise InputError("send the review request as JSON (Content-Type: application/json)")
+    try:
+        body = json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"the request is not valid JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise InputError("the request must be a JSON object with a question")
+    return body
+
+
+def _review_request(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The question and the options of :func:`scholargraph.start_review` the page may set."""
+    unknown = sorted(set(body) - FORM_FIELDS)
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r}; send {', '.join(sorted(FORM_FIELDS))}")
+    sources = body.get("sources")
+    if sources is not None and not (isinstance(sources, list)
+                                    and all(isinstance(s, str) for s in sources)):
+        raise InputError("sources must be a list of source names, or null to let the question "
+                         "choose")
+    options = {"sources": [s.strip().lower() for s in sources] if sources is not None else None,
+               "since": _year(body.get("since"), "since"),
+               "until": _year(body.get("until"), "until"),
+               "offline": body.get("offline") is True}
+    return body.get("question", ""), options
+
+
+def _year(value: object, label: str) -> int | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise InputError(f"{label} must be a year such as 2015, not {str(value)[:20]!r}")
+
+
+def _after_event_id(header: str | None) -> int:
+    """How many events the browser already has: one past the id it last received."""
+    return int(header) + 1 if header and header.isdigit() else 0
+
+
+async def _event_stream(review: WebReview, first: int) -> AsyncIterator[str]:
+    """Each step as it is recorded, then the outcome; waiting happens in a worker thread so the
+    event loop stays free."""
+    seen = first
+    while True:
+        lines, closed = await anyio.to_thread.run_sync(review.events.wait_after, seen,
+                                                       EVENT_WAIT_SECONDS)
+        for line in lines:
+            yield _sse("step", line, event_id=seen)
+            seen += 1
+        if closed and not lines:
+            yield _sse(review.status, json.dumps(review.outcome()))
+            return
+
+
+def _sse(event: str, data: str, event_id: int | None = None) -> str:
+    """One Server-Sent Event; ``data`` is one line of JSON (json.dumps never writes a newline)."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {data}\n\n"
+
+
+def serve(host: str = "127.0.0.1", port: int = 8765, *, offline: bool = False,
+          log_level: str = "info") -> None:
+    """Run the page with uvicorn until interrupted."""
+    import uvicorn
+
+    allowed = LOOPBACK_HOSTS + [host] if host not in {"0.0.0.0", "::"} else ["*"]
+    uvicorn.run(create_app(offline=offline, allowed_hosts=allowed), host=host, port=port,
+                log_level=log_level)
