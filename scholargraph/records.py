@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -49,8 +49,11 @@ class Work(Record):
     openalex_id: str | None = None
     url: str | None = None
     sources: list[str] = Field(default_factory=list, description="Source agents that found it")
-    kind: Literal["article", "preprint", "web", "material", "other"] = "article"
+    kind: Literal["article", "preprint", "web", "news", "material", "other"] = "article"
     full_text: str | None = Field(None, description="Main text, where it was fetched")
+    published: date | None = Field(None, description="Publication date, where known (news)")
+    found_via: str | None = Field(
+        None, description="The page whose link led to this one (the web agent's shallow crawl)")
 
     @field_validator("abstract", "full_text", mode="after")
     @classmethod
@@ -144,6 +147,9 @@ class Work(Record):
         merged.sources = _union(self.sources, other.sources)
         merged.merged_by = _union(self.merged_by, other.merged_by, [rule])
         merged.is_retracted = self.is_retracted or other.is_retracted
+        merged.published = merged.published or preprint.published
+        if merged.kind == "web" and preprint.kind == "news":
+            merged.kind = "news"  # the same page found as a news item keeps its label
         return merged
 
     def _is_preprint_of(self, other: Work) -> bool:

@@ -27,8 +27,8 @@ from scholargraph.exports.citation import (
 )
 from scholargraph.records import Work
 
-FIELD_ORDER = ["author", "title", "journal", "howpublished", "year", "doi", "pmid", "pmcid",
-               "eprint", "archiveprefix", "url", "note", "abstract"]
+FIELD_ORDER = ["author", "title", "journal", "howpublished", "year", "date", "doi", "pmid",
+               "pmcid", "eprint", "archiveprefix", "url", "note", "abstract"]
 
 _SPECIALS = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -124,9 +124,12 @@ def entry(work: Work, key: str) -> dict[str, str]:
         fields["howpublished"] = latex(work.venue)
     if work.year:
         fields["year"] = str(work.year)
+    if kind == "news" and work.published:
+        fields["date"] = work.published.isoformat()
     fields.update(_identifier_fields(work))
-    if work.is_retracted:
-        fields["note"] = "Retracted"
+    notes = (["News"] if kind == "news" else []) + (["Retracted"] if work.is_retracted else [])
+    if notes:
+        fields["note"] = "; ".join(notes)
     if work.abstract:
         fields["abstract"] = latex(work.abstract)
     return fields

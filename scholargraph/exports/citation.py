@@ -17,7 +17,7 @@ from typing import Literal
 
 from scholargraph.records import Work
 
-EntryKind = Literal["journal", "preprint", "web", "dataset", "generic"]
+EntryKind = Literal["journal", "preprint", "web", "news", "dataset", "generic"]
 
 _ORGANISATION_WORDS = frozenset(
     "project consortium collaboration group committee organization organisation society "
@@ -30,6 +30,8 @@ _TITLE_STOPWORDS = frozenset(
     "toward towards via into".split()
 )
 _INITIALS = re.compile(r"^[A-Z]{1,3}$")
+NEWS_LABEL = "[News]"
+"""How a news item is marked in a formatted reference, so a reader never takes it for a paper."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,8 @@ def entry_kind(work: Work) -> EntryKind:
         return "journal" if work.venue else "generic"
     if work.kind == "preprint":
         return "preprint"
-    if work.kind == "web":
-        return "web"
+    if work.kind in ("web", "news"):
+        return work.kind
     if work.kind == "material":
         return "dataset"
     return "generic"
@@ -234,7 +236,7 @@ def format_reference(work: Work, style: Styling = PLAIN) -> str:
     where a reader scanning the list sees it.
     """
     authors = apa_authors(authors_of(work))
-    year = f"({work.year or 'n.d.'})."
+    year = f"({_date_of(work)})."
     title = style.text(_with_full_stop(work.title))
     if authors:
         pieces = [style.text(_with_full_stop(authors)), year, title]
@@ -243,12 +245,22 @@ def format_reference(work: Work, style: Styling = PLAIN) -> str:
     venue = venue_of(work)
     if venue:
         pieces.append(style.emphasis(style.text(venue)) + ".")
+    if entry_kind(work) == "news":
+        pieces.append(style.text(NEWS_LABEL))
     link = best_link(work)
     if link:
         pieces.append(style.link(link))
     if work.is_retracted:
         pieces.append(style.warning("RETRACTED"))
     return " ".join(pieces)
+
+
+def _date_of(work: Work) -> str:
+    """APA's date: the year, or for news the day it was published ('2025, March 3')."""
+    if work.kind == "news" and work.published:
+        day = work.published
+        return f"{day.year}, {day.strftime('%B')} {day.day}"
+    return str(work.year or "n.d.")
 
 
 def _with_full_stop(text: str) -> str:

@@ -23,6 +23,7 @@ CSL_TYPES: dict[EntryKind, str] = {
     "journal": "article-journal",
     "preprint": "article",
     "web": "webpage",
+    "news": "article-newspaper",
     "dataset": "dataset",
     "generic": "document",
 }
@@ -41,7 +42,10 @@ def item(work: Work, key: str) -> dict[str, Any]:
     names = authors_of(work)
     if names:
         csl["author"] = [csl_name(name) for name in names]
-    if work.year:
+    if kind == "news" and work.published:
+        day = work.published
+        csl["issued"] = {"date-parts": [[day.year, day.month, day.day]]}
+    elif work.year:
         csl["issued"] = {"date-parts": [[work.year]]}
     if work.venue:
         csl["publisher" if kind in ("preprint", "dataset") else "container-title"] = work.venue

@@ -1,7 +1,8 @@
 """RIS export, written with rispy: one record per work, ``TY`` first and ``ER`` last.
 
 Types: ``JOUR`` for journal articles, ``UNPB`` (unpublished work) for preprints, ``ELEC`` for web
-pages, ``DATA`` for Materials Project records, ``GEN`` for anything else. ``ID`` carries the
+pages, ``NEWS`` for news items (with their date in ``DA``), ``DATA`` for Materials Project
+records, ``GEN`` for anything else. ``ID`` carries the
 citation key shared with BibTeX and CSL-JSON; ``AN`` the PubMed id; ``N1`` the other identifiers
 and a retraction notice.
 """
@@ -26,6 +27,7 @@ RIS_TYPES: dict[EntryKind, str] = {
     "journal": "JOUR",
     "preprint": "UNPB",
     "web": "ELEC",
+    "news": "NEWS",
     "dataset": "DATA",
     "generic": "GEN",
 }
@@ -58,6 +60,8 @@ def record(work: Work, key: str) -> dict[str, object]:
             fields["journal_name"] = _line(work.venue)
     if work.year:
         fields["year"] = str(work.year)
+    if kind == "news" and work.published:
+        fields["date"] = work.published.strftime("%Y/%m/%d/")
     if work.doi:
         fields["doi"] = work.doi
     url = landing_url(work)

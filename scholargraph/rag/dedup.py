@@ -233,7 +233,7 @@ def _keys(work: Work) -> _Keys:
     arxiv_from_doi = (work.doi or "").removeprefix("10.48550/arxiv.")
     if work.doi and arxiv_from_doi != work.doi and "arxiv" not in identifiers:
         identifiers["arxiv"] = arxiv_from_doi
-    if work.kind in ("web", "material") and work.url:
+    if work.kind in ("web", "news", "material") and work.url:
         identifiers["url"] = re.sub(r"^https?://(www\.)?|/+$|#.*$", "", work.url.lower())
     return _Keys(
         identifiers=identifiers,
