@@ -35,6 +35,7 @@ class ReviewOptions:
     max_iterations: int = 2
     passages_per_question: int = 6
     approve_plan: bool = False
+    snowball: bool = False
     thread: str | None = None
     offline: bool = False
 
@@ -63,7 +64,8 @@ class ReviewOptions:
                              since=self.since, until=self.until,
                              max_iterations=self.max_iterations,
                              passages_per_question=self.passages_per_question,
-                             approve_plan=self.approve_plan, chat_model=self.chat_model)
+                             approve_plan=self.approve_plan, snowball=self.snowball,
+                             chat_model=self.chat_model)
 
 
 def _checked(question: str, options: dict[str, Any]) -> tuple[str, ReviewOptions]:
@@ -94,6 +96,7 @@ def review(question: str, *, out: str | Path | None = None,
     Options: ``sources`` (list of names), ``max_results``, ``since``, ``until``, ``model``
     (a model name) or ``chat_model`` (a LangChain chat model object), ``max_iterations``,
     ``passages_per_question``, ``thread`` (names a resumable run: the same thread resumes it),
+    ``snowball`` (follow citations one step through OpenAlex),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live
     services). ``on_progress`` is called with each node's name and update as the run goes.
     For plan approval use :func:`start_review`.

@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--offline", action="store_true",
                      help="search the small recorded corpus shipped with scholargraph instead "
                           "of the live services (no network needed)")
+    run.add_argument("--snowball", action="store_true",
+                     help="also follow citations one step from the works found (the works they "
+                          "cite and the works citing them), through OpenAlex")
     run.add_argument("--no-cache", action="store_true",
                      help="ask the services afresh: neither read nor write the on-disk cache of "
                           "their answers (SCHOLARGRAPH_HOME/http-cache.sqlite)")
@@ -119,7 +122,8 @@ def run_review(args: argparse.Namespace) -> int:
         args.question, sources=args.sources, max_results=args.max_results, since=args.since,
         until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
-        approve_plan=args.approve_plan, on_progress=progress_callback(args),
+        approve_plan=args.approve_plan, snowball=args.snowball,
+        on_progress=progress_callback(args),
     )
     prepare_out_dir(args.out)
     outcome = run.start()

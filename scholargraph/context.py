@@ -34,9 +34,23 @@ class ReviewContext:
     passages_per_question: int = field(
         default=6, metadata={"description": "Passages kept per sub-question by the RAG filter"}
     )
+    snowball: bool = field(
+        default=False,
+        metadata={"description": "Also follow citations one step (works cited by and citing "
+                  "those found), through OpenAlex"},
+    )
     approve_plan: bool = field(
         default=False,
         metadata={"description": "Pause after planning for a person to accept, edit or reject"},
+    )
+    library: str | None = field(
+        default=None,
+        metadata={"description": "Your own records (a BibTeX, RIS, CSL-JSON or JSONL file, PDFs, "
+                  "or a folder of them), searched first; unset: SCHOLARGRAPH_LIBRARY"},
+    )
+    citation_style: str = field(
+        default="apa",
+        metadata={"description": "Reference list style: 'apa' or a CSL style name ('ieee')"},
     )
     chat_model: Any = field(
         default=None,
@@ -46,3 +60,7 @@ class ReviewContext:
     def model_name(self) -> str | None:
         """The configured model name: the run's own, else ``SCHOLARGRAPH_MODEL``."""
         return self.model or os.environ.get("SCHOLARGRAPH_MODEL") or None
+
+    def library_path(self) -> str | None:
+        """The local library to search: the run's own, else ``SCHOLARGRAPH_LIBRARY``."""
+        return self.library or os.environ.get("SCHOLARGRAPH_LIBRARY") or None

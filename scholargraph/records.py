@@ -61,12 +61,21 @@ class Work(Record):
         return value if value and value.strip() else None
     cited_by_count: int | None = None
     is_retracted: bool = False
+    oa_url: str | None = Field(None, description="An open-access copy (OpenAlex's oa_url)")
+    referenced_works: list[str] = Field(
+        default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
 
     @field_validator("doi", mode="before")
     @classmethod
     def _doi(cls, value: str | None) -> str | None:
         return normalize_doi(value)
+
+    @field_validator("referenced_works", mode="before")
+    @classmethod
+    def _openalex_ids(cls, values: list[str] | None) -> list[str]:
+        ids = (normalize_openalex_id(value) for value in values or [])
+        return list(dict.fromkeys(value for value in ids if value))
 
     @field_validator("pmid", mode="before")
     @classmethod
@@ -137,7 +146,7 @@ class Work(Record):
         published, preprint = (other, self) if self._is_preprint_of(other) else (self, other)
         merged = published.model_copy(deep=True)
         for field in ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "url", "venue", "year",
-                      "full_text", "cited_by_count"):
+                      "full_text", "cited_by_count", "oa_url"):
             if getattr(merged, field) is None:
                 setattr(merged, field, getattr(preprint, field))
         if len(preprint.abstract or "") > len(merged.abstract or ""):
@@ -150,6 +159,7 @@ class Work(Record):
         merged.published = merged.published or preprint.published
         if merged.kind == "web" and preprint.kind == "news":
             merged.kind = "news"  # the same page found as a news item keeps its label
+        merged.referenced_works = _union(self.referenced_works, other.referenced_works)
         return merged
 
     def _is_preprint_of(self, other: Work) -> bool:

@@ -23,6 +23,8 @@ from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
                 "references.csl.json")
+FIGURE_FILES = ("review.html", "prisma.svg", "years.svg")
+"""Written beside the contract's five: the self-contained HTML review and its two figures."""
 
 
 class Reference(Record):
@@ -63,6 +65,7 @@ class Report(Record):
     iterations: int = 0
     stop_reason: str = ""
     notes: list[str] = Field(default_factory=list)
+    citation_style: str = Field("apa", description="Style of the formatted reference lists")
 
     def work(self, work_id: str) -> Work:
         for paper in self.papers:
@@ -84,8 +87,9 @@ class Report(Record):
         return self.model_dump_json(indent=2)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write the five output files into ``out_dir`` (created if needed); return their paths."""
-        from scholargraph.exports import bibtex, csljson, markdown, ris
+        """Write the five output files and the three of ``FIGURE_FILES`` into ``out_dir``
+        (created if needed); return their paths."""
+        from scholargraph.exports import bibtex, csljson, html, markdown, prisma, ris
 
         directory = prepare_out_dir(out_dir)
         works = self.cited_works() or self.papers
@@ -95,6 +99,9 @@ class Report(Record):
             "references.bib": bibtex.dumps(works),
             "references.ris": ris.dumps(works),
             "references.csl.json": json.dumps(csljson.to_csl(works), indent=2, ensure_ascii=False),
+            "review.html": html.render(self),
+            "prisma.svg": prisma.flow_svg(prisma.prisma_record(self.prisma, self.search_log)),
+            "years.svg": prisma.years_svg(self.papers),
         }
         paths = {}
         for name, text in contents.items():
@@ -163,5 +170,6 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         iterations=state.get("iteration", 0 if draft is None else 1),
         stop_reason=state.get("stop_reason", ""),
         notes=list(dict.fromkeys(state.get("notes", []))),
+        citation_style=context.citation_style,
     )
 

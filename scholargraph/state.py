@@ -23,6 +23,7 @@ class Prisma(TypedDict):
     duplicates_removed: int
     screened: int
     excluded: int
+    excluded_reasons: dict[str, int]
     included: int
 
 

@@ -142,6 +142,6 @@ def test_replay_filters_single_works_and_refusals(replay: ReplayServer) -> None:
     by_doi = requests.get(f"{works}/https://doi.org/10.1016/j.xgen.2025.100814", timeout=5)
     assert by_doi.content == fixture_bytes(
         "openalex/paperqa_test_doi_search_paper_attributes0.openalex.json").strip()
-    refused = requests.get(works, timeout=5, params={"filter": "cites:W1"})
+    refused = requests.get(works, timeout=5, params={"filter": "authorships.author.id:A1"})
     assert refused.status_code == 400 and refused.json()["error"].startswith("Invalid query")
     assert requests.get(f"{works}/W1", timeout=5).status_code == 404

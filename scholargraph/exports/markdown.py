@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from scholargraph.exports.citation import Styling, format_reference
+from scholargraph.exports.citation import Styling
+from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry
 from scholargraph.report import Report
 from scholargraph.schemas import Finding
@@ -180,14 +181,17 @@ def _yes_no(value: bool | None) -> str:
 
 
 def _references_section(report: Report) -> list[str]:
-    lines = [f"{ref.number}. {format_reference(report.work(ref.work_id), MARKDOWN)}"
-             for ref in sorted(report.references, key=lambda ref: ref.number)]
+    references = sorted(report.references, key=lambda ref: ref.number)
+    formatted = format_references([report.work(ref.work_id) for ref in references],
+                                  report.citation_style, "markdown", MARKDOWN)
+    lines = [f"{ref.number}. {text}" for ref, text in zip(references, formatted)]
     return _section("References", lines)
 
 
 def _prisma_section(prisma: dict[str, Any]) -> list[str]:
     if not prisma:
         return []
+    figures = ["![PRISMA 2020 flow diagram](prisma.svg) ![Included works by year](years.svg)", ""]
     rows: list[list[Any]] = []
     identified = prisma.get("identified") or {}
     for source, count in identified.items():
@@ -200,7 +204,7 @@ def _prisma_section(prisma: dict[str, Any]) -> list[str]:
     for key, value in prisma.items():
         if key not in labels and key != "identified":
             rows.append([key.replace("_", " ").capitalize(), _flat(value)])
-    return _section("PRISMA flow", _table(["Stage", "Records"], rows))
+    return _section("PRISMA flow", [*figures, *_table(["Stage", "Records"], rows)])
 
 
 def _flat(value: Any) -> str:

@@ -72,7 +72,7 @@ class OpenAlexAgent(SourceAgent):
         works: list[Work] = []
         with translate_errors(self.name, settings):
             for page in pages:
-                works.extend(_work(item) for item in page)
+                works.extend(work_from_openalex(item) for item in page)
                 if len(works) >= request.limit:
                     break
         return SourceResult(works=works[: request.limit])
@@ -100,7 +100,8 @@ def _phrase(term: str) -> str:
     return f'"{term}"' if " " in term else term
 
 
-def _work(item: dict[str, Any]) -> Work:
+def work_from_openalex(item: dict[str, Any]) -> Work:
+    """A :class:`Work` from one OpenAlex Work object (as the API documents it)."""
     try:
         work = pyalex.Work(item)
         ids = work.get("ids") or {}
@@ -121,6 +122,8 @@ def _work(item: dict[str, Any]) -> Work:
             kind="preprint" if work.get("type") == "preprint" else "article",
             cited_by_count=work.get("cited_by_count"),
             is_retracted=bool(work.get("is_retracted")),
+            oa_url=(work.get("open_access") or {}).get("oa_url"),
+            referenced_works=work.get("referenced_works") or [],
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \

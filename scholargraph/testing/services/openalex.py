@@ -6,9 +6,12 @@ OpenAlex id or a DOI URL) serves one of them; ``/works?search=...&filter=...`` s
 match, best match first, in a list envelope composed in the recorded shape
 (``{"meta": {...}, "results": [...], "group_by": []}``); ``cursor=*`` paging adds
 ``meta.next_cursor`` as the live API does, and ``page=`` paging sets ``meta.page``. Supported
-filters: publication dates and years, DOI, OpenAlex id, ``title.search``/``abstract.search``/
-``title_and_abstract.search``/``default.search``, ``type``, ``is_retracted``; any other filter is
-refused with the live API's 400 error shape. A query matching nothing gets ``meta.count`` 0.
+filters: publication dates and years, DOI, OpenAlex id, ``cites`` (works whose
+``referenced_works`` hold the id), ``title.search``/``abstract.search``/
+``title_and_abstract.search``/``default.search``, ``type``, ``is_retracted``; an OR filter takes
+up to 100 values; any other filter is refused with the live API's 400 error shape. ``sort`` by
+citation count or date, and ``select`` of root fields (the results are then re-serialised from
+the recorded objects, cut down to those fields). A query matching nothing gets ``meta.count`` 0.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote
 
@@ -37,6 +41,15 @@ SINGLE_FILES = (
     "openalex/paperqa_test_doi_search_paper_attributes0.openalex.json",
 )
 PER_PAGE_MAX = 200  # what the live API still accepts; the agent asks for 100 (current docs)
+OR_LIMIT = 100  # values in one OR filter (current docs)
+SORT_FIELDS = ("cited_by_count", "publication_date", "publication_year")
+SELECTABLE = frozenset({
+    "id", "doi", "title", "display_name", "publication_year", "publication_date", "ids",
+    "language", "primary_location", "type", "open_access", "authorships", "cited_by_count",
+    "is_retracted", "is_paratext", "referenced_works", "related_works", "abstract_inverted_index",
+    "best_oa_location", "locations", "biblio", "concepts", "topics", "keywords", "updated_date",
+    "created_date",
+})
 CURSOR_PREFIX = "replay:"
 
 _TOKEN = re.compile(r'(?P<paren>[()])|"(?P<phrase>[^"]*)"|(?P<word>[^\s()"]+)')
@@ -111,16 +124,23 @@ class FilterError(ValueError):
 
 
 class OpenAlexService:
-    """The OpenAlex API under ``/openalex/``."""
+    """The OpenAlex API under ``/openalex/``.
+
+    ``extra_works`` adds Work objects to the recorded pool: a test that needs what the
+    recordings lack (a retraction, a citation between two pooled works) builds them, and says so.
+    """
 
     prefix = "openalex"
+
+    def __init__(self, extra_works: Iterable[dict[str, Any]] = ()) -> None:
+        self._extra = [json.dumps(work).encode() for work in extra_works]
 
     @cached_property
     def pool(self) -> list[Recorded]:
         seen: dict[str, Recorded] = {}
         raws = [item for name in LIST_FILES for item in _list_items(fixture_bytes(name))]
         raws += [fixture_bytes(name).strip() for name in SINGLE_FILES]
-        for raw in raws:
+        for raw in [*self._extra, *raws]:
             recorded = _recorded(raw)
             seen.setdefault(recorded.openalex_id, recorded)
         return list(seen.values())
@@ -166,6 +186,11 @@ class OpenAlexService:
             offset, cursor_mode = _offset(request, per_page)
         except FilterError as exc:
             return _error(400, "Invalid query parameters error.", str(exc))
+        try:
+            hits = _sorted(hits, request.param("sort"))
+            fields = _selected(request.param("select"))
+        except FilterError as exc:
+            return _error(400, "Invalid query parameters error.", str(exc))
         page = hits[offset:offset + per_page]
         meta: dict[str, Any] = {"count": len(hits), "db_response_time_ms": 1,
                                 "page": None if cursor_mode else offset // per_page + 1,
@@ -176,8 +201,8 @@ class OpenAlexService:
         meta["groups_count"] = None
         envelope = json.dumps({"meta": meta, "results": [], "group_by": []},
                               separators=(",", ":")).encode()
-        body = envelope.replace(b'"results":[]', b'"results":[' + b",".join(
-            item.raw for item in page) + b"]", 1)
+        items = [item.raw if fields is None else _select(item, fields) for item in page]
+        body = envelope.replace(b'"results":[]', b'"results":[' + b",".join(items) + b"]", 1)
         return ReplayResponse(body=body)
 
 
@@ -202,13 +227,45 @@ def _cursor(offset: int) -> str:
 
 
 def _filters(spec: str) -> list[Any]:
-    """One predicate per comma-separated filter; ``|`` inside a value means OR."""
+    """One predicate per comma-separated filter; ``|`` inside a value means OR (up to 100)."""
     checks = []
     for part in (piece for piece in spec.split(",") if piece.strip()):
         key, _, value = part.partition(":")
         values = value.split("|")
+        if len(values) > OR_LIMIT:
+            raise FilterError(f"Maximum number of values exceeded for {key.strip()}. Decrease "
+                              f"values to {OR_LIMIT} or below, or consider using a paging "
+                              "technique.")
         checks.append(_filter(key.strip(), values))
     return checks
+
+
+def _sorted(hits: list[Recorded], spec: str | None) -> list[Recorded]:
+    """Hits in the order ``sort=field[:desc]`` asks (the fields the agents sort by)."""
+    if not spec:
+        return hits
+    name, _, direction = spec.partition(":")
+    if name not in SORT_FIELDS:
+        raise FilterError(f"{name} is not a valid sort field")
+    key = lambda item: item.work.get(name) or 0  # noqa: E731
+    return sorted(hits, key=key, reverse=direction == "desc")
+
+
+def _selected(spec: str | None) -> list[str] | None:
+    if spec is None:
+        return None
+    fields = [name.strip() for name in spec.split(",") if name.strip()]
+    bad = [name for name in fields if name not in SELECTABLE]
+    if bad:
+        raise FilterError(f"{', '.join(bad)} is not a valid select field. Select takes root-level "
+                          "fields only")
+    return fields
+
+
+def _select(item: Recorded, fields: list[str]) -> bytes:
+    """The recorded work cut down to ``fields`` (composed: select changes the live API's bytes)."""
+    return json.dumps({name: item.work.get(name) for name in fields},
+                      ensure_ascii=False).encode("utf-8")
 
 
 def _filter(key: str, values: list[str]) -> Any:
@@ -228,6 +285,9 @@ def _filter(key: str, values: list[str]) -> Any:
         return any_of(lambda item, value: normalize_doi(item.work.get("doi")) == normalize_doi(value))
     if key in ("openalex", "openalex_id", "ids.openalex"):
         return any_of(lambda item, value: item.openalex_id == normalize_openalex_id(value))
+    if key == "cites":
+        return any_of(lambda item, value: normalize_openalex_id(value) in {
+            normalize_openalex_id(ref) for ref in item.work.get("referenced_works") or []})
     if key in ("title.search", "display_name.search", "abstract.search",
                "title_and_abstract.search", "default.search"):
         field = {"title.search": "title", "display_name.search": "title",

@@ -1,0 +1,213 @@
+"""The review as one self-contained HTML page (``review.html``): no script, no external asset.
+
+Each numbered citation carries, as its tooltip, the passage it rests on, and each finding has an
+"evidence" disclosure (``<details>``) with the quoted sentences and a link to the work (DOI, PubMed,
+arXiv). Contradictions and agreement are set side by side. The PRISMA flow diagram and the chart
+of included works by year are inline SVG.
+
+Everything that comes from papers or sources (titles, names, quotes, queries, URLs) is untrusted:
+text is HTML-escaped, only ``http``/``https`` URLs become links, and a Content-Security-Policy
+forbids scripts and any external load, so a hostile abstract cannot run or fetch anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+from urllib.parse import urlsplit
+
+from scholargraph.exports import prisma, styles
+from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
+from scholargraph.records import Work
+from scholargraph.report import Report
+from scholargraph.schemas import Finding, Quote
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+CSS = """
+body{font:16px/1.5 Georgia,serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
+h1,h2,h3{font-family:Helvetica,Arial,sans-serif;line-height:1.25}
+h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2.2rem}
+.method,.evaluation{color:#555;font-size:.9rem}
+a.cite{text-decoration:none;font-family:Helvetica,Arial,sans-serif;font-size:.85rem}
+details{margin:.2rem 0 .8rem;font-size:.9rem}summary{cursor:pointer;color:#2a5d8f}
+blockquote{margin:.4rem 0 .4rem 1rem;padding-left:.8rem;border-left:3px solid #9cc3e6}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem;margin:.4rem 0 1.2rem}
+.pair>div{border:1px solid #ddd;border-radius:4px;padding:.6rem;background:#fafafa}
+.retracted{color:#b00020;font-weight:bold}
+table{border-collapse:collapse;font-size:.85rem;width:100%}
+td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
+figure{margin:1rem 0;overflow-x:auto}figcaption{font-size:.85rem;color:#555}
+"""
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL if it is an absolute http(s) link, else None (no ``javascript:``, no relative)."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def _link(url: str | None, label: str) -> str:
+    href = safe_url(url)
+    if href is None:
+        return escape(label)
+    return f'<a href="{escape(href)}" rel="noopener noreferrer">{escape(label)}</a>'
+
+
+HTML_STYLING = Styling(
+    text=escape,
+    emphasis=lambda text: f"<i>{text}</i>",
+    link=lambda url: _link(url, url),
+    warning=lambda text: f'<span class="retracted">{text}</span>',
+)
+
+
+def work_links(work: Work) -> str:
+    """Links to the work: DOI, PubMed, arXiv, and its own page when it has none of these."""
+    links = [_link(url, label) for url, label in (
+        (doi_url(work), f"doi:{work.doi}"), (pubmed_url(work), f"PubMed {work.pmid}"),
+        (arxiv_url(work), f"arXiv:{work.arxiv_id}")) if url]
+    if not links and safe_url(landing_url(work)):
+        links.append(_link(landing_url(work), "link"))
+    return " · ".join(links)
+
+
+class _Citer:
+    """Reference numbers and quoted evidence of a report, for citations with tooltips."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.number_of = {pid: ref.number for ref in report.references
+                          for pid in ref.passage_ids}
+        self.work_of = {ref.number: report.work(ref.work_id) for ref in report.references}
+
+    def cite(self, numbers: Iterable[int], tooltips: dict[int, str] | None = None) -> str:
+        tooltips = tooltips or {}
+        links = [f'<a class="cite" href="#ref-{n}" title="{escape(tooltips.get(n, ""))}">{n}</a>'
+                 for n in sorted(set(numbers))]
+        return f"[{', '.join(links)}]" if links else ""
+
+    def tooltips(self, finding: Finding) -> dict[int, str]:
+        """Per reference number, the quoted sentences (else the passage) the finding rests on."""
+        texts: dict[int, list[str]] = {}
+        for quote in finding.quotes:
+            if quote.passage_id in self.number_of:
+                texts.setdefault(self.number_of[quote.passage_id], []).append(f"“{quote.text}”")
+        for passage_id in finding.passage_ids:
+            number = self.number_of.get(passage_id)
+            if number is not None and number not in texts:
+                texts[number] = [self.report.passage(passage_id).text]
+        return {number: " … ".join(parts) for number, parts in texts.items()}
+
+    def quote_block(self, quote: Quote) -> str:
+        number = self.number_of.get(quote.passage_id)
+        if number is None:
+            return f"<blockquote>{escape(quote.text)}</blockquote>"
+        work = self.work_of[number]
+        source = f" — [{number}] {escape(work.title)} {work_links(work)}"
+        return f"<blockquote>{escape(quote.text)}<br><small>{source}</small></blockquote>"
+
+    def finding_item(self, finding: Finding) -> str:
+        text = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        quotes = "".join(self.quote_block(q) for q in finding.quotes)
+        evidence = f"<details><summary>evidence</summary>{quotes}</details>" if quotes else ""
+        return f"<li>{text}{evidence}</li>"
+
+    def side_by_side(self, finding: Finding) -> str:
+        sides = "".join(f"<div>{self.quote_block(q)}</div>" for q in finding.quotes[:2])
+        head = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        return f'<p>{head}</p><div class="pair">{sides}</div>'
+
+
+def _section(title: str, body: str) -> str:
+    return f"<h2>{escape(title)}</h2>\n{body}\n" if body else ""
+
+
+def _list(items: list[str]) -> str:
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
+def _findings(report: Report, citer: _Citer) -> str:
+    parts = []
+    for sub in report.sub_questions:
+        own = [f for f in report.findings if f.kind == "finding" and f.sub_question_id == sub.id]
+        items = [citer.finding_item(f) for f in own] or [
+            "<li>No passage answered this sub-question.</li>"]
+        parts.append(f"<h3>{escape(sub.text)}</h3>{_list(items)}")
+    known = {sub.id for sub in report.sub_questions}
+    rest = [f for f in report.findings if f.kind == "finding" and f.sub_question_id not in known]
+    if rest:
+        parts.append(f"<h3>Other findings</h3>{_list([citer.finding_item(f) for f in rest])}")
+    return "".join(parts)
+
+
+def _compared(report: Report, citer: _Citer) -> str:
+    parts = []
+    for kind, heading in (("contradiction", "Contradictions"), ("agreement", "Agreement")):
+        chosen = [f for f in report.findings if f.kind == kind]
+        if chosen:
+            parts.append(f"<h3>{heading}</h3>" + "".join(
+                citer.side_by_side(f) if len(f.quotes) >= 2 else _list([citer.finding_item(f)])
+                for f in chosen))
+    return "".join(parts) or "<p>No contradictions or agreement between sources were found.</p>"
+
+
+def _gaps(report: Report, citer: _Citer) -> str:
+    items = [f"<li>{escape(gap)}</li>" for gap in dict.fromkeys(
+        [*report.gaps, *report.evaluation.gaps])]
+    items += [citer.finding_item(f) for f in report.findings if f.kind == "limitation"]
+    items += [f"<li>{escape(limitation)}</li>" for limitation in report.limitations]
+    return _list(items)
+
+
+def _references(report: Report) -> str:
+    works = report.cited_works()
+    formatted = styles.format_references(works, report.citation_style, "html", HTML_STYLING)
+    items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}</li>'
+             for ref, work, text in zip(report.references, works, formatted)]
+    return f"<ol>{''.join(items)}</ol>" if items else ""
+
+
+def _prisma(report: Report) -> str:
+    if not report.prisma:
+        return ""
+    record = prisma.prisma_record(report.prisma, report.search_log)
+    rows = "".join(
+        f"<tr><td>{escape(s.source)}</td><td>{escape(s.query)}</td><td>{escape(s.date)}</td>"
+        f"<td>{s.identified}</td><td>{escape(s.status)}</td></tr>" for s in record.searches)
+    table = ("<table><tr><th>Source</th><th>Query as sent</th><th>Date</th><th>Records</th>"
+             f"<th>Status</th></tr>{rows}</table>")
+    return (f"<figure>{prisma.flow_svg(record)}<figcaption>PRISMA 2020 flow diagram"
+            f"</figcaption></figure><figure>{prisma.years_svg(report.papers)}<figcaption>"
+            f"Included works by year</figcaption></figure>{table}")
+
+
+def render(report: Report) -> str:
+    """The whole review as one HTML document."""
+    citer = _Citer(report)
+    evaluation = report.evaluation
+    method = (f"Generated by scholargraph on {report.generated_at[:10]} with the "
+              f"{report.engine} engine; sources: {', '.join(report.sources_searched) or 'none'};"
+              f" {report.iterations} search round{'s' if report.iterations != 1 else ''}"
+              + (f"; stopped because: {report.stop_reason}" if report.stop_reason else "") + ".")
+    scores = (f"Evaluation: overall {evaluation.overall:.2f}, citation support "
+              f"{evaluation.citation_support:.2f}, source diversity "
+              f"{evaluation.source_diversity:.2f}, recency {evaluation.recency:.2f}; verdict: "
+              f"{evaluation.verdict}" + (f" ({evaluation.reason})" if evaluation.reason else ""))
+    body = [
+        f"<h1>{escape(report.question)}</h1>",
+        f'<p class="method">{escape(method)}</p><p class="evaluation">{escape(scores)}</p>',
+        _section("Summary", f"<p>{escape(report.summary)}</p>" if report.summary else ""),
+        _section("Findings", _findings(report, citer)),
+        _section("Agreement and contradictions", _compared(report, citer)),
+        _section("Gaps and limitations", _gaps(report, citer)),
+        _section("References", _references(report)),
+        _section("PRISMA flow", _prisma(report)),
+        _section("Notes", _list([f"<li>{escape(note)}</li>" for note in report.notes])),
+    ]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{escape(report.question)}</title><style>{CSS}</style></head>\n<body>\n"
+            + "\n".join(part for part in body if part) + "\n</body></html>\n")
