@@ -22,16 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import jinja2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (FileResponse, HTMLResponse, JSONResponse, Response,
+                                 StreamingResponse)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
 
 from scholargraph.errors import InputError
 from scholargraph.settings import get_settings
@@ -48,20 +47,7 @@ SECURITY_HEADERS = {
 }
 FORM_FIELDS = {"question", "sources", "since", "until", "offline"}
 EVENT_WAIT_SECONDS = 1.0
-
-
-def _templates() -> Jinja2Templates:
-    environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("scholargraph.web", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True,
-    )
-    environment.globals.update(
-        finding_groups=render.finding_groups, findings_of_kind=render.findings_of_kind,
-        evidence=render.evidence, reference_html=render.reference_html,
-        work_link=render.work_link,
-    )
-    return Jinja2Templates(env=environment)
+SHUTDOWN_GRACE_SECONDS = 3
 
 
 def create_app(*, offline: bool = False, out_root: Path | None = None,
@@ -71,8 +57,7 @@ def create_app(*, offline: bool = False, out_root: Path | None = None,
     another host than ``allowed_hosts`` (default: loopback names) are refused, so a web site
     cannot reach the app through DNS rebinding."""
     board = ReviewBoard(out_root or get_settings().home / "web-reviews", offline=offline)
-    templates = _templates()
-    pages = _Pages(board, templates)
+    pages = _Pages(board)
     routes = [
         Route("/", pages.index),
         Route("/reviews", pages.start, methods=["POST"]),
@@ -91,20 +76,13 @@ def create_app(*, offline: bool = False, out_root: Path | None = None,
 
 
 class _Pages:
-    """The route handlers, sharing the board of reviews and the templates."""
+    """The route handlers, sharing the board of reviews."""
 
-    def __init__(self, board: ReviewBoard, templates: Jinja2Templates) -> None:
+    def __init__(self, board: ReviewBoard) -> None:
         self.board = board
-        self.templates = templates
-
-    def _page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
-        response = self.templates.TemplateResponse(request, name, context, status_code=status)
-        response.headers.update(SECURITY_HEADERS)
-        return response
 
     async def index(self, request: Request) -> Response:
-        return self._page(request, "index.html", sources=source_names(),
-                          offline=self.board.offline)
+        return _page("index.html", sources=source_names(), offline=self.board.offline)
 
     async def start(self, request: Request) -> Response:
         """Start a review from the page's JSON; 400 with a sentence for anything unusable."""
@@ -128,10 +106,10 @@ class _Pages:
                                  headers={"Cache-Control": "no-store"})
 
     async def review_fragment(self, request: Request) -> Response:
-        return self._page(request, "review.html", review=self._review(request))
+        return _page("review.html", review=self._review(request))
 
     async def review_page(self, request: Request) -> Response:
-        return self._page(request, "review_page.html", review=self._review(request))
+        return _page("review_page.html", review=self._review(request))
 
     async def download(self, request: Request) -> Response:
         """One of the files the review wrote; only those names, so no path reaches the disk."""
@@ -143,7 +121,7 @@ class _Pages:
 
     async def http_error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return self._page(request, "error.html", status=exc.status_code, message=exc.detail)
+        return _page("error.html", status=exc.status_code, message=exc.detail)
 
     def _review(self, request: Request) -> WebReview:
         review = self.board.get(request.path_params["review_id"])
@@ -151,6 +129,11 @@ class _Pages:
             raise HTTPException(404, "no review of that id on this server; start one on the "
                                      "first page")
         return review
+
+
+def _page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    return HTMLResponse(render.page(template, **context), status_code=status,
+                        headers=SECURITY_HEADERS)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -222,9 +205,10 @@ def _sse(event: str, data: str, event_id: int | None = None) -> str:
 
 def serve(host: str = "127.0.0.1", port: int = 8765, *, offline: bool = False,
           log_level: str = "info") -> None:
-    """Run the page with uvicorn until interrupted."""
+    """Run the page with uvicorn until interrupted; an open event stream delays the stop by
+    at most a few seconds (the review's thread does not outlive the process)."""
     import uvicorn
 
     allowed = LOOPBACK_HOSTS + [host] if host not in {"0.0.0.0", "::"} else ["*"]
     uvicorn.run(create_app(offline=offline, allowed_hosts=allowed), host=host, port=port,
-                log_level=log_level)
+                log_level=log_level, timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)

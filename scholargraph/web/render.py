@@ -1,4 +1,4 @@
-"""The finished review as the page shows it: findings under their sub-questions, each with the
+"""The pages' HTML, and the finished review as the page shows it: findings under their sub-questions, each with the
 passages it rests on (the quoted span marked inside its passage) and the work each comes from.
 
 Everything here is plain data for the Jinja templates, which escape it; the one piece of ready
@@ -9,8 +9,10 @@ only ever ``http(s)`` URLs, so a record cannot smuggle a ``javascript:`` link on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
+import jinja2
 from markupsafe import Markup, escape
 
 from scholargraph.exports.citation import Styling, best_link, format_reference
@@ -111,3 +113,23 @@ def _split(passage: Passage, quote: Quote | None) -> tuple[str, str, str]:
     if quote is not None and quote.text and text[quote.start:quote.end] == quote.text:
         return text[:quote.start], quote.text, text[quote.end:]
     return text, "", ""
+
+
+def _environment() -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("scholargraph.web", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+    )
+    environment.globals.update(
+        finding_groups=finding_groups, findings_of_kind=findings_of_kind, evidence=evidence,
+        reference_html=reference_html,
+    )
+    return environment
+
+
+TEMPLATES = _environment()
+
+
+def page(template: str, **context: Any) -> str:
+    """A template of ``scholargraph/web/templates`` rendered with every value escaped."""
+    return TEMPLATES.get_template(template).render(**context)
