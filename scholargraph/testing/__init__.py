@@ -28,6 +28,7 @@ from scholargraph.testing.models import (
 )
 from scholargraph.testing.server import (
     Fault,
+    RateLimit,
     ReplayRequest,
     ReplayResponse,
     ReplayServer,
@@ -36,6 +37,7 @@ from scholargraph.testing.server import (
 
 __all__ = [
     "Fault",
+    "RateLimit",
     "ReplayRequest",
     "ReplayResponse",
     "ReplayServer",

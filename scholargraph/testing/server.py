@@ -4,18 +4,21 @@ Each service is a :class:`ServiceHandler` mounted under a path prefix (``/pubmed
 ...). The server records every request (service, path, query, body, arrival time) so tests can count
 requests and measure their spacing, and it can inject faults per service: latency, 429 with
 ``Retry-After``, 500, a hang past the client's timeout, a truncated or malformed body, an empty
-answer. It binds 127.0.0.1 only.
+answer. It can also delay every answer of a service (``latency``) and enforce the services'
+published rate limits (``rate_limits``: 429 with ``Retry-After`` beyond them, each one counted by
+:meth:`ReplayServer.violations`). It binds 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 FaultKind = Literal["latency", "429", "500", "hang", "truncated", "malformed", "empty"]
@@ -47,11 +50,30 @@ class ReplayResponse:
 
 
 class ServiceHandler(Protocol):
-    """A recorded service: ``prefix`` is its path segment, ``handle`` answers one request."""
+    """A recorded service: ``prefix`` is its path segment, ``handle`` answers one request.
+
+    A handler may also define ``endpoint_env(service_url) -> dict[str, str]``: the environment
+    variables that point its client at ``service_url`` (a plug-in's own endpoint variable), which
+    :meth:`ReplayServer.environment` then sets with the built-in ones.
+    """
 
     prefix: str
 
     def handle(self, request: ReplayRequest) -> ReplayResponse: ...
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """A service's published limit: at most ``requests`` in any ``per_seconds`` window.
+
+    The server answers a request beyond it with 429 and ``Retry-After``, as the services do, and
+    counts it as a violation. ``slack_s`` forgives timing noise between the client's clock and
+    the server's (a request measured a few milliseconds early is not a violation).
+    """
+
+    requests: int
+    per_seconds: float
+    slack_s: float = 0.02
 
 
 @dataclass
@@ -72,20 +94,29 @@ class ReplayServer:
     ...         ...  # every scholargraph source now talks to the server
     """
 
-    def __init__(self, handlers: Iterable[ServiceHandler]) -> None:
+    def __init__(self, handlers: Iterable[ServiceHandler], *,
+                 latency: Mapping[str, float] | None = None,
+                 rate_limits: Mapping[str, RateLimit] | None = None) -> None:
+        """``latency``: seconds every answer of a service is delayed (a realistic round trip).
+        ``rate_limits``: limits the server enforces per service (see :class:`RateLimit`)."""
         self._handlers = {handler.prefix: handler for handler in handlers}
         self._faults: dict[str, list[Fault]] = {}
+        self._latency = dict(latency or {})
+        self._rate_limits = dict(rate_limits or {})
+        self._accepted: dict[str, list[float]] = {}
+        self._violations: dict[str, int] = {}
         self._lock = threading.Lock()
         self.requests: list[ReplayRequest] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def default(cls, extra: Iterable[ServiceHandler] = ()) -> ReplayServer:
-        """The five recorded services, plus any handlers a plug-in brings."""
+    def default(cls, extra: Iterable[ServiceHandler] = (), **options: Any) -> ReplayServer:
+        """The five recorded services, plus any handlers a plug-in brings (same prefix: the
+        plug-in's handler wins); ``options`` as for the constructor."""
         from scholargraph.testing.services import default_handlers
 
-        return cls([*default_handlers(), *extra])
+        return cls([*default_handlers(), *extra], **options)
 
     def add_handler(self, handler: ServiceHandler) -> None:
         self._handlers[handler.prefix] = handler
@@ -112,8 +143,13 @@ class ReplayServer:
             "SCHOLARGRAPH_DDG_NEWS_URL": f"{self.url}/ddg/news.js",
             "SCHOLARGRAPH_WEB_MIRROR": self.service_url("web"),
         }
-        return {key: value for key, value in env.items()
-                if value.removeprefix(self.url + "/").split("/")[0] in self._handlers}
+        env = {key: value for key, value in env.items()
+               if value.removeprefix(self.url + "/").split("/")[0] in self._handlers}
+        for prefix, handler in self._handlers.items():
+            extra_env = getattr(handler, "endpoint_env", None)
+            if callable(extra_env):
+                env.update(extra_env(self.service_url(prefix)))
+        return env
 
     @contextmanager
     def environment(self, **extra: str) -> Iterator[dict[str, str]]:
@@ -144,6 +180,13 @@ class ReplayServer:
     def count(self, service: str | None = None) -> int:
         """Requests received so far, for one service or in all."""
         return sum(1 for r in self.requests if service is None or r.service == service)
+
+    def violations(self, service: str | None = None) -> int:
+        """Requests refused because they broke an enforced rate limit."""
+        with self._lock:
+            if service is not None:
+                return self._violations.get(service, 0)
+            return sum(self._violations.values())
 
     def gaps(self, service: str) -> list[float]:
         """Seconds between consecutive requests to ``service`` (for rate-limit checks)."""
@@ -182,10 +225,31 @@ class ReplayServer:
                     queue.pop(0)
             return fault
 
+    def _over_limit(self, request: ReplayRequest) -> float | None:
+        """Seconds until the service would accept ``request``, or ``None`` if it may now."""
+        limit = self._rate_limits.get(request.service)
+        if limit is None:
+            return None
+        with self._lock:
+            accepted = self._accepted.setdefault(request.service, [])
+            window_start = request.at - limit.per_seconds + limit.slack_s
+            recent = [at for at in accepted if at > window_start]
+            if len(recent) >= limit.requests:
+                self._violations[request.service] = self._violations.get(request.service, 0) + 1
+                return recent[-limit.requests] + limit.per_seconds - request.at
+            accepted[:] = [*recent, request.at]
+            return None
+
     def _dispatch(self, request: ReplayRequest) -> ReplayResponse:
         handler = self._handlers.get(request.service)
         if handler is None:
             return ReplayResponse(404, b'{"error": "no such service"}')
+        wait = self._over_limit(request)
+        if wait is not None:
+            return ReplayResponse(429, b'{"error": "Too Many Requests"}',
+                                  headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        if self._latency.get(request.service):
+            time.sleep(self._latency[request.service])
         fault = self._next_fault(request.service)
         if fault is None:
             return handler.handle(request)

@@ -1,19 +1,28 @@
-"""The ordered registry of source agents: the built-in five plus plug-ins found by entry point.
+"""The ordered registry of source agents: the built-in five plus plug-ins.
 
-A plug-in is a package that declares, in its ``pyproject.toml``::
+A plug-in is a module with a :class:`~scholargraph.tools.base.SourceAgent` subclass, registered
+either by an entry point of the package that ships it (its ``pyproject.toml``)::
 
     [project.entry-points."scholargraph.sources"]
-    europepmc = "my_package.europepmc:EuropePMCAgent"
+    crossref = "scholargraph_crossref.agent:CrossrefAgent"
 
-Its ``order`` class variable places it in the fixed tool loop. ``graph.py`` builds one node per
-registered agent in this order, so adding a source never means editing the graph.
+or, without packaging, by a dotted path in the environment::
+
+    SCHOLARGRAPH_SOURCES="my_package.europepmc:EuropePMCAgent,other.module:OtherAgent"
+
+Its ``order`` class variable places it in the fixed tool loop (PubMed 10, arXiv 20, OpenAlex 30,
+Materials Project 40, web 50). ``graph.py`` builds one node per registered agent in this order,
+so adding a source never means editing the graph. The registry is read once per value of
+``SCHOLARGRAPH_SOURCES``; after installing a plug-in into a running process, call
+:func:`refresh`.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from functools import cache
-from importlib import import_module
+from importlib import import_module, invalidate_caches
 from importlib.metadata import entry_points
 
 from scholargraph.errors import ConfigurationError
@@ -22,6 +31,7 @@ from scholargraph.tools.base import SourceAgent
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "scholargraph.sources"
+SOURCES_ENV = "SCHOLARGRAPH_SOURCES"
 
 BUILTIN_AGENTS = (
     "scholargraph.tools.pubmed:PubMedAgent",
@@ -32,29 +42,59 @@ BUILTIN_AGENTS = (
 )
 
 
-def _load(dotted: str) -> type[SourceAgent]:
-    module_name, _, attribute = dotted.partition(":")
-    agent_class = getattr(import_module(module_name), attribute)
+def _load(dotted: str, origin: str) -> type[SourceAgent]:
+    """The agent class at ``module:Class``; ``origin`` says where the path came from."""
+    module_name, colon, attribute = dotted.strip().partition(":")
+    if not colon or not module_name or not attribute:
+        raise ConfigurationError(f"{origin}: {dotted!r} is not a 'package.module:Class' path")
+    try:
+        agent_class = getattr(import_module(module_name), attribute)
+    except ImportError as exc:
+        raise ConfigurationError(f"{origin}: cannot import {module_name} ({exc}); is the plug-in "
+                                 "installed?") from exc
+    except AttributeError:
+        raise ConfigurationError(f"{origin}: {module_name} has no {attribute}") from None
     if not (isinstance(agent_class, type) and issubclass(agent_class, SourceAgent)):
-        raise ConfigurationError(f"{dotted} is not a SourceAgent subclass")
+        raise ConfigurationError(f"{origin}: {dotted} is not a SourceAgent subclass")
+    for declared in ("name", "order", "label", "domains"):
+        if not hasattr(agent_class, declared):
+            raise ConfigurationError(f"{origin}: {dotted} does not declare {declared!r}")
     return agent_class
 
 
+def _plugin_paths(env_value: str) -> list[tuple[str, str]]:
+    """(dotted path, where it came from) for every plug-in: entry points, then the variable."""
+    found = [(entry.value, f"entry point {entry.name!r}")
+             for entry in entry_points(group=ENTRY_POINT_GROUP)]
+    found += [(dotted, SOURCES_ENV) for dotted in env_value.split(",") if dotted.strip()]
+    return found
+
+
 @cache
-def agent_classes() -> tuple[type[SourceAgent], ...]:
-    """Every source agent class, in tool-loop order; names are unique."""
+def _agent_classes(env_value: str) -> tuple[type[SourceAgent], ...]:
     classes: dict[str, type[SourceAgent]] = {}
     for dotted in BUILTIN_AGENTS:
-        agent_class = _load(dotted)
+        agent_class = _load(dotted, "built-in")
         classes[agent_class.name] = agent_class
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        agent_class = entry.load()
+    for dotted, origin in _plugin_paths(env_value):
+        agent_class = _load(dotted, origin)
         if agent_class.name in classes and classes[agent_class.name] is not agent_class:
             raise ConfigurationError(
-                f"source plug-in {entry.value} reuses the name {agent_class.name!r}; rename it"
-            )
+                f"source plug-in {dotted} ({origin}) reuses the name {agent_class.name!r}; "
+                "rename it")
         classes[agent_class.name] = agent_class
     return tuple(sorted(classes.values(), key=lambda cls: (cls.order, cls.name)))
+
+
+def agent_classes() -> tuple[type[SourceAgent], ...]:
+    """Every source agent class, in tool-loop order; names are unique."""
+    return _agent_classes(os.environ.get(SOURCES_ENV, ""))
+
+
+def refresh() -> None:
+    """Forget what was read, so newly installed entry points are found on the next call."""
+    invalidate_caches()
+    _agent_classes.cache_clear()
 
 
 def source_names() -> list[str]:

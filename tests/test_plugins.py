@@ -1,0 +1,158 @@
+"""Pluggable source agents: the worked example under examples/crossref_source, registered by a
+dotted path or by a real entry point, searched through the replay server, placed in the graph by
+its declared order."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scholargraph import review
+from scholargraph.errors import ConfigurationError, SourceResponseError
+from scholargraph.graph import build_graph
+from scholargraph.tools import registry
+from scholargraph.tools.base import SearchRequest
+from scholargraph.testing import Fault, ReplayServer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "crossref_source"
+AGENT_PATH = "scholargraph_crossref.agent:CrossrefAgent"
+BUILTIN_ORDER = ["pubmed", "arxiv", "openalex", "materials", "web"]
+
+
+@pytest.fixture
+def example_importable(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The example package importable (as if installed), and the registry read afresh."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    registry.refresh()
+    yield
+    registry.refresh()
+
+
+@pytest.fixture
+def registered(example_importable: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example registered by a dotted path in SCHOLARGRAPH_SOURCES."""
+    monkeypatch.setenv(registry.SOURCES_ENV, AGENT_PATH)
+
+
+@pytest.fixture
+def crossref(registered: None, tmp_path: Path) -> Iterator[ReplayServer]:
+    """The replay server with the example's Crossref handler mounted beside the five."""
+    from scholargraph_crossref.replay import CrossrefService
+
+    with ReplayServer.default(extra=[CrossrefService()]) as server, server.environment(
+            SCHOLARGRAPH_HOME=str(tmp_path / "home"), SCHOLARGRAPH_RATE_SCALE="1000"):
+        yield server
+
+
+def test_a_dotted_path_registers_the_agent_at_its_declared_order(registered: None) -> None:
+    assert registry.source_names() == ["pubmed", "arxiv", "openalex", "crossref", "materials",
+                                       "web"]
+    assert registry.get_agent("crossref").order == 35
+
+
+def test_the_graph_places_the_plug_in_without_being_edited(registered: None) -> None:
+    graph = build_graph()
+    tool_nodes = [name for name in graph.nodes if name in registry.source_names()]
+    assert tool_nodes == ["pubmed", "arxiv", "openalex", "crossref", "materials", "web"]
+    edges = {(edge.source, edge.target) for edge in graph.compile().get_graph().edges}
+    assert {("openalex", "crossref"), ("crossref", "materials"), ("crossref", "retrieval"),
+            ("query_generation", "crossref")} <= edges
+
+
+def test_a_real_entry_point_registers_the_agent(example_importable: None, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """What pip writes for the example's pyproject.toml: a dist-info folder on sys.path."""
+    assert "crossref" not in registry.source_names()
+    site = tmp_path / "site"
+    dist_info = site / "scholargraph_crossref-0.1.0.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: scholargraph-crossref\nVersion: 0.1.0\n")
+    (dist_info / "entry_points.txt").write_text(
+        f"[{registry.ENTRY_POINT_GROUP}]\ncrossref = {AGENT_PATH}\n")
+    monkeypatch.syspath_prepend(str(site))
+
+    registry.refresh()
+
+    assert registry.source_names()[3] == "crossref"
+    assert type(registry.get_agent("crossref")).__module__ == "scholargraph_crossref.agent"
+
+
+def test_the_example_declares_its_entry_point() -> None:
+    import tomllib
+
+    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"][registry.ENTRY_POINT_GROUP] == {"crossref": AGENT_PATH}
+
+
+def test_the_plug_in_searches_through_the_replay_server(crossref: ReplayServer) -> None:
+    works = registry.get_agent("crossref").search(
+        SearchRequest(query="large language models chemistry tools", limit=5)).works
+
+    assert works[0].doi == "10.1038/s42256-024-00832-8"
+    assert works[0].title == "Augmenting large language models with chemistry tools"
+    assert works[0].authors[0] == "M. Bran, Andres" and works[0].year == 2024
+    assert works[0].venue == "Nature Machine Intelligence" and works[0].cited_by_count == 232
+    assert works[0].abstract.startswith("Large language models (LLMs)")
+    [request] = crossref.requests
+    assert request.service == "crossref" and request.path == "/works"
+    assert request.param("query") == "large language models chemistry tools"
+    assert request.param("rows") == "5" and "DOI" in request.param("select").split(",")
+
+
+def test_the_plug_in_shares_the_http_policy(crossref: ReplayServer) -> None:
+    """Retries with Retry-After, and a failure typed for the search log, come with the session."""
+    crossref.inject("crossref", Fault("429", times=1, retry_after=0))
+    agent = registry.get_agent("crossref")
+    assert agent.search(SearchRequest(query="genetic variants screening", limit=5)).works
+    assert crossref.count("crossref") == 2
+    crossref.inject("crossref", Fault("malformed"))
+    with pytest.raises(SourceResponseError):
+        agent.search(SearchRequest(query="genetic variants", limit=5))
+
+
+def test_a_review_with_the_plug_in(crossref: ReplayServer) -> None:
+    report = review("How can large language models use chemistry tools?",
+                    sources=["crossref"], max_results=5, max_iterations=1)
+    assert any(paper.doi == "10.1038/s42256-024-00832-8" and paper.sources == ["crossref"]
+               for paper in report.papers)
+    entries = [entry for entry in report.search_log if entry.source == "crossref"]
+    assert entries and all(entry.status in ("ok", "empty") for entry in entries)
+    assert len(entries) == crossref.count("crossref")
+    assert report.prisma["identified"].get("crossref", 0) >= 1
+
+
+@pytest.mark.parametrize("value, message", [
+    ("no_such_module:Agent", "cannot import no_such_module"),
+    ("scholargraph.tools.pubmed", "not a 'package.module:Class' path"),
+    ("scholargraph.tools.pubmed:NoSuchAgent", "has no NoSuchAgent"),
+    ("scholargraph.records:Work", "not a SourceAgent subclass"),
+])
+def test_a_bad_plug_in_path_says_what_is_wrong(value: str, message: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(registry.SOURCES_ENV, value)
+    with pytest.raises(ConfigurationError, match=message):
+        registry.source_names()
+
+
+def test_a_plug_in_may_not_take_a_built_in_name(example_importable: None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from scholargraph_crossref.agent import CrossrefAgent
+
+    class Impostor(CrossrefAgent):
+        name = "pubmed"
+
+    module = type(sys)("impostor_plugin")
+    module.Impostor = Impostor
+    monkeypatch.setitem(sys.modules, "impostor_plugin", module)
+    monkeypatch.setenv(registry.SOURCES_ENV, "impostor_plugin:Impostor")
+    with pytest.raises(ConfigurationError, match="reuses the name 'pubmed'"):
+        registry.source_names()
+
+
+def test_without_plug_ins_the_five_remain(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(registry.SOURCES_ENV, raising=False)
+    assert registry.source_names() == BUILTIN_ORDER
