@@ -1,5 +1,6 @@
-"""The web agent through ddgs and requests, over HTTP, against the recorded DuckDuckGo page and
-the hand-written test pages of the replay server's web mirror."""
+"""The web agent through ddgs and requests, over HTTP, against the recorded DuckDuckGo page, the
+hand-built news stand-in and the hand-written test pages of the replay server's web mirror: robots.txt,
+caps, news and the shallow crawl. Rendering in a browser: test_web_browser.py."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from contextlib import ExitStack
 import pytest
 
 from scholargraph.errors import SourceError
-from scholargraph.testing import Fault, ReplayServer
+from scholargraph.testing import Fault, ReplayRequest, ReplayServer
 from scholargraph.testing.services.ddg import DuckDuckGoService, Site, WebPagesService
 from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.pages import PageLimits, RobotsCache
-from scholargraph.tools.web import WebAgent, unwrap_redirect
+from scholargraph.tools.crawl import CrawlLimits, choose_links
+from scholargraph.tools.news import work_from_news
+from scholargraph.tools.pages import PageLimits, PageOutcome, RobotsCache
+from scholargraph.tools.web import WebAgent, unwrap_redirect, work_from_hit
 
 MEDIUM = ("https://medium.com/homullus/fake-and-free-bypass-on-cookie-with-cloudflare-edge-cache-"
           "workers-for-wordpress-72c36d23c174")
@@ -200,3 +203,129 @@ def test_a_page_slower_than_its_time_cap_is_given_up(web: ReplayServer) -> None:
     result = hurried.search(SearchRequest(query="fake cache bypass", limit=1))
 
     assert result.works[0].url == MEDIUM and result.works[0].full_text is None
+
+
+NEWS = [("https://example.net/news/2025/06/perovskite-iodide-migration", "Example Lab Notes",
+         "2025-06-10"),
+        ("https://news.example.org/2025/06/perovskite-damp-heat", "Example Science Daily",
+         "2025-06-02"),
+        ("https://www.example.com/energy/perovskite-tandem-record", "Example Energy Wire",
+         "2025-05-28")]
+
+
+def news_requests(server: ReplayServer) -> list[ReplayRequest]:
+    return [r for r in server.requests if r.service == "ddg" and r.path == "/news.js"]
+
+
+def test_news_join_the_results_labelled_with_outlet_and_day(web: ReplayServer) -> None:
+    request = SearchRequest(query="perovskite stability", limit=10, news_window="week")
+    result = agent(max_pages=0).search(request)
+
+    news = [work for work in result.works if work.kind == "news"]
+    assert [(w.url, w.venue, str(w.published)) for w in news] == NEWS
+    assert all(w.year == 2025 and w.sources == ["web"] for w in news)
+    assert news[1].abstract and news[1].abstract.startswith("Encapsulated perovskite solar cells")
+    assert "<b>" not in (news[0].abstract or "")
+    assert [w.kind for w in result.works[:4]] == ["web"] * 4  # the web results come first
+    [asked] = news_requests(web)
+    assert (asked.param("q"), asked.param("df"), asked.param("o")) == (
+        "perovskite stability", "w", "json")
+    assert any("3 news results from the past week" in note for note in result.notes)
+
+
+def test_no_news_unless_the_question_is_about_current_events(web: ReplayServer) -> None:
+    result = agent(max_pages=0).search(SearchRequest(query="perovskite stability", limit=10))
+
+    assert {work.kind for work in result.works} == {"web"}
+    assert news_requests(web) == [] and result.notes == []
+
+
+def test_a_failed_news_search_is_a_note_and_the_web_results_stay(web: ReplayServer) -> None:
+    with web.environment(SCHOLARGRAPH_DDG_NEWS_URL=f"{web.url}/ddg/gone/news.js"):
+        result = agent(max_pages=0).search(
+            SearchRequest(query="perovskite stability", limit=5, news_window="month"))
+
+    assert len(result.works) == 5 and {work.kind for work in result.works} == {"web"}
+    [note] = result.notes
+    assert "news search for 'perovskite stability' failed" in note and "vqd" in note
+
+
+def test_news_are_not_asked_of_the_live_service_while_web_search_uses_a_mirror(
+        web: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SCHOLARGRAPH_DDG_NEWS_URL")
+    result = agent(max_pages=0).search(
+        SearchRequest(query="perovskite stability", limit=5, news_window="day"))
+
+    assert {work.kind for work in result.works} == {"web"}
+    assert news_requests(web) == []
+    assert any("SCHOLARGRAPH_DDG_NEWS_URL is not set" in note for note in result.notes)
+
+
+def test_a_web_page_also_found_as_news_keeps_the_news_label() -> None:
+    page = work_from_hit({"href": NEWS[1][0], "title": "Damp heat", "body": "Snippet."})
+    news = work_from_news({"url": NEWS[1][0], "title": "Damp heat", "body": "Excerpt.",
+                           "source": "Example Science Daily", "date": "2025-06-02T09:00:00+00:00"})
+    assert page is not None and news is not None
+
+    for merged in (page.merge(news, "url"), news.merge(page, "url")):
+        assert (merged.kind, str(merged.published)) == ("news", "2025-06-02")
+
+
+CRAWL_SITES = {
+    "medium.com": Site(robots="medium.com.robots.txt", pages={
+        MEDIUM_PATH: "crawl-start.html",
+        "/data/cache-bypass-table": "crawl-table.html",
+        "/data/cache-bypass-extra": "crawl-extra.html",
+        "/data/cookie-values": "crawl-extra.html",
+        "/m/cache-bypass-private": "crawl-extra.html",
+        "/about": "crawl-extra.html",
+    }),
+    "elsewhere.example": Site(robots=404, pages={"/cache-bypass-table": "crawl-table.html"}),
+}
+
+
+def test_the_crawl_follows_same_site_links_robots_allow_within_the_budget(
+        mirror_of: MirrorOf) -> None:
+    server = mirror_of(CRAWL_SITES)
+    request = SearchRequest(query="cache bypass table", limit=1, wants_data=True)
+
+    result = agent(max_pages=1, crawl=CrawlLimits(per_site=2)).search(request)
+
+    assert page_paths(server) == {
+        "/medium.com/robots.txt", "/medium.com" + MEDIUM_PATH,
+        "/medium.com/data/cache-bypass-table",  # anchor shares three query words
+        "/medium.com/data/cache-bypass-extra",  # two; the disallowed /m/ link (two) is skipped
+    }  # not: /m/ (robots.txt), cookie-values (over budget), /about (no shared word), elsewhere
+    crawled = {work.url: work for work in result.works[1:]}
+    assert list(crawled) == ["https://medium.com/data/cache-bypass-table",
+                             "https://medium.com/data/cache-bypass-extra"]
+    table = crawled["https://medium.com/data/cache-bypass-table"]
+    assert (table.kind, table.venue, table.found_via) == ("web", "medium.com", MEDIUM)
+    assert table.title == "Cache bypass benchmark table (test page)"
+    assert "55% of the requests reached the origin" in (table.full_text or "")
+
+
+def test_no_crawl_unless_the_question_wants_data(mirror_of: MirrorOf) -> None:
+    server = mirror_of(CRAWL_SITES)
+
+    result = agent(max_pages=1).search(SearchRequest(query="cache bypass table", limit=1))
+
+    assert page_paths(server) == {"/medium.com/robots.txt", "/medium.com" + MEDIUM_PATH}
+    assert len(result.works) == 1
+
+
+def test_links_are_chosen_by_anchor_words_within_both_budgets() -> None:
+    def page(host: str, anchors: list[str]) -> PageOutcome:
+        links = {f"https://{host}/{i}": anchor for i, anchor in enumerate(anchors)}
+        return PageOutcome(f"https://{host}/", "fetched", text="text", links=links)
+
+    pages = [page("a.example", ["band gap", "band gap values", "band gaps table", "contact",
+                                "band gap data"]),
+             page("b.example", ["band gap table", "gap"])]
+    chosen = choose_links(pages, "band gap table", CrawlLimits(per_site=2, per_search=3),
+                          known={"https://a.example/1"},
+                          allowed=lambda url: url != "https://a.example/2")
+
+    assert [(link.url, link.overlap) for link in chosen] == [
+        ("https://b.example/0", 3), ("https://a.example/0", 2), ("https://a.example/4", 2)]
+    assert chosen[0].found_via == "https://b.example/"

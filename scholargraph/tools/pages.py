@@ -9,6 +9,14 @@ is honoured up to a limit (beyond it the page is skipped rather than the run hel
 Pages of different hosts are fetched concurrently, pages of one host one after another. Redirects
 are followed only within the same host, so robots.txt is never side-stepped by a redirect.
 
+A page whose HTML is a script shell (:func:`needs_browser`) is rendered in headless Chromium
+(:mod:`scholargraph.tools.browser`) after the plain downloads, one page after another in the
+caller's thread; the page's own requests go back through this fetcher, so robots.txt, the pace and
+the caps hold for them too. Without a browser the page is left as ``needs_browser``.
+
+Each fetched page also yields its title and its links to the same host (``PageOutcome.links``),
+which the web agent's shallow crawl chooses from.
+
 Page text is untrusted input: it is stored as evidence to quote, never read as instructions.
 
 Outcomes are kept in the on-disk cache (see :mod:`scholargraph.tools.cache`) as extracted text,
@@ -25,30 +33,40 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from datetime import timedelta
 from typing import Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
+import lxml.html
 import requests
 import trafilatura
 from protego import Protego
 
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import EXPIRE_AFTER, ROBOTS_EXPIRE_AFTER, ResultStore, result_store
+from scholargraph.tools.browser import PageRenderer, RenderFailed, Subresource
 from scholargraph.tools.http import throttle
 
 log = logging.getLogger(__name__)
 
 FetchStatus = Literal[
-    "fetched", "disallowed", "robots_unavailable", "failed", "not_html", "empty", "too_slow"
+    "fetched", "disallowed", "robots_unavailable", "failed", "not_html", "empty", "too_slow",
+    "needs_browser",
 ]
+"""``needs_browser``: a script shell that could not be rendered; ``detail`` says why not."""
 ROBOTS_MISSING = (404, 410)
 ROBOTS_MAX_BYTES = 512 * 1024
 ROBOTS_MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 MAX_REDIRECTS = 3
 MAX_HOST_WORKERS = 4
+SHELL_MAX_WORDS = 40
+"""A page with scripts and fewer visible words than this (scripts, styles, ``<noscript>`` and
+``<template>`` aside) is a script shell: its text is written by JavaScript."""
+MAX_LINKS = 300
+"""Same-host links kept per page, in page order (the crawl chooses among them)."""
+INVISIBLE = "//script|//style|//noscript|//template"
 PAGES_TABLE = "web_pages"
 CACHED_OUTCOMES: dict[str, timedelta] = {
     "fetched": EXPIRE_AFTER,
@@ -69,6 +87,8 @@ class PageLimits:
     """Wall time per page download, all chunks included."""
     max_crawl_delay_s: float = 5.0
     """Longest ``Crawl-delay`` waited for; a site asking for more is skipped."""
+    render_seconds: float = 10.0
+    """Wall time per rendered page in the headless browser, its own requests included."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +100,11 @@ class PageOutcome:
     text: str | None = None
     detail: str = ""
     truncated: bool = False
+    title: str | None = None
+    links: dict[str, str] = field(default_factory=dict)
+    """Links to the same host: absolute URL (no fragment) -> anchor text, in page order."""
+    rendered: bool = False
+    """Whether the text was read from the DOM after the page's scripts ran."""
 
 
 @dataclass(frozen=True)
@@ -124,13 +149,18 @@ DEFAULT_ROBOTS_CACHE = RobotsCache()
 
 
 class PageFetcher:
-    """Fetches pages politely and extracts their main text (see the module docstring)."""
+    """Fetches pages politely and extracts their main text (see the module docstring).
+
+    ``renderer`` renders script shells; without one they stay ``needs_browser``.
+    """
 
     def __init__(self, settings: Settings, *, limits: PageLimits | None = None,
-                 robots: RobotsCache | None = None) -> None:
+                 robots: RobotsCache | None = None, renderer: PageRenderer | None = None) -> None:
         self.settings = settings
         self.limits = limits or PageLimits()
         self.robots = robots or DEFAULT_ROBOTS_CACHE
+        self.renderer = renderer
+        self._shells: dict[str, bytes] = {}
 
     def location(self, url: str) -> str:
         """Where ``url`` is actually requested: itself, or its copy under the web mirror."""
@@ -149,7 +179,8 @@ class PageFetcher:
             throttle(f"web:{urlsplit(url).netloc.lower()}", self.settings)
 
     def fetch_all(self, urls: list[str]) -> dict[str, PageOutcome]:
-        """Outcome per URL; hosts in parallel, each host's pages in order.
+        """Outcome per URL; hosts in parallel, each host's pages in order, then the script
+        shells rendered one after another in this thread.
 
         Outcomes read within the cache's expiry are reused without asking the site again.
         """
@@ -164,15 +195,19 @@ class PageFetcher:
             if cached is not None:
                 outcomes[url] = PageOutcome(**cached)
                 continue
-            by_site.setdefault(f"{parts.scheme}://{parts.netloc.lower()}", []).append(url)
+            by_site.setdefault(_site(url), []).append(url)
         if not by_site:
             return outcomes
+        fresh: list[PageOutcome] = []
         workers = min(MAX_HOST_WORKERS, len(by_site))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pages") as pool:
             for site_outcomes in pool.map(self._fetch_site, by_site.items()):
-                outcomes.update({outcome.url: outcome for outcome in site_outcomes})
-                if store:
-                    self._keep(store, site_outcomes)
+                fresh.extend(site_outcomes)
+        fresh = [self._render(outcome) if outcome.status == "needs_browser" else outcome
+                 for outcome in fresh]
+        outcomes.update({outcome.url: outcome for outcome in fresh})
+        if store:
+            self._keep(store, fresh)
         return outcomes
 
     def _cache_key(self, url: str) -> str:
@@ -211,6 +246,15 @@ class PageFetcher:
         finally:
             session.close()
 
+    def allows(self, url: str) -> bool:
+        """Whether robots.txt lets the project's user agent fetch ``url`` (read if not cached)."""
+        with _page_session(self.settings) as session:
+            return self._rules(url, session).allows(url, self.settings.user_agent)
+
+    def _rules(self, url: str, session: requests.Session) -> RobotsRules:
+        site = _site(url)
+        return self.robots.rules(site, lambda: self._read_robots(site, session))
+
     def _read_robots(self, site: str, session: requests.Session) -> RobotsRules:
         """A site's rules; redirects are followed (up to five, as RFC 9309 asks) via the mirror."""
         url = f"{site}/robots.txt"
@@ -236,19 +280,26 @@ class PageFetcher:
 
     def _fetch_page(self, url: str, rules: RobotsRules, session: requests.Session) -> PageOutcome:
         try:
-            body, content_type, truncated = self._download(url, rules, session)
+            final_url, body, content_type, truncated = self._download(url, rules, session)
         except _Skip as skip:
             return PageOutcome(url, skip.status, detail=skip.detail)
         except (requests.RequestException, OSError) as exc:
             return PageOutcome(url, "failed", detail=type(exc).__name__)
-        text = _main_text(body, content_type, url)
-        if not text:
-            return PageOutcome(url, "empty", detail="no main text found", truncated=truncated)
-        return PageOutcome(url, "fetched", text=text, truncated=truncated)
+        if content_type == "text/plain":
+            text = body.decode("utf-8", errors="replace").strip() or None
+            return _outcome(url, text, truncated=truncated)
+        page = read_html(body, final_url)
+        if needs_browser(page):
+            self._shells[url] = body
+            return PageOutcome(url, "needs_browser", text=page.text, title=page.title,
+                               links=page.links, truncated=truncated,
+                               detail=f"a script shell ({page.visible_words} visible words)")
+        return _outcome(url, page.text, title=page.title, links=page.links, truncated=truncated)
 
     def _download(self, url: str, rules: RobotsRules,
-                  session: requests.Session) -> tuple[bytes, str, bool]:
-        """The page's first ``max_bytes``, following same-host redirects that robots allow."""
+                  session: requests.Session) -> tuple[str, bytes, str, bool]:
+        """The final URL and the page's first ``max_bytes``, following same-host redirects that
+        robots allow."""
         deadline = time.monotonic() + self.limits.max_seconds
         current = url
         for _ in range(MAX_REDIRECTS + 1):
@@ -267,8 +318,57 @@ class PageFetcher:
                 if content_type and content_type.lower() not in TEXT_TYPES:
                     raise _Skip("not_html", content_type)
                 body, truncated = _read_capped(response, self.limits.max_bytes, deadline)
-                return body, content_type.lower(), truncated
+                return current, body, content_type.lower(), truncated
         raise _Skip("failed", "too many redirects")
+
+    def _render(self, shell: PageOutcome) -> PageOutcome:
+        """The shell's text after its scripts ran, or the shell itself saying why not."""
+        body = self._shells.pop(shell.url, b"")
+        if self.renderer is None:
+            return replace(shell, detail="no browser was given to render it")
+        seconds = self.limits.render_seconds
+        deadline = time.monotonic() + seconds
+        session = _page_session(self.settings)
+        try:
+            html = self.renderer.render(
+                shell.url, body, lambda url: self._subresource(url, session, deadline), seconds)
+        except RenderFailed as exc:
+            log.warning("web page %s is %s and was not rendered: %s", shell.url, shell.detail,
+                        exc)
+            return replace(shell, detail=str(exc))
+        finally:
+            session.close()
+        dom = html.encode("utf-8")
+        page = read_html(dom[: self.limits.max_bytes], shell.url)
+        log.info("web page %s: rendered, %d words of main text", shell.url,
+                 len((page.text or "").split()))
+        outcome = _outcome(shell.url, page.text, title=page.title, links=page.links,
+                           truncated=len(dom) > self.limits.max_bytes)
+        return replace(outcome, rendered=True)
+
+    def _subresource(self, url: str, session: requests.Session,
+                     deadline: float) -> Subresource | None:
+        """One of a rendered page's own requests, under the page rules: robots.txt, the pace,
+        the size cap, and the rendering's ``deadline``; redirects are handed back to the browser,
+        which asks again."""
+        if not self._rules(url, session).allows(url, self.settings.user_agent):
+            return None
+        self._throttle(url)
+        seconds_left = min(deadline - time.monotonic(), self.limits.max_seconds)
+        if seconds_left <= 0:
+            return None
+        try:
+            response = session.get(self.location(url), stream=True, allow_redirects=False,
+                                   timeout=min(self.settings.timeout_s, seconds_left))
+            with response:
+                body, _ = _read_capped(response, self.limits.max_bytes,
+                                       time.monotonic() + seconds_left)
+        except (_Skip, requests.RequestException, OSError) as exc:
+            log.info("rendered page's request %s refused: %s", url, type(exc).__name__)
+            return None
+        headers = {key: value for key, value in response.headers.items()
+                   if key.lower() in ("content-type", "location", "cache-control")}
+        return Subresource(response.status_code, body, headers)
 
 
 class _Skip(Exception):
@@ -295,10 +395,77 @@ def _read_capped(response: requests.Response, max_bytes: int,
     return b"".join(chunks), False
 
 
-def _main_text(body: bytes, content_type: str, url: str) -> str | None:
-    if content_type == "text/plain":
-        return body.decode("utf-8", errors="replace").strip() or None
-    return trafilatura.extract(body, url=url, include_comments=False, include_tables=True)
+@dataclass(frozen=True)
+class HtmlPage:
+    """What a page's HTML offers: its main text, title, same-host links, and the evidence for
+    :func:`needs_browser`."""
+
+    text: str | None
+    title: str | None = None
+    links: dict[str, str] = field(default_factory=dict)
+    visible_words: int = 0
+    scripts: int = 0
+
+
+def read_html(body: bytes, url: str) -> HtmlPage:
+    """Main text (trafilatura), title and same-host links of an HTML page at ``url``.
+
+    The text is what a browser running scripts shows: ``<noscript>`` fallbacks are left out.
+    """
+    document = trafilatura.load_html(body)
+    if document is None:
+        return HtmlPage(text=None)
+    title = " ".join((document.findtext(".//title") or "").split()) or None
+    links = same_host_links(document, url)
+    scripts = len(document.xpath("//script"))
+    for element in document.xpath(INVISIBLE):
+        element.drop_tree()
+    visible = len(document.text_content().split())
+    text = trafilatura.extract(document, url=url, include_comments=False, include_tables=True)
+    return HtmlPage(text=text, title=title, links=links, visible_words=visible, scripts=scripts)
+
+
+def needs_browser(page: HtmlPage) -> bool:
+    """Whether a page is a script shell: it has scripts, and its HTML shows no main text or
+    fewer than :data:`SHELL_MAX_WORDS` visible words."""
+    return page.scripts > 0 and (not page.text or page.visible_words < SHELL_MAX_WORDS)
+
+
+def same_host_links(document: lxml.html.HtmlElement, url: str) -> dict[str, str]:
+    """The page's links to its own host (fragments dropped, itself left out) -> anchor text."""
+    base_element = document.find(".//base[@href]")
+    base = urljoin(url, base_element.get("href")) if base_element is not None else url
+    host = urlsplit(url).netloc.lower()
+    links: dict[str, str] = {}
+    for anchor in document.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if not href:
+            continue
+        target = urldefrag(urljoin(base, href)).url
+        parts = urlsplit(target)
+        if parts.scheme not in ("http", "https") or parts.netloc.lower() != host:
+            continue
+        if target == urldefrag(url).url or target in links:
+            continue
+        label = anchor.text_content() or anchor.get("title") or anchor.get("aria-label") or ""
+        links[target] = " ".join(label.split())[:200]
+        if len(links) >= MAX_LINKS:
+            break
+    return links
+
+
+def _outcome(url: str, text: str | None, *, title: str | None = None,
+             links: dict[str, str] | None = None, truncated: bool = False) -> PageOutcome:
+    if not text:
+        return PageOutcome(url, "empty", detail="no main text found", truncated=truncated,
+                           title=title, links=links or {})
+    return PageOutcome(url, "fetched", text=text, truncated=truncated, title=title,
+                       links=links or {})
+
+
+def _site(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 def _same_site_redirect(current: str, location: str) -> str:

@@ -8,8 +8,20 @@ restore and no race with other threads or other ddgs users in the process.
 
 Result links in DuckDuckGo's redirect form (``//duckduckgo.com/l/?uddg=<target>``) are unwrapped
 to their target. The first ``max_pages`` results are then read by
-:class:`~scholargraph.tools.pages.PageFetcher` (robots.txt honoured, size and time capped).
-Page text is untrusted: it is kept as evidence in ``Work.full_text``, never followed.
+:class:`~scholargraph.tools.pages.PageFetcher` (robots.txt honoured, size and time capped; a
+script shell rendered in headless Chromium, see :mod:`scholargraph.tools.browser`). Page text is
+untrusted: it is kept as evidence in ``Work.full_text``, never obeyed.
+
+Two modes follow the question's intent:
+
+- **news** (``SearchRequest.news_window``, a question about current events): news hits within the
+  window join the results as ``kind="news"`` works with their outlet and day
+  (:mod:`scholargraph.tools.news`); a result found both ways keeps the news label;
+- **one step further** (``SearchRequest.wants_data``, a question asking for values): a shallow
+  crawl of the result pages' own sites (:mod:`scholargraph.tools.crawl`).
+
+What the reader should know (pages that needed a browser it did not have, news not searched) comes
+back as notes for the review.
 
 A search's hits are kept in the on-disk cache (see :mod:`scholargraph.tools.cache`), so running
 the same search again within a week asks DuckDuckGo nothing.
@@ -19,6 +31,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
+from contextlib import nullcontext
 from dataclasses import asdict
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
@@ -27,14 +41,17 @@ from ddgs import DDGS
 from ddgs.engines.duckduckgo import Duckduckgo
 from ddgs.exceptions import DDGSException, TimeoutException
 
-from scholargraph.errors import SourceUnavailable
+from scholargraph.errors import SourceError, SourceUnavailable
 from scholargraph.records import Work
-from scholargraph.schemas import Domain
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.cache import ResultStore, result_store
-from scholargraph.tools.http import throttle
-from scholargraph.tools.pages import PageFetcher, PageLimits, RobotsCache
+from scholargraph.schemas import Domain, NewsWindow
 from scholargraph.settings import Settings
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.browser import PageRenderer
+from scholargraph.tools.cache import ResultStore, result_store
+from scholargraph.tools.crawl import CrawlLimits, choose_links, crawled_work
+from scholargraph.tools.http import throttle
+from scholargraph.tools.news import news_unavailable_reason, search_news, work_from_news
+from scholargraph.tools.pages import PageFetcher, PageLimits, PageOutcome, RobotsCache
 
 log = logging.getLogger(__name__)
 
@@ -55,26 +72,83 @@ class WebAgent(SourceAgent):
 
     def __init__(self, settings: Settings | None = None, *, max_pages: int = 3,
                  page_limits: PageLimits | None = None, robots: RobotsCache | None = None,
-                 backend: str = "auto") -> None:
+                 backend: str = "auto", renderer: PageRenderer | None = None,
+                 crawl: CrawlLimits | None = None) -> None:
+        """``renderer``: a browser to share (the caller closes it); by default each search
+        starts its own when a page needs one. ``crawl``: the shallow crawl's budget."""
         super().__init__(settings)
         self.max_pages = max_pages
         self.page_limits = page_limits or PageLimits()
         self.robots = robots
         self.backend = backend
+        self.renderer = renderer
+        self.crawl = crawl or CrawlLimits()
 
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
+        notes: list[str] = []
         hits = self._web_search(request.query, request.limit, settings)
         works = _unique_by_url(work for hit in hits if (work := work_from_hit(hit)))
         works = works[: request.limit]
+        news: list[Work] = []
+        if request.news_window:
+            news = self._news(request.query, request.limit, request.news_window, notes)
+            works = _with_news(works, news)
         if self.max_pages > 0 and works:
-            fetcher = PageFetcher(settings, limits=self.page_limits, robots=self.robots)
-            outcomes = fetcher.fetch_all([work.url for work in works[: self.max_pages] if work.url])
-            for work in works:
-                outcome = outcomes.get(work.url or "")
-                if outcome is not None and outcome.text:
-                    work.full_text = outcome.text
-        return SourceResult(works=works)
+            renderer = self.renderer or PageRenderer(settings)
+            with nullcontext() if self.renderer else renderer:
+                fetcher = PageFetcher(settings, limits=self.page_limits, robots=self.robots,
+                                      renderer=renderer)
+                works += self._read_pages(fetcher, works, news, request, notes)
+        return SourceResult(works=works, notes=notes)
+
+    def _read_pages(self, fetcher: PageFetcher, works: list[Work], news: list[Work],
+                    request: SearchRequest, notes: list[str]) -> list[Work]:
+        """Fill the top results' ``full_text``; the crawled works when the question wants data."""
+        news_urls = {work.url for work in news}
+        top = [w for w in works if w.url not in news_urls][: self.max_pages] + news[: self.max_pages]
+        outcomes = fetcher.fetch_all([work.url for work in top if work.url])
+        for work in works:
+            outcome = outcomes.get(work.url or "")
+            if outcome is not None and outcome.text:
+                work.full_text = outcome.text
+        crawled: list[Work] = []
+        if request.wants_data:
+            crawled, crawl_outcomes = self._crawl(fetcher, list(outcomes.values()),
+                                                  request.query, {w.url for w in works if w.url})
+            outcomes.update(crawl_outcomes)
+        notes.extend(_browser_notes(list(outcomes.values())))
+        return crawled
+
+    def _crawl(self, fetcher: PageFetcher, pages: list[PageOutcome], query: str,
+               known: set[str]) -> tuple[list[Work], dict[str, PageOutcome]]:
+        """Depth 1: the chosen same-site links of the result pages, read within the budget."""
+        links = choose_links([page for page in pages if page.status == "fetched"], query,
+                             self.crawl, known, fetcher.allows)
+        if not links:
+            return [], {}
+        outcomes = fetcher.fetch_all([link.url for link in links])
+        works = [work for link in links if (work := crawled_work(link, outcomes[link.url]))]
+        log.info("web: followed %d links from result pages, %d gave text", len(links), len(works))
+        return works, outcomes
+
+    def _news(self, query: str, limit: int, window: NewsWindow, notes: list[str]) -> list[Work]:
+        """News works within ``window``; a failure of the news search is a note, not an error."""
+        settings = self.settings
+        reason = news_unavailable_reason(settings)
+        if reason:
+            notes.append(f"Web: {reason}")
+            return []
+        try:
+            hits = search_news(query, limit, window, settings, self.backend)
+        except SourceError as exc:
+            notes.append(f"Web: the news search for {query!r} failed ({exc.message})")
+            return []
+        news = _unique_by_url(work for hit in hits if (work := work_from_news(hit)))
+        if news:
+            notes.append(f"Web: {len(news)} news results from the past {window} for {query!r}, "
+                         "labelled [News]")
+        return news
 
     def _web_search(self, query: str, limit: int, settings: Settings) -> list[dict[str, Any]]:
         """The search's hits, from the on-disk cache when this search was made lately.
@@ -154,6 +228,22 @@ def work_from_hit(hit: dict[str, Any]) -> Work | None:
     title = str(hit.get("title") or "").strip() or host
     snippet = str(hit.get("body") or "").strip() or None
     return Work(kind="web", title=title, url=url, abstract=snippet, venue=host, sources=["web"])
+
+
+def _with_news(works: list[Work], news: list[Work]) -> list[Work]:
+    """Web results followed by the news; a result that is also news is replaced by its news
+    work (outlet, day, label)."""
+    by_url = {work.url: work for work in news}
+    merged = [by_url.pop(work.url, work) for work in works]
+    return merged + [work for work in news if work.url in by_url]
+
+
+def _browser_notes(outcomes: list[PageOutcome]) -> list[str]:
+    """One note per reason pages that needed a browser were not rendered."""
+    reasons = [outcome.detail for outcome in outcomes if outcome.status == "needs_browser"]
+    return [f"Web: {count} page{'s' if count > 1 else ''} built by JavaScript kept only "
+            f"{'their' if count > 1 else 'its'} search snippet: {reason}"
+            for reason, count in Counter(reasons).items()]
 
 
 def _unique_by_url(works: Any) -> list[Work]:

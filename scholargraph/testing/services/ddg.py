@@ -1,8 +1,11 @@
-"""DuckDuckGo's HTML results page, and the web pages its results point at.
+"""DuckDuckGo's HTML results page, its news endpoint, and the web pages its results point at.
 
 :class:`DuckDuckGoService` serves the one real recording there is (a 2020 results page for
 "Fake cache bypass", ``fixtures/ddg/``) for ANY query and any page: tests can check how results
-are parsed and unwrapped, not which results a query finds.
+are parsed and unwrapped, not which results a query finds. Its news endpoint (``/news.js``, and
+``/`` handing out the ``vqd`` token news.js wants) answers three HAND-BUILT news items about
+perovskite solar cell stability for any query, in the shape ddgs parses: no recording of
+DuckDuckGo's news endpoint exists (see ``PROVENANCE_materials_web.md``).
 
 :class:`WebPagesService` is a web mirror (``{mirror}{host}/{path}``) holding hand-written test
 pages, not recordings, for the hosts of the first four recorded results, one per robots.txt case:
@@ -16,8 +19,8 @@ stackoverflow.com      404                                         yes
 en.wikipedia.org       500                                         no
 =====================  ==========================================  =========================
 
-Any other host or path is a 404. Tests of other cases (a ``Crawl-delay``, redirects, a PDF)
-mount a ``WebPagesService(sites=...)`` of their own.
+Any other host or path is a 404. Tests of other cases (a ``Crawl-delay``, redirects, a PDF, a
+page built by JavaScript, links to follow) mount a ``WebPagesService(sites=...)`` of their own.
 """
 
 from __future__ import annotations
@@ -28,26 +31,43 @@ from scholargraph.testing.fixtures import fixture_bytes
 from scholargraph.testing.server import ReplayRequest, ReplayResponse
 
 RESULTS_PAGE = "ddg/duckduckgo-synopsis.html_duckduckgo_com.html"
+NEWS_RESULTS = "ddg/news.json"
+NEWS_TOKEN_PAGE = "ddg/news-token.html"
+NEWS_TOKEN = "4-31415926535897932384626433832795028"
+"""The ``vqd`` token the token page hands out and news.js then expects."""
 PAGES = "ddg/pages/"
 HTML = "text/html; charset=utf-8"
 
 
 class DuckDuckGoService:
-    """``html.duckduckgo.com/html/``: the recorded results page, whatever was asked."""
+    """``html.duckduckgo.com/html/``: the recorded results page, whatever was asked; and
+    ``duckduckgo.com/news.js`` with its token page ``/``: the hand-built news items."""
 
     prefix = "ddg"
 
     def handle(self, request: ReplayRequest) -> ReplayResponse:
-        if request.path.rstrip("/") != "/html":
-            return ReplayResponse(404, b"<html><body>Not Found</body></html>", HTML)
-        return ReplayResponse(200, fixture_bytes(RESULTS_PAGE), HTML)
+        if request.path.rstrip("/") == "/html":
+            return ReplayResponse(200, fixture_bytes(RESULTS_PAGE), HTML)
+        if request.path == "/" and request.param("q"):
+            return ReplayResponse(200, fixture_bytes(NEWS_TOKEN_PAGE), HTML)
+        if request.path == "/news.js":
+            return _news(request)
+        return ReplayResponse(404, b"<html><body>Not Found</body></html>", HTML)
+
+
+def _news(request: ReplayRequest) -> ReplayResponse:
+    """The news items, to a request carrying a query, the token and ``o=json`` (else 403: a
+    refusal of our own making; DuckDuckGo's answer to such a request is not recorded)."""
+    if not request.param("q") or request.param("vqd") != NEWS_TOKEN or request.param("o") != "json":
+        return ReplayResponse(403, b'{"error": "missing query, vqd token or o=json"}')
+    return ReplayResponse(200, fixture_bytes(NEWS_RESULTS), "application/json")
 
 
 @dataclass(frozen=True)
 class Site:
     """One mirrored host: its robots.txt (a file under ``fixtures/ddg/pages/``, or a status code),
-    its pages by path (files there; ``.txt`` is served as text/plain, ``.pdf`` as a PDF) and its
-    redirects by path (to the ``Location`` given, answered 301)."""
+    its pages by path (files there, typed by suffix: ``.txt``, ``.pdf``, ``.js``, ``.json``, else
+    HTML) and its redirects by path (to the ``Location`` given, answered 301)."""
 
     robots: str | int
     pages: dict[str, str] = field(default_factory=dict)
@@ -101,12 +121,16 @@ class WebPagesService:
         return ReplayResponse(200, fixture_bytes(PAGES + page), _content_type(page))
 
 
+CONTENT_TYPES = {
+    ".txt": "text/plain; charset=utf-8",
+    ".pdf": "application/pdf",
+    ".js": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+}
+
+
 def _content_type(name: str) -> str:
-    if name.endswith(".txt"):
-        return "text/plain; charset=utf-8"
-    if name.endswith(".pdf"):
-        return "application/pdf"
-    return HTML
+    return next((kind for suffix, kind in CONTENT_TYPES.items() if name.endswith(suffix)), HTML)
 
 
 def _robots(site: Site) -> ReplayResponse:
