@@ -15,6 +15,7 @@ from scholargraph.agents.clean_query import clean_question
 from scholargraph.context import ReviewContext
 from scholargraph.engines import load_chat_model
 from scholargraph.errors import InputError
+from scholargraph.exports.styles import check_style
 from scholargraph.report import Report, prepare_out_dir
 from scholargraph.runs import PendingApproval, ProgressCallback, ReviewRun
 from scholargraph.tools.registry import source_names
@@ -38,6 +39,8 @@ class ReviewOptions:
     snowball: bool = False
     thread: str | None = None
     offline: bool = False
+    style: str = "apa"
+    library: str | None = None
 
     def check(self) -> None:
         """Raise :class:`InputError` for an option that cannot work."""
@@ -58,6 +61,12 @@ class ReviewOptions:
             raise InputError("max iterations must be between 1 and 10")
         if self.model and self.chat_model is None:
             self.chat_model = load_chat_model(self.model)
+        self.style = check_style(self.style)
+        if self.library is not None:
+            if not Path(self.library).expanduser().exists():
+                raise InputError(f"--library {self.library} does not exist")
+            if self.sources is not None and "library" not in self.sources:
+                self.sources = ["library", *self.sources]
 
     def context(self) -> ReviewContext:
         return ReviewContext(model=self.model, sources=self.sources, max_results=self.max_results,
@@ -65,6 +74,7 @@ class ReviewOptions:
                              max_iterations=self.max_iterations,
                              passages_per_question=self.passages_per_question,
                              approve_plan=self.approve_plan, snowball=self.snowball,
+                             citation_style=self.style, library=self.library,
                              chat_model=self.chat_model)
 
 
@@ -96,7 +106,9 @@ def review(question: str, *, out: str | Path | None = None,
     Options: ``sources`` (list of names), ``max_results``, ``since``, ``until``, ``model``
     (a model name) or ``chat_model`` (a LangChain chat model object), ``max_iterations``,
     ``passages_per_question``, ``thread`` (names a resumable run: the same thread resumes it),
-    ``snowball`` (follow citations one step through OpenAlex),
+    ``snowball`` (follow citations one step through OpenAlex), ``style`` (the reference list's
+    citation style: ``apa`` or a CSL style name), ``library`` (a file or folder of your own
+    records, searched first),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live
     services). ``on_progress`` is called with each node's name and update as the run goes.
     For plan approval use :func:`start_review`.

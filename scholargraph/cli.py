@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--snowball", action="store_true",
                      help="also follow citations one step from the works found (the works they "
                           "cite and the works citing them), through OpenAlex")
+    run.add_argument("--style", default="apa",
+                     help="citation style of the reference lists: apa (default) or a CSL style "
+                          "name such as ieee, nature, chicago-author-date")
+    run.add_argument("--library", default=None, metavar="PATH",
+                     help="your own records, searched first: a .bib, .ris, CSL-JSON .json, "
+                          ".jsonl or .pdf file, or a folder of them")
     run.add_argument("--no-cache", action="store_true",
                      help="ask the services afresh: neither read nor write the on-disk cache of "
                           "their answers (SCHOLARGRAPH_HOME/http-cache.sqlite)")
@@ -122,8 +128,8 @@ def run_review(args: argparse.Namespace) -> int:
         args.question, sources=args.sources, max_results=args.max_results, since=args.since,
         until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
-        approve_plan=args.approve_plan, snowball=args.snowball,
-        on_progress=progress_callback(args),
+        approve_plan=args.approve_plan, snowball=args.snowball, style=args.style,
+        library=args.library, on_progress=progress_callback(args),
     )
     prepare_out_dir(args.out)
     outcome = run.start()
@@ -132,7 +138,7 @@ def run_review(args: argparse.Namespace) -> int:
     outcome.write(args.out)
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
-        print(f"wrote {args.out}/review.md and 4 more files: {len(outcome.papers)} works, "
+        print(f"wrote {args.out}/review.md and 7 more files: {len(outcome.papers)} works, "
               f"{len(outcome.findings)} findings, {len(outcome.references)} references"
               + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
     return EXIT_OK

@@ -31,7 +31,7 @@ def test_langgraph_json_names_a_compiled_graph_without_checkpointer():
 
 
 def test_tool_loop_order_comes_from_the_registry():
-    assert source_names()[:5] == ["pubmed", "arxiv", "openalex", "materials", "web"]
+    assert source_names()[:6] == ["library", "pubmed", "arxiv", "openalex", "materials", "web"]
 
 
 def test_graph_drawing_matches_snapshot():

@@ -34,6 +34,7 @@ ENTRY_POINT_GROUP = "scholargraph.sources"
 SOURCES_ENV = "SCHOLARGRAPH_SOURCES"
 
 BUILTIN_AGENTS = (
+    "scholargraph.tools.library:LibraryAgent",
     "scholargraph.tools.pubmed:PubMedAgent",
     "scholargraph.tools.arxiv:ArxivAgent",
     "scholargraph.tools.openalex:OpenAlexAgent",

@@ -1,0 +1,198 @@
+"""The local library source: records read from BibTeX, RIS, CSL-JSON, JSONL and PDF files, searched
+lexically, registered before PubMed, and searched first in a review when ``--library`` is given."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scholargraph import review
+from scholargraph.cli import main
+from scholargraph.errors import ConfigurationError
+from scholargraph.schemas import Intent
+from scholargraph.tools.base import SearchRequest
+from scholargraph.tools.library import LibraryAgent, LibraryError, load_library, match
+from scholargraph.tools.registry import source_names
+
+BIBTEX = r"""
+@article{mueller2019,
+  author = {M{\"u}ller, J{\"u}rgen and Smith, Ann},
+  title = {Polygenic {Risk} Scores for Breast Cancer Screening \& Prevention},
+  journal = {Genetics in Medicine},
+  year = {2019},
+  doi = {10.1000/PRS.2019},
+  abstract = {Polygenic risk scores improved the selection of women for screening.},
+}
+@misc{lee2021,
+  author = {Lee, Bo},
+  title = {Genetic variants and screening uptake},
+  year = {2021},
+  eprint = {2101.00001},
+  archivePrefix = {arXiv},
+}
+"""
+RIS = """TY  - JOUR
+AU  - Garcia, Ana
+TI  - Screening for hereditary cancer genetic variants in primary care
+JO  - Family Practice
+PY  - 2016///
+DO  - 10.1000/ris.2016
+AB  - Genetic variants were found in 4% of screened adults.
+N1  - PMID: 11111111
+ER  - 
+"""
+CSL = [{"id": "k", "type": "article-journal", "title": "Newborn genomic screening outcomes",
+        "author": [{"family": "Kim", "given": "Dae"}], "issued": {"date-parts": [[2023]]},
+        "container-title": "Pediatrics", "DOI": "10.1000/csl.2023",
+        "abstract": "Genomic screening of newborns found actionable genetic variants."}]
+JSONL = [
+    {"title": "Cascade testing after genetic variants are found", "authors": ["Ito, Ken"],
+     "year": 2020, "doi": "10.1000/jsonl.2020", "abstract": "Relatives were offered screening."},
+    {"type": "article", "title": "A preprint on variant screening", "issued":
+     {"date-parts": [[2024]]}, "author": [{"literal": "Consortium X"}], "number": "arXiv:2401.00002"},
+]
+
+
+def tiny_pdf(title: str, lines: list[str]) -> bytes:
+    """A one-page PDF with a title in its metadata and lines of text, written by hand to the PDF
+    1.4 specification (catalog, pages, page, font, content stream, info, xref)."""
+    text = "BT /F1 11 Tf 72 740 Td 14 TL " + " ".join(
+        "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") '"
+        for line in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R"
+        " >> >> /Contents 5 0 R >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        f"<< /Length {len(text)} >>\nstream\n{text}\nendstream",
+        f"<< /Title ({title}) /Author (Rossi, Marco; Bianchi, Lia) /CreationDate "
+        "(D:20220301120000Z) >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n"
+            f"{xref}\n%%EOF\n").encode()
+    return bytes(out)
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    folder = tmp_path / "library"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "refs.bib").write_text(BIBTEX, encoding="utf-8")
+    (folder / "refs.ris").write_text(RIS, encoding="utf-8")
+    (folder / "zotero.json").write_text(json.dumps(CSL), encoding="utf-8")
+    (folder / "sub" / "more.jsonl").write_text("\n".join(json.dumps(r) for r in JSONL) + "\n",
+                                               encoding="utf-8")
+    (folder / "sub" / "paper.pdf").write_bytes(tiny_pdf("Exome screening in adults", [
+        "Exome screening in adults", "doi: 10.1000/pdf.2022", "Abstract",
+        "Population exome screening found pathogenic genetic variants in 2% of adults.",
+        "1 Introduction", "Screening programmes are expanding."]))
+    (folder / "notes.txt").write_text("not a library file", encoding="utf-8")
+    return folder
+
+
+def by_title(works, start: str):
+    (found,) = [w for w in works if w.title.startswith(start)]
+    return found
+
+
+def test_every_format_is_read_with_its_identifiers(library):
+    works = load_library(library)
+    assert len(works) == 7 and all(w.sources == ["library"] for w in works)
+    bib = by_title(works, "Polygenic")
+    assert bib.title == "Polygenic Risk Scores for Breast Cancer Screening & Prevention"
+    assert bib.authors == ["Müller, Jürgen", "Smith, Ann"] and bib.doi == "10.1000/prs.2019"
+    assert (bib.year, bib.venue, bib.kind) == (2019, "Genetics in Medicine", "article")
+    preprint = by_title(works, "Genetic variants and screening uptake")
+    assert (preprint.arxiv_id, preprint.kind) == ("2101.00001", "preprint")
+    ris = by_title(works, "Screening for hereditary")
+    assert (ris.year, ris.pmid, ris.doi, ris.venue) == (2016, "11111111", "10.1000/ris.2016",
+                                                        "Family Practice")
+    csl = by_title(works, "Newborn")
+    assert (csl.authors, csl.year, csl.doi) == (["Kim, Dae"], 2023, "10.1000/csl.2023")
+    assert by_title(works, "Cascade").authors == ["Ito, Ken"]
+    consortium = by_title(works, "A preprint")
+    assert (consortium.arxiv_id, consortium.kind, consortium.authors) == (
+        "2401.00002", "preprint", ["Consortium X"])
+    pdf = by_title(works, "Exome screening")
+    assert pdf.authors == ["Rossi, Marco", "Bianchi, Lia"] and pdf.year == 2022
+    assert pdf.doi == "10.1000/pdf.2022"
+    assert pdf.abstract.startswith("Population exome screening found pathogenic")
+    assert "Introduction" not in pdf.abstract and "expanding" in pdf.full_text
+
+
+def test_a_query_matches_records_with_every_word_and_phrase(library):
+    works = load_library(library)
+    titles = [w.title for w in match(works, '"genetic variants" screening')]
+    assert set(titles) == {
+        "Genetic variants and screening uptake",
+        "Screening for hereditary cancer genetic variants in primary care",
+        "Newborn genomic screening outcomes", "Cascade testing after genetic variants are found",
+        "Exome screening in adults"}
+    # both terms in its title and again in its abstract: the best BM25 score
+    assert titles[0] == "Screening for hereditary cancer genetic variants in primary care"
+    assert match(works, '"variants genetic"') == []
+    assert [w.title for w in match(works, "polygenic screen")] == [
+        "Polygenic Risk Scores for Breast Cancer Screening & Prevention"]
+
+
+def test_the_agent_filters_years_and_limits(library):
+    agent = LibraryAgent(path=library)
+    result = agent.search(SearchRequest(query="screening", since=2020, limit=2))
+    assert len(result.works) == 2 and all(w.year >= 2020 for w in result.works)
+    assert agent.build_query(["genetic variants", "screening"], Intent(
+        kind="factual", domains=["general"], keywords=[])) == '"genetic variants" screening'
+
+
+def test_the_library_is_first_and_active_only_when_given(library, monkeypatch):
+    monkeypatch.delenv("SCHOLARGRAPH_LIBRARY", raising=False)
+    assert source_names()[0] == "library" and LibraryAgent.order < 10
+    intent = Intent(kind="factual", domains=["physics"], keywords=["x"])
+    assert not LibraryAgent().is_relevant(intent)
+    assert "no library given" in LibraryAgent().unavailable_reason()
+    monkeypatch.setenv("SCHOLARGRAPH_LIBRARY", str(library))
+    assert LibraryAgent().is_relevant(intent) and LibraryAgent().unavailable_reason() is None
+    assert "does not exist" in LibraryAgent(path=library / "gone").unavailable_reason()
+
+
+def test_a_broken_file_is_an_error_that_names_it(tmp_path):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"title": "ok"}\n{not json}\n', encoding="utf-8")
+    with pytest.raises(LibraryError, match=r"broken.jsonl:2: not valid JSON"):
+        load_library(broken)
+    assert issubclass(LibraryError, ConfigurationError)
+
+
+def test_a_review_searches_the_library_first(replay, library, tmp_path):
+    report = review("What is known about genetic variants and screening?",
+                    sources=["pubmed", "openalex"], library=str(library), out=tmp_path / "out")
+    assert report.sources_searched[0] == "library"
+    assert report.search_log[0].source == "library" and report.search_log[0].n_results > 0
+    assert report.prisma["identified"]["library"] > 0
+    from_library = [p for p in report.papers if "library" in p.sources]
+    assert "Screening for hereditary cancer genetic variants in primary care" in {
+        p.title for p in from_library}
+    # found, but without an abstract to screen: excluded, and the reason counted
+    assert "Genetic variants and screening uptake" not in {p.title for p in report.papers}
+    assert report.prisma["excluded_reasons"]["no title and abstract to assess"] >= 1
+    cited = {report.work(ref.work_id).id for ref in report.references}
+    assert cited & {p.id for p in from_library}
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["--library", "/nonexistent/refs.bib"], "does not exist"),
+    (["--style", "ieeee"], "did you mean ieee"),
+])
+def test_bad_library_or_style_is_bad_input(args, reason, capsys, tmp_path):
+    code = main(["review", "genetic screening?", "--out", str(tmp_path / "o"), *args])
+    assert code == 2 and reason in capsys.readouterr().err
