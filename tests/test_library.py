@@ -64,12 +64,12 @@ def tiny_pdf(title: str, lines: list[str]) -> bytes:
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R"
-        " >> >> /Contents 5 0 R >>",
+        ("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R"
+        " >> >> /Contents 5 0 R >>"),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         f"<< /Length {len(text)} >>\nstream\n{text}\nendstream",
-        f"<< /Title ({title}) /Author (Rossi, Marco; Bianchi, Lia) /CreationDate "
-        "(D:20220301120000Z) >>",
+        (f"<< /Title ({title}) /Author (Rossi, Marco; Bianchi, Lia) /CreationDate "
+        "(D:20220301120000Z) >>"),
     ]
     out = bytearray(b"%PDF-1.4\n")
     offsets = []

@@ -1,0 +1,111 @@
+"""The evaluator's scores and named gaps, and the refinement they drive: on the recorded corpus a
+first round with gaps sends the supervisor back to query_generation, whose new queries differ
+from the first round's; the budget bounds the rounds and the report says why the run stopped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.runtime import Runtime
+
+from scholargraph import review
+from scholargraph.agents.evaluation import RETRACTION_PENALTY, is_supported, score
+from scholargraph.agents.query_generation import query_generation
+from scholargraph.agents.synthesis import extractive_draft
+from scholargraph.context import ReviewContext
+from scholargraph.records import Passage, SearchLogEntry, Work
+from scholargraph.schemas import Evaluation, Intent, Quote, SubQuestion
+
+QUESTION = "What is known about genetic variants and screening?"
+SOURCES = ["pubmed", "arxiv", "openalex"]
+THIS_YEAR = 2026
+
+
+def passage(work: Work, text: str, sub: str) -> Passage:
+    return Passage(id=f"{work.id}#abstract:0-{len(text)}", work_id=work.id, text=text, start=0,
+                   end=len(text), sub_question_id=sub)
+
+
+SUBS = [SubQuestion(id="q1", text="Does aspirin reduce stroke risk?", answer_shape="trials"),
+        SubQuestion(id="q2", text="What harms does long-term aspirin cause?",
+                    answer_shape="adverse events")]
+OLD = Work(title="Old trial", doi="10.1/old", year=2001, sources=["pubmed"], abstract="a")
+NEW = Work(title="New cohort", doi="10.1/new", year=2024, sources=["pubmed"], abstract="b",
+           is_retracted=True)
+PASSAGES = [passage(OLD, "Daily aspirin reduced stroke risk by a fifth in adults over 60.", "q1"),
+            passage(NEW, "Aspirin reduced the risk of ischaemic stroke in older adults.", "q1")]
+
+
+def test_scores_name_the_gaps_and_why():
+    draft = extractive_draft(SUBS, PASSAGES, [OLD, NEW], ["aspirin", "stroke"])
+    result = score(SUBS, draft, PASSAGES, [OLD, NEW], ["pubmed", "openalex"], THIS_YEAR)
+    assert result.coverage["q1"] >= 0.5 and result.coverage["q2"] == 0.0
+    assert "What harms does long-term aspirin cause? (no cited finding)" in result.gaps
+    assert "All cited works come from one source (pubmed) of the 2 searched" in result.gaps
+    assert result.retracted == [NEW.id]
+    assert f"Cited work {NEW.id} has been retracted" in result.gaps
+    assert result.recency == 0.5 and result.citation_support == 1.0
+    clean = score(SUBS, draft, PASSAGES, [OLD, NEW.model_copy(update={"is_retracted": False})],
+                  ["pubmed", "openalex"], THIS_YEAR)
+    assert result.overall == pytest.approx(clean.overall * RETRACTION_PENALTY, abs=1e-3)
+
+
+def test_a_tampered_quote_is_not_support():
+    by_id = {p.id: p for p in PASSAGES}
+    draft = extractive_draft(SUBS, PASSAGES, [OLD, NEW], ["aspirin"])
+    finding = next(f for f in draft.findings if f.kind == "finding")
+    assert is_supported(finding, by_id)
+    quote = finding.quotes[0]
+    moved = quote.model_copy(update={"start": quote.start + 1})
+    assert not is_supported(finding.model_copy(update={"quotes": [moved]}), by_id)
+    invented = Quote(passage_id="doi:10.1/none#abstract:0-5", start=0, end=5, text="Daily")
+    assert not is_supported(finding.model_copy(update={"quotes": [invented]}), by_id)
+
+
+def test_gap_queries_aim_at_the_weak_sub_questions_and_are_new():
+    intent = Intent(kind="factual", domains=["biomedical"], keywords=["aspirin", "stroke"])
+    first = query_generation({"intent": intent, "sub_questions": SUBS, "iteration": 1,
+                              "active_sources": ["pubmed", "openalex"], "search_log": []},
+                             Runtime(context=ReviewContext()))["queries"]
+    log = [SearchLogEntry(source=q.source, query=q.query) for q in first]
+    weak = Evaluation(coverage={"q1": 0.9, "q2": 0.1}, verdict="more_evidence")
+    second = query_generation({"intent": intent, "sub_questions": SUBS, "iteration": 2,
+                               "active_sources": ["pubmed", "openalex"], "search_log": log,
+                               "evaluation": weak}, Runtime(context=ReviewContext()))["queries"]
+    assert second and {q.sub_question_id for q in second} == {"q2"}
+    assert not {(q.source, q.query) for q in second} & {(q.source, q.query) for q in first}
+    assert {q.round for q in second} == {2}
+
+
+def run_recorded(**options: Any) -> tuple[Any, list[Evaluation]]:
+    """A review of the recorded corpus and the evaluation of each round, in order."""
+    verdicts: list[Evaluation] = []
+
+    def watch(node: str, update: dict[str, Any]) -> None:
+        if node == "evaluation":
+            verdicts.append(update["evaluation"])
+
+    return review(QUESTION, sources=SOURCES, on_progress=watch, **options), verdicts
+
+
+def test_a_gap_after_round_one_runs_a_refinement_round_with_new_queries(replay):
+    report, rounds = run_recorded(max_iterations=3)
+    first, last = rounds[0], rounds[-1]
+    assert first.verdict == "more_evidence" and first.gaps
+    assert any("(no cited finding)" in gap for gap in first.gaps)
+    assert report.iterations == len(rounds) >= 2
+    sent = {1: set(), 2: set()}
+    for entry in report.search_log:
+        sent.setdefault(entry.round, set()).add((entry.source, entry.query))
+    assert sent[2] and not sent[2] & sent[1]
+    assert report.evaluation == last and last.verdict == "accept"
+    assert report.stop_reason == f"accepted: {last.reason}"
+
+
+def test_the_iteration_budget_bounds_the_rounds(replay):
+    report, rounds = run_recorded(max_iterations=1)
+    assert report.iterations == len(rounds) == 1
+    assert {entry.round for entry in report.search_log} == {1}
+    assert report.stop_reason.startswith("iteration budget of 1 spent")
+    assert rounds[0].reason in report.stop_reason
