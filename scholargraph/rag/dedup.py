@@ -5,14 +5,25 @@ article, arXiv the preprint, the web a landing page. A duplicate counts the same
 a false merge silently loses a paper. So the rules go from certain to probable, and each one
 refuses a merge that a stronger signal contradicts:
 
-1. **identifiers**: records sharing a DOI, PMID, PMCID, arXiv id or OpenAlex id are one work
-   (identifiers are normalised by :mod:`scholargraph.identifiers` when a ``Work`` is built);
-2. **fuzzy title**: records whose normalised titles are near-identical (rapidfuzz), whose years
-   agree (a preprint may be a year older than its publication) and whose first authors agree.
+1. **identifiers**: records sharing a DOI, PMID, PMCID, arXiv id or OpenAlex id (or, for web
+   pages and materials, a URL) are one work; identifiers are normalised by
+   :mod:`scholargraph.identifiers` when a ``Work`` is built;
+2. **fuzzy title** (rapidfuzz): normalised titles near-identical (database notes such as
+   '[Review]' or '[Spanish]' dropped; a long title may carry a subtitle the other lacks), the
+   same year (a preprint may be a year older), the same first author, and venues that can be
+   the same journal ('N Engl J Med' / 'New England Journal of Medicine').
 
-Two records are never joined when they carry different identifiers of a kind a work has only one
-of (two PMIDs, two non-preprint DOIs, two arXiv ids): that is the precision guard. Groups are
-found with a union-find, then folded with :meth:`Work.merge`, which records each rule used.
+Precision guards, each learnt from a false merge in the labelled sets of ``bench/dedup.py``:
+- different identifiers of a kind a work has only one of (two PMIDs, two non-preprint DOIs)
+  veto a merge, whatever the titles say;
+- a changed word or number in a near-identical title ('FOCUS 1' / 'FOCUS 2', 'Pediatric' /
+  'Adult') is another work, a typo is not;
+- the same title in two journals is two publications (guidelines printed twice, a conference
+  abstract and its paper);
+- one source lists a work once (per version): two records of one source are joined only by a
+  shared identifier.
+
+Groups are found with a union-find, then folded with :meth:`Work.merge`, which records each rule.
 """
 
 from __future__ import annotations
