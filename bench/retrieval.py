@@ -145,8 +145,8 @@ def tune(bench: Bench, queries: dict[str, str], qrels: Qrels) -> None:
         index = HybridIndex(texts, bench.index.embeddings, base)
         lexical = {qid: index.lexical_scores(text) for qid, text in queries.items()}
         dense = {qid: index.dense_scores(vectors[qid]) for qid in queries}
-        grid = [dict(method="rrf", rrf_k=k, depth=1000) for k in (10, 30, 60)]
-        grid += [dict(method="convex", depth=d) for d in (100, 1000)]
+        grid = [{"method": "rrf", "rrf_k": k, "depth": 1000} for k in (10, 30, 60)]
+        grid += [{"method": "convex", "depth": d} for d in (100, 1000)]
         for options, weight in itertools.product(grid, (0.5, 0.75, 1.0, 1.25)):
             index.params = replace(base, dense_weight=weight, **options)
             run = {qid: bench.rank(index.fuse(lexical[qid], dense[qid])) for qid in queries}

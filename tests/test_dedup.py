@@ -117,9 +117,9 @@ def test_normalisation_helpers() -> None:
 
 
 def test_same_title_in_two_journals_or_two_trials_stays_apart() -> None:
-    guideline = dict(title="Screening guidelines for the prevention and early detection of "
-                     "cervical cancer", authors=["Saslow, D", "Solomon, D"], year=2012)
-    trial = dict(authors=["Low, D. E."], year=2011, venue="J Antimicrob Chemother")
+    guideline = {"title": "Screening guidelines for the prevention and early detection of "
+                     "cervical cancer", "authors": ["Saslow, D", "Solomon, D"], "year": 2012}
+    trial = {"authors": ["Low, D. E."], "year": 2011, "venue": "J Antimicrob Chemother"}
     records = [
         Work(**guideline, venue="American Journal of Clinical Pathology"),
         Work(**guideline, venue="CA: a Cancer Journal for Clinicians"),
@@ -130,7 +130,7 @@ def test_same_title_in_two_journals_or_two_trials_stays_apart() -> None:
 
 
 def test_journal_abbreviations_and_database_notes_still_merge() -> None:
-    common = dict(authors=["Noris, M.", "Remuzzi, G."], year=2009)
+    common = {"authors": ["Noris, M.", "Remuzzi, G."], "year": 2009}
     records = [
         Work(title="Atypical hemolytic-uremic syndrome", venue="New England Journal of Medicine",
              **common),
@@ -145,8 +145,8 @@ def test_journal_abbreviations_and_database_notes_still_merge() -> None:
 
 
 def test_one_source_never_lists_a_work_twice_without_shared_ids() -> None:
-    column = dict(title="Book review column", authors=["Karl Aberer"], year=2002,
-                  venue="SIGMOD Record")
+    column = {"title": "Book review column", "authors": ["Karl Aberer"], "year": 2002,
+                  "venue": "SIGMOD Record"}
     records = [Work(**column, sources=["openalex"]), Work(**column, sources=["openalex"]),
                Work(**column, sources=["pubmed"])]
     result = deduplicate(records)

@@ -122,7 +122,8 @@ def test_missing_model_degrades_to_lexical_ranking_with_a_warning(tmp_path: Path
                         embedding_model=str(tmp_path / "no-such-model"))
     selected, warnings = select_passages([QUESTION], WORKS, per_question=3, settings=settings)
     assert len(warnings) == 1
-    assert warnings[0].startswith("dense embeddings unavailable") and "ranked lexically" in warnings[0]
+    assert warnings[0].startswith("dense embeddings unavailable")
+    assert "ranked lexically" in warnings[0]
     assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
     assert all(p.work_id == "doi:10.1000/perovskite" for p in selected["q1"])
 

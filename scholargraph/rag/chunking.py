@@ -16,10 +16,12 @@ DEFAULT_MAX_CHARS = 1200
 """About 250 words: a typical abstract stays one passage, as most embedding models see it whole."""
 
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_ABBREVIATIONS = frozenset(
-    "al fig figs eq eqs ref refs vs e.g i.e cf approx resp no nos vol dr mr mrs ms prof st "
-    "ca sp spp etc incl jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
+_ABBREVIATIONS = frozenset({
+    "al", "fig", "figs", "eq", "eqs", "ref", "refs", "vs", "e.g", "i.e", "cf", "approx",
+    "resp", "no", "nos", "vol", "dr", "mr", "mrs", "ms", "prof", "st", "ca", "sp", "spp",
+    "etc", "incl", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+    "nov", "dec"
+})
 
 
 def chunk_work(work: Work, max_chars: int = DEFAULT_MAX_CHARS) -> list[Passage]:

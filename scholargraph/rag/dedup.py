@@ -55,7 +55,7 @@ PREPRINT_DOI_PREFIXES = ("10.48550/", "10.1101/", "10.21203/", "10.20944/", "10.
 """arXiv, bioRxiv/medRxiv, Research Square, Preprints.org, SSRN, OSF, PsyArXiv, ChemRxiv,
 TechRxiv: a work may have one of these besides its published DOI."""
 SINGLE_VALUED = ("pmid", "pmcid", "arxiv", "doi")
-"""Identifier kinds a work has at most one of (preprint DOIs aside): different values veto a merge."""
+"""Identifier kinds a work has at most one of (preprint DOIs aside): two values veto a merge."""
 
 
 class Merge(Record):
@@ -165,9 +165,11 @@ def venue_names(venue: str | None) -> tuple[tuple[str, ...], ...]:
 
 _MEETING = re.compile(r"conference|proceedings|\bproc\b|symposium|workshop|meeting|congress",
                       re.IGNORECASE)
-_VENUE_STOPWORDS = frozenset(
-    "of the and for a an in on de la le des du und fur y et der die das proceedings proc acm "
-    "ieee electronic resource".split())
+_VENUE_STOPWORDS = frozenset({
+    "of", "the", "and", "for", "a", "an", "in", "on", "de", "la", "le", "des", "du", "und",
+    "fur", "y", "et", "der", "die", "das", "proceedings", "proc", "acm", "ieee",
+    "electronic", "resource"
+})
 _CORRECTION = re.compile(r"^(erratum|correction|corrigendum)( to)?\s*[:.]?\s*", re.IGNORECASE)
 """An erratum is folded into the work it corrects: it adds no evidence of its own."""
 _TRAILING_NOTE = re.compile(
@@ -205,7 +207,8 @@ def _abbreviation_prefix(short: tuple[str, ...], long_: tuple[str, ...]) -> int 
     for word in short:
         if position < len(long_) and _abbreviates(word, long_[position]):
             position += 1
-        elif position + 1 < len(long_) and _abbreviates(word, long_[position] + long_[position + 1]):
+        elif (position + 1 < len(long_)
+              and _abbreviates(word, "".join(long_[position:position + 2]))):
             position += 2
         else:
             return None
@@ -357,7 +360,10 @@ def _typo(a: str, b: str) -> bool:
 
 
 _ROMAN = re.compile(r"[ivxlc]+")
-_TITLE_STOPWORDS = frozenset("a an the of in on at for and or to with by from as is are".split())
+_TITLE_STOPWORDS = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "for", "and", "or", "to", "with", "by",
+    "from", "as", "is", "are"
+})
 
 
 def _years_agree(a: _Keys, b: _Keys) -> bool:

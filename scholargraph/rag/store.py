@@ -1,4 +1,4 @@
-"""The vector store: passage embeddings kept in Chroma, keyed by content, so nothing is embedded twice.
+"""The vector store: passage embeddings kept in Chroma, keyed by content: nothing embeds twice.
 
 Each embedding model has its own collection (vectors of different models do not compare). A
 passage's key is the SHA-256 of the text that was embedded, so a work seen in an earlier review,
@@ -58,7 +58,8 @@ class PassageStore:
 
     def embeddings(self, texts: Sequence[str], metadatas: Sequence[dict] | None = None
                    ) -> np.ndarray:
-        """One L2-normalised row per text: stored vectors where known, new ones embedded and stored."""
+        """One L2-normalised row per text: stored vectors where known, the rest embedded and
+        stored."""
         keys = [content_key(text) for text in texts]
         known = self._lookup(list(dict.fromkeys(keys)))
         missing = {key: index for index, key in enumerate(keys) if key not in known}
