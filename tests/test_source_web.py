@@ -9,6 +9,7 @@ from contextlib import ExitStack
 
 import pytest
 
+from scholargraph.agents.intent import detect_intent
 from scholargraph.errors import SourceError
 from scholargraph.testing import Fault, ReplayRequest, ReplayServer
 from scholargraph.testing.services.ddg import DuckDuckGoService, Site, WebPagesService
@@ -329,3 +330,12 @@ def test_links_are_chosen_by_anchor_words_within_both_budgets() -> None:
     assert [(link.url, link.overlap) for link in chosen] == [
         ("https://b.example/0", 3), ("https://a.example/0", 2), ("https://a.example/4", 2)]
     assert chosen[0].found_via == "https://b.example/"
+
+
+def test_a_question_about_current_events_brings_the_web_in_whatever_its_field() -> None:
+    clinical = detect_intent("How do statins lower cholesterol in patients?")
+    current = detect_intent("What is the latest news on statins for patients?")
+
+    assert clinical.domains == current.domains == ["biomedical"]
+    assert not WebAgent().is_relevant(clinical)
+    assert WebAgent().is_relevant(current)

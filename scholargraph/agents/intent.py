@@ -53,8 +53,8 @@ NEWS_CUES: tuple[tuple[NewsWindow, str], ...] = (
     ("day", r"\b(today|breaking|past day|last 24 hours)\b"),
     ("week", r"\b(this|past|last) week\b"),
     ("year", r"\b(this|past|last) year\b"),
-    ("month", r"\b(news|latest|recent|recently|this month|past month|last month|"
-              r"current events|up to date|nowadays)\b"),
+    ("month", (r"\b(news|latest|recent|recently|this month|past month|last month|"
+               r"current events|up to date|nowadays)\b")),
 )
 """Cue words of a question about current events, each with how far back its news may reach."""
 

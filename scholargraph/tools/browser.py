@@ -30,7 +30,7 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urldefrag, urlsplit
 
 from scholargraph.settings import Settings
@@ -166,7 +166,7 @@ class PageRenderer:
             self._playwright.stop()
             self._playwright = None
 
-    def __enter__(self) -> PageRenderer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -123,8 +123,8 @@ def work_from_news(hit: dict[str, Any]) -> Work | None:
 def published_on(value: Any) -> date | None:
     """The day of a news hit's date: ddgs gives ISO 8601 text (from DuckDuckGo's Unix time)."""
     if isinstance(value, int | float):
-        return datetime.fromtimestamp(value, timezone.utc).date()
+        return datetime.fromtimestamp(value, UTC).date()
     try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).date()
+        return datetime.fromisoformat(str(value)).date()
     except ValueError:
         return None

@@ -44,8 +44,8 @@ import trafilatura
 from protego import Protego
 
 from scholargraph.settings import Settings
-from scholargraph.tools.cache import EXPIRE_AFTER, ROBOTS_EXPIRE_AFTER, ResultStore, result_store
 from scholargraph.tools.browser import PageRenderer, RenderFailed, Subresource
+from scholargraph.tools.cache import EXPIRE_AFTER, ROBOTS_EXPIRE_AFTER, ResultStore, result_store
 from scholargraph.tools.http import throttle
 
 log = logging.getLogger(__name__)

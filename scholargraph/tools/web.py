@@ -43,7 +43,7 @@ from ddgs.exceptions import DDGSException, TimeoutException
 
 from scholargraph.errors import SourceError, SourceUnavailable
 from scholargraph.records import Work
-from scholargraph.schemas import Domain, NewsWindow
+from scholargraph.schemas import Domain, Intent, NewsWindow
 from scholargraph.settings import Settings
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.browser import PageRenderer
@@ -84,6 +84,10 @@ class WebAgent(SourceAgent):
         self.renderer = renderer
         self.crawl = crawl or CrawlLimits()
 
+    def is_relevant(self, intent: Intent) -> bool:
+        """General questions, and any question about current events (news come from the web)."""
+        return super().is_relevant(intent) or intent.news_window is not None
+
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
         notes: list[str] = []
@@ -106,7 +110,8 @@ class WebAgent(SourceAgent):
                     request: SearchRequest, notes: list[str]) -> list[Work]:
         """Fill the top results' ``full_text``; the crawled works when the question wants data."""
         news_urls = {work.url for work in news}
-        top = [w for w in works if w.url not in news_urls][: self.max_pages] + news[: self.max_pages]
+        results = [work for work in works if work.url not in news_urls]
+        top = results[: self.max_pages] + news[: self.max_pages]
         outcomes = fetcher.fetch_all([work.url for work in top if work.url])
         for work in works:
             outcome = outcomes.get(work.url or "")
