@@ -5,6 +5,7 @@ whole module; the tests skip when Chromium or Playwright is not installed."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,17 @@ def test_links_are_same_host_absolute_and_without_fragments() -> None:
 
     assert page.links == {"https://example.org/docs/table.html": "Band gap table",
                           "https://example.org/other": "Other page"}
+
+
+@pytest.mark.skipif(not playwright_installed(), reason="needs the playwright package")
+def test_a_browser_that_will_not_start_leaves_a_note(web: ReplayServer, tmp_path: Path) -> None:
+    broken = tmp_path / "chromium"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    with web.environment(SCHOLARGRAPH_CHROMIUM=str(broken)):
+        result = WebAgent(max_pages=1, robots=RobotsCache()).search(
+            SearchRequest(query="fake cache bypass", limit=1))
+
+    assert result.works[0].full_text is None
+    [note] = result.notes
+    assert f"Chromium at {broken} did not start" in note

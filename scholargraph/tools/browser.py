@@ -150,7 +150,7 @@ class PageRenderer:
             self._browser = self._playwright.chromium.launch(
                 executable_path=executable, args=list(CHROMIUM_ARGS),
                 timeout=LAUNCH_SECONDS * 1000)
-        except PlaywrightError as exc:
+        except (PlaywrightError, OSError) as exc:
             self.close()
             self._failed = f"Chromium at {executable} did not start ({_first_line(exc)})"
             raise RenderFailed(self._failed) from exc
