@@ -78,12 +78,14 @@ class RateLimit:
 
 @dataclass
 class Fault:
-    """A misbehaviour injected into the next ``times`` requests to a service (-1: every one)."""
+    """A misbehaviour injected into the next ``times`` requests to a service (-1: every one);
+    with ``path``, only into requests whose path starts with it (others pass untouched)."""
 
     kind: FaultKind
     times: int = 1
     seconds: float = 0.0
     retry_after: int = 1
+    path: str | None = None
 
 
 class ReplayServer:
@@ -213,10 +215,10 @@ class ReplayServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def _next_fault(self, service: str) -> Fault | None:
+    def _next_fault(self, request: ReplayRequest) -> Fault | None:
         with self._lock:
-            queue = self._faults.get(service) or []
-            if not queue:
+            queue = self._faults.get(request.service) or []
+            if not queue or not request.path.startswith(queue[0].path or ""):
                 return None
             fault = queue[0]
             if fault.times > 0:
@@ -250,7 +252,7 @@ class ReplayServer:
                                   headers={"Retry-After": str(max(1, math.ceil(wait)))})
         if self._latency.get(request.service):
             time.sleep(self._latency[request.service])
-        fault = self._next_fault(request.service)
+        fault = self._next_fault(request)
         if fault is None:
             return handler.handle(request)
         return _apply_fault(fault, lambda: handler.handle(request))

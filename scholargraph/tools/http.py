@@ -181,11 +181,27 @@ def retry_after_s(response: requests.Response) -> float | None:
         return None
 
 
+Timeout = float | tuple[float | None, float | None] | None
+
+
+def bounded_timeout(asked: Timeout, limit: float) -> Timeout:
+    """The timeout a client asked for, never longer than ``limit`` (SCHOLARGRAPH_TIMEOUT).
+
+    Clients bring their own (mp_api asks 20 s); the project's timeout bounds them all, so a
+    hanging service costs the same whichever client talks to it.
+    """
+    if asked is None:
+        return limit
+    if isinstance(asked, tuple):
+        return tuple(limit if part is None else min(part, limit) for part in asked)  # type: ignore[return-value]
+    return min(asked, limit)
+
+
 class PoliteAdapter(HTTPAdapter):
     """Sends each request when the service's limiter allows it, with a timeout, retried if retryable.
 
     Retries live here rather than in urllib3 so that every attempt, not only the first, waits for
-    the limiter. ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
+    the limiter. The timeout is the client's, bounded by the settings' (:func:`bounded_timeout`). ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
     """
 
     def __init__(self, service: str, settings: Settings,
@@ -196,8 +212,7 @@ class PoliteAdapter(HTTPAdapter):
         self._rewrite = rewrite
 
     def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
-        if kwargs.get("timeout") is None:
-            kwargs["timeout"] = self._settings.timeout_s
+        kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), self._settings.timeout_s)
         if self._rewrite and request.url.startswith(self._rewrite[0]):
             request.url = self._rewrite[1] + request.url[len(self._rewrite[0]):]
         rules = policy(self._service, self._settings)
@@ -292,6 +307,9 @@ def unavailable(service: str, exc: BaseException, settings: Settings | None = No
     if status is not None and status not in RETRY_STATUS:
         return SourceResponseError(service, f"HTTP {status}: the service refused the request; "
                                    "check the query syntax")
+    if status is not None:
+        return SourceUnavailable(service, f"HTTP {status} after retries: the service is "
+                                 "overloaded or down; try again later")
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return SourceUnavailable(service, redact(detail, settings)[:300]

@@ -227,6 +227,9 @@ class MaterialsAgent(SourceAgent):
                 )
         except MPRestError as exc:
             raise _classify(self.name, exc) from exc
+        except ValueError as exc:  # json's and orjson's decode errors alike
+            raise SourceResponseError(self.name, f"the answer is not valid JSON ({exc})") \
+                from None
         finally:
             session.close()
         return list(documents)[:limit]
