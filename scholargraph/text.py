@@ -12,20 +12,12 @@ from collections import Counter
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 QUESTION_WORDS = frozenset(
-    "what which who whom whose when where why how does do did is are was were can could should "
-    "would will may might there their its it this that these those about regarding between among "
-    "versus vs compared compare comparison effect effects role impact known evidence literature "
-    "review studies study research current recent state art latest approach approaches use used "
-    "using based new novel recent years year since after before until from during last past "
-    "according report reported show shown find found give list explain describe".split()
+    ["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did", "is", "are", "was", "were", "can", "could", "should", "would", "will", "may", "might", "there", "their", "its", "it", "this", "that", "these", "those", "about", "regarding", "between", "among", "versus", "vs", "compared", "compare", "comparison", "effect", "effects", "role", "impact", "known", "evidence", "literature", "review", "studies", "study", "research", "current", "recent", "state", "art", "latest", "approach", "approaches", "use", "used", "using", "based", "new", "novel", "recent", "years", "year", "since", "after", "before", "until", "from", "during", "last", "past", "according", "report", "reported", "show", "shown", "find", "found", "give", "list", "explain", "describe"]
 )
 STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
-    "a an and or of the in on for to with by at as be been being than then also into over under "
-    "such any all each other more most less least very much many some no not only own same so "
-    "too just e.g i.e etc".split()
+    ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be", "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each", "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only", "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.']*[A-Za-z0-9+]|[A-Za-z0-9]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
 
 
 def words(text: str) -> list[str]:
@@ -69,35 +61,6 @@ def _keeps_case(token: str) -> bool:
     return bool(re.search(r"[A-Z]|\d", token[1:]))
 
 
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (abbreviation-tolerant, offsets exact)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.start()
-        if _is_abbreviation(text[start:end]):
-            continue
-        if text[start:end].strip():
-            spans.append(_strip_span(text, start, end))
-        start = match.end()
-    if text[start:].strip():
-        spans.append(_strip_span(text, start, len(text)))
-    return spans
-
-
-def _is_abbreviation(sentence: str) -> bool:
-    last = sentence.rsplit(" ", 1)[-1]
-    return bool(re.fullmatch(r"(?:e\.g|i\.e|et al|vs|Fig|Figs|Eq|Ref|approx|ca|cf|No)\.", last))
-
-
-def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 YEAR = r"(19[5-9]\d|20\d\d)"
 
 
@@ -119,9 +82,7 @@ def year_window(text: str, this_year: int) -> tuple[int | None, int | None]:
 
 
 ELEMENTS = frozenset(
-    "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se "
-    "Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy "
-    "Ho Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu".split()
+    ["H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U", "Np", "Pu"]
 )
 _FORMULA = re.compile(r"\b(?:[A-Z][a-z]?\d*(?:\.\d+)?){2,}\b|\b[A-Z][a-z]?\d+\b")
 
