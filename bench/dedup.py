@@ -9,20 +9,25 @@ Two formats are read:
   ``DBLP-ACM_perfectMapping_noheader.csv``), deduplicated as one list, as the retrieval node does.
 
 Also prints the time to deduplicate the set and a pool of ``--scale`` records drawn from every
-set beside it. The last line is ``F1 <value>``.
+set beside it, and, for a bib-dedupe folder, how many of the hand-made pairs of
+``test_cases.json`` beside it (near-miss non-duplicates among them) are judged as labelled.
+``--show-errors N`` prints N false merges (with the rule and evidence that made each) and N
+missed pairs, each with the fields on which the two records differ. The last line is
+``F1 <value>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import re
 import sys
 import time
 from itertools import combinations
 from pathlib import Path
 
-from scholargraph.rag.dedup import deduplicate
+from scholargraph.rag.dedup import DedupResult, deduplicate
 from scholargraph.records import Work
 
 Pair = frozenset[str]
@@ -55,8 +60,12 @@ def main() -> None:
         started = time.perf_counter()
         deduplicate(pool)
         print(f"scale       {len(pool)} pooled records in {time.perf_counter() - started:.2f} s")
+    cases = args.dataset.parent / "test_cases.json"
+    if (args.dataset.parent.name == "bib_dedupe" and cases.exists()
+            and (args.dataset / "records_pre_merged.csv").exists()):
+        check_cases(cases, show=bool(args.show_errors))
     if args.show_errors:
-        show_errors(predicted, gold, dict(zip(ids, works, strict=True)), args.show_errors)
+        show_errors(predicted, gold, ids, works, result, args.show_errors)
     print(f"pairs       predicted {len(predicted)}, true positives {len(predicted & gold)}")
     print(f"precision   {precision:.4f}")
     print(f"recall      {recall:.4f}")
@@ -74,9 +83,7 @@ def load(folder: Path) -> tuple[list[str], list[Work], set[Pair]]:
 
 def load_bib_dedupe(folder: Path) -> tuple[list[str], list[Work], set[Pair]]:
     rows = _read_csv(folder / "records_pre_merged.csv")
-    works = [_work(row["title"], _split_bibtex_authors(row.get("author", "")), row["year"],
-                   row.get("journal") or row.get("booktitle"), row.get("doi"),
-                   row.get("abstract")) for row in rows]
+    works = [_bib_work(row) for row in rows]
     gold: set[Pair] = set()
     for row in _read_csv(folder / "merged_record_ids.csv"):
         members = row["merged_ids"].split(";")
@@ -116,22 +123,61 @@ def scores(predicted: set[Pair], gold: set[Pair]) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
-def show_errors(predicted: set[Pair], gold: set[Pair], works: dict[str, Work], limit: int
-                ) -> None:
+def check_cases(path: Path, show: bool) -> None:
+    """Judge each hand-made pair of ``test_cases.json`` and print how many agree with the label."""
+    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
+    wrong = []
+    for case in cases:
+        pair = [_bib_work(record) for record in (case["record_a"], case["record_b"])]
+        if (deduplicate(pair).duplicates_removed == 1) != case["expected_duplicate"]:
+            wrong.append(case)
+    print(f"cases       {len(cases) - len(wrong)}/{len(cases)} hand-made pairs as labelled")
+    for case in wrong if show else []:
+        print(f"  CASE {case['id']} (expected duplicate: {case['expected_duplicate']})")
+
+
+def show_errors(predicted: set[Pair], gold: set[Pair], ids: list[str], works: list[Work],
+                result: DedupResult, limit: int) -> None:
+    """False merges with the rule and evidence of the merge that made them; missed pairs; for
+    each, the two records and the fields on which they differ."""
+    index = {record_id: position for position, record_id in enumerate(ids)}
+    evidence = {merge.merged_id: f"{merge.rule} ({merge.detail})" for merge in result.merges}
+    group_of = {position: group for group in result.groups for position in group}
     for label, pairs in (("FALSE MERGE", predicted - gold), ("MISSED", gold - predicted)):
+        print(f"{label}: {len(pairs)} pairs")
         for pair in sorted(pairs, key=sorted)[:limit]:
-            print(f"--- {label}")
-            for record_id in sorted(pair):
-                work = works[record_id]
-                print(f"  {record_id}: {work.year} | {work.authors[:2]} | {work.title[:110]} "
-                      f"| {work.venue} | {work.doi}")
+            a, b = sorted(pair, key=lambda record_id: index[record_id])
+            print(f"--- {label} {a} / {b}")
+            if label == "FALSE MERGE":
+                rules = [evidence.get(works[i].id, "first record")
+                         for i in group_of[index[b]] if i != group_of[index[b]][0]]
+                print(f"  group of {len(group_of[index[b]])}, merged by: {'; '.join(rules)}")
+            for field in ("title", "authors", "year", "venue", "volume", "pages", "doi"):
+                va, vb = (getattr(works[index[r]], field) for r in (a, b))
+                if va != vb:
+                    print(f"  {field:8} {_short(va)}\n  {'':8} {_short(vb)}")
+
+
+def _short(value: object) -> str:
+    text = "; ".join(value[:3]) if isinstance(value, list) else str(value)
+    return text if len(text) <= 150 else text[:147] + "..."
+
+
+def _bib_work(row: dict[str, str | None]) -> Work:
+    """A work from a bib-dedupe record ('number' and 'issue' name the same field)."""
+    return _work(row.get("title") or "", _split_bibtex_authors(row.get("author") or ""),
+                 row.get("year") or "", row.get("journal") or row.get("booktitle"),
+                 row.get("doi"), row.get("abstract"), volume=row.get("volume"),
+                 issue=row.get("number") or row.get("issue"), pages=row.get("pages"))
 
 
 def _work(title: str, authors: list[str], year: str, venue: str | None, doi: str | None,
-          abstract: str | None, source: str | None = None) -> Work:
+          abstract: str | None, source: str | None = None, volume: str | None = None,
+          issue: str | None = None, pages: str | None = None) -> Work:
     year_match = re.search(r"\d{4}", year or "")
     return Work(title=title or "", authors=authors, year=int(year_match.group()) if year_match
                 else None, venue=venue or None, doi=doi or None, abstract=abstract or None,
+                volume=volume or None, issue=issue or None, pages=pages or None,
                 sources=[source] if source else [])
 
 

@@ -41,6 +41,9 @@ class Work(Record):
     authors: list[str] = Field(default_factory=list, description="'Family, Given' or as given")
     year: int | None = None
     venue: str | None = Field(None, description="Journal, conference, 'arXiv' or web site")
+    volume: str | None = Field(None, description="Journal volume as the source gives it")
+    issue: str | None = Field(None, description="Journal issue as the source gives it")
+    pages: str | None = Field(None, description="Page range or article number ('23-35', 'e1002')")
     abstract: str | None = None
     doi: str | None = None
     pmid: str | None = None
@@ -146,7 +149,7 @@ class Work(Record):
         published, preprint = (other, self) if self._is_preprint_of(other) else (self, other)
         merged = published.model_copy(deep=True)
         for field in ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "url", "venue", "year",
-                      "full_text", "cited_by_count", "oa_url"):
+                      "volume", "issue", "pages", "full_text", "cited_by_count", "oa_url"):
             if getattr(merged, field) is None:
                 setattr(merged, field, getattr(preprint, field))
         if len(preprint.abstract or "") > len(merged.abstract or ""):

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from scholargraph.rag.dedup import author_key, deduplicate, normalize_title
+from scholargraph.rag.dedup import (
+    Pages,
+    author_key,
+    deduplicate,
+    names_agree,
+    normalize_title,
+    normalize_volume,
+    notice_kind,
+    parse_pages,
+    title_variants,
+)
 from scholargraph.records import Work
 
 TITLE = "Reputation offsets trust judgments based on social biases among Airbnb users"
@@ -146,8 +156,204 @@ def test_journal_abbreviations_and_database_notes_still_merge() -> None:
 
 def test_one_source_never_lists_a_work_twice_without_shared_ids() -> None:
     column = {"title": "Book review column", "authors": ["Karl Aberer"], "year": 2002,
-                  "venue": "SIGMOD Record"}
+              "venue": "SIGMOD Record"}
     records = [Work(**column, sources=["openalex"]), Work(**column, sources=["openalex"]),
                Work(**column, sources=["pubmed"])]
+    assert deduplicate(records[:1] + records[2:]).groups == [[0, 1]]
+    # the PubMed record matches two OpenAlex records: it cannot tell which is its twin
+    assert deduplicate(records).groups == [[0], [1], [2]]
+
+
+def test_a_preprint_and_the_paper_in_one_source_are_not_ambiguous() -> None:
+    common = {"title": TITLE, "authors": ["Abrahao, Bruno"]}
+    records = [
+        Work(**common, year=2016, kind="preprint", venue="arXiv", sources=["openalex"]),
+        Work(**common, year=2017, venue="PNAS", sources=["openalex"]),
+        Work(**common, year=2017, venue="Proc Natl Acad Sci U S A", sources=["pubmed"]),
+    ]
+    assert deduplicate(records).groups == [[0, 1, 2]]
+
+
+APPENDECTOMY = "Laparoscopic versus open appendectomy in children: a randomized trial"
+
+
+def test_same_volume_and_first_page_stand_in_for_a_translated_journal_name() -> None:
+    common = {"authors": ["Wang, L.", "Chen, H."], "year": 2015, "volume": "53"}
+    transliterated = Work(title=APPENDECTOMY, venue="Zhonghua Wai Ke Za Zhi", pages="412-416",
+                          **common)
+    translated = Work(title=f"[{APPENDECTOMY.replace('randomized', 'randomised')}]",
+                      venue="Chinese Journal of Surgery", pages="412-6", issue="6", **common)
+    result = deduplicate([transliterated, translated])
+    [merge] = result.merges
+    assert merge.rule == "fuzzy_title"
+    assert "same volume and first page" in merge.detail
+    assert result.works[0].pages == "412-416"
+    assert result.works[0].issue == "6"
+    # without the place in the journal, two journal names are two publications
+    unplaced = translated.model_copy(update={"volume": None, "pages": None})
+    assert deduplicate([transliterated, unplaced]).duplicates_removed == 0
+
+
+def test_two_volumes_or_disjoint_pages_are_two_publications() -> None:
+    common = {"title": APPENDECTOMY, "authors": ["Wang, L."], "year": 2015,
+              "venue": "Pediatric Surgery International"}
+    article = Work(**common, volume="31", pages="412-416")
+    assert deduplicate([article, Work(**common, volume="32", pages="412-416")]
+                       ).duplicates_removed == 0
+    # the same title on one page later in the volume: a notice printed without its label
+    assert deduplicate([article, Work(**common, volume="31", pages="1187")]
+                       ).duplicates_removed == 0
+    # overlapping ranges (a mistyped first page) and an unknown volume do not contradict
+    assert deduplicate([article, Work(**common, volume="31", pages="414-416")]
+                       ).duplicates_removed == 1
+    assert deduplicate([article, Work(**common, pages="88-92")]).duplicates_removed == 1
+
+
+def test_an_electronic_locator_does_not_contradict_printed_pages() -> None:
+    common = {"title": "Cervical screening with HPV testing in primary care: cohort study",
+              "authors": ["Hartley, J."], "year": 2010, "venue": "BMJ", "volume": "340"}
+    assert deduplicate([Work(**common, pages="c1804"), Work(**common, pages="1014")]
+                       ).duplicates_removed == 1
+
+
+def test_an_article_online_ahead_of_print_joins_its_printed_record() -> None:
+    common = {"title": "Video-assisted thoracoscopy after chest trauma: a systematic review",
+              "authors": ["Keller, A. T.", "Moss, D."]}
+    online = Work(**common, year=2012, venue="Langenbeck's Archives of Surgery", pages="1-9")
+    printed = Work(**common, year=2013, venue="Langenbecks Arch Surg", volume="398",
+                   pages="515-523")
+    assert deduplicate([online, printed]).duplicates_removed == 1
+    two_years = online.model_copy(update={"year": 2011})
+    assert deduplicate([two_years, printed]).duplicates_removed == 0
+
+
+def test_a_year_off_by_one_in_one_volume_and_a_group_author() -> None:
+    title = "Results of a randomised trial of HPV triage in women with borderline cytology"
+    place = {"volume": "190", "pages": "1201-1210"}
+    group = Work(title=title, authors=["TRIAGE Study Group"], year=2004,
+                 venue="Am J Obstet Gynecol", **place)
+    named = Work(title=title, authors=["Harper, D. M.", "Nolan, P."], year=2004,
+                 venue="American Journal of Obstetrics & Gynecology", **place)
+    print_year = Work(title=title, authors=["Harper, D M", "Nolan, P"], year=2005,
+                      venue="Am J Obstet Gynecol", volume="190", pages="1201-10")
+    assert deduplicate([group, named, print_year]).groups == [[0, 1, 2]]
+    unplaced = [w.model_copy(update={"volume": None, "pages": None}) for w in (group, named)]
+    assert deduplicate(unplaced).duplicates_removed == 0
+
+
+def test_volume_and_page_range_join_two_translations_of_one_title() -> None:
+    common = {"year": 1996, "volume": "13", "pages": "45-50"}
+    french = Work(title="[Antibiotic prophylaxis in lung surgery: a double-blind comparison of "
+                  "cefazolin and placebo]", authors=["Dupont, M.", "Leroy, P."],
+                  venue="Rev Mal Respir", **common)
+    english = Work(title="Cefazolin versus placebo for prophylaxis in lung surgery. A "
+                   "randomised double-blind study", authors=["Dupont, Marc", "Leroy, Pierre"],
+                   venue="Revue des Maladies Respiratoires", **common)
+    result = deduplicate([french, english])
+    [merge] = result.merges
+    assert merge.rule == "volume_pages"
+    assert result.works[0].merged_by == ["volume_pages"]
+    one_page = [w.model_copy(update={"pages": "45"}) for w in (french, english)]
+    other_author = english.model_copy(update={"authors": ["Martin, J."]})
+    other_paper = english.model_copy(update={
+        "title": "Sleep apnoea in long-distance drivers: prevalence and screening"})
+    for pair in (one_page, [french, other_author], [french, other_paper]):
+        assert deduplicate(pair).duplicates_removed == 0
+
+
+def test_a_notice_stays_apart_from_the_work_it_concerns() -> None:
+    title = "Eculizumab for atypical haemolytic uraemic syndrome"
+    common = {"authors": ["Lindqvist, J.", "Berg, T."], "year": 2009,
+              "venue": "New England Journal of Medicine", "volume": "360"}
+    records = [
+        Work(title=title, pages="542-544", **common),
+        Work(title=f"Erratum: {title}", pages="2487", **common),
+        Work(title=f"{title} (vol 360, pg 542, 2009)", pages="2487-2487", **common),
+        Work(title=f"{title} (New England Journal of Medicine (2009) 360 (542-544))",
+             **common),
+        Work(title=f"{title} - Reply", pages="543-544", **common),
+    ]
+    assert deduplicate(records).groups == [[0], [1, 2, 3], [4]]
+    assert [notice_kind(w.title) for w in records] == [
+        None, "erratum", "erratum", "erratum", "reply"]
+    assert notice_kind("Correction of adolescent scoliosis with pedicle screws") is None
+    assert notice_kind("Retraction: Gene therapy for sickle cell disease") == "retraction"
+    assert notice_kind("Comment on: Gene therapy for sickle cell disease") == "comment"
+
+
+def test_a_title_given_in_two_languages_matches_on_either() -> None:
+    english = "Non-invasive ventilation in acute exacerbations of COPD: a randomised trial"
+    spanish = ("Ventilación no invasiva en las exacerbaciones agudas de la EPOC: ensayo "
+               "aleatorizado")
+    common = {"authors": ["Ruiz, C.", "Soler, N."], "year": 2011, "venue": "Arch Bronconeumol"}
+    american = english.replace("randomised", "randomized")
+    records = [Work(title=f"[{english}] {spanish}", **common), Work(title=american, **common),
+               Work(title=f"{spanish}; {american}", **common)]
+    assert title_variants(records[0].title) == (
+        normalize_title(records[0].title), normalize_title(english), normalize_title(spanish))
     result = deduplicate(records)
-    assert result.groups == [[0, 2], [1]]
+    assert result.groups == [[0, 1, 2]]
+    assert {m.rule for m in result.merges} == {"fuzzy_title"}
+
+
+def test_format_labels_and_correction_marks_are_not_part_of_a_title() -> None:
+    assert normalize_title("Query optimization at the crossroads (Panel)") == (
+        "query optimization at the crossroads")
+    assert normalize_title("Objects and SQL (panel session): strange relations?") == (
+        "objects and sql strange relations")
+    assert normalize_title("Tutorial: Designing a highly available DBMS") == (
+        "designing a highly available dbms")
+    assert normalize_title("Gemcitabine plus cisplatin or carboplatin [corrected] in NSCLC") == (
+        "gemcitabine plus cisplatin or carboplatin in nsclc")
+    assert normalize_title('"[Pleural drainage in children]"') == "pleural drainage in children"
+    # a note cut short by a length limit
+    assert normalize_title("Pleural drainage in children (The Journal of Pediatr") == (
+        "pleural drainage in children")
+
+
+def test_names_with_letters_the_database_could_not_encode() -> None:
+    assert author_key("G?k, M") == "g?k"
+    assert names_agree("p?ss", "poess") and names_agree("g?k", "gok")
+    assert not names_agree("g?k", "gerke")
+    common = {"title": "New benchmarks for decision support and web commerce", "year": 2000,
+              "venue": "SIGMOD Record"}
+    records = [Work(**common, authors=["Meikel P?ss", "Chris Floyd"], sources=["dblp"]),
+               Work(**common, authors=["Meikel Pöss", "Chris Floyd"], sources=["acm"])]
+    assert deduplicate(records).duplicates_removed == 1
+
+
+def test_two_shared_authors_stand_for_a_mangled_first_author() -> None:
+    common = {"title": "Human papillomavirus viral load and the risk of cervical neoplasia",
+              "year": 2008, "venue": "Journal of Infectious Diseases"}
+    records = [Work(**common, authors=["Xu, L F", "Kiviat, N B", "Galloway, D A"]),
+               Work(**common, authors=["Liang, F X", "Kiviat, N B", "Galloway, D A"]),
+               Work(**common, authors=["Liang, F X", "Moreno, P"])]
+    assert deduplicate(records).groups == [[0, 1, 2]]
+    assert deduplicate([records[0], records[2]]).duplicates_removed == 0
+
+
+def test_a_shared_identifier_everything_else_contradicts_is_a_data_error() -> None:
+    doi = "10.17705/1CAIS.04204"
+    wrong = Work(title="Understanding information privacy assimilation in IT organizations",
+                 authors=["Attwood, V. S."], year=2018, doi=doi)
+    right = Work(title="A longitudinal analysis of major misperceptions of information systems",
+                 authors=["Annan, H."], year=2019, doi=doi)
+    again = Work(title="A longitudinal analysis of major misperceptions of IS", year=2019,
+                 authors=["Annan, Hala"], doi=doi)
+    assert deduplicate([wrong, right, again]).groups == [[0], [1, 2]]
+
+
+def test_pages_and_volumes_as_databases_write_them() -> None:
+    assert parse_pages("23-35") == Pages("", 23, 35)
+    assert parse_pages("2243-5; author reply 2243-5") == Pages("", 2243, 2245)
+    assert parse_pages("c37-c42") == Pages("c", 37, 42)
+    assert parse_pages("S33-38") == Pages("s", 33, 38)
+    assert parse_pages("e43268") == Pages("e", 43268, None)
+    assert parse_pages("100A-101A") == Pages("", 100, 101)
+    assert parse_pages("01-Jun") is None
+    assert parse_pages("2297-2108") is None
+    assert parse_pages(None) is None
+    assert normalize_volume("24 Suppl 3") == "24"
+    assert normalize_volume("31A") == "31a"
+    assert normalize_volume("35 ( Pt 1)") == "35"
+    assert normalize_volume("") is None

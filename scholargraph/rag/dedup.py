@@ -5,23 +5,39 @@ article, arXiv the preprint, the web a landing page. A duplicate counts the same
 a false merge silently loses a paper. So the rules go from certain to probable, and each one
 refuses a merge that a stronger signal contradicts:
 
-1. **identifiers**: records sharing a DOI, PMID, PMCID, arXiv id or OpenAlex id (or, for web
-   pages and materials, a URL) are one work; identifiers are normalised by
-   :mod:`scholargraph.identifiers` when a ``Work`` is built;
-2. **fuzzy title** (rapidfuzz): normalised titles near-identical (database notes such as
-   '[Review]' or '[Spanish]' dropped; a long title may carry a subtitle the other lacks), the
-   same year (a preprint may be a year older), the same first author, and venues that can be
-   the same journal ('N Engl J Med' / 'New England Journal of Medicine').
+1. **identifiers** (rules 'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url'): records sharing a
+   DOI, PMID, PMCID, arXiv id or OpenAlex id (or, for web pages and materials, a URL) are one
+   work; identifiers are normalised by :mod:`scholargraph.identifiers` when a ``Work`` is built;
+2. **fuzzy title** (rule 'fuzzy_title', rapidfuzz): normalised titles near-identical (database
+   notes such as '[Review]', '[Spanish]', '(Tutorial)' or '[corrected]' dropped; a long title
+   may carry a subtitle the other lacks; a title given in two languages matches on either), the
+   same year (a preprint may be a year older), the same first author (or two shared co-authors),
+   and venues that can be the same journal ('N Engl J Med' / 'New England Journal of Medicine').
+   Where both records give the same volume and first page, that place in the journal stands in
+   for a venue written another way (a translated or section name: 'Zhonghua Yi Xue Za Zhi' /
+   'National Medical Journal of China', 'Cancer Cytopathology' / 'Cancer'), for a collaborative
+   group listed as author by one database only, and for a year recorded one off;
+3. **volume and pages** (rule 'volume_pages'): a multi-page article is identified by its
+   journal, volume and page range, so records agreeing on all of them, on the year and on the
+   first author are one work even when the titles differ (a translated title, a title corrected
+   by the publisher), provided the titles share most of their words.
 
 Precision guards, each learnt from a false merge in the labelled sets of ``bench/dedup.py``:
+- a shared identifier is not trusted when title, first author and year all say otherwise (a
+  DOI pasted into the wrong record);
 - different identifiers of a kind a work has only one of (two PMIDs, two non-preprint DOIs)
   veto a merge, whatever the titles say;
+- two volumes, or in one volume two page ranges that do not overlap, are two publications
+  (a paper and its erratum printed under the same title, a letter and the article it discusses);
+- a notice about a work (erratum, correction, retraction, reply, comment) is its own
+  publication: it merges only with another record of the same notice;
 - a changed word or number in a near-identical title ('FOCUS 1' / 'FOCUS 2', 'Pediatric' /
   'Adult') is another work, a typo is not;
 - the same title in two journals is two publications (guidelines printed twice, a conference
-  abstract and its paper);
+  abstract and its paper) unless the volume and pages say it is one printed article;
 - one source lists a work once (per version): two records of one source are joined only by a
-  shared identifier.
+  shared identifier, and a record that matches two records of one source (a recurring column
+  such as 'Book review column') is ambiguous and joins neither.
 
 Groups are found with a union-find, then folded with :meth:`Work.merge`, which records each rule.
 """
@@ -34,7 +50,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, product
+from typing import Literal
 
 from pydantic import Field
 from rapidfuzz import fuzz, process
@@ -48,6 +65,16 @@ MIN_TITLE_CHARS = 12
 """Shorter normalised titles ("editorial", "reply") say too little to merge on."""
 MIN_EXTENDED_WORDS = 6
 """A title may be extended by a subtitle or note only if it has this many distinct words."""
+MIN_SHARED_AUTHORS = 2
+"""Records whose first authors differ (a mangled or reordered list) still agree on authorship
+when they share this many author family names."""
+PLACE_TITLE_WORDS = 0.6
+"""rapidfuzz token-set ratio (0-1) the titles of two records at the same volume and page range
+must reach for the 'volume_pages' rule: two translations of one title share most words, while
+two abstracts filed under a whole supplement's page range need not."""
+CONTRADICTING_TITLE_WORDS = 0.5
+"""Below this rapidfuzz token-set ratio (0-1), titles name different works: with another first
+author and another year too, a shared identifier is a data error, not a duplicate."""
 MAX_BLOCK = 300
 """A blocking key shared by more records than this is too common to compare pairwise."""
 PREPRINT_DOI_PREFIXES = ("10.48550/", "10.1101/", "10.21203/", "10.20944/", "10.2139/",
@@ -61,8 +88,8 @@ SINGLE_VALUED = ("pmid", "pmcid", "arxiv", "doi")
 class Merge(Record):
     """One record folded into another, and why."""
 
-    rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url' or "
-                      "'fuzzy_title'")
+    rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url', "
+                      "'fuzzy_title' or 'volume_pages'")
     work_id: str = Field(description="Id of the merged work, as it is after deduplication")
     kept_id: str = Field(description="Id of the group's first record, the one folded into")
     merged_id: str = Field(description="Id of the record folded in")
@@ -80,20 +107,37 @@ class DedupResult:
     """For each merged work, the indices of the input records folded into it."""
 
 
+@dataclass(frozen=True)
+class Pages:
+    """Where an item is printed: ``prefix`` letters ('e', 'S', 'c'), first and last page."""
+
+    prefix: str
+    first: int
+    last: int | None
+
+
+Place = Literal["same", "conflict", "unknown"]
+
+
 @dataclass
 class _Keys:
     """What the rules compare, computed once per record."""
 
     identifiers: dict[str, str]
     title: str
+    titles: tuple[str, ...]
     year: int | None
     author: str | None
     author_names: frozenset[str]
     all_authors: frozenset[str]
+    corporate: bool
     venue: tuple[tuple[str, ...], ...]
     meeting: bool
     preprint: bool
     sources: frozenset[str]
+    volume: str | None
+    pages: Pages | None
+    notice: str | None
 
 
 def deduplicate(works: list[Work]) -> DedupResult:
@@ -102,8 +146,8 @@ def deduplicate(works: list[Work]) -> DedupResult:
     groups = _UnionFind(keys)
     for rule, i, j, detail in _identifier_links(keys):
         groups.union(i, j, rule, detail)
-    for i, j, detail in _fuzzy_links(keys):
-        groups.union(i, j, "fuzzy_title", detail, by_identifier=False)
+    for rule, i, j, detail in _probable_links(keys):
+        groups.union(i, j, rule, detail, by_identifier=False)
     return _fold(works, groups)
 
 
@@ -111,21 +155,68 @@ def normalize_title(title: str) -> str:
     """Lower case ASCII words only: accents, markup, database annotations and punctuation dropped.
 
     Bibliographic databases append notes to titles ('[Review] [16 refs]', '[Spanish]',
-    '[Erratum appears in ...]') and bracket translated titles; none of that names the work.
+    '[Erratum appears in ...]'), mark a word the publisher corrected ('[corrected]'), bracket
+    translated titles, and proceedings label a paper's format ('(Tutorial)', '(panel session)',
+    '(Demo Abstract)'); none of that names the work.
     """
-    text = html.unescape(title).strip()
+    return _words(_strip_notes(title))
+
+
+def title_variants(title: str) -> tuple[str, ...]:
+    """The normalised title and, for a title given in two languages, each language's part.
+
+    Databases record a translated title beside the original: '[English] Original',
+    'Original; English' or 'Original = English'. Each part long enough to identify a work
+    (``MIN_EXTENDED_WORDS`` words) is a variant the fuzzy rule may match on.
+    """
+    text = _strip_notes(title)
+    parts: list[str] = []
+    if bracketed := re.fullmatch(r"\[([^\[\]]+)\]\.?\s*(.+)", text):
+        parts.extend(bracketed.groups())
+    parts.extend(re.split(r"\s*;\s+|\s+=\s+", text))
+    variants = [_words(text)]
+    variants += [words for words in map(_words, parts)
+                 if len(words.split()) >= MIN_EXTENDED_WORDS]
+    return tuple(dict.fromkeys(v for v in variants if v))
+
+
+def _strip_notes(title: str) -> str:
+    text = html.unescape(title).strip().strip("\"'“”")
     text = re.sub(r"<[^>]+>", " ", text)
+    text = _FORMAT_LABEL.sub(" ", text)
     while (note := _TRAILING_NOTE.search(text)) and note.start() > 0:
         text = text[:note.start()].rstrip()
-    text = _CORRECTION.sub("", text).rstrip(".")
+    text = _CORRECTION.sub("", text).strip().rstrip(".")
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
+    return text
+
+
+def _words(text: str) -> str:
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
+def notice_kind(title: str) -> str | None:
+    """'erratum', 'retraction', 'reply' or 'comment' when the title names a notice about a work.
+
+    An erratum ('Erratum: X', 'Correction to X', Web of Science's 'X (vol 85, pg 553, 2010)'),
+    a retraction notice, a reply or a comment carries the title of the work it is about but is
+    a publication of its own, with its own PMID and DOI in every source the project asks.
+    """
+    text = html.unescape(title).strip().strip("\"'“”[")
+    for kind, pattern in _NOTICES:
+        if pattern.search(text):
+            return kind
+    return None
+
+
 def author_key(author: str) -> str | None:
-    """The family name of an author as sources spell it ('Zuna, R E', 'R. E. Zuna', 'Zuna RE')."""
+    """The family name of an author as sources spell it ('Zuna, R E', 'R. E. Zuna', 'Zuna RE').
+
+    A '?' stands for a letter the database could not encode ('G?k' for 'Gök') and is kept, so
+    that :func:`names_agree` can treat it as a wildcard.
+    """
     text = unicodedata.normalize("NFKD", html.unescape(author)).encode("ascii", "ignore").decode()
     text = text.strip()
     if not text:
@@ -139,8 +230,44 @@ def author_key(author: str) -> str | None:
         if not names:
             return None
         family = names[0] if tokens[-1] in initials else names[-1]
-    family = re.sub(r"[^a-z]", "", family.lower())
-    return family or None
+    family = re.sub(r"[^a-z?]", "", family.lower())
+    return family if re.search(r"[a-z]", family) else None
+
+
+def names_agree(a: str, b: str) -> bool:
+    """Whether two family-name keys are one name: equal, a typo apart ('Rosneblatt' /
+    'Rosenblatt'), or equal once a '?' for an unencodable letter is read as one or two letters
+    ('p?ss' / 'poess')."""
+    if a == b or fuzz.ratio(a, b) >= 85:
+        return True
+    for pattern, name in ((a, b), (b, a)):
+        if "?" in pattern and "?" not in name:
+            regex = ".{1,2}".join(map(re.escape, pattern.split("?")))
+            if re.fullmatch(regex, name):
+                return True
+    return False
+
+
+def parse_pages(pages: str | None) -> Pages | None:
+    """The first and last page of '23-35', '2243-5', 'c37-c42', 'S33-38', 'e43268', 'viii108';
+    None for what is not a page ('01-Jun', a spreadsheet's reading of '1-6') or a range that
+    ends before it starts."""
+    match = _PAGES.match((pages or "").strip())
+    if not match:
+        return None
+    prefix, first, last = match.group(1).lower(), match.group(2), match.group(3)
+    if last and len(last) < len(first):
+        last = first[:len(first) - len(last)] + last  # '2243-5' is 2243-2245
+    first_page, last_page = int(first), int(last) if last else None
+    if last_page is not None and last_page < first_page:
+        return None  # '2297-2108': one of the two is mistyped, so neither can be trusted
+    return Pages(prefix, first_page, last_page)
+
+
+def normalize_volume(volume: str | None) -> str | None:
+    """The volume number ('31a' from '31A', '24' from '24 Suppl 3' or '35 ( Pt 1)')."""
+    match = re.search(r"\d+[a-z]?\b", (volume or "").lower())
+    return match.group() if match else None
 
 
 def venue_names(venue: str | None) -> tuple[tuple[str, ...], ...]:
@@ -167,15 +294,51 @@ _MEETING = re.compile(r"conference|proceedings|\bproc\b|symposium|workshop|meeti
                       re.IGNORECASE)
 _VENUE_STOPWORDS = frozenset({
     "of", "the", "and", "for", "a", "an", "in", "on", "de", "la", "le", "des", "du", "und",
-    "fur", "y", "et", "der", "die", "das", "proceedings", "proc", "acm", "ieee",
+    "fur", "y", "et", "der", "die", "das", "d", "l", "proceedings", "proc", "acm", "ieee",
     "electronic", "resource"
 })
+"""Words an abbreviated journal name leaves out (ISO 4 drops articles, prepositions and
+conjunctions; 'd', 'l' are the elided French and Italian ones: "d'Anesthesie")."""
 _CORRECTION = re.compile(r"^(erratum|correction|corrigendum)( to)?\s*[:.]?\s*", re.IGNORECASE)
-"""An erratum is folded into the work it corrects: it adds no evidence of its own."""
+"""Stripped so that two records of one erratum compare their titles; :func:`notice_kind` keeps
+an erratum apart from the work it corrects."""
+_CITATION = (r"\((?:[^()]|\([^()]*\d{4}\))*\d{4}\)\s*\d+[a-z]?\s*(?::\s*\d+\s*)?"
+             r"\(\d+(?:\s*-\s*\d+)?\)\)")
+"""Embase's citation of a corrected article: '(New England Journal of Medicine (2009) 360
+(542-544))'."""
 _TRAILING_NOTE = re.compile(
     r"\s*(\[[^\[\]]*\]|\((?:multiple letters|review|letter|abstract|vol \d+[^()]*)\)"
-    r"|\bLA:.*|<original>.*)\.?$",
+    rf"|{_CITATION}|\([^()]*(?:\([^()]*)?|\bLA:.*|<original>.*)\.?$",
     re.IGNORECASE)
+"""Notes databases append to titles; the unclosed '(' is a note cut short by a length limit."""
+_FORMAT_LABEL = re.compile(
+    r"\[corrected\]|\((?:panel(?: session| abstract)?|tutorial(?: session)?|keynote(?: talk)?"
+    r"|invited talk|demo(?:nstration)?(?: abstract| description| paper)?|experience paper"
+    r"|industrial paper|extended abstract|extended version|short version|abstract only"
+    r"|poster(?: abstract)?)\)|^\s*(?:tutorial|panel|keynote)\s*:",
+    re.IGNORECASE)
+"""Labels a proceedings or a database adds to a title: the format of the talk, not the work."""
+_NOTICES = (
+    ("erratum", re.compile(
+        r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+to\b|\s*[:.]|$)"
+        rf"|\(vol\.? \d+,? (?:pg|p)\.? \d+|{_CITATION}\W*$", re.IGNORECASE)),
+    ("retraction", re.compile(
+        r"^(?:retraction(?: note| notice)?|retracted(?: article)?|notice of retraction)\s*[:.]",
+        re.IGNORECASE)),
+    ("reply", re.compile(
+        r"^(?:in )?reply\b|\breply to\b|\b(?:authors?'?|author's) reply\b|\s[-:]\s*reply\W*$",
+        re.IGNORECASE)),
+    ("comment", re.compile(r"^comments? on\b|^commentary on\b|\beditorial comment\W*$",
+                           re.IGNORECASE)),
+)
+_PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
+                    re.IGNORECASE)
+_CORPORATE = re.compile(
+    r"\b(?:group|study|trial|consortium|collaborat\w*|committee|investigators|association"
+    r"|society|network|council|organi[sz]ation|working party|task force|inc|ltd|corp\w*"
+    r"|pharmaceuticals?|foundation|institute|university)\b",
+    re.IGNORECASE)
+"""A collaborative or corporate author, which some databases list and others omit."""
 
 
 def venues_agree(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
@@ -249,18 +412,24 @@ def _keys(work: Work) -> _Keys:
         identifiers["arxiv"] = arxiv_from_doi
     if work.kind in ("web", "news", "material") and work.url:
         identifiers["url"] = re.sub(r"^https?://(www\.)?|/+$|#.*$", "", work.url.lower())
+    titles = title_variants(work.title) or ("",)
     return _Keys(
         identifiers=identifiers,
-        title=normalize_title(work.title),
+        title=titles[0],
+        titles=titles,
         year=work.year,
         author=author_key(work.authors[0]) if work.authors else None,
         author_names=_name_tokens(work.authors[0]) if work.authors else frozenset(),
         all_authors=frozenset(filter(None, map(author_key, work.authors))),
+        corporate=bool(work.authors) and bool(_CORPORATE.search(work.authors[0])),
         venue=venue_names(work.venue) if work.kind in ("article", "other") else (),
         meeting=bool(_MEETING.search(work.venue or "")),
         preprint=work.kind == "preprint" or (work.venue or "").lower() == "arxiv"
         or _is_preprint_doi(work.doi),
         sources=frozenset(work.sources),
+        volume=normalize_volume(work.volume),
+        pages=parse_pages(work.pages),
+        notice=notice_kind(work.title),
     )
 
 
@@ -269,62 +438,149 @@ def _is_preprint_doi(doi: str | None) -> bool:
 
 
 def _identifier_links(keys: list[_Keys]) -> Iterator[tuple[str, int, int, str]]:
-    """(rule, first record, other record, identifier) for records sharing an identifier."""
-    seen: dict[tuple[str, str], int] = {}
+    """(rule, earlier record, record, identifier) for records sharing an identifier, unless
+    everything else the two records say contradicts it."""
+    seen: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, key in enumerate(keys):
         for kind, value in key.identifiers.items():
-            first = seen.setdefault((kind, value), index)
-            if first != index:
-                yield kind, first, index, f"{kind}:{value}"
+            earlier = seen[(kind, value)]
+            twin = next((i for i in earlier if not _contradicts(keys[i], key)), None)
+            earlier.append(index)
+            if twin is not None:
+                yield kind, twin, index, f"{kind}:{value}"
 
 
-def _fuzzy_links(keys: list[_Keys]) -> Iterator[tuple[int, int, str]]:
-    """Pairs that agree on title, year and first author, found within blocks of likely pairs."""
+def _contradicts(a: _Keys, b: _Keys) -> bool:
+    """Whether two records sharing an identifier differ in title, first author and year alike:
+    then one of them carries a wrong identifier (a DOI pasted into the wrong record, a journal's
+    DOI prefix cut short), and merging them would lose a paper."""
+    if a.year is None or b.year is None or a.year == b.year:
+        return False
+    if a.author is None or b.author is None or _first_authors_agree(a, b):
+        return False
+    if min(len(a.title), len(b.title)) < MIN_TITLE_CHARS:
+        return False
+    overlap = max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
+    return overlap < CONTRADICTING_TITLE_WORDS
+
+
+def _probable_links(keys: list[_Keys]) -> list[tuple[str, int, int, str]]:
+    """(rule, record, record, evidence) for pairs the fuzzy-title or volume-pages rule joins,
+    found within blocks of likely pairs, without the ambiguous ones."""
     compared: set[tuple[int, int]] = set()
+    links: list[tuple[str, int, int, str]] = []
     for block in _blocks(keys):
         for i, j in combinations(block, 2):
             if (i, j) in compared:
                 continue
             compared.add((i, j))
-            detail = _fuzzy_match(keys[i], keys[j])
-            if detail:
-                yield i, j, detail
+            if detail := _fuzzy_match(keys[i], keys[j]):
+                links.append(("fuzzy_title", i, j, detail))
+            elif detail := _place_match(keys[i], keys[j]):
+                links.append(("volume_pages", i, j, detail))
+    return _unambiguous(links, keys)
 
 
 def _blocks(keys: list[_Keys]) -> Iterable[list[int]]:
-    """Records that could be duplicates share a title prefix, a title suffix or author + year."""
+    """Records that could be duplicates share a title prefix or suffix (of any of their title
+    variants), author + year, or volume + first page."""
     blocks: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, key in enumerate(keys):
         if len(key.title) < MIN_TITLE_CHARS:
             continue
-        blocks[("prefix", key.title[:20])].append(index)
-        blocks[("suffix", key.title[-20:])].append(index)
+        for title in key.titles:
+            blocks[("prefix", title[:20])].append(index)
+            blocks[("suffix", title[-20:])].append(index)
         if key.author and key.year:
             blocks[("author", f"{key.author}|{key.year}")].append(index)
-    return [block for block in blocks.values() if 1 < len(block) <= MAX_BLOCK]
+        if key.volume and key.pages:
+            blocks[("place", f"{key.volume}|{key.pages.first}")].append(index)
+    unique = (list(dict.fromkeys(block)) for block in blocks.values())
+    return [block for block in unique if 1 < len(block) <= MAX_BLOCK]
 
 
 def _fuzzy_match(a: _Keys, b: _Keys) -> str | None:
     """Why ``a`` and ``b`` are the same work by the fuzzy rule, or None when they are not."""
-    if not _years_agree(a, b) or not _authors_agree(a, b):
+    if a.notice != b.notice:
         return None
-    if not (a.meeting and b.meeting) and not venues_agree(a.venue, b.venue):
+    place = _place(a, b)
+    if place == "conflict" or not _years_agree(a, b):
         return None
-    similarity = fuzz.ratio(a.title, b.title) / 100
+    same_place = place == "same"
+    if not (_authors_agree(a, b) or (same_place and (a.corporate or b.corporate))):
+        return None
+    if not (same_place or (a.meeting and b.meeting) or venues_agree(a.venue, b.venue)):
+        return None
+    similarity, title_a, title_b = _closest_titles(a, b)
     if similarity < TITLE_SIMILARITY and not (
-            _extends(a.title, b.title) and _first_authors_agree(a, b)):
+            _extends(title_a, title_b, 1 if same_place else MIN_EXTENDED_WORDS)
+            and (same_place or _first_authors_agree(a, b))):
         return None
-    if _substituted_words(a.title, b.title):
+    if _substituted_words(title_a, title_b):
         return None
-    return f"title similarity {similarity:.3f}, year {a.year}/{b.year}, first author {a.author}"
+    evidence = ", same volume and first page" if same_place else ""
+    return (f"title similarity {similarity:.3f}, year {a.year}/{b.year}, "
+            f"first author {a.author}{evidence}")
 
 
-def _extends(a: str, b: str) -> bool:
+def _place_match(a: _Keys, b: _Keys) -> str | None:
+    """Why ``a`` and ``b`` are the same article by journal, volume and page range although their
+    titles differ (a translation, a corrected title), or None."""
+    if a.notice != b.notice or a.volume is None or a.volume != b.volume:
+        return None
+    if a.pages is None or a.pages != b.pages or not a.pages.last:
+        return None
+    if a.pages.last <= a.pages.first or a.year is None or a.year != b.year:
+        return None
+    if not (a.venue and b.venue and venues_agree(a.venue, b.venue)):
+        return None
+    if not _first_authors_agree(a, b):
+        return None
+    overlap = max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
+    if overlap < PLACE_TITLE_WORDS:
+        return None
+    return (f"volume {a.volume}, pages {a.pages.first}-{a.pages.last}, year {a.year}, "
+            f"first author {a.author}, title words {overlap:.2f}")
+
+
+def _place(a: _Keys, b: _Keys) -> Place:
+    """Whether two records are printed at the same place ('same': one volume, one first page),
+    at places that exclude each other ('conflict'), or cannot tell ('unknown').
+
+    Pages are compared only within one volume: an online-first record numbers its pages 1-17
+    before the issue gives it 566-582. A page with a letter prefix may be an electronic locator
+    (BMJ 'c1804', PLoS 'e43268') given instead of the printed page, so only pages written alike
+    can conflict.
+    """
+    if a.volume and b.volume and a.volume != b.volume:
+        return "conflict"
+    if not (a.volume and a.volume == b.volume and a.pages and b.pages):
+        return "unknown"
+    if a.pages.first == b.pages.first:
+        return "same"
+    if a.pages.prefix != b.pages.prefix:
+        return "unknown"
+    a_last, b_last = a.pages.last or a.pages.first, b.pages.last or b.pages.first
+    disjoint = a_last < b.pages.first or b_last < a.pages.first
+    return "conflict" if disjoint else "unknown"
+
+
+def _closest_titles(a: _Keys, b: _Keys) -> tuple[float, str, str]:
+    """The most similar pair of title variants, and their rapidfuzz ratio (0-1)."""
+    best = (-1.0, a.title, b.title)
+    for title_a, title_b in product(a.titles, b.titles):
+        similarity = fuzz.ratio(title_a, title_b) / 100
+        if similarity > best[0]:
+            best = (similarity, title_a, title_b)
+    return best
+
+
+def _extends(a: str, b: str, min_words: int = MIN_EXTENDED_WORDS) -> bool:
     """Whether one title is the other with words before or after it (a subtitle, a note, a
     truncation undone) or in another order: only for titles long enough that their words alone
     identify the work."""
     short, long_ = sorted((a.split(), b.split()), key=len)
-    if len(short) < MIN_EXTENDED_WORDS:
+    if len(short) < min_words or len(" ".join(short)) < MIN_TITLE_CHARS:
         return False
     return (long_[:len(short)] == short or long_[-len(short):] == short
             or set(short) == set(long_))
@@ -367,37 +623,79 @@ _TITLE_STOPWORDS = frozenset({
 
 
 def _years_agree(a: _Keys, b: _Keys) -> bool:
+    """The same year; or a year apart for a preprint and its paper, for records of one journal
+    volume (online and print dates), or for an article online ahead of print (no volume yet)
+    and its printed record."""
     if a.year is None or b.year is None:
         return False
     if a.year == b.year:
         return True
-    return abs(a.year - b.year) == 1 and (a.preprint or b.preprint)
+    one_volume = a.volume is not None and a.volume == b.volume
+    ahead_of_print = (a.volume is None) != (b.volume is None)
+    return abs(a.year - b.year) == 1 and (a.preprint or b.preprint or one_volume
+                                          or ahead_of_print)
 
 
 def _authors_agree(a: _Keys, b: _Keys) -> bool:
-    """The first authors agree, or one source listed the authors in another order."""
-    return _first_authors_agree(a, b) or bool(
-        a.author and b.author and (_among(a.author, b.all_authors)
-                                   or _among(b.author, a.all_authors)))
+    """The first authors agree, one source listed the authors in another order, or the lists
+    share ``MIN_SHARED_AUTHORS`` names (a first author mangled: 'Xi, L F' / 'Long, F X')."""
+    if _first_authors_agree(a, b):
+        return True
+    if not (a.author and b.author):
+        return False
+    return (_among(a.author, b.all_authors) or _among(b.author, a.all_authors)
+            or len(a.all_authors & b.all_authors) >= MIN_SHARED_AUTHORS)
 
 
 def _among(name: str, names: frozenset[str]) -> bool:
-    return name in names or process.extractOne(name, names, scorer=fuzz.ratio,
-                                               score_cutoff=85) is not None
+    if name in names or process.extractOne(name, names, scorer=fuzz.ratio,
+                                           score_cutoff=85) is not None:
+        return True
+    return any(names_agree(name, other) for other in names if "?" in name or "?" in other)
 
 
 def _first_authors_agree(a: _Keys, b: _Keys) -> bool:
-    """Same family name, give or take a typo or a particle ('Le Quintrec', 'Quintrec')."""
+    """Same family name, give or take a typo, a particle ('Le Quintrec', 'Quintrec') or a letter
+    the database could not encode."""
     if a.author is None or b.author is None:
         return False
-    return (a.author == b.author or fuzz.ratio(a.author, b.author) >= 85
+    return (names_agree(a.author, b.author)
             or a.author in b.author_names or b.author in a.author_names)
+
+
+def _unambiguous(links: list[tuple[str, int, int, str]], keys: list[_Keys]
+                 ) -> list[tuple[str, int, int, str]]:
+    """The links without those of a record matching two records of one version of one source.
+
+    A source lists a work once per version, so a record matching two of its records (the
+    'Book review column' of each issue) cannot tell which one is its twin, and joins neither.
+    """
+    partners: dict[int, list[int]] = defaultdict(list)
+    for _, i, j, _ in links:
+        partners[i].append(j)
+        partners[j].append(i)
+    ambiguous: set[frozenset[int]] = set()
+    for index, others in partners.items():
+        by_version: dict[tuple[str, bool], list[int]] = defaultdict(list)
+        for other in others:
+            for source in keys[other].sources:
+                by_version[(source, keys[other].preprint)].append(other)
+        for twins in by_version.values():
+            if len(twins) > 1 and not _share_identifier([keys[t] for t in twins]):
+                ambiguous.update(frozenset((index, twin)) for twin in twins)
+    return [link for link in links if frozenset(link[1:3]) not in ambiguous]
+
+
+def _share_identifier(keys: list[_Keys]) -> bool:
+    values = [set(key.identifiers.items()) for key in keys]
+    return bool(set.intersection(*values))
 
 
 class _UnionFind:
     """Groups of record indices, refusing a union that would join conflicting identifiers."""
 
     def __init__(self, keys: list[_Keys]) -> None:
+        self.keys = keys
         self.parent = list(range(len(keys)))
         self.identifiers: list[dict[str, set[str]]] = [
             {kind: {value} for kind, value in key.identifiers.items()} for key in keys
@@ -405,6 +703,7 @@ class _UnionFind:
         self.versions = [{(source, key.preprint) for source in key.sources} for key in keys]
         """(source, is preprint) of each group's records: a source lists a work once per
         version, so a fuzzy match never joins two records of one source (identifiers may)."""
+        self.members: list[list[int]] = [[index] for index in range(len(keys))]
         self.links: dict[int, tuple[str, str]] = {}
         """For each record joined to another, the rule and detail of its first successful link."""
 
@@ -418,11 +717,13 @@ class _UnionFind:
         root_i, root_j = self.find(i), self.find(j)
         if root_i == root_j or self._conflict(root_i, root_j):
             return
-        if not by_identifier and self.versions[root_i] & self.versions[root_j]:
+        if not by_identifier and (self.versions[root_i] & self.versions[root_j]
+                                  or self._apart(root_i, root_j)):
             return
         keep, drop = min(root_i, root_j), max(root_i, root_j)
         self.parent[drop] = keep
         self.versions[keep] |= self.versions[drop]
+        self.members[keep] += self.members[drop]
         for kind, values in self.identifiers[drop].items():
             self.identifiers[keep].setdefault(kind, set()).update(values)
         self.links.setdefault(i, (rule, detail))
@@ -438,6 +739,14 @@ class _UnionFind:
             if values_i and values_j and not values_i & values_j:
                 return True
         return False
+
+    def _apart(self, root_i: int, root_j: int) -> bool:
+        """Whether a probable link would put into one group records printed at conflicting
+        places or notices of different kinds (a chain through a record that lacks pages)."""
+        return any(
+            _place(self.keys[x], self.keys[y]) == "conflict"
+            or self.keys[x].notice != self.keys[y].notice
+            for x in self.members[root_i] for y in self.members[root_j])
 
 
 def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
@@ -462,4 +771,3 @@ def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
         merged_works.append(work)
     return DedupResult(works=merged_works, duplicates_removed=len(works) - len(merged_works),
                        merges=merges, groups=ordered)
-
