@@ -175,3 +175,14 @@ def test_the_cli_no_cache_flag(cached: ReplayServer, monkeypatch, tmp_path) -> N
                  "--max-iterations", "1", "--quiet", "--no-cache"])
     assert code == 0 and cached.count("openalex") >= 1
     assert not cache_file().exists()
+
+
+def test_expired_entries_are_dropped_when_the_file_is_opened(cached: ReplayServer) -> None:
+    from scholargraph.tools import cache
+
+    store = cache.ResultStore(cache_file(), "web_search")
+    store.put("old", ["hit"], expire_after=timedelta(seconds=-1))
+    store.put("new", ["hit"])
+    cache.ResultStore(cache_file(), "web_search")  # another process opening the file
+    assert cached_rows("web_search") == 1 and store.get("new") == ["hit"]
+    assert store.get("old") is None

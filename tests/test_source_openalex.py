@@ -12,7 +12,7 @@ from scholargraph.errors import SourceResponseError, SourceUnavailable
 from scholargraph.schemas import Intent
 from scholargraph.testing import Fault, ReplayServer, fixture_bytes
 from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.openalex import OpenAlexAgent
+from scholargraph.tools.openalex import WORK_FIELDS, OpenAlexAgent
 
 KEY = "openalex-key-0123456789"
 STATE_OF_OA = "openalex/openalex-python_W2741809807.json"
@@ -64,6 +64,7 @@ def test_since_until_become_filters(replay: ReplayServer) -> None:
     assert request.param("filter") == \
         "from_publication_date:2020-01-01,to_publication_date:2021-12-31"
     assert request.param("search") == "machine learning"
+    assert set(request.param("select").split(",")) == set(WORK_FIELDS)  # only what is read
 
 
 def test_cursor_paging_follows_next_cursor(replay: ReplayServer) -> None:

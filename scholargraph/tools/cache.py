@@ -8,7 +8,8 @@ Two stores share one SQLite file, ``{home}/http-cache.sqlite``:
   requests are carried by such a session, always as POST, so POST is cacheable here), arXiv (the
   client's session is replaced by one), OpenAlex (pyalex's paginator session is replaced by one,
   and the enrichment look-ups use one) and the Materials Project (``MPRester(session=...)`` takes
-  one; only mp_api's own first ``heartbeat`` of a process, a bare ``requests.get``, escapes it).
+  one; only mp_api's own ``heartbeat`` checks, two bare ``requests.get`` per endpoint and
+  process, escape it).
 - **Web results** (:class:`ResultStore`): ddgs talks through primp, not requests, so its answers
   cannot be cached at the HTTP level; the hits of a search are stored instead. Web pages are
   stored as their extracted main text: caching the HTTP response would read the whole body and
@@ -119,11 +120,17 @@ _backends_lock = threading.Lock()
 
 
 def _backend(path: Path) -> SQLiteCache:
-    """One SQLite backend per file and process, shared by every session (it serialises writes)."""
+    """One SQLite backend per file and process, shared by every session (it serialises writes).
+
+    Expired answers are dropped when a process first opens the file, so it does not grow
+    without bound.
+    """
     with _backends_lock:
         if path not in _backends:
             path.parent.mkdir(parents=True, exist_ok=True)
-            _backends[path] = SQLiteCache(path, busy_timeout=30_000, wal=True)
+            backend = SQLiteCache(path, busy_timeout=30_000, wal=True)
+            backend.delete(expired=True, vacuum=False)
+            _backends[path] = backend
         return _backends[path]
 
 
@@ -189,6 +196,9 @@ class ResultStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._table = SQLiteDict(path, table_name=table, serializer=None, busy_timeout=30_000,
                                  wal=True)
+        with self._table.connection(commit=True) as connection:  # expired entries, as above
+            connection.execute(f"DELETE FROM {table} WHERE json_extract(value, '$.expires') < ?",
+                               (time.time(),))
 
     @staticmethod
     def key(*parts: Any) -> str:

@@ -22,6 +22,12 @@ from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
 
 OFFICIAL_URL = "https://api.openalex.org"
+WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
+               "authorships", "primary_location", "abstract_inverted_index", "cited_by_count",
+               "is_retracted", "open_access", "referenced_works")
+"""The fields :func:`work_from_openalex` reads: the only ones a search asks for (``select``),
+which leaves out the bulkiest parts of a Work (related works, concepts, topics, locations,
+yearly counts) and roughly halves what is downloaded."""
 PER_PAGE_MAX = 100
 PHRASE_WORDS = 2
 STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
@@ -60,7 +66,7 @@ class OpenAlexAgent(SourceAgent):
         if request.limit <= 0 or not request.query.strip():
             return SourceResult()
         _configure(settings)
-        query = Works().search(request.query)
+        query = Works().search(request.query).select(list(WORK_FIELDS))
         if request.since is not None:
             query = query.filter(from_publication_date=f"{request.since}-01-01")
         if request.until is not None:
