@@ -301,6 +301,8 @@ def test_format_labels_and_correction_marks_are_not_part_of_a_title() -> None:
         "query optimization at the crossroads")
     assert normalize_title("Objects and SQL (panel session): strange relations?") == (
         "objects and sql strange relations")
+    assert normalize_title("Impact of database research on products (Panel Summary)") == (
+        "impact of database research on products")
     assert normalize_title("Tutorial: Designing a highly available DBMS") == (
         "designing a highly available dbms")
     assert normalize_title("Gemcitabine plus cisplatin or carboplatin [corrected] in NSCLC") == (
@@ -313,8 +315,15 @@ def test_format_labels_and_correction_marks_are_not_part_of_a_title() -> None:
 
 def test_names_with_letters_the_database_could_not_encode() -> None:
     assert author_key("G?k, M") == "g?k"
+    assert author_key("Kjetil Nørvåg") == "norvag" and author_key("Łukasz Weiß") == "weiss"
     assert names_agree("p?ss", "poess") and names_agree("g?k", "gok")
+    assert names_agree("n?rv?g", "norvag")
     assert not names_agree("g?k", "gerke")
+    protocol = {"title": "The demarcation protocol for distributed constraints", "year": 1994,
+                "venue": "VLDB Journal"}
+    compound = [Work(**protocol, authors=["Daniel Barbar?"], sources=["dblp"]),
+                Work(**protocol, authors=["Daniel Barbar&#225;-Mill&#225;"], sources=["acm"])]
+    assert deduplicate(compound).duplicates_removed == 1
     common = {"title": "New benchmarks for decision support and web commerce", "year": 2000,
               "venue": "SIGMOD Record"}
     records = [Work(**common, authors=["Meikel P?ss", "Chris Floyd"], sources=["dblp"]),
@@ -357,3 +366,11 @@ def test_pages_and_volumes_as_databases_write_them() -> None:
     assert normalize_volume("31A") == "31a"
     assert normalize_volume("35 ( Pt 1)") == "35"
     assert normalize_volume("") is None
+
+
+def test_titles_differing_only_in_spacing_are_one_work() -> None:
+    common = {"authors": ["Eisenberg, A.", "Melton, J."], "year": 1999, "venue": "SIGMOD Record"}
+    records = [Work(title="SQL:1999, formerly known as SQL 3", **common),
+               Work(title="SQL: 1999, formerly known as SQL3", **common),
+               Work(title="SQL: 1999, formerly known as SQL4", **common)]
+    assert deduplicate(records).groups == [[0, 1], [2]]
