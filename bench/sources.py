@@ -54,13 +54,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scholargraph.testing import RateLimit, ReplayRequest, ReplayResponse, ReplayServer  # noqa: E402
-from scholargraph.testing.fixtures import fixture_bytes  # noqa: E402
-from scholargraph.testing.services.arxiv import ATOM, ArxivService, _feed  # noqa: E402
-from scholargraph.testing.services.ddg import HTML, RESULTS_PAGE, DuckDuckGoService  # noqa: E402
-from scholargraph.testing.services.materials import MaterialsService, load_documents  # noqa: E402
-from scholargraph.testing.services.openalex import OpenAlexService  # noqa: E402
-from scholargraph.testing.services.pubmed import PubMedService  # noqa: E402
+from scholargraph.testing import RateLimit, ReplayRequest, ReplayResponse, ReplayServer
+from scholargraph.testing.fixtures import fixture_bytes
+from scholargraph.testing.services.arxiv import ATOM, ArxivService, _feed
+from scholargraph.testing.services.ddg import HTML, RESULTS_PAGE, DuckDuckGoService
+from scholargraph.testing.services.materials import MaterialsService, load_documents
+from scholargraph.testing.services.openalex import OpenAlexService
+from scholargraph.testing.services.pubmed import PubMedService
 
 SIZES = (50, 200, 1000)
 QUERY = "genetic variants screening"
@@ -79,7 +79,7 @@ LANGCHAIN_DEADLINE_S = 150.0  # per fetch: PubMedAPIWrapper's back-off doubles w
 WEB_PAGE_RESULTS = 25  # results on one DuckDuckGo HTML page (the recorded one holds 25)
 
 
-def MIN_REQUESTS(source: str, n: int) -> int:  # noqa: N802 - a table, written as one
+def MIN_REQUESTS(source: str, n: int) -> int:
     """The fewest requests the service allows for ``n`` records."""
     return {
         "pubmed": 1 + math.ceil(n / 10_000),  # ESearch (10,000 ids) + EFetch (10,000 records)
@@ -90,7 +90,7 @@ def MIN_REQUESTS(source: str, n: int) -> int:  # noqa: N802 - a table, written a
     }[source]
 
 
-def CHAIN(source: str, n: int) -> int:  # noqa: N802
+def CHAIN(source: str, n: int) -> int:
     """How many of those requests must each wait for the previous answer."""
     return {"pubmed": 2, "openalex": MIN_REQUESTS("openalex", n),
             "web": MIN_REQUESTS("web", n)}.get(source, 1)
@@ -177,7 +177,7 @@ class _Repeated:
     def __getitem__(self, window: slice) -> list:
         return [self._one(index) for index in range(*window.indices(self._total))]
 
-    def _one(self, index: int):  # noqa: ANN202 - a Recorded
+    def _one(self, index: int):
         item = self._pool[index % len(self._pool)]
         work = dict(item.work, id=f"https://openalex.org/W9{index:09d}", doi=None)
         return type(item)(json.dumps(work).encode(), work, item.doc)
@@ -323,7 +323,6 @@ def langchain_pubmed(n: int) -> Callable[[ReplayServer], int]:
 
 def langchain_arxiv(n: int) -> Callable[[ReplayServer], int]:
     def fetch(server: ReplayServer) -> int:
-        import arxiv
         from langchain_community.utilities.arxiv import ArxivAPIWrapper
 
         wrapper = ArxivAPIWrapper(top_k_results=n, load_max_docs=n, doc_content_chars_max=None)

@@ -13,9 +13,9 @@ import pytest
 from scholargraph import review
 from scholargraph.errors import ConfigurationError, SourceResponseError
 from scholargraph.graph import build_graph
+from scholargraph.testing import Fault, ReplayServer
 from scholargraph.tools import registry
 from scholargraph.tools.base import SearchRequest
-from scholargraph.testing import Fault, ReplayServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "crossref_source"
 AGENT_PATH = "scholargraph_crossref.agent:CrossrefAgent"

@@ -263,5 +263,10 @@ def _snowball_work(item: dict[str, Any]) -> Work | None:
     return work.model_copy(update={"sources": [SNOWBALL]})
 
 
-__all__ = ["Augmented", "OR_LIMIT", "augment_with_openalex", "enrich_with_openalex",
-           "snowball_citations"]
+__all__ = [
+    "OR_LIMIT",
+    "Augmented",
+    "augment_with_openalex",
+    "enrich_with_openalex",
+    "snowball_citations",
+]

@@ -20,9 +20,9 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote
 
@@ -247,7 +247,7 @@ def _sorted(hits: list[Recorded], spec: str | None) -> list[Recorded]:
     name, _, direction = spec.partition(":")
     if name not in SORT_FIELDS:
         raise FilterError(f"{name} is not a valid sort field")
-    key = lambda item: item.work.get(name) or 0  # noqa: E731
+    key = lambda item: item.work.get(name) or 0
     return sorted(hits, key=key, reverse=direction == "desc")
 
 
