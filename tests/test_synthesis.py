@@ -70,8 +70,8 @@ STROKE_PASSAGES = [
                  "years of age."),
     passage(OLD, "In this cohort, aspirin use was not associated with the risk of ischaemic "
                  "stroke in adults over 50 years."),
-    passage(MID, "Low-dose aspirin lowered the recurrence of stroke after a transient ischaemic "
-                 "attack in a randomised trial of 3,000 patients."),
+    passage(MID, "Low-dose aspirin reduced the risk of recurrent stroke after a transient "
+                 "ischaemic attack in a randomised trial of 3,000 patients."),
 ]
 
 
