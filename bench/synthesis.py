@@ -38,7 +38,7 @@ import numpy as np
 
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
-from scholargraph.agents.synthesis import extractive_draft
+from scholargraph.extractive import extractive_draft
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.embeddings import load_embedder
 from scholargraph.rag.ranking import HybridIndex, top_k

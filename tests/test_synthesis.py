@@ -17,14 +17,9 @@ from pybtex.database import parse_string
 
 from scholargraph import review
 from scholargraph.agents.evaluation import is_supported
-from scholargraph.agents.synthesis import (
-    check_draft,
-    contradictions,
-    extractive_draft,
-    quotable,
-    synthesis,
-)
+from scholargraph.agents.synthesis import check_draft, synthesis
 from scholargraph.context import ReviewContext
+from scholargraph.extractive import contradictions, extractive_draft, quotable
 from scholargraph.records import Passage, Work
 from scholargraph.report import Report
 from scholargraph.schemas import Draft, Finding, Intent, SubQuestion
