@@ -37,14 +37,6 @@ REASONS = {
     "malformed": r"(?i)not valid JSON|expected an Atom feed|unreadable|not JSON|results page",
     "empty": r"(?i)not valid JSON|not a complete|unreadable|not JSON|results page",
 }
-WEB_GAPS = {
-    "truncated": "half a DuckDuckGo results page still parses into results: nothing tells it "
-                 "from a short page",
-    "malformed": "an HTML page that is not a results page (a block or error page) parses as "
-                 "no results: the web agent records it as empty, not as an error",
-}
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ReplayServer]:
     """A fresh replay server per case (the Materials Project client keeps state per endpoint),
@@ -62,10 +54,7 @@ def _cases() -> list[object]:
 def _each_case() -> Iterator[object]:
     for source in SOURCES:
         for fault in FAULTS:
-            marks = []
-            if source == "web" and fault in WEB_GAPS:
-                marks.append(pytest.mark.xfail(reason=WEB_GAPS[fault], strict=True))
-            yield pytest.param(source, fault, id=f"{source}-{fault}", marks=marks)
+            yield pytest.param(source, fault, id=f"{source}-{fault}")
 
 
 @pytest.mark.parametrize("source, fault", _cases())

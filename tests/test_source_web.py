@@ -339,3 +339,16 @@ def test_a_question_about_current_events_brings_the_web_in_whatever_its_field() 
     assert clinical.domains == current.domains == ["biomedical"]
     assert not WebAgent().is_relevant(clinical)
     assert WebAgent().is_relevant(current)
+
+
+def test_only_a_whole_results_page_is_read_as_results():
+    from scholargraph.errors import SourceResponseError
+    from scholargraph.testing import fixture_bytes
+    from scholargraph.tools.web import check_results_page
+
+    page = fixture_bytes("ddg/duckduckgo-synopsis.html_duckduckgo_com.html").decode()
+    check_results_page(page)
+    with pytest.raises(SourceResponseError, match="cut off"):
+        check_results_page(page[: len(page) // 2])
+    with pytest.raises(SourceResponseError, match="not a results page"):
+        check_results_page("<html><body><h1>Please try again later</h1></body></html>")

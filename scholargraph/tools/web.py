@@ -41,7 +41,7 @@ from ddgs import DDGS
 from ddgs.engines.duckduckgo import Duckduckgo
 from ddgs.exceptions import DDGSException, TimeoutException
 
-from scholargraph.errors import SourceError, SourceUnavailable
+from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
 from scholargraph.records import Work
 from scholargraph.schemas import Domain, Intent, NewsWindow
 from scholargraph.settings import Settings
@@ -187,10 +187,35 @@ class WebAgent(SourceAgent):
             raise SourceUnavailable(self.name, f"the web search failed ({exc})") from exc
 
 
+class _ResultsPageDuckduckgo(Duckduckgo):
+    """DuckDuckGo's HTML backend, refusing a body that is not a whole results page.
+
+    ddgs parses whatever HTML it gets, so half a page would pass for a short one and a block or
+    error page for "no results"; both are source errors, said as such in the search log.
+    """
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:  # noqa: ANN401 - ddgs' own signature
+        text = super().request(*args, **kwargs)
+        if text is not None:
+            check_results_page(text)
+        return text
+
+
+def check_results_page(text: str) -> None:
+    """Raise :class:`SourceResponseError` unless ``text`` is a complete DuckDuckGo results page
+    (it ends with ``</html>`` and holds the results list, even an empty one)."""
+    if not text.rstrip().lower().endswith("</html>"):
+        raise SourceResponseError(WebAgent.name, "DuckDuckGo's results page was cut off "
+                                  "(the body ends before </html>)")
+    if 'id="links"' not in text and "no-results" not in text:
+        raise SourceResponseError(WebAgent.name, "DuckDuckGo answered with a page that is not a "
+                                  "results page (a block or error page?)")
+
+
 def _duckduckgo_html(query: str, limit: int, url: str, timeout: int,
                      settings: Settings) -> list[dict[str, Any]]:
     """Results from DuckDuckGo's HTML backend at ``url``, page after page until ``limit``."""
-    engine = Duckduckgo(timeout=timeout)
+    engine = _ResultsPageDuckduckgo(timeout=timeout)
     engine.search_url = url  # this instance only; the class attribute stays as ddgs ships it
     hits: dict[str, dict[str, Any]] = {}
     for page in range(1, MAX_RESULT_PAGES + 1):
