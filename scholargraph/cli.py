@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def progress_callback(args: argparse.Namespace):  # noqa: ANN201 - a callback or None
+def progress_callback(args: argparse.Namespace):
     """What to do with each step: JSON lines on stdout, readable lines on stderr, or nothing."""
     from scholargraph.progress import JsonlEvents, ProgressPrinter
 
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("scholargraph: interrupted", file=sys.stderr)
         return EXIT_FAILURE
-    except Exception as exc:  # noqa: BLE001 - last resort: one line and exit 1, not a traceback
+    except Exception as exc:
         if args.debug:
             raise
         print(f"scholargraph: failed: {type(exc).__name__}: {one_line(exc)} (rerun with --debug "

@@ -101,7 +101,6 @@ def ask_structured(
             return answer, []
         error = TypeError(f"expected {schema.__name__}, got {type(answer).__name__}")
     reason = str(error).splitlines()[0][:200] if error else "no reply"
-    return fallback(), [
-        f"{agent}: the model's reply was malformed twice ({reason}); "
-        "the deterministic engine answered this step instead"
-    ]
+    note = (f"{agent}: the model's reply was malformed twice ({reason}); "
+            "the deterministic engine answered this step instead")
+    return fallback(), [note]

@@ -3,7 +3,7 @@
 import pytest
 from langgraph.runtime import Runtime
 
-from scholargraph.agents.clean_query import MAX_QUESTION_CHARS, clean_question, clean_query
+from scholargraph.agents.clean_query import MAX_QUESTION_CHARS, clean_query, clean_question
 from scholargraph.agents.evaluation import score, verdict
 from scholargraph.agents.intent import active_sources, detect_intent
 from scholargraph.agents.planning import plan_from_template
@@ -13,7 +13,7 @@ from scholargraph.agents.synthesis import contradictions, extractive_draft
 from scholargraph.context import ReviewContext
 from scholargraph.errors import InputError
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.schemas import Draft, Evaluation, Finding, SubQuestion
+from scholargraph.schemas import Evaluation, SubQuestion
 from scholargraph.tools.registry import get_agent
 
 

@@ -1,6 +1,5 @@
 """The command line's contract for bad input: exit 2 and one line on stderr, before any request."""
 
-import os
 
 import pytest
 

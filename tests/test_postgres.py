@@ -51,7 +51,7 @@ def postgres_url():
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run([*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True)
+                       capture_output=True, check=False)
         shutil.rmtree(root, ignore_errors=True)
 
 

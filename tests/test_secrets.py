@@ -37,7 +37,7 @@ def test_keys_never_leak(tmp_path):
             [sys.executable, "-m", "scholargraph.cli", "review", QUESTION, "--out", str(out),
              "--sources", "pubmed,openalex,materials", "--thread", "secrets", "--debug",
              "--events", "jsonl"],
-            capture_output=True, text=True, env=os.environ, timeout=600)
+            capture_output=True, text=True, env=os.environ, timeout=600, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
         for name, key in KEYS.items():
             assert sent_anywhere(server, key), f"{name} was never sent: the check proves nothing"

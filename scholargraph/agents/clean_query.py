@@ -41,8 +41,8 @@ def language_notes(text: str) -> list[str]:
     letters = [char for char in text if char.isalpha()]
     latin = sum("LATIN" in unicodedata.name(char, "") for char in letters)
     if letters and latin / len(letters) < 0.5:
-        return ["the question is mostly in a non-Latin script; most sources index English "
-                "titles and abstracts, so results may be few: consider asking in English"]
+        return [("the question is mostly in a non-Latin script; most sources index English "
+                 "titles and abstracts, so results may be few: consider asking in English")]
     return []
 
 

@@ -21,8 +21,8 @@ from scholargraph.tools.registry import agent_classes
 
 KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
     ("comparative", r"\b(compar\w*|versus|vs\.?|differ\w*|better than|outperform\w*)\b"),
-    ("material_property", r"\b(band ?gap|formation energy|lattice|conductivity|stability|"
-                          r"elastic|dielectric|magnetic moment|density of states)\b"),
+    ("material_property", (r"\b(band ?gap|formation energy|lattice|conductivity|stability|"
+                           r"elastic|dielectric|magnetic moment|density of states)\b")),
     ("mechanism", r"\b(mechanism\w*|how does|how do|why does|why do|pathway\w*|cause\w*)\b"),
     ("dataset", r"\b(dataset\w*|data set\w*|benchmark\w*|corpus|corpora|database\w*)\b"),
     ("review", r"\b(review|overview|state of the art|survey|landscape|advances)\b"),

@@ -35,11 +35,13 @@ def gap_ids(state: ReviewState) -> list[str]:
 
 # Words of the planning templates: they describe the kind of evidence wanted, not the topic,
 # so they never go into a search query.
-FACET_WORDS = frozenset(
-    "methods method data main findings finding limitations mechanisms mechanism evidence values "
-    "value property properties datasets dataset benchmarks benchmark settings conditions results "
-    "reported computed measured differences explanation explains proposed supports contradicts "
-    "outperform side studies".split())
+FACET_WORDS = frozenset({
+    "methods", "method", "data", "main", "findings", "finding", "limitations", "mechanisms",
+    "mechanism", "evidence", "values", "value", "property", "properties", "datasets", "dataset",
+    "benchmarks", "benchmark", "settings", "conditions", "results", "reported", "computed",
+    "measured", "differences", "explanation", "explains", "proposed", "supports", "contradicts",
+    "outperform", "side", "studies",
+})
 
 
 def terms_for(sub: SubQuestion, intent: Intent) -> list[str]:
@@ -140,8 +142,8 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
                                        query=key[1], round=round_number))
     if not queries:
         queries = fallback()
-        notes = notes or ["query_generation: the model proposed no new usable query; "
-                          "the deterministic engine wrote them"]
+        notes = notes or [("query_generation: the model proposed no new usable query; "
+                           "the deterministic engine wrote them")]
     return {"queries": queries, "notes": notes}
 
 
