@@ -34,6 +34,36 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+SourceType = Literal["peer_reviewed", "preprint", "official", "news", "other"]
+SOURCE_TYPE_LABELS: dict[str, str] = {
+    "peer_reviewed": "peer-reviewed article", "preprint": "preprint",
+    "official": "official or government page", "news": "news", "other": "other",
+}
+CREDIBILITY_WEAK = 0.5
+"""A source scoring below this is weak: a claim resting only on such sources is flagged."""
+
+
+class Credibility(Record):
+    """A source's type and credibility score (0-1) with the reasons that make up the score
+    (computed by :func:`scholargraph.credibility.assess`)."""
+
+    source_type: SourceType
+    score: float = Field(ge=0.0, le=1.0)
+    reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return SOURCE_TYPE_LABELS[self.source_type]
+
+    @property
+    def weak(self) -> bool:
+        return self.score < CREDIBILITY_WEAK
+
+    def describe(self) -> str:
+        """'preprint · credibility 0.55: preprint: not peer reviewed; 12 citations'."""
+        return f"{self.label} · credibility {self.score:.2f}: {'; '.join(self.reasons)}"
+
+
 class Work(Record):
     """One scholarly work (article, preprint, book chapter, web page) with its identifiers."""
 
@@ -68,6 +98,8 @@ class Work(Record):
     referenced_works: list[str] = Field(
         default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
+    credibility: Credibility | None = Field(
+        None, description="Source type and credibility, set by the retrieval node")
 
     @field_validator("doi", mode="before")
     @classmethod

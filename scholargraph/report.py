@@ -17,8 +17,9 @@ from pydantic import Field
 from scholargraph.context import ReviewContext
 from scholargraph.engines import engine_name
 from scholargraph.errors import OutputDirError
+from scholargraph.evidence_table import evidence_passages
 from scholargraph.records import Material, Passage, Record, SearchLogEntry, Work
-from scholargraph.schemas import Evaluation, Finding, SubQuestion
+from scholargraph.schemas import Evaluation, EvidenceRow, Finding, SubQuestion
 from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
@@ -54,6 +55,9 @@ class Report(Record):
     papers: list[Work] = Field(default_factory=list, description="Included works, deduplicated")
     materials: list[Material] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
+    evidence_table: list[EvidenceRow] = Field(
+        default_factory=list, description="Values the sources report, one row per source, "
+        "each citing its passage (for questions that ask for values)")
     gaps: list[str] = Field(default_factory=list)
     limitations: list[str] = Field(default_factory=list, description="Of the review itself")
     references: list[Reference] = Field(default_factory=list)
@@ -130,22 +134,27 @@ def prepare_out_dir(out_dir: str | Path) -> Path:
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:
     """The report of a finished run: references numbered by first citation."""
     draft = state.get("draft")
+    rows = draft.evidence_table if draft else []
     passages = {p.id: p for p in state.get("passages", [])}
+    passages.update(evidence_passages(rows, state.get("passages", []), state.get("papers", [])))
     references: list[Reference] = []
     numbers: dict[str, int] = {}
-    findings: list[Finding] = []
-    for finding in (draft.findings if draft else []):
-        cited = []
-        for passage_id in finding.passage_ids:
-            work_id = passages[passage_id].work_id
-            if work_id not in numbers:
-                numbers[work_id] = len(numbers) + 1
-                references.append(Reference(number=numbers[work_id], work_id=work_id))
-            reference = references[numbers[work_id] - 1]
-            if passage_id not in reference.passage_ids:
-                reference.passage_ids.append(passage_id)
-            cited.append(numbers[work_id])
-        findings.append(finding.model_copy(update={"citations": sorted(set(cited))}))
+
+    def cite(passage_id: str) -> int:
+        work_id = passages[passage_id].work_id
+        if work_id not in numbers:
+            numbers[work_id] = len(numbers) + 1
+            references.append(Reference(number=numbers[work_id], work_id=work_id))
+        reference = references[numbers[work_id] - 1]
+        if passage_id not in reference.passage_ids:
+            reference.passage_ids.append(passage_id)
+        return numbers[work_id]
+
+    findings = [finding.model_copy(update={
+        "citations": sorted({cite(passage_id) for passage_id in finding.passage_ids})})
+        for finding in (draft.findings if draft else [])]
+    table = [row.model_copy(update={"citation": cite(row.passage_id)})
+             for row in rows if row.passage_id in passages]
     cited_passages = [passages[i] for ref in references for i in ref.passage_ids]
     log = state.get("search_log", [])
     failures = {entry.source: entry.error or "failed" for entry in log if entry.status == "error"}
@@ -159,6 +168,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         papers=state.get("papers", []),
         materials=list({m.material_id: m for m in state.get("materials", [])}.values()),
         findings=findings,
+        evidence_table=table,
         gaps=draft.gaps if draft else [],
         limitations=draft.limitations if draft else [],
         references=references,

@@ -79,6 +79,31 @@ class Finding(Record):
     quotes: list[Quote] = Field(default_factory=list,
                                 description="Filled by the system: the evidence, verbatim")
     support: float | None = Field(None, description="Filled by the system: 0-1 support check")
+    weak_sources: bool = Field(False, description="Filled by the system: every work it cites "
+                                                  "has low credibility")
+
+
+class EvidenceRow(Record):
+    """One value a source reports (a band gap, an odds ratio, a sample size), with its unit, what it
+    is about, and the verbatim passage span it comes from."""
+
+    measure: str = Field(description="What the value measures, e.g. 'band gap', 'odds ratio', "
+                                     "'sample size'")
+    value: str = Field(description="The value as written, e.g. '3.2', '1.54 (95% CI 1.1-2.0)'")
+    unit: str = Field("", description="Its unit as written, e.g. 'eV', '%', 'participants'; "
+                                      "empty for a ratio")
+    subject: str = Field(description="The population or material the value is about")
+    passage_id: str = Field(description="Id of the passage the value is quoted from")
+    quote: str = Field(description="The sentence of the passage stating the value, verbatim")
+    start: int = Field(0, description="Filled by the system: offset of the quote in the passage")
+    end: int = Field(0, description="Filled by the system: offset just past the quote")
+    citation: int | None = Field(None, description="Filled by the system: reference number")
+
+
+class EvidenceTable(Record):
+    """The values the passages report for the question, one row per source."""
+
+    rows: list[EvidenceRow] = Field(description="One row per source that states a value")
 
 
 class Draft(Record):
@@ -91,6 +116,8 @@ class Draft(Record):
                                    description="Limitations of this review and of its evidence")
     unsupported_removed: int = Field(0, description="Filled by the system: sentences removed "
                                                     "because their passages do not support them")
+    evidence_table: list[EvidenceRow] = Field(
+        default_factory=list, description="Filled by the system: values the sources report")
 
 
 class Evaluation(Record):
@@ -100,6 +127,7 @@ class Evaluation(Record):
     citation_support: float = 0.0
     source_diversity: float = 0.0
     recency: float = 0.0
+    credibility: float = Field(0.0, description="Mean credibility of the cited works")
     retracted: list[str] = Field(default_factory=list, description="Cited works now retracted")
     overall: float = 0.0
     gaps: list[str] = Field(default_factory=list)

@@ -3,8 +3,10 @@
 Scores (0-1): coverage of each sub-question (findings from two or more works, and the share of its
 terms they touch), citation support (findings whose quotes are exact and whose words are found in
 the passages they cite), source diversity (sources behind the cited works), recency (cited works
-from the last five years). Retracted cited works are listed and lower the overall score. The gaps
-name each poorly covered sub-question and why, and what is thin about the evidence as a whole.
+from the last five years), and the mean credibility of the cited works (reported, not weighted
+into the overall score). Retracted cited works are listed and lower the overall score. The gaps
+name each poorly covered sub-question and why, each sub-question whose findings rest only on weak
+sources (:mod:`scholargraph.credibility`), and what is thin about the evidence as a whole.
 The verdict: ``accept`` when every sub-question is covered; ``refilter`` when a poorly covered
 sub-question had more candidate passages than the filter kept; ``more_evidence`` otherwise. The LLM engine may judge coverage and gaps; the numeric checks stay
 deterministic so the verdict can be audited.
@@ -18,6 +20,7 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from scholargraph.context import ReviewContext
+from scholargraph.credibility import credibility_of, passage_works, weak_only
 from scholargraph.engines import ask_structured, chat_model_for, fence
 from scholargraph.records import Passage, Record, Work
 from scholargraph.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
@@ -97,16 +100,33 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
     mean_cov = sum(cov.values()) / len(cov) if cov else 0.0
     overall = (WEIGHTS["coverage"] * mean_cov + WEIGHTS["citation_support"] * support
                + WEIGHTS["source_diversity"] * diversity + WEIGHTS["recency"] * recency)
+    credibility = (sum(credibility_of(w, this_year).score for w in works) / len(works)
+                   if works else 0.0)
     retracted = [w.id for w in works if w.is_retracted]
     if retracted:
         overall *= RETRACTION_PENALTY
     gaps = [f"{sub.text} ({why})" for sub in subs
             if (why := weakness(sub, draft, by_id, cov[sub.id]))
             and not any(sub.text in gap for gap in draft.gaps)]
+    gaps += weak_source_gaps(subs, draft, passages, papers, this_year)
     gaps += evidence_gaps(works, sources, active_sources, this_year)
     return Evaluation(coverage=cov, citation_support=support, source_diversity=round(diversity, 3),
-                      recency=round(recency, 3), retracted=retracted, overall=round(overall, 3),
-                      gaps=gaps)
+                      recency=round(recency, 3), credibility=round(credibility, 3),
+                      retracted=retracted, overall=round(overall, 3), gaps=gaps)
+
+
+def weak_source_gaps(subs: list[SubQuestion], draft: Draft, passages: list[Passage],
+                     papers: list[Work], this_year: int) -> list[str]:
+    """A gap for each sub-question whose findings all rest on weak sources only (preprints,
+    news, unknown pages): the answer may be right, but nothing stronger bears it out yet."""
+    work_of = passage_works(passages, papers)
+    gaps = []
+    for sub in subs:
+        cited = [i for f in findings_of(sub, draft) for i in f.passage_ids]
+        if cited and weak_only(cited, work_of, this_year):
+            gaps.append(f"{sub.text} (rests only on weak sources: no peer-reviewed or official "
+                        "source supports it)")
+    return gaps
 
 
 def weakness(sub: SubQuestion, draft: Draft, passages: dict[str, Passage],

@@ -5,16 +5,19 @@ merged, not double-counted. The PRISMA counts come from the same pass, so they a
 construction: screened = identified - duplicates removed; included = screened - excluded.
 When OpenAlex is one of the run's sources, the works are then enriched from it (citation counts,
 open-access links, retractions) and, with ``snowball``, joined by the works one citation away
-(see :mod:`scholargraph.tools.enrich`).
+(see :mod:`scholargraph.tools.enrich`). Last, each included work gets its source type and
+credibility (:mod:`scholargraph.credibility`), from the merged and enriched record.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import date
 
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
+from scholargraph.credibility import assess
 from scholargraph.records import Work
 from scholargraph.state import Prisma, ReviewState
 from scholargraph.tools.enrich import augment_with_openalex
@@ -35,7 +38,9 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         limit=context.max_results, round_number=state.get("iteration", 1))
     records = [*state.get("records", []), *found.added]
     works = found.works
-    included = [work for work in works if is_assessable(work)]
+    this_year = date.today().year
+    included = [work.model_copy(update={"credibility": assess(work, this_year)})
+                for work in works if is_assessable(work)]
     identified = Counter(source for record in records for source in record.sources)
     prisma: Prisma = {
         "identified": dict(sorted(identified.items())),

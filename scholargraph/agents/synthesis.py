@@ -15,11 +15,14 @@ added to the model's draft, so both engines set them side by side.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date
 
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
+from scholargraph.credibility import flag_weak_findings
 from scholargraph.engines import ask_structured, chat_model_for, fence
+from scholargraph.evidence_table import evidence_table
 from scholargraph.extractive import (
     CONTRADICTIONS_PER_QUESTION,
     REVIEW_LIMITATIONS,
@@ -119,13 +122,32 @@ def run_embedder(notes: list[str]) -> Embedder | None:
 
 
 def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
+    """The draft of either engine, its findings flagged where they rest only on weak sources,
+    and, for a question asking for values, its evidence table."""
     context = runtime.context or ReviewContext()
+    notes: list[str] = []
+    passages = state.get("passages", [])
+    embedder = run_embedder(notes) if passages else None
+    update = write_draft(state, context, embedder, notes)
+    this_year = date.today().year
+    papers = state.get("papers", [])
+    draft = flag_weak_findings(update["draft"], passages, papers, this_year)
+    if state["intent"].wants_data:
+        rows, table_notes = evidence_table(
+            state.get("cleaned_question") or state.get("question", ""), state["intent"], passages,
+            papers, state.get("materials", []), chat_model_for(context))
+        draft = draft.model_copy(update={"evidence_table": rows})
+        notes += table_notes
+    return {"draft": draft, "notes": notes}
+
+
+def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder | None,
+                notes: list[str]) -> dict:
+    """The draft of the run's engine: the model's, checked, or the extractive one."""
     subs, passages = state["sub_questions"], state.get("passages", [])
     papers, keywords = state.get("papers", []), state["intent"].keywords
 
     extractive: list[Draft] = []
-    notes: list[str] = []
-    embedder = run_embedder(notes) if passages else None
 
     def fallback() -> Draft:
         extractive.append(extractive_draft(subs, passages, papers, keywords, embedder))

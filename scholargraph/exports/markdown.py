@@ -14,7 +14,7 @@ from typing import Any
 
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
-from scholargraph.records import Material, SearchLogEntry
+from scholargraph.records import Material, SearchLogEntry, Work
 from scholargraph.report import Report
 from scholargraph.schemas import Finding
 
@@ -62,7 +62,8 @@ def cite(numbers: Iterable[int]) -> str:
 
 def _finding_line(finding: Finding) -> str:
     citation = cite(finding.citations)
-    return f"- {escape_block(finding.text)} {citation}".rstrip()
+    weak = " (weak sources only)" if finding.weak_sources else ""
+    return f"- {escape_block(finding.text)} {citation}{weak}".rstrip()
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:
@@ -153,7 +154,8 @@ def _evaluation_line(report: Report) -> list[str]:
         return []
     scores = (f"overall {evaluation.overall:.2f}, citation support "
               f"{evaluation.citation_support:.2f}, source diversity "
-              f"{evaluation.source_diversity:.2f}, recency {evaluation.recency:.2f}")
+              f"{evaluation.source_diversity:.2f}, recency {evaluation.recency:.2f}, "
+              f"credibility {evaluation.credibility:.2f}")
     verdict = f"verdict: {evaluation.verdict}"
     if evaluation.reason:
         verdict += f" ({evaluation.reason})"
@@ -184,8 +186,25 @@ def _references_section(report: Report) -> list[str]:
     references = sorted(report.references, key=lambda ref: ref.number)
     formatted = format_references([report.work(ref.work_id) for ref in references],
                                   report.citation_style, "markdown", MARKDOWN)
-    lines = [f"{ref.number}. {text}" for ref, text in zip(references, formatted)]
+    lines = [f"{ref.number}. {text}{_credibility(report.work(ref.work_id))}"
+             for ref, text in zip(references, formatted)]
     return _section("References", lines)
+
+
+def _credibility(work: Work) -> str:
+    """' \\[preprint · credibility 0.55: not peer reviewed; 12 citations\\]', or nothing."""
+    return f" {escape(f'[{work.credibility.describe()}]')}" if work.credibility else ""
+
+
+def _evidence_section(report: Report) -> list[str]:
+    """The values the sources report, one row per source, each with its citation and quote."""
+    headers = ["Measure", "Value", "Unit", "Population or material", "Source", "Passage"]
+    lines = _table(headers, [])
+    for row in report.evidence_table:  # the citation is Markdown; the other cells are data
+        cells = [escape(cell) for cell in (row.measure, row.value, row.unit, row.subject)]
+        citation = cite([row.citation] if row.citation else [])
+        lines.append("| " + " | ".join([*cells, citation, escape(f"“{row.quote}”")]) + " |")
+    return _section("Evidence table", lines)
 
 
 def _prisma_section(prisma: dict[str, Any]) -> list[str]:
@@ -238,6 +257,8 @@ def render(report: Report) -> str:
     if report.summary:
         lines += _section("Summary", [escape_block(report.summary)])
     lines += _findings_section(report)
+    if report.evidence_table:
+        lines += _evidence_section(report)
     lines += _agreement_section(report)
     lines += _gaps_section(report)
     if report.materials:
