@@ -65,7 +65,7 @@ def assess(work: Work, this_year: int) -> Credibility:
     if work.is_retracted:
         return Credibility(source_type=kind, score=0.0, reasons=[*reasons, "retracted"])
     score = BASE[kind]
-    if work.venue and kind in ("peer_reviewed", "preprint"):
+    if work.venue and kind == "peer_reviewed":
         score += VENUE_BONUS
         reasons.append(f"venue: {work.venue}")
     if work.cited_by_count:

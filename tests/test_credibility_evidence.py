@@ -1,0 +1,159 @@
+"""Source credibility (type, score, reasons) and the evidence table of values, offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langgraph.runtime import Runtime
+
+from scholargraph import review
+from scholargraph.agents.evaluation import score
+from scholargraph.agents.synthesis import synthesis
+from scholargraph.context import ReviewContext
+from scholargraph.credibility import assess
+from scholargraph.evidence_table import extract_rows
+from scholargraph.rag.chunking import chunk_work
+from scholargraph.records import Work
+from scholargraph.schemas import Draft, EvidenceRow, EvidenceTable, Finding, Intent, SubQuestion
+from scholargraph.testing import ScriptedChatModel, structured_reply
+
+FAKE_MP_KEY = "0123456789abcdef0123456789abcdef"
+YEAR = 2026
+TELOMERE = Work(
+    title="Leucocyte telomere length and pancreatic cancer risk", venue="Gut", year=2017,
+    pmid="27797938", cited_by_count=40, sources=["pubmed"],
+    abstract="We measured prediagnostic leucocyte telomere length in 386 pancreatic cancer cases "
+             "and 896 matched controls from five prospective US cohorts. Shorter prediagnostic "
+             "leucocyte telomere length was associated with higher risk of pancreatic cancer "
+             "(comparing extreme quintiles of telomere length, OR 1.72; 95% CI 1.07 to 2.78).")
+DATA_INTENT = Intent(kind="factual", domains=["biomedical"], wants_data=True,
+                     keywords=["telomere length", "pancreatic cancer"])
+
+
+def test_a_journal_article_is_peer_reviewed_with_its_venue_and_citations():
+    credibility = assess(Work(title="A", venue="Nature", year=2015, cited_by_count=120), YEAR)
+    assert credibility.source_type == "peer_reviewed"
+    assert credibility.reasons == ["journal article", "venue: Nature", "120 citations", "from 2015"]
+    assert not credibility.weak and credibility.score == 0.8
+
+
+def test_an_arxiv_preprint_scores_below_a_journal_article():
+    preprint = assess(Work(title="P", kind="preprint", venue="arXiv", year=2025), YEAR)
+    article = assess(Work(title="A", venue="Physical Review B", year=2025), YEAR)
+    assert preprint.source_type == "preprint"
+    assert preprint.reasons[0] == "preprint: not peer reviewed"
+    assert preprint.weak and preprint.score < article.score
+
+
+def test_a_retracted_work_scores_zero_and_says_why():
+    credibility = assess(Work(title="R", venue="Lancet", is_retracted=True), YEAR)
+    assert (credibility.score, credibility.reasons[-1]) == (0.0, "retracted")
+
+
+@pytest.mark.parametrize("url", ["https://www.cdc.gov/cancer/", "https://www.gov.uk/guidance",
+                                 "https://www.who.int/news"])
+def test_a_government_page_is_official(url: str):
+    credibility = assess(Work(title="G", kind="web", url=url), YEAR)
+    assert credibility.source_type == "official" and not credibility.weak
+    assert credibility.reasons == ["government or official site"]
+
+
+def test_a_news_item_and_an_unknown_page_are_weak():
+    news = assess(Work(title="N", kind="news", url="https://news.example.com/a", year=2026), YEAR)
+    page = assess(Work(title="W", kind="web", url="https://blog.example.com/post"), YEAR)
+    assert (news.source_type, page.source_type) == ("news", "other")
+    assert news.weak and page.weak and "news item: not peer reviewed" in news.reasons
+
+
+def test_the_evaluator_names_a_sub_question_resting_only_on_weak_sources():
+    blog = Work(title="Blog", kind="web", url="https://blog.example.com/tio2", sources=["web"],
+                abstract="Anatase TiO2 has a band gap of about 3.2 eV.")
+    article = Work(title="Anatase", venue="J. Phys. Chem.", year=2024, sources=["openalex"],
+                   abstract="The band gap of rutile TiO2 is 3.0 eV.")
+    blog_passage, article_passage = chunk_work(blog)[-1], chunk_work(article)[-1]
+    subs = [SubQuestion(id="q1", text="Band gap of anatase TiO2?", answer_shape="values"),
+            SubQuestion(id="q2", text="Band gap of rutile TiO2?", answer_shape="values")]
+    draft = Draft(summary="", findings=[
+        Finding(text=blog_passage.text, passage_ids=[blog_passage.id], sub_question_id="q1"),
+        Finding(text=article_passage.text, passage_ids=[article_passage.id],
+                sub_question_id="q2")])
+    result = score(subs, draft, [blog_passage, article_passage], [blog, article],
+                   ["web", "openalex"], YEAR)
+    weak = [gap for gap in result.gaps if "rests only on weak sources" in gap]
+    assert weak == ["Band gap of anatase TiO2? (rests only on weak sources: no peer-reviewed "
+                    "or official source supports it)"]
+    assert result.credibility == round((assess(blog, YEAR).score
+                                        + assess(article, YEAR).score) / 2, 3)
+
+
+def test_the_deterministic_table_quotes_the_odds_ratio_with_its_interval():
+    passages = chunk_work(TELOMERE)
+    rows = extract_rows("Is telomere length associated with pancreatic cancer risk?",
+                        DATA_INTENT, passages)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row.measure, row.value, row.unit) == ("odds ratio", "1.72 (95% CI 1.07-2.78)", "")
+    assert row.subject == "386 pancreatic cancer cases"
+    passage = next(p for p in passages if p.id == row.passage_id)
+    assert passage.text[row.start:row.end] == row.quote and "OR 1.72" in row.quote
+
+
+def _synthesis_state(question: str) -> dict:
+    passages = [p.model_copy(update={"sub_question_id": "q1"}) for p in chunk_work(TELOMERE)]
+    return {"question": question, "intent": DATA_INTENT, "papers": [TELOMERE],
+            "passages": passages,
+            "sub_questions": [SubQuestion(id="q1", text=question, answer_shape="an odds ratio")]}
+
+
+def test_the_llm_engine_fills_the_table_and_rows_must_quote_their_passage():
+    question = "What odds ratio links telomere length to pancreatic cancer?"
+    state = _synthesis_state(question)
+    passage = next(p for p in state["passages"] if "OR 1.72" in p.text)
+    quote = passage.text[passage.text.index("Shorter"):].rstrip(".")
+    table = EvidenceTable(rows=[
+        EvidenceRow(measure="odds ratio", value="1.72", unit="", subject="US cohorts",
+                    passage_id=passage.id, quote=quote),
+        EvidenceRow(measure="odds ratio", value="9.9", unit="", subject="invented",
+                    passage_id=passage.id, quote="OR 9.9 in a made-up cohort")])
+    draft = Draft(summary="s", findings=[Finding(
+        text="Shorter telomere length was associated with higher risk of pancreatic cancer.",
+        passage_ids=[passage.id], sub_question_id="q1")])
+    model = ScriptedChatModel(responses=[structured_reply(draft), structured_reply(table)])
+    update = synthesis(state, Runtime(context=ReviewContext(chat_model=model)))
+    rows = update["draft"].evidence_table
+    assert [(r.value, r.subject) for r in rows] == [("1.72", "US cohorts")]
+    assert passage.text[rows[0].start:rows[0].end] == rows[0].quote
+    assert any("dropped 1 model-written rows" in note for note in update["notes"])
+    assert model.remaining == 0
+
+
+def _assert_every_row_cited(out: Path) -> list[dict]:
+    data = json.loads((out / "review.json").read_text())
+    references = {ref["number"]: ref for ref in data["references"]}
+    passages = {p["id"]: p for p in data["passages"]}
+    assert data["evidence_table"]
+    for row in data["evidence_table"]:
+        assert row["passage_id"] in references[row["citation"]]["passage_ids"]
+        assert passages[row["passage_id"]]["text"][row["start"]:row["end"]] == row["quote"]
+    markdown = (out / "review.md").read_text()
+    table = markdown.split("## Evidence table")[1].split("##")[0]
+    body = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    assert len(body) == len(data["evidence_table"])
+    assert all(f"[{row['citation']}]" in line for row, line in zip(data["evidence_table"], body))
+    return data["evidence_table"]
+
+
+def test_a_materials_review_carries_the_materials_project_band_gap(replay, tmp_path: Path):
+    with replay.environment(MP_API_KEY=FAKE_MP_KEY):
+        report = review("What is the band gap of TiO2?", sources=["materials", "openalex"],
+                        out=tmp_path / "out")
+    rows = _assert_every_row_cited(tmp_path / "out")
+    band_gaps = [row for row in rows if row["measure"] == "band gap (computed)"]
+    assert band_gaps and all(row["unit"] == "eV" for row in band_gaps)
+    values = {m.material_id: f"{m.band_gap_ev:.3g}" for m in report.materials
+              if m.band_gap_ev is not None}
+    assert {row["value"] for row in band_gaps} == set(values.values())
+    references = (tmp_path / "out" / "review.md").read_text().split("## References")[1]
+    assert "credibility 0.6" in references and "curated database" in references
