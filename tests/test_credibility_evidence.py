@@ -157,3 +157,5 @@ def test_a_materials_review_carries_the_materials_project_band_gap(replay, tmp_p
     assert {row["value"] for row in band_gaps} == set(values.values())
     references = (tmp_path / "out" / "review.md").read_text().split("## References")[1]
     assert "credibility 0.6" in references and "curated database" in references
+    page = (tmp_path / "out" / "review.html").read_text()
+    assert "<h2>Evidence table</h2>" in page and "band gap (computed)" in page

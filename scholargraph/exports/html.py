@@ -110,6 +110,8 @@ class _Citer:
 
     def finding_item(self, finding: Finding) -> str:
         text = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        if finding.weak_sources:
+            text += " <em>(weak sources only)</em>"
         quotes = "".join(self.quote_block(q) for q in finding.quotes)
         evidence = f"<details><summary>evidence</summary>{quotes}</details>" if quotes else ""
         return f"<li>{text}{evidence}</li>"
@@ -164,9 +166,29 @@ def _gaps(report: Report, citer: _Citer) -> str:
 def _references(report: Report) -> str:
     works = report.cited_works()
     formatted = styles.format_references(works, report.citation_style, "html", HTML_STYLING)
-    items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}</li>'
+    items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}{_credibility(work)}</li>'
              for ref, work, text in zip(report.references, works, formatted)]
     return f"<ol>{''.join(items)}</ol>" if items else ""
+
+
+def _credibility(work: Work) -> str:
+    if work.credibility is None:
+        return ""
+    return f' <small class="credibility">[{escape(work.credibility.describe())}]</small>'
+
+
+def _evidence(report: Report, citer: _Citer) -> str:
+    """The evidence table: one row per source, each value cited, its sentence quoted."""
+    if not report.evidence_table:
+        return ""
+    head = "".join(f"<th>{name}</th>" for name in (
+        "Measure", "Value", "Unit", "Population or material", "Source", "Passage"))
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in (
+            row.measure, row.value, row.unit, row.subject))
+        + f"<td>{citer.cite([row.citation] if row.citation else [])}</td>"
+        + f"<td>“{escape(row.quote)}”</td></tr>" for row in report.evidence_table)
+    return f"<table><tr>{head}</tr>{rows}</table>"
 
 
 def _prisma(report: Report) -> str:
@@ -193,13 +215,15 @@ def render(report: Report) -> str:
               + (f"; stopped because: {report.stop_reason}" if report.stop_reason else "") + ".")
     scores = (f"Evaluation: overall {evaluation.overall:.2f}, citation support "
               f"{evaluation.citation_support:.2f}, source diversity "
-              f"{evaluation.source_diversity:.2f}, recency {evaluation.recency:.2f}; verdict: "
+              f"{evaluation.source_diversity:.2f}, recency {evaluation.recency:.2f}, "
+              f"credibility {evaluation.credibility:.2f}; verdict: "
               f"{evaluation.verdict}" + (f" ({evaluation.reason})" if evaluation.reason else ""))
     body = [
         f"<h1>{escape(report.question)}</h1>",
         f'<p class="method">{escape(method)}</p><p class="evaluation">{escape(scores)}</p>',
         _section("Summary", f"<p>{escape(report.summary)}</p>" if report.summary else ""),
         _section("Findings", _findings(report, citer)),
+        _section("Evidence table", _evidence(report, citer)),
         _section("Agreement and contradictions", _compared(report, citer)),
         _section("Gaps and limitations", _gaps(report, citer)),
         _section("References", _references(report)),
