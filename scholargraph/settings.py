@@ -81,8 +81,21 @@ class Settings(BaseSettings):
     embedding_model: str | None = Field(
         None,
         validation_alias=_env("SCHOLARGRAPH_EMBEDDINGS"),
-        description="Unset: the bundled all-MiniLM-L6-v2; 'openai:MODEL' for OpenAI embeddings; "
-        "a sentence-transformers model name or path; 'none' to rank lexically only",
+        description="Unset or 'all-MiniLM-L6-v2-int8': the bundled all-MiniLM-L6-v2 in ONNX "
+        "Runtime with int8 arithmetic (no PyTorch); 'all-MiniLM-L6-v2': the same model in "
+        "PyTorch; 'openai:MODEL' for OpenAI embeddings; a sentence-transformers model name or "
+        "path; 'none' to rank lexically only (see scholargraph.rag.embeddings)",
+    )
+    store_dir: Path | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_STORE"),
+        description="Folder of the embedded Chroma vector store; unset: {home}/chroma",
+    )
+    models_dir: Path | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_MODELS"),
+        description="Where models derived from installed ones are kept (the int8 embedding "
+        "model); unset: {home}/models",
     )
     checkpoint_url: str | None = Field(
         None,

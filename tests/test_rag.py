@@ -1,6 +1,6 @@
 """The RAG filter: incremental store, hybrid ranking, diversity, and the lexical fallback.
 
-The real bundled embedding model is loaded once per session; Chroma runs embedded in tmp_path.
+The real bundled embedding models are loaded once per session; Chroma runs embedded in tmp_path.
 """
 
 from __future__ import annotations
@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 
 from scholargraph.rag import select_passages
-from scholargraph.rag.embeddings import Embedder, load_embedder
+from scholargraph.rag.embeddings import (
+    MINILM,
+    MINILM_INT8,
+    Embedder,
+    EmbeddingUnavailable,
+    OnnxEmbedder,
+    default_model_path,
+    int8_model_path,
+    load_embedder,
+)
 from scholargraph.rag.store import PassageStore, open_client
 from scholargraph.records import Work
 from scholargraph.schemas import SubQuestion
@@ -57,15 +66,75 @@ class CountingEmbedder:
 
 
 @pytest.fixture(scope="session")
-def model() -> Embedder:
-    embedder = load_embedder(None)
+def model(shared_models: Path) -> Embedder:
+    """The default model, its int8 form derived in the session's models folder."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCHOLARGRAPH_MODELS", str(shared_models))
+        embedder = load_embedder(None)
     assert embedder is not None
     return embedder
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path, chroma_host=None, embedding_model=None)
+    return Settings(home=tmp_path, store_dir=None, chroma_host=None, embedding_model=None)
+
+
+def test_the_default_is_the_int8_onnx_model_and_agrees_with_pytorch(model: Embedder) -> None:
+    """Same tokens, same pooling (mean under the mask, L2-normalised) as sentence-transformers:
+    the int8 vectors point where the PyTorch model's do."""
+    assert isinstance(model, OnnxEmbedder) and model.name == MINILM_INT8
+    torch_model = load_embedder(MINILM)
+    assert torch_model is not None and torch_model.name == MINILM
+    texts = [w.abstract or "" for w in WORKS] + [QUESTION.text, "aspirin", "word " * 400]
+    cosines = (model.embed_documents(texts) * torch_model.embed_documents(texts)).sum(axis=1)
+    assert cosines.min() >= 0.98, cosines
+
+
+def test_a_text_embeds_the_same_alone_or_among_others(model: Embedder) -> None:
+    """A content-keyed store needs one vector per text, whatever it was embedded with."""
+    texts = [w.abstract or "" for w in WORKS]
+    together = model.embed_documents(texts)
+    assert np.array_equal(model.embed_documents(texts[2:3])[0], together[2])
+    assert np.array_equal(model.embed_query(texts[0]), together[0])
+    assert model.embed_documents([]).shape == (0, 384)
+
+
+def test_a_shorter_token_limit_is_another_model(model: Embedder, shared_models: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cut at 128 tokens, a long passage embeds differently, so its vectors get a store
+    collection of their own; a short text is unchanged."""
+    monkeypatch.setenv("SCHOLARGRAPH_MODELS", str(shared_models))
+    short = load_embedder(None, max_seq_length=128)
+    assert short is not None and short.name == f"{MINILM_INT8}-max128"
+    long_text = " ".join(w.abstract or "" for w in WORKS)
+    assert float(short.embed_query(long_text) @ model.embed_query(long_text)) < 0.99
+    assert np.allclose(short.embed_query(QUESTION.text), model.embed_query(QUESTION.text))
+
+
+def test_the_int8_model_is_derived_once_and_kept(tmp_path: Path) -> None:
+    first = int8_model_path(tmp_path / "models")
+    made = first.stat().st_mtime_ns
+    again = int8_model_path(tmp_path / "models")
+    assert again == first and again.stat().st_mtime_ns == made
+    assert [p.name for p in (tmp_path / "models").iterdir()] == [first.name]
+
+
+def test_an_unreadable_onnx_model_is_unavailable_not_a_crash(tmp_path: Path) -> None:
+    broken = tmp_path / "model.onnx"
+    broken.write_bytes(b"not an onnx graph")
+    with pytest.raises(EmbeddingUnavailable, match="SCHOLARGRAPH_EMBEDDINGS"):
+        OnnxEmbedder(broken, default_model_path() / "tokenizer.json", name="broken")
+
+
+def test_the_store_can_live_apart_from_the_home(model: Embedder, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHOLARGRAPH_STORE", str(tmp_path / "shared-store"))
+    settings = Settings(home=tmp_path / "home", chroma_host=None)
+    assert settings.store_dir == tmp_path / "shared-store"
+    PassageStore(open_client(settings), model).embeddings(["A passage about volcanoes."])
+    assert (tmp_path / "shared-store").is_dir()
+    assert not (tmp_path / "home" / "chroma").exists()
 
 
 def test_store_embeds_each_text_once_across_runs(model: Embedder, settings: Settings) -> None:
@@ -118,7 +187,7 @@ def test_mmr_keeps_one_paper_from_filling_every_slot(model: Embedder, settings: 
 
 
 def test_missing_model_degrades_to_lexical_ranking_with_a_warning(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path, chroma_host=None,
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None,
                         embedding_model=str(tmp_path / "no-such-model"))
     selected, warnings = select_passages([QUESTION], WORKS, per_question=3, settings=settings)
     assert len(warnings) == 1
@@ -134,7 +203,7 @@ def test_no_works_gives_empty_selections(settings: Settings) -> None:
 
 
 def test_unreachable_chroma_server_still_ranks_densely(model: Embedder, tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path, chroma_host="127.0.0.1", chroma_port=9)
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host="127.0.0.1", chroma_port=9)
     selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings,
                                          embedder=model)
     assert len(warnings) == 1 and warnings[0].startswith("vector store unavailable")
@@ -144,7 +213,7 @@ def test_unreachable_chroma_server_still_ranks_densely(model: Embedder, tmp_path
 def test_openai_embeddings_without_a_key_degrade_with_a_warning(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    settings = Settings(home=tmp_path, chroma_host=None,
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None,
                         embedding_model="openai:text-embedding-3-small")
     selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings)
     assert len(warnings) == 1 and "OPENAI_API_KEY" in warnings[0]
@@ -152,7 +221,7 @@ def test_openai_embeddings_without_a_key_degrade_with_a_warning(
 
 
 def test_lexical_only_by_choice_needs_no_model_and_warns_nothing(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path, chroma_host=None, embedding_model="none")
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None, embedding_model="none")
     selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings)
     assert warnings == []
     assert selected["q1"][0].work_id == "doi:10.1000/perovskite"

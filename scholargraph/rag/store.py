@@ -5,9 +5,11 @@ passage's key is the SHA-256 of the text that was embedded, so a work seen in an
 or the same abstract found again under another id, costs a look-up, not an embedding; and a store
 of 100,000 passages is never rebuilt: a run reads the vectors of its own passages by key.
 
-By default the store is Chroma embedded (``PersistentClient`` under ``SCHOLARGRAPH_HOME/chroma``);
-with ``CHROMA_HOST`` set it is that Chroma server. Vectors are always computed here and handed to
-Chroma, so Chroma's own default embedding function (which downloads a model) is never used.
+By default the store is Chroma embedded (``PersistentClient`` in ``SCHOLARGRAPH_STORE``, else
+``SCHOLARGRAPH_HOME/chroma``); with ``CHROMA_HOST`` set it is that Chroma server. Keeping the store
+apart from the home lets runs with separate homes share the vectors (the test suite does).
+Vectors are always computed here and handed to Chroma, so Chroma's own default embedding function
+(which downloads a model) is never used.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ def content_key(text: str) -> str:
 
 
 def open_client(settings: Settings) -> ClientAPI:
-    """Chroma embedded under ``settings.home / "chroma"``, or the server ``CHROMA_HOST`` names."""
+    """Chroma embedded in ``settings.store_dir`` (default ``settings.home / "chroma"``), or the
+    server ``CHROMA_HOST`` names."""
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if settings.chroma_host:
         return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port,
                                    settings=chroma_settings)
-    path = settings.home / "chroma"
+    path = settings.store_dir or settings.home / "chroma"
     path.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
 
