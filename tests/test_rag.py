@@ -107,6 +107,7 @@ def test_a_shorter_token_limit_is_another_model(model: Embedder, shared_models: 
     monkeypatch.setenv("SCHOLARGRAPH_MODELS", str(shared_models))
     short = load_embedder(None, max_seq_length=128)
     assert short is not None and short.name == f"{MINILM_INT8}-max128"
+    assert load_embedder(short.name) is short
     long_text = " ".join(w.abstract or "" for w in WORKS)
     assert float(short.embed_query(long_text) @ model.embed_query(long_text)) < 0.99
     assert np.allclose(short.embed_query(QUESTION.text), model.embed_query(QUESTION.text))

