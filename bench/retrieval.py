@@ -67,12 +67,13 @@ def main() -> None:
 
     print(f"load average before indexing {_load_average()} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="scholargraph-bench-") as fresh:
+        # the store is read and written only while indexing; the bench ranks from memory
         bench = Bench(corpus, args.store or Path(fresh), args.model, args.max_seq_length)
+    state = "cold" if bench.embedded == len(bench.passages) else "warm"
     print(f"model       {bench.embedder.name}")
-    print(f"indexing    {bench.index_seconds:.1f} s (model load {bench.load_seconds:.1f} s) for "
-          f"{len(bench.passages)} passages, "
-          f"{bench.embedded} embedded ({'cold' if bench.embedded == len(bench.passages) else 'warm'}"
-          f"), {bench.index_cpu_seconds:.0f} CPU s, load average after {_load_average()}")
+    print(f"indexing    {bench.index_seconds:.1f} s ({state}: {bench.embedded} of "
+          f"{len(bench.passages)} passages embedded; model load {bench.load_seconds:.1f} s), "
+          f"{bench.index_cpu_seconds:.0f} CPU s, load average after {_load_average()}")
     if args.tune:
         tune(bench, queries, qrels)
         return
