@@ -127,3 +127,22 @@ def test_supervisor_routes_fresh_refine_and_stop():
 def test_search_log_entry_keeps_status_and_error():
     entry = SearchLogEntry(source="pubmed", query="x", status="error", error="timeout")
     assert entry.model_dump()["error"] == "timeout"
+
+
+def test_credibility_nudges_close_passages_but_not_clear_winners():
+    from scholargraph.agents.rag_filter import with_credibility_prior
+
+    article = Work(title="A", doi="10.1/a", venue="The Lancet", year=2024, sources=["pubmed"],
+                   abstract="x", cited_by_count=50)
+    page = Work(title="B", url="https://blog.example.com/b", kind="web", sources=["web"],
+                abstract="y")
+    works = {article.id: article, page.id: page}
+
+    def passage(work: Work, score: float) -> Passage:
+        return Passage(id=f"{work.id}#0-1", work_id=work.id, text="t", start=0, end=1,
+                       score=score)
+
+    close = with_credibility_prior([passage(page, 0.52), passage(article, 0.50)], works, 1, 2026)
+    assert close[0].work_id == article.id
+    clear = with_credibility_prior([passage(page, 0.90), passage(article, 0.50)], works, 1, 2026)
+    assert clear[0].work_id == page.id
