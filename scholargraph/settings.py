@@ -21,7 +21,9 @@ def _env(*names: str) -> AliasChoices:
 class Settings(BaseSettings):
     """Everything the environment may set. Each field names its variable."""
 
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+    # case_sensitive: only the documented upper-case variables are read, so HOME or MODEL in the
+    # environment can never fill the fields named home or model.
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True)
 
     pubmed_url: str = Field(
         "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/",
@@ -74,7 +76,7 @@ class Settings(BaseSettings):
         None, validation_alias=_env("SCHOLARGRAPH_MODEL"), description="Default chat model"
     )
     home: Path = Field(
-        Path.home() / ".scholargraph",
+        default_factory=lambda: Path.home() / ".scholargraph",
         validation_alias=_env("SCHOLARGRAPH_HOME"),
         description="Where the vector store, HTTP cache and checkpoints live",
     )

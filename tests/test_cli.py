@@ -48,3 +48,18 @@ def test_unusable_model_name_is_bad_input(capsys, tmp_path, replay):
                           "--model", "no-such-provider:model-x", "--sources", "openalex")
     assert code == 2
     assert len(lines) == 1 and "cannot load chat model" in lines[0]
+
+
+def test_settings_read_only_the_documented_variables(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from scholargraph.settings import Settings
+
+    monkeypatch.delenv("SCHOLARGRAPH_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("MODEL", "not-a-model")
+    settings = Settings()
+    assert settings.home == Path.home() / ".scholargraph" == tmp_path / ".scholargraph"
+    assert settings.model is None
+    monkeypatch.setenv("SCHOLARGRAPH_HOME", str(tmp_path / "elsewhere"))
+    assert Settings().home == tmp_path / "elsewhere"
