@@ -21,7 +21,13 @@ from scholargraph.errors import SourceResponseError, SourceUnavailable
 from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import Settings
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.base import (
+    SearchRequest,
+    SourceAgent,
+    SourceResult,
+    clean_terms,
+    first_and_any,
+)
 from scholargraph.tools.http import (
     RETRY_STATUS,
     http_session,
@@ -57,10 +63,9 @@ class ArxivAgent(SourceAgent):
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
         """The first (most specific) term is required, any of the others may join it."""
-        groups = [_term_group(term) for term in _clean_terms(terms)]
-        if not groups:
+        query = first_and_any([_term_group(term) for term in clean_terms(terms)])
+        if not query:
             return ""
-        query = groups[0] if len(groups) == 1 else f"{groups[0]} AND ({' OR '.join(groups[1:])})"
         categories = _categories(intent)
         if categories:
             query = f"({query}) AND ({' OR '.join(f'cat:{cat}' for cat in categories)})"
@@ -102,10 +107,6 @@ def with_dates(query: str, since: int | None, until: int | None) -> str:
     window = f"submittedDate:[{since or 1991}01010000 TO {until or 9999}12312359]"
     return f"({query}) AND {window}" if query.strip() else window
 
-
-def _clean_terms(terms: list[str]) -> list[str]:
-    cleaned = (re.sub(r'[\s"():\[\]]+', " ", term).strip() for term in terms)
-    return list(dict.fromkeys(term for term in cleaned if term))
 
 
 def _term_group(term: str) -> str:

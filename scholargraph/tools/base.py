@@ -12,6 +12,7 @@ nothing in the on-disk cache from a search that failed) and calls the agent's ow
 from __future__ import annotations
 
 import logging
+import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -105,6 +106,21 @@ class SourceAgent(ABC):
     @abstractmethod
     def _search(self, request: SearchRequest) -> SourceResult:
         """Send the query to the service through its client and normalise what comes back."""
+
+
+def clean_terms(terms: list[str], syntax_chars: str = '"():[]') -> list[str]:
+    """Search terms without the characters the source's query syntax gives meaning to (so a
+    term can never open a group or name a field), blank and repeated terms dropped."""
+    pattern = "[\\s" + re.escape(syntax_chars) + "]+"
+    cleaned = (re.sub(pattern, " ", term).strip() for term in terms)
+    return list(dict.fromkeys(term for term in cleaned if term))
+
+
+def first_and_any(groups: list[str]) -> str:
+    """``A AND (B OR C ...)``: the first (most specific) group required, any other may join it."""
+    if len(groups) <= 1:
+        return "".join(groups)
+    return f"{groups[0]} AND ({' OR '.join(groups[1:])})"
 
 
 def _describe(exc: BaseException) -> str:

@@ -8,7 +8,6 @@ limiter, times out, retries). The API key goes in pyalex's ``Authorization`` hea
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 import pyalex
@@ -18,7 +17,13 @@ from scholargraph.errors import SourceResponseError
 from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import Settings
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.base import (
+    SearchRequest,
+    SourceAgent,
+    SourceResult,
+    clean_terms,
+    first_and_any,
+)
 from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
 
 OFFICIAL_URL = "https://api.openalex.org"
@@ -55,10 +60,7 @@ class OpenAlexAgent(SourceAgent):
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
         """The first (most specific) term is required, any of the others may join it."""
-        phrases = [_phrase(term) for term in _clean_terms(terms)]
-        if len(phrases) <= 1:
-            return "".join(phrases)
-        return f"{phrases[0]} AND ({' OR '.join(phrases[1:])})"
+        return first_and_any([_phrase(term) for term in clean_terms(terms)])
 
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
@@ -92,10 +94,6 @@ def _configure(settings: Settings) -> None:
     pyalex.config.user_agent = settings.user_agent
     pyalex.config.max_retries = 0  # the shared policy retries; pyalex's adapter is not used
 
-
-def _clean_terms(terms: list[str]) -> list[str]:
-    cleaned = (re.sub(r'[\s"():\[\]]+', " ", term).strip() for term in terms)
-    return list(dict.fromkeys(term for term in cleaned if term))
 
 
 def _phrase(term: str) -> str:

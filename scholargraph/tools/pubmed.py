@@ -31,7 +31,13 @@ from scholargraph.errors import SourceResponseError
 from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import Settings
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.base import (
+    SearchRequest,
+    SourceAgent,
+    SourceResult,
+    clean_terms,
+    first_and_any,
+)
 from scholargraph.tools.http import (
     http_session,
     install_secret_filter,
@@ -121,12 +127,7 @@ class PubMedAgent(SourceAgent):
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
         """The first (most specific) term is required, any of the others may join it."""
-        groups = [_term_group(term) for term in _clean_terms(terms)]
-        if not groups:
-            return ""
-        if len(groups) == 1:
-            return groups[0]
-        return f"{groups[0]} AND ({' OR '.join(groups[1:])})"
+        return first_and_any([_term_group(term) for term in clean_terms(terms, '"()[]')])
 
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
@@ -157,10 +158,6 @@ def with_dates(query: str, since: int | None, until: int | None) -> str:
     window = f'("{since or 1800}"[dp] : "{until or 3000}"[dp])'
     return f"({query}) AND {window}" if query.strip() else window
 
-
-def _clean_terms(terms: list[str]) -> list[str]:
-    cleaned = (re.sub(r'[\s"\[\]()]+', " ", term).strip() for term in terms)
-    return list(dict.fromkeys(term for term in cleaned if term))
 
 
 def _term_group(term: str) -> str:

@@ -194,7 +194,7 @@ class _ResultsPageDuckduckgo(Duckduckgo):
     error page for "no results"; both are source errors, said as such in the search log.
     """
 
-    def request(self, *args: Any, **kwargs: Any) -> Any:  # noqa: ANN401 - ddgs' own signature
+    def request(self, *args: Any, **kwargs: Any) -> Any:
         text = super().request(*args, **kwargs)
         if text is not None:
             check_results_page(text)
