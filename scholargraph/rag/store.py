@@ -9,7 +9,7 @@ By default the store is Chroma embedded (``PersistentClient`` in ``SCHOLARGRAPH_
 ``SCHOLARGRAPH_HOME/chroma``); with ``CHROMA_HOST`` set it is that Chroma server. Keeping the store
 apart from the home lets runs with separate homes share the vectors (the test suite does).
 Vectors are always computed here and handed to Chroma, so Chroma's own default embedding function
-(which downloads a model) is never used.
+(which downloads a model) is never used; the texts themselves are not stored (the key names them).
 """
 
 from __future__ import annotations
@@ -69,20 +69,12 @@ class PassageStore:
         if missing:
             indices = list(missing.values())
             vectors = self.embedder.embed_documents([texts[i] for i in indices])
-            self._add(list(missing), vectors, [texts[i] for i in indices],
+            self._add(list(missing), vectors,
                       [metadatas[i] for i in indices] if metadatas else None)
             known.update(zip(missing, vectors, strict=True))
         if not keys:
             return np.zeros((0, 0), np.float32)
         return np.stack([known[key] for key in keys]).astype(np.float32)
-
-    def query(self, text: str, n_results: int = 10) -> list[tuple[str, float]]:
-        """(document, cosine similarity) of the stored texts nearest to ``text``, whole store."""
-        found = self.collection.query(query_embeddings=[self.embedder.embed_query(text)],
-                                      n_results=n_results, include=["documents", "distances"])
-        documents = (found["documents"] or [[]])[0]
-        distances = (found["distances"] or [[]])[0]
-        return [(doc, 1.0 - float(dist)) for doc, dist in zip(documents, distances, strict=True)]
 
     def count(self) -> int:
         return self.collection.count()
@@ -97,12 +89,13 @@ class PassageStore:
                              strict=True))
         return found
 
-    def _add(self, keys: list[str], vectors: np.ndarray, texts: list[str],
-             metadatas: list[dict] | None) -> None:
+    def _add(self, keys: list[str], vectors: np.ndarray, metadatas: list[dict] | None) -> None:
+        """Vectors only: the texts live in the review's records, and Chroma would index every
+        document for full-text search, which took 60% of the time to add SciFact's 8,589
+        passages (4.4 s against 1.7 s)."""
         for offset in range(0, len(keys), self.max_batch):
             end = offset + self.max_batch
             self.collection.add(ids=keys[offset:end], embeddings=vectors[offset:end],
-                                documents=texts[offset:end],
                                 metadatas=metadatas[offset:end] if metadatas else None)
 
 
