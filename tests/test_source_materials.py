@@ -120,7 +120,8 @@ def test_the_key_is_never_logged(mp: ReplayServer, caplog: pytest.LogCaptureFixt
 
 
 def test_an_endpoint_that_hangs_fails_cleanly() -> None:
-    """mp_api's own heartbeat has no timeout; the agent's check before it does."""
+    """mp_api's heartbeat has no timeout of its own; the agent waits for it no longer than
+    SCHOLARGRAPH_TIMEOUT, and sends nothing else."""
     with ReplayServer([MaterialsService()]) as fresh, fresh.environment(
         MP_API_KEY=FAKE_KEY, SCHOLARGRAPH_RATE_SCALE="1000", SCHOLARGRAPH_TIMEOUT="0.2",
     ):
@@ -188,3 +189,14 @@ def test_stand_in_documents_follow_the_emmet_schema() -> None:
         for name, value in document.items():
             assert name in SummaryDoc.model_fields, name
             TypeAdapter(SummaryDoc.model_fields[name].annotation).validate_python(value)
+
+
+def test_a_first_search_sends_one_heartbeat_and_one_search() -> None:
+    """The summary rester alone asks the heartbeat once; MPRester would ask it three times."""
+    with ReplayServer([MaterialsService()]) as fresh, fresh.environment(
+        MP_API_KEY=FAKE_KEY, SCHOLARGRAPH_RATE_SCALE="1000",
+    ):
+        found = MaterialsAgent().search(SearchRequest(query="formula=Si", limit=1))
+        assert found.works
+        assert [r.path.rstrip("/") for r in fresh.requests] == ["/heartbeat",
+                                                                "/materials/summary"]

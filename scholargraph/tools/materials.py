@@ -7,9 +7,12 @@ criterion-less search to a bulk download of the whole database, which this agent
 Only the summary fields a :class:`~scholargraph.records.Material` uses are requested. Summary
 documents carry no literature references, so each material becomes one citable work (its entry).
 
-mp_api reads ``{endpoint}heartbeat`` with a bare ``requests.get`` (no timeout) the first time it
-meets an endpoint; the agent asks the heartbeat first through the shared HTTP policy, with its
-timeout and retries, so an endpoint that hangs or is not a Materials Project API fails cleanly.
+The agent uses mp_api's summary rester on its own rather than ``MPRester``, which asks the
+heartbeat twice more (the emmet version, the database version) before any search: one search is
+then two requests, the rester's heartbeat (once per endpoint and process) and the search. That
+heartbeat is a bare ``requests.get`` with no timeout, so the rester is built on a daemon thread
+and waited for no longer than ``SCHOLARGRAPH_TIMEOUT``: an endpoint that hangs or is not a
+Materials Project API fails cleanly, and at worst one idle thread waits on a dead socket.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -25,6 +30,7 @@ import requests
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
 from scholargraph.records import Material
 from scholargraph.schemas import Domain, Intent
+from scholargraph.settings import Settings
 from scholargraph.text import ELEMENTS
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.http import http_session, redact, unavailable
@@ -210,7 +216,6 @@ class MaterialsAgent(SourceAgent):
 
     def _summary_search(self, query: MaterialsQuery, limit: int) -> list[dict[str, Any]]:
         """One page of summary documents, as plain dicts (fields limited to SUMMARY_FIELDS)."""
-        from mp_api.client import MPRester  # slow import (pymatgen): only when searching
         from mp_api.client.core import MPRestError
 
         settings = self.settings
@@ -218,13 +223,9 @@ class MaterialsAgent(SourceAgent):
         session = http_session(self.name, settings)
         session.headers["x-api-key"] = key
         try:
-            _check_heartbeat(self.name, settings.mp_url, session)
-            with MPRester(api_key=key, endpoint=settings.mp_url, session=session,
-                          use_document_model=False, mute_progress_bars=True) as rester:
-                documents = rester.materials.summary.search(
-                    **query.search_arguments(), fields=list(SUMMARY_FIELDS),
-                    num_chunks=1, chunk_size=max(1, limit),
-                )
+            rester = _summary_rester(self.name, settings, key, session)
+            documents = rester.search(**query.search_arguments(), fields=list(SUMMARY_FIELDS),
+                                      num_chunks=1, chunk_size=max(1, limit))
         except MPRestError as exc:
             raise _classify(self.name, exc) from exc
         except ValueError as exc:  # json's and orjson's decode errors alike
@@ -235,33 +236,37 @@ class MaterialsAgent(SourceAgent):
         return list(documents)[:limit]
 
 
-_heartbeats_seen: set[str] = set()
-_heartbeats_lock = threading.Lock()
+def _summary_rester(source: str, settings: Settings, key: str, session: requests.Session) -> Any:
+    """mp_api's ``SummaryRester`` for the configured endpoint, built within the timeout.
 
-
-def _check_heartbeat(source: str, endpoint: str, session: requests.Session) -> None:
-    """Ask ``{endpoint}heartbeat`` once per endpoint and process, as mp_api will, but politely.
-
-    mp_api caches its own heartbeat per endpoint for the process, so one good answer here means
-    its bare, timeout-less request has just been answered by a live server.
+    Building it reads ``{endpoint}heartbeat`` (cached by mp_api per endpoint and process) with
+    no timeout of its own; see the module docstring.
     """
-    with _heartbeats_lock:
-        if endpoint in _heartbeats_seen:
-            return
+    from mp_api.client.routes.materials.summary import SummaryRester  # slow import (pymatgen)
+
+    endpoint = settings.mp_url
+    built: Future[Any] = Future()
+
+    def build() -> None:
+        try:
+            built.set_result(SummaryRester(
+                api_key=key, endpoint=endpoint, session=session, use_document_model=False,
+                mute_progress_bars=True, timeout=max(1, round(settings.timeout_s))))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread as is
+            built.set_exception(exc)
+
+    threading.Thread(target=build, name="mp-heartbeat", daemon=True).start()
     try:
-        response = session.get(f"{endpoint}heartbeat")
-        response.raise_for_status()
-        beat = response.json()
-    except requests.JSONDecodeError as exc:
-        raise SourceResponseError(source, f"{endpoint}heartbeat is not JSON: is SCHOLARGRAPH_MP_URL "
-                                  "a Materials Project API?") from exc
+        return built.result(timeout=settings.timeout_s)
+    except FutureTimeout:
+        raise SourceUnavailable(source, f"{endpoint}heartbeat did not answer within "
+                                f"{settings.timeout_s:g} s; try again later") from None
+    except (ValueError, KeyError, TypeError) as exc:  # requests' JSON error is a ValueError too
+        raise SourceResponseError(source, f"{endpoint}heartbeat is not the Materials Project's "
+                                  f"({type(exc).__name__}): is SCHOLARGRAPH_MP_URL a Materials "
+                                  "Project API?") from None
     except requests.RequestException as exc:
-        raise unavailable(source, exc) from exc
-    if not isinstance(beat, dict) or not {"version", "db_version"} <= beat.keys():
-        raise SourceResponseError(source, f"{endpoint}heartbeat lacks version and db_version: "
-                                  "is SCHOLARGRAPH_MP_URL a Materials Project API?")
-    with _heartbeats_lock:
-        _heartbeats_seen.add(endpoint)
+        raise unavailable(source, exc, settings) from exc
 
 
 def material_from_summary(source: str, doc: dict[str, Any]) -> Material:
