@@ -111,6 +111,17 @@ def test_efetch_pages_through_the_history_in_batches(replay: ReplayServer) -> No
     assert len(works) == 5 == len({work.pmid for work in works})
 
 
+def test_a_failing_batch_fails_the_search_and_stops_the_fetches(replay: ReplayServer) -> None:
+    """Batches are fetched one ahead on a worker thread; its failure is raised to the caller,
+    and no batch after it is asked for."""
+    replay.inject("pubmed", Fault("500", times=-1, path="/efetch.fcgi"))
+    with pytest.raises(SourceUnavailable):
+        PubMedAgent(batch_size=2).search(
+            SearchRequest(query="humans[mh] OR 2018[dp] OR cryopreservation", limit=5))
+    retstarts = {r.param("retstart") for r in replay.requests if r.path == "/efetch.fcgi"}
+    assert retstarts <= {"0", "2"} and "0" in retstarts
+
+
 def test_since_until_reach_the_request_and_filter(replay: ReplayServer) -> None:
     works = _search("cryopreservation OR telomere OR pesticide", since=2017, until=2020)
     assert {work.pmid for work in works} == {"27797938", "28775130"}
