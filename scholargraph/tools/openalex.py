@@ -4,6 +4,7 @@ pyalex builds every URL on ``https://api.openalex.org`` whatever ``config.openal
 the paginator's session is replaced by one from the shared HTTP policy with an adapter mounted on
 that prefix which sends the requests to ``settings.openalex_url`` instead (and waits for the
 limiter, times out, retries). The API key goes in pyalex's ``Authorization`` header, never in a URL.
+Each page is asked for while the one before is turned into works (:func:`one_ahead`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scholargraph.tools.base import (
     first_and_any,
 )
 from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
+from scholargraph.tools.prefetch import one_ahead
 
 OFFICIAL_URL = "https://api.openalex.org"
 WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
@@ -79,7 +81,7 @@ class OpenAlexAgent(SourceAgent):
                                       rewrite=(OFFICIAL_URL, settings.openalex_url.rstrip("/")))
         works: list[Work] = []
         with translate_errors(self.name, settings):
-            for page in pages:
+            for page in one_ahead(pages):
                 works.extend(work_from_openalex(item) for item in page)
                 if len(works) >= request.limit:
                     break

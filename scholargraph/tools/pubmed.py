@@ -15,14 +15,11 @@ fetched one ahead of the one being parsed, so parsing overlaps the wait for the 
 
 from __future__ import annotations
 
-import contextvars
 import io
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from Bio import Entrez
 from Bio.Entrez import Parser as EntrezParser
@@ -44,6 +41,7 @@ from scholargraph.tools.http import (
     talks_to_official,
     translate_errors,
 )
+from scholargraph.tools.prefetch import one_ahead
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +54,6 @@ TOOL_NAME = "scholargraph"
 PHRASE_WORDS = 2
 STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
 _DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]", re.IGNORECASE)
-T = TypeVar("T")
 _INLINE_TAGS = re.compile(r"</?(i|b|u|sup|sub|em|strong)>", re.IGNORECASE)
 
 
@@ -119,30 +116,16 @@ class PubMedAgent(SourceAgent):
             if ids and not found.get("WebEnv"):
                 raise SourceResponseError(self.name, "ESearch gave ids but no history (WebEnv)")
             starts = range(0, len(ids), self.batch_size)
-            fetches = ({"db": "pubmed", "retmode": "xml", "WebEnv": found.get("WebEnv"),
+            fetches = [{"db": "pubmed", "retmode": "xml", "WebEnv": found.get("WebEnv"),
                         "query_key": found.get("QueryKey"), "retstart": start,
                         "retmax": min(self.batch_size, len(ids) - start), **identity}
-                       for start in starts)
+                       for start in starts]
             works: list[Work] = []
-            for answer in _one_ahead(lambda params: eutils.call("efetch", **params), fetches):
+            for answer in one_ahead(eutils.call("efetch", **params) for params in fetches):
                 batch = _read(answer)
                 works.extend(_work(article) for article in batch.get("PubmedArticle", []))
                 works.extend(_book_work(book) for book in batch.get("PubmedBookArticle", []))
         return SourceResult(works=_in_order(works, ids))
-
-
-def _one_ahead(fetch: Callable[[Any], T], items: Iterable[Any]) -> Iterator[T]:
-    """``fetch`` of each item in order, the next one requested while the caller works on the
-    current one. An error in a fetch is raised where its result would have been."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="efetch") as pool:
-        pending = None
-        for item in items:
-            following = pool.submit(contextvars.copy_context().run, fetch, item)
-            if pending is not None:
-                yield pending.result()
-            pending = following
-        if pending is not None:
-            yield pending.result()
 
 
 def with_dates(query: str, since: int | None, until: int | None) -> str:
