@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import logging
+import sys
+from collections.abc import Iterator
 
 import pytest
 import requests
 
-from scholargraph.errors import SourceResponseError, SourceUnavailable
+from scholargraph.errors import ConfigurationError, SourceResponseError, SourceUnavailable
 from scholargraph.settings import Settings
-from scholargraph.testing import Fault, ReplayServer
-from scholargraph.tools import http
+from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer, fixture_bytes
+from scholargraph.tools import http, registry
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 
 W_ID = "W2741809807"
+WORK_FILE = "openalex/openalex-python_W2741809807.json"
 
 
 def test_rate_scale_speeds_up_mirrors_only(replay: ReplayServer, monkeypatch, caplog) -> None:
@@ -141,3 +145,145 @@ def test_page_fetches_are_scaled_only_through_a_mirror(replay: ReplayServer, mon
     assert http.rate_scale("web:example.org") == 1000.0
     monkeypatch.delenv("SCHOLARGRAPH_WEB_MIRROR")
     assert http.rate_scale("web:example.org") == 1.0
+
+
+# Declared politeness: a source's manners as data on its class, applied by name.
+
+
+class Recorded:
+    """A service answering every request with one real recorded OpenAlex work, padded with
+    trailing whitespace (still valid JSON) to ``size`` bytes when asked."""
+
+    def __init__(self, prefix: str, size: int = 0) -> None:
+        self.prefix = prefix
+        self.size = size
+
+    def handle(self, request: ReplayRequest) -> ReplayResponse:
+        return ReplayResponse(body=fixture_bytes(WORK_FILE).ljust(self.size))
+
+
+def declare(monkeypatch: pytest.MonkeyPatch, name: str, politeness: http.Politeness) -> None:
+    """Register a source agent named ``name`` declaring ``politeness``, as a plug-in would be."""
+
+    class Declared(SourceAgent):
+        order = 99
+        label = name
+        domains = frozenset({"general"})
+
+        def _search(self, request: SearchRequest) -> SourceResult:
+            return SourceResult()
+
+    Declared.name = name
+    Declared.politeness = politeness
+    module = type(sys)("declared_plugin")
+    module.Declared = Declared
+    monkeypatch.setitem(sys.modules, "declared_plugin", module)
+    monkeypatch.setenv(registry.SOURCES_ENV, "declared_plugin:Declared")
+    registry.refresh()
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry() -> Iterator[None]:
+    """Whatever a test registered is forgotten after it."""
+    yield
+    registry.refresh()
+
+
+def test_a_declared_politeness_is_applied_by_name(monkeypatch) -> None:
+    monkeypatch.delenv("EXAMPLE_TOKEN", raising=False)
+    declare(monkeypatch, "declared", http.Politeness(
+        requests=4, per_seconds=2.0, keyed_requests=8, key_env="EXAMPLE_TOKEN", timeout_s=5.0,
+        max_retries=1, backoff_s=0.5, max_response_bytes=1000))
+    rules = http.policy("declared")
+    assert (rules.rates[0].limit, rules.rates[0].interval) == (4, 2000)
+    assert (rules.timeout_s, rules.max_retries, rules.backoff_s) == (5.0, 1, 0.5)
+    assert rules.max_response_bytes == 1000
+    monkeypatch.setenv("EXAMPLE_TOKEN", "t" * 20)
+    assert http.policy("declared").rates[0].limit == 8
+    monkeypatch.setenv("SCHOLARGRAPH_TIMEOUT", "2")
+    assert http.policy("declared").timeout_s == 2.0  # the project's timeout bounds every service
+
+
+def test_built_in_services_keep_their_published_limits() -> None:
+    settings = Settings(ncbi_api_key=None, timeout_s=30.0)
+    assert [http.policy(name, settings).rates[0].limit
+            for name in ("pubmed", "arxiv", "openalex", "materials", "web")] == [3, 1, 10, 5, 1]
+    assert http.policy("pubmed", Settings(ncbi_api_key="k" * 36)).rates[0].limit == 10
+    assert http.policy("pubmed", settings).max_response_bytes == 64 * http.MiB
+    assert http.policy("openalex", settings).max_response_bytes == http.DEFAULT_MAX_RESPONSE_BYTES
+    assert http.politeness("europepmc") is http.DEFAULT_POLITENESS
+    assert http.politeness("web:example.org") is http.PAGE_POLITENESS
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"requests": 0}, "requests must be at least 1"),
+    ({"requests": 2, "keyed_requests": 5}, "needs the key_env"),
+    ({"requests": 2, "keyed_requests": 1, "key_env": "K"}, "may not be below"),
+    ({"requests": 2, "max_response_bytes": 0}, "max_response_bytes must be positive"),
+])
+def test_a_nonsensical_declaration_says_what_is_wrong(fields, message) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        http.Politeness(**fields)
+
+
+def test_a_declared_timeout_and_retries_bound_a_hanging_service(replay: ReplayServer,
+                                                                 monkeypatch) -> None:
+    declare(monkeypatch, "slow", http.Politeness(requests=50, timeout_s=0.2, max_retries=1))
+    replay.add_handler(Recorded("slow"))
+    replay.inject("slow", Fault("hang", times=-1, seconds=1.0))
+    with pytest.raises(requests.Timeout):
+        http.http_session("slow").get(f"{replay.url}/slow/works/{W_ID}")
+    assert replay.count("slow") == 2  # one request, one declared retry
+
+
+def test_an_answer_announcing_more_than_the_cap_is_refused_unread(replay: ReplayServer,
+                                                                  monkeypatch) -> None:
+    declare(monkeypatch, "bulky", http.Politeness(requests=50, max_response_bytes=64 * 1024))
+    replay.add_handler(Recorded("bulky", size=200 * 1024))
+    with pytest.raises(SourceResponseError, match=r"larger than the 0\.1 MiB.*announced 0\.2 MiB"
+                       ) as refused, http.translate_errors("bulky"):
+        http.http_session("bulky").get(f"{replay.url}/bulky/works/{W_ID}")
+    assert "ask for fewer results" in refused.value.message
+    assert replay.count("bulky") == 1  # refused, not retried
+
+
+def test_an_answer_inflating_past_the_cap_is_refused_while_read(replay: ReplayServer) -> None:
+    """Compressed, 33 MiB of JSON fit in a few kilobytes: only reading them shows the size."""
+    cap = http.policy("openalex").max_response_bytes
+    replay.inject("openalex", Fault("oversized", size=cap + http.MiB))
+    with pytest.raises(SourceResponseError, match=r"larger than the 32\.0 MiB.*read before"):
+        http.http_session("openalex").get(f"{replay.url}/openalex/works/{W_ID}")
+    assert replay.count("openalex") == 1
+
+
+def test_an_answer_within_the_cap_is_read_whole_and_cached(replay: ReplayServer,
+                                                          monkeypatch) -> None:
+    monkeypatch.delenv("SCHOLARGRAPH_NO_CACHE")
+    replay.inject("openalex", Fault("oversized", size=2 * http.MiB))  # gzip, within the cap
+    first = http.http_session("openalex").get(f"{replay.url}/openalex/works/{W_ID}")
+    again = http.http_session("openalex").get(f"{replay.url}/openalex/works/{W_ID}")
+    assert first.json()["id"].endswith(W_ID) and len(first.content) == 2 * http.MiB
+    assert again.from_cache and again.json() == first.json()
+    assert replay.count("openalex") == 1
+
+
+# source -> (replay service, path of its search answers, query)
+BUILT_IN_SEARCHES = {
+    "pubmed": ("pubmed", None, "genetic variants screening"),
+    "arxiv": ("arxiv", None, "testing"),
+    "openalex": ("openalex", None, "machine learning"),
+    "materials": ("mp", "/materials/summary", "formula=TiO2"),
+}
+
+
+@pytest.mark.parametrize("source", BUILT_IN_SEARCHES)
+def test_built_in_sources_refuse_an_oversized_answer(replay: ReplayServer, monkeypatch,
+                                                     source: str) -> None:
+    """Each client meets the cap inside its own library and comes out with the typed error the
+    review records in its search log."""
+    service, path, query = BUILT_IN_SEARCHES[source]
+    monkeypatch.setenv("MP_API_KEY", "oversize0test0key" + "0" * 15)
+    cap = http.policy(source).max_response_bytes
+    replay.inject(service, Fault("oversized", times=-1, size=cap + http.MiB, path=path))
+    with pytest.raises(SourceResponseError, match="larger than"):
+        registry.get_agent(source).search(SearchRequest(query=query, limit=5))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,8 @@ import pytest
 from scholargraph import review
 from scholargraph.errors import ConfigurationError, SourceResponseError
 from scholargraph.graph import build_graph
-from scholargraph.testing import Fault, ReplayServer
-from scholargraph.tools import registry
+from scholargraph.testing import Fault, RateLimit, ReplayServer
+from scholargraph.tools import http, registry
 from scholargraph.tools.base import SearchRequest
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "crossref_source"
@@ -118,6 +119,69 @@ def test_the_plug_in_shares_the_http_policy(crossref: ReplayServer) -> None:
     crossref.inject("crossref", Fault("malformed"))
     with pytest.raises(SourceResponseError):
         agent.search(SearchRequest(query="genetic variants", limit=5))
+
+
+def test_the_example_declares_crossrefs_published_limits(registered: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from scholargraph_crossref.agent import CrossrefAgent
+
+    monkeypatch.delenv("NCBI_EMAIL", raising=False)
+    monkeypatch.delenv("SCHOLARGRAPH_CROSSREF_URL", raising=False)
+    monkeypatch.setenv(http.RATE_SCALE_ENV, "1000")
+    assert http.politeness("crossref") is CrossrefAgent.politeness
+    public = http.policy("crossref")
+    assert (public.rates[0].limit, public.rates[0].interval) == (1, 1000)  # not sped up: official
+    monkeypatch.setenv("NCBI_EMAIL", "reviewer@example.org")  # sent as mailto: the polite pool
+    assert http.policy("crossref").rates[0].limit == 3
+
+
+def spaced_server(limit: RateLimit) -> ReplayServer:
+    """The replay server with Crossref mounted and its rate limit enforced."""
+    from scholargraph_crossref.replay import CrossrefService
+
+    return ReplayServer.default(extra=[CrossrefService()], rate_limits={"crossref": limit})
+
+
+@pytest.mark.parametrize("declared", [2, None],
+                         ids=["plug-in-declaring-2-per-s", "example-as-shipped"])
+def test_a_declared_rate_spaces_the_plug_ins_requests(registered: None,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     declared: int | None) -> None:
+    """The server enforces the declared rate and records when each request arrived: none is
+    refused, and no window of a second holds more than the declared number. The shipped example
+    declares 1 a second, below the 2 a second given to sources that declare nothing, so only its
+    own declaration keeps it within."""
+    from scholargraph_crossref.agent import CrossrefAgent
+
+    monkeypatch.delenv(http.RATE_SCALE_ENV, raising=False)
+    monkeypatch.delenv("NCBI_EMAIL", raising=False)
+    if declared is not None:
+        monkeypatch.setattr(CrossrefAgent, "politeness", replace(
+            CrossrefAgent.politeness, requests=declared))
+    per_second = declared or CrossrefAgent.politeness.requests
+    limit = RateLimit(per_second, 1.0)
+    with spaced_server(limit) as server, server.environment():
+        agent = registry.get_agent("crossref")
+        for _ in range(per_second + 2):
+            assert agent.search(SearchRequest(query="language models chemistry", limit=2)).works
+    arrivals = [request.at for request in server.requests]
+    assert len(arrivals) == per_second + 2 and server.violations("crossref") == 0
+    assert all(later - earlier >= limit.per_seconds - limit.slack_s
+               for earlier, later in zip(arrivals, arrivals[per_second:]))
+
+
+def test_a_review_records_an_oversized_answer(crossref: ReplayServer) -> None:
+    """A runaway answer (gzip: small on the wire, past the cap once decoded) is refused while it
+    is read; the review records why in its search log and goes on."""
+    cap = http.policy("crossref").max_response_bytes
+    crossref.inject("crossref", Fault("oversized", times=-1, size=cap + http.MiB))
+    report = review("How can large language models use chemistry tools?",
+                    sources=["crossref"], max_results=5, max_iterations=1)
+    entries = [entry for entry in report.search_log if entry.source == "crossref"]
+    assert entries and all(entry.status == "error" for entry in entries)
+    assert "larger than the 32.0 MiB one crossref answer may take" in entries[0].error
+    assert [failure.source for failure in report.sources_failed] == ["crossref"]
+    assert len(entries) == crossref.count("crossref")  # refused, not retried
 
 
 def test_a_review_with_the_plug_in(crossref: ReplayServer) -> None:

@@ -3,14 +3,15 @@
 Each service is a :class:`ServiceHandler` mounted under a path prefix (``/pubmed/``, ``/arxiv/``,
 ...). The server records every request (service, path, query, body, arrival time) so tests can count
 requests and measure their spacing, and it can inject faults per service: latency, 429 with
-``Retry-After``, 500, a hang past the client's timeout, a truncated or malformed body, an empty
-answer. It can also delay every answer of a service (``latency``) and enforce the services'
-published rate limits (``rate_limits``: 429 with ``Retry-After`` beyond them, each one counted by
-:meth:`ReplayServer.violations`). It binds 127.0.0.1 only.
+``Retry-After``, 500, a hang past the client's timeout, a truncated, malformed or oversized body,
+an empty answer. It can also delay every answer of a service (``latency``) and enforce the
+services' published rate limits (``rate_limits``: 429 with ``Retry-After`` beyond them, each one
+counted by :meth:`ReplayServer.violations`). It binds 127.0.0.1 only.
 """
 
 from __future__ import annotations
 
+import gzip
 import math
 import threading
 import time
@@ -21,7 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-FaultKind = Literal["latency", "429", "500", "hang", "truncated", "malformed", "empty"]
+FaultKind = Literal["latency", "429", "500", "hang", "truncated", "malformed", "empty",
+                    "oversized"]
 
 
 @dataclass(frozen=True)
@@ -79,13 +81,19 @@ class RateLimit:
 @dataclass
 class Fault:
     """A misbehaviour injected into the next ``times`` requests to a service (-1: every one);
-    with ``path``, only into requests whose path starts with it (others pass untouched)."""
+    with ``path``, only into requests whose path starts with it (others pass untouched).
+
+    ``oversized`` pads the real answer with trailing whitespace to ``size`` bytes and sends it
+    gzip-compressed: still a valid document, small on the wire (its ``Content-Length`` does not
+    give it away), too large once decoded.
+    """
 
     kind: FaultKind
     times: int = 1
     seconds: float = 0.0
     retry_after: int = 1
     path: str | None = None
+    size: int = 0
 
 
 class ReplayServer:
@@ -339,6 +347,10 @@ def _apply_fault(fault: Fault, answer: Callable[[], ReplayResponse]) -> ReplayRe
         time.sleep(fault.seconds or 30.0)
         return answer()
     real = answer()
+    if fault.kind == "oversized":
+        real.body = gzip.compress(real.body.ljust(fault.size), compresslevel=1)
+        real.headers = {**real.headers, "Content-Encoding": "gzip"}
+        return real
     if fault.kind == "truncated":
         real.body = real.body[: max(1, len(real.body) // 2)]
         return real

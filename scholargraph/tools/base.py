@@ -2,7 +2,9 @@
 
 A source agent declares its ``name`` (the graph node), its ``order`` in the fixed tool loop
 (PubMed 10, arXiv 20, OpenAlex 30, Materials Project 40, web 50: a plug-in picks a number in
-between), the research ``domains`` that make it active, and how to write a query in its own syntax.
+between), the research ``domains`` that make it active, how to write a query in its own syntax,
+and its service's ``politeness`` (published rate, a key that raises it, timeout, size cap), which
+every session of :func:`~scholargraph.tools.http.http_session` under its name obeys.
 The public :meth:`SourceAgent.search` is a template method: it does the shared work (timing,
 turning client failures into typed :class:`~scholargraph.errors.SourceError`, logging, and keeping
 nothing in the on-disk cache from a search that failed) and calls the agent's own
@@ -23,6 +25,7 @@ from scholargraph.records import Material, Work
 from scholargraph.schemas import Domain, Intent, NewsWindow
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import all_or_nothing
+from scholargraph.tools.http import Politeness
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,10 @@ class SourceAgent(ABC):
     domains: ClassVar[frozenset[Domain]]
     always_active: ClassVar[bool] = False
     query_syntax: ClassVar[str] = "plain keywords"
+    politeness: ClassVar[Politeness | None] = None
+    """The service's manners, applied by :func:`~scholargraph.tools.http.http_session` to every
+    request made under this agent's ``name``. ``None``: the built-in entry for the name in
+    :data:`~scholargraph.tools.http.BUILTIN_POLITENESS`, else two requests a second."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self._settings = settings

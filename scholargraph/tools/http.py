@@ -1,10 +1,19 @@
-"""The HTTP policy every source agent shares: rate limits, retries, timeouts, redirects and secrets.
+"""The HTTP policy every source agent shares: rate limits, retries, timeouts, size caps and secrets.
+
+Each service's manners are declared as data, a :class:`Politeness`: the rate it publishes (and the
+higher one a key earns), a timeout, how many retries, the largest answer worth reading. A source
+agent declares its service's on its class (``politeness``, see
+:class:`~scholargraph.tools.base.SourceAgent`); the built-in services' stand in
+:data:`BUILTIN_POLITENESS` (page fetching and the enrichment look-ups use them too). Both are
+found the same way, by service name (:func:`politeness`), so a plug-in gets everything below from
+:func:`http_session` without this module knowing it.
 
 One limiter per service for the whole process, so two agents (or two threads) talking to the same
-service share its allowance. Rates are the services' published limits (see SOURCES.md). Every
-request sent through :func:`http_session` waits for that limiter (retries included), carries a
-timeout, and is retried a bounded number of times on 429, 5xx, timeouts and dropped connections,
-with exponential backoff and jitter, honouring ``Retry-After``.
+service share its allowance. Every request sent through :func:`http_session` waits for that
+limiter (retries included), carries a timeout, and is retried a bounded number of times on 429,
+5xx, timeouts and dropped connections, with exponential backoff and jitter, honouring
+``Retry-After``. Its body is read within the service's size cap, so a runaway answer becomes a
+:class:`~scholargraph.errors.SourceResponseError` instead of filling the memory.
 
 ``SCHOLARGRAPH_RATE_SCALE`` (a float, e.g. ``100``) multiplies the rates and divides the backoff
 for endpoints that are not the official service (a mirror, the loopback replay server), so tests
@@ -21,16 +30,24 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from functools import cache
+from typing import Any
 from urllib.error import URLError
 from urllib.parse import urlsplit
 
 import requests
+from pydantic import AliasChoices, SecretStr
 from pyrate_limiter import Duration, Limiter, Rate
 from requests.adapters import HTTPAdapter
 
-from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
+from scholargraph.errors import (
+    ConfigurationError,
+    SourceError,
+    SourceResponseError,
+    SourceUnavailable,
+)
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import new_session
 
@@ -39,53 +56,144 @@ log = logging.getLogger(__name__)
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 60.0
 RATE_SCALE_ENV = "SCHOLARGRAPH_RATE_SCALE"
+MiB = 1024 * 1024
+READ_CHUNK = 64 * 1024
 
-# Host suffixes of the real services: a rate scale never applies to these.
-OFFICIAL_HOSTS: dict[str, tuple[str, ...]] = {
-    "pubmed": ("ncbi.nlm.nih.gov",),
-    "arxiv": ("arxiv.org",),
-    "openalex": ("openalex.org",),
-    "materials": ("materialsproject.org",),
-    "web": ("duckduckgo.com",),
+DEFAULT_MAX_RESPONSE_BYTES = 32 * MiB
+"""The largest API answer read, unless the service declares otherwise. Answers are parsed whole,
+so this bounds the memory one answer takes. A full page of the built-in services is far below it
+(100 OpenAlex works with the fields read: about 0.5 MB; 100 arXiv entries: about 0.25 MB), so
+only a runaway or hostile answer meets it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Politeness:
+    """How a service asks to be talked to, declared as data by the source that talks to it.
+
+    Use the service's published figures (and say where they come from); when two sources
+    disagree, the lower rate. ``requests`` per ``per_seconds`` is one sliding window, shared by
+    every session and thread of the process.
+    """
+
+    requests: int
+    """At most this many requests..."""
+    per_seconds: float = 1.0
+    """...in any window of this many seconds."""
+    keyed_requests: int | None = None
+    """The allowance instead of ``requests`` while the variable ``key_env`` is set."""
+    key_env: str | None = None
+    """The variable that earns ``keyed_requests``: an API key, or a contact address that moves
+    the client to a politer pool. When :class:`~scholargraph.settings.Settings` reads it, the
+    settings in force decide (explicit settings win over the environment)."""
+    timeout_s: float | None = None
+    """Seconds one request may take; ``None``: ``SCHOLARGRAPH_TIMEOUT``, which also bounds it."""
+    max_retries: int = 3
+    """Retries of a request that met 429, 5xx, a timeout or a dropped connection."""
+    backoff_s: float = 1.0
+    """First backoff; it doubles with each retry (jittered) unless ``Retry-After`` says."""
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """The largest answer read (decoded); a larger one is refused while it streams."""
+    official_hosts: tuple[str, ...] = ()
+    """Host suffixes of the real service: ``SCHOLARGRAPH_RATE_SCALE`` never applies to them."""
+    endpoint_envs: tuple[str, ...] = ()
+    """Variables that point the source elsewhere (a mirror, the replay server). While any is
+    unset, or names an official host, the source counts as talking to the real service."""
+
+    def __post_init__(self) -> None:
+        problems = [
+            (self.requests < 1, "requests must be at least 1"),
+            (self.per_seconds <= 0, "per_seconds must be positive"),
+            (self.keyed_requests is not None and not self.key_env,
+             "keyed_requests needs the key_env that earns it"),
+            (self.keyed_requests is not None and self.keyed_requests < self.requests,
+             "keyed_requests may not be below requests"),
+            (self.timeout_s is not None and self.timeout_s <= 0, "timeout_s must be positive"),
+            (self.max_retries < 0, "max_retries may not be negative"),
+            (self.max_response_bytes < 1, "max_response_bytes must be positive"),
+        ]
+        for failed, message in problems:
+            if failed:
+                raise ConfigurationError(f"Politeness: {message}")
+
+
+BUILTIN_POLITENESS: dict[str, Politeness] = {
+    "pubmed": Politeness(
+        requests=3, keyed_requests=10, key_env="NCBI_API_KEY",
+        # EFetch batches of 500 records of 10-50 KB each
+        max_response_bytes=64 * MiB,
+        official_hosts=("ncbi.nlm.nih.gov",), endpoint_envs=("SCHOLARGRAPH_PUBMED_URL",)),
+    "arxiv": Politeness(requests=1, per_seconds=3.0, official_hosts=("arxiv.org",),
+                        endpoint_envs=("SCHOLARGRAPH_ARXIV_URL",)),
+    "openalex": Politeness(requests=10, official_hosts=("openalex.org",),
+                           endpoint_envs=("SCHOLARGRAPH_OPENALEX_URL",)),
+    "materials": Politeness(requests=5, official_hosts=("materialsproject.org",),
+                            endpoint_envs=("SCHOLARGRAPH_MP_URL",)),
+    "web": Politeness(requests=1, official_hosts=("duckduckgo.com",),
+                      endpoint_envs=("SCHOLARGRAPH_DDG_URL", "SCHOLARGRAPH_WEB_MIRROR")),
 }
+"""The built-in services' published limits (see SOURCES.md), as their agents would declare them."""
+
+PAGE_POLITENESS = Politeness(requests=2, endpoint_envs=("SCHOLARGRAPH_WEB_MIRROR",))
+"""Page fetching, per site (service ``web:<host>``): sped up only through a web mirror."""
+
+DEFAULT_POLITENESS = Politeness(requests=2)
+"""A service nobody declared: two requests a second, never sped up."""
+
+
+def politeness(service: str) -> Politeness:
+    """What ``service`` declares: the ``politeness`` of the source agent registered under that
+    name, else the built-in entry, else :data:`DEFAULT_POLITENESS`."""
+    # The registry imports the agents, which import this module: look it up at call time.
+    from scholargraph.tools.registry import declared_politeness
+
+    declared = declared_politeness(service)
+    if declared is not None:
+        return declared
+    if service.startswith("web:"):
+        return PAGE_POLITENESS
+    return BUILTIN_POLITENESS.get(service, DEFAULT_POLITENESS)
 
 
 @dataclass(frozen=True)
 class ServicePolicy:
-    """How politely to talk to one service."""
+    """The politeness of one service as it applies now: key, rate scale and timeout resolved."""
 
     name: str
     rates: tuple[Rate, ...]
     max_retries: int = 3
     backoff_s: float = 1.0
     scale: float = 1.0
+    timeout_s: float = 30.0
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
 
-def _policies(settings: Settings) -> dict[str, ServicePolicy]:
-    ncbi_per_second = 10 if settings.ncbi_api_key else 3
-    return {
-        "pubmed": ServicePolicy("pubmed", (Rate(ncbi_per_second, Duration.SECOND),)),
-        "arxiv": ServicePolicy("arxiv", (Rate(1, Duration.SECOND * 3),)),
-        "openalex": ServicePolicy("openalex", (Rate(10, Duration.SECOND),)),
-        "materials": ServicePolicy("materials", (Rate(5, Duration.SECOND),)),
-        "web": ServicePolicy("web", (Rate(1, Duration.SECOND),)),
-    }
+@cache
+def _settings_fields() -> dict[str, str]:
+    """Settings field name by the environment variable it reads."""
+    fields: dict[str, str] = {}
+    for name, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
+        fields.update((choice, name) for choice in choices if isinstance(choice, str))
+    return fields
+
+
+def configured(variable: str, settings: Settings | None = None) -> str | None:
+    """The value in force of the environment variable ``variable`` (``None`` when unset or blank):
+    the settings' field that reads it when there is one, so explicit settings win."""
+    field = _settings_fields().get(variable)
+    if field is None:
+        return os.environ.get(variable) or None
+    value = getattr(settings or Settings(), field)
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    return str(value) if value else None
 
 
 def _endpoints(service: str, settings: Settings) -> list[str | None]:
-    """The URLs ``service`` talks to; ``None`` stands for the live service chosen by its client.
-
-    ``web:<host>`` (per-site page fetching) talks to the web mirror when one is set.
-    """
-    if service.startswith("web:"):
-        return [settings.web_mirror]
-    return {
-        "pubmed": [settings.pubmed_url],
-        "arxiv": [settings.arxiv_url],
-        "openalex": [settings.openalex_url],
-        "materials": [settings.mp_url],
-        "web": [settings.ddg_url, settings.web_mirror],
-    }.get(service, [None])
+    """The URLs ``service`` talks to; ``None`` stands for the live service chosen by its client."""
+    return [configured(variable, settings)
+            for variable in politeness(service).endpoint_envs] or [None]
 
 
 def _is_official(url: str | None, service: str) -> bool:
@@ -93,7 +201,7 @@ def _is_official(url: str | None, service: str) -> bool:
         return True
     host = (urlsplit(url).hostname or "").lower()
     return any(host == suffix or host.endswith("." + suffix)
-               for suffix in OFFICIAL_HOSTS.get(service.split(":")[0], ()))
+               for suffix in politeness(service).official_hosts)
 
 
 def talks_to_official(service: str, settings: Settings | None = None) -> bool:
@@ -128,18 +236,19 @@ def rate_scale(service: str, settings: Settings | None = None) -> float:
     return scale
 
 
-def _scaled(rate: Rate, scale: float) -> Rate:
-    return Rate(rate.limit, max(1, round(rate.interval / scale)))
-
-
 def policy(service: str, settings: Settings | None = None) -> ServicePolicy:
-    """The politeness rules for ``service``, with the rate scale applied where it may be."""
+    """The politeness rules for ``service`` now: its key, rate scale and timeout applied."""
     settings = settings or Settings()
-    rules = _policies(settings).get(service) or ServicePolicy(service, (Rate(2, Duration.SECOND),))
+    declared = politeness(service)
+    allowance = declared.requests
+    if declared.keyed_requests and declared.key_env and configured(declared.key_env, settings):
+        allowance = declared.keyed_requests
     scale = rate_scale(service, settings)
-    if scale == 1.0:
-        return rules
-    return replace(rules, rates=tuple(_scaled(rate, scale) for rate in rules.rates), scale=scale)
+    window_ms = max(1, round(declared.per_seconds * Duration.SECOND / scale))
+    timeout = min(declared.timeout_s or settings.timeout_s, settings.timeout_s)
+    return ServicePolicy(service, (Rate(allowance, window_ms),), max_retries=declared.max_retries,
+                         backoff_s=declared.backoff_s, scale=scale, timeout_s=timeout,
+                         max_response_bytes=declared.max_response_bytes)
 
 
 _limiters: dict[tuple[str, tuple[tuple[int, int], ...]], Limiter] = {}
@@ -197,11 +306,48 @@ def bounded_timeout(asked: Timeout, limit: float) -> Timeout:
     return min(asked, limit)
 
 
+def read_within_cap(response: requests.Response, service: str, max_bytes: int) -> None:
+    """Read the body of ``response`` into it, refusing one larger than ``max_bytes`` (decoded).
+
+    An answer whose ``Content-Length`` announces more is refused before its body is read; one that
+    does not say, or that inflates when decoded, is refused as soon as what was read passes the
+    cap, so no more than the cap and one chunk is ever held. Either way the connection is closed
+    and a :class:`SourceResponseError` says what happened and what to do.
+    """
+    announced = response.headers.get("Content-Length", "").strip()
+    if announced.isdigit() and int(announced) > max_bytes:
+        response.close()
+        raise _too_large(service, max_bytes, f"it announced {_mib(int(announced))}")
+    body = bytearray()
+    for chunk in response.iter_content(READ_CHUNK):
+        body += chunk
+        if len(body) > max_bytes:
+            response.close()
+            raise _too_large(service, max_bytes, f"{_mib(len(body))} read before stopping")
+    # What requests' own ``content`` property stores once it has read the body.
+    response._content = bytes(body)
+
+
+def _mib(size: int) -> str:
+    return f"{size / MiB:.1f} MiB"
+
+
+def _too_large(service: str, max_bytes: int, detail: str) -> SourceResponseError:
+    return SourceResponseError(
+        service, f"the answer is larger than the {_mib(max_bytes)} one {service} answer may take "
+        f"({detail}); ask for fewer results at a time, or, if the service does answer this much, "
+        "raise max_response_bytes in its Politeness")
+
+
 class PoliteAdapter(HTTPAdapter):
-    """Sends each request when the service's limiter allows it, with a timeout, retried if retryable.
+    """Sends each request when the service's limiter allows it, with a timeout, retried if
+    retryable, and reads the answer within the service's size cap.
 
     Retries live here rather than in urllib3 so that every attempt, not only the first, waits for
-    the limiter. The timeout is the client's, bounded by the settings' (:func:`bounded_timeout`). ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
+    the limiter. The timeout is the client's, bounded by the service's (:func:`bounded_timeout`).
+    The body is read here, whether or not the client asked to stream, so that the size cap holds
+    for every client and for the cache (requests-cache reads a whole body to store it).
+    ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
     """
 
     def __init__(self, service: str, settings: Settings,
@@ -212,10 +358,16 @@ class PoliteAdapter(HTTPAdapter):
         self._rewrite = rewrite
 
     def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
-        kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), self._settings.timeout_s)
+        rules = policy(self._service, self._settings)
+        kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), rules.timeout_s)
         if self._rewrite and request.url.startswith(self._rewrite[0]):
             request.url = self._rewrite[1] + request.url[len(self._rewrite[0]):]
-        rules = policy(self._service, self._settings)
+        response = self._send_politely(request, rules, kwargs)
+        read_within_cap(response, self._service, rules.max_response_bytes)
+        return response
+
+    def _send_politely(self, request: requests.PreparedRequest, rules: ServicePolicy,
+                       kwargs: dict[str, Any]) -> requests.Response:
         for attempt in range(rules.max_retries + 1):
             throttle(self._service, self._settings)
             last = attempt == rules.max_retries
@@ -250,10 +402,12 @@ class PoliteAdapter(HTTPAdapter):
 
 def http_session(service: str, settings: Settings | None = None, *,
                  rewrite: tuple[str, str] | None = None) -> requests.Session:
-    """A session for ``service``: user agent, limiter, timeout and bounded retries on every request.
+    """A session for ``service``: user agent, limiter, timeout, bounded retries and a size cap on
+    every request, as ``service`` declares them (:func:`politeness`).
 
     Answers are read from and kept in the on-disk cache (:mod:`scholargraph.tools.cache`) unless
-    ``settings.no_cache``; a cached answer is not sent, so it waits for no limiter.
+    ``settings.no_cache``; a cached answer is not sent, so it waits for no limiter. An answer
+    larger than the cap raises :class:`SourceResponseError` (see :func:`read_within_cap`).
 
     ``rewrite=(official_prefix, endpoint)`` sends requests a client addresses to the official URL
     to the configured endpoint instead (a mirror, a proxy, the replay server).

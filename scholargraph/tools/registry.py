@@ -11,7 +11,10 @@ or, without packaging, by a dotted path in the environment::
     SCHOLARGRAPH_SOURCES="my_package.europepmc:EuropePMCAgent,other.module:OtherAgent"
 
 Its ``order`` class variable places it in the fixed tool loop (PubMed 10, arXiv 20, OpenAlex 30,
-Materials Project 40, web 50). ``graph.py`` builds one node per registered agent in this order,
+Materials Project 40, web 50). Its ``politeness`` class variable declares its service's manners
+(rate, key, timeout, size cap), which :func:`scholargraph.tools.http.http_session` applies to
+every request under the agent's name (:func:`declared_politeness`). ``graph.py`` builds one node
+per registered agent in this order,
 so adding a source never means editing the graph. The registry is read once per value of
 ``SCHOLARGRAPH_SOURCES``; after installing a plug-in into a running process, call
 :func:`refresh`.
@@ -27,6 +30,7 @@ from importlib.metadata import entry_points
 
 from scholargraph.errors import ConfigurationError
 from scholargraph.tools.base import SourceAgent
+from scholargraph.tools.http import Politeness
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +64,9 @@ def _load(dotted: str, origin: str) -> type[SourceAgent]:
     for declared in ("name", "order", "label", "domains"):
         if not hasattr(agent_class, declared):
             raise ConfigurationError(f"{origin}: {dotted} does not declare {declared!r}")
+    if not isinstance(agent_class.politeness, Politeness | None):
+        raise ConfigurationError(f"{origin}: {dotted}.politeness is not a "
+                                 "scholargraph.tools.http.Politeness")
     return agent_class
 
 
@@ -101,6 +108,15 @@ def refresh() -> None:
 def source_names() -> list[str]:
     """Names of all registered sources, in tool-loop order."""
     return [cls.name for cls in agent_classes()]
+
+
+def declared_politeness(name: str) -> Politeness | None:
+    """The ``politeness`` the agent registered as ``name`` declares, or ``None`` (no such agent,
+    or one that relies on the built-in entry of :mod:`scholargraph.tools.http`)."""
+    for agent_class in agent_classes():
+        if agent_class.name == name:
+            return agent_class.politeness
+    return None
 
 
 def get_agent(name: str) -> SourceAgent:

@@ -5,10 +5,19 @@ often abstracts and citation counts. The agent searches ``/works`` with free tex
 a publication-year window (``filter=from-pub-date:...,until-pub-date:...``), only the fields it
 reads (``select``) and as many rows as asked (up to 1,000 per request, Crossref's cap).
 
-Everything a source needs beyond that comes from scholargraph: the session of
-:func:`scholargraph.tools.http.http_session` brings the rate limiter, timeouts, retries with
-backoff and ``Retry-After``, and the on-disk cache; :meth:`SourceAgent.search` turns failures
-into typed errors that the review records in its search log and goes on.
+The agent declares Crossref's manners as data (``politeness``); everything else a source needs
+comes from scholargraph: the session of :func:`scholargraph.tools.http.http_session` applies that
+declaration (a rate limiter shared by the whole process, the timeout, retries with backoff and
+``Retry-After``, a cap on the size of an answer) and the on-disk cache;
+:meth:`SourceAgent.search` turns failures into typed errors that the review records in its search
+log and goes on.
+
+Crossref's limits, from Crossref: its REST API documentation ("Access and authentication") says
+the limit in force is sent with every answer (``x-rate-limit-limit``, ``x-rate-limit-interval``),
+depends on the pool, and is enforced with 429; Crossref's announcement "Announcing changes to
+REST API rate limits" (blog, 5 November 2025) sets, from 1 December 2025, for requests that
+return lists of records (queries, filters: what this agent sends) 1 request a second in the
+public pool and 3 a second in the polite pool, which a ``mailto`` contact address selects.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from scholargraph.errors import SourceResponseError
 from scholargraph.records import Work
 from scholargraph.schemas import Domain, Intent
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.http import http_session, translate_errors
+from scholargraph.tools.http import Politeness, http_session, translate_errors
 
 ENDPOINT_ENV = "SCHOLARGRAPH_CROSSREF_URL"
 DEFAULT_ENDPOINT = "https://api.crossref.org"
@@ -41,6 +50,12 @@ class CrossrefAgent(SourceAgent):
     domains: ClassVar[frozenset[Domain]] = frozenset(
         {"general", "biomedical", "chemistry", "physics", "computer_science"})
     query_syntax: ClassVar[str] = "plain words; Crossref ranks works by how many of them match"
+    politeness: ClassVar[Politeness] = Politeness(
+        requests=1, per_seconds=1.0,  # public pool, lists of records
+        keyed_requests=3, key_env="NCBI_EMAIL",  # polite pool: the address sent as mailto
+        official_hosts=("crossref.org",),  # SCHOLARGRAPH_RATE_SCALE never applies there
+        endpoint_envs=(ENDPOINT_ENV,),  # ...only to a mirror or the replay server
+    )
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
         words = (re.sub(r'["():\[\]]+', " ", term).strip() for term in terms)
