@@ -223,6 +223,21 @@ def test_a_plug_in_may_not_take_a_built_in_name(example_importable: None,
         registry.source_names()
 
 
+def test_a_plug_in_politeness_must_be_declared_as_one(example_importable: None,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from scholargraph_crossref.agent import CrossrefAgent
+
+    class Careless(CrossrefAgent):
+        politeness = "100 requests a second"  # type: ignore[assignment]
+
+    module = type(sys)("careless_plugin")
+    module.Careless = Careless
+    monkeypatch.setitem(sys.modules, "careless_plugin", module)
+    monkeypatch.setenv(registry.SOURCES_ENV, "careless_plugin:Careless")
+    with pytest.raises(ConfigurationError, match="politeness is not a .*Politeness"):
+        registry.source_names()
+
+
 def test_without_plug_ins_the_five_remain(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(registry.SOURCES_ENV, raising=False)
     names = registry.source_names()
