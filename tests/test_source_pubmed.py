@@ -155,17 +155,32 @@ def test_hang_past_the_timeout_is_unavailable(replay: ReplayServer, monkeypatch)
 
 
 class _NewerDtd(PubMedService):
-    """EFetch answers that name a DTD Biopython does not bundle (as a future NCBI might)."""
+    """Answers of one E-utility that name a DTD Biopython does not bundle (as a future NCBI
+    might)."""
+
+    def __init__(self, utility: str) -> None:
+        super().__init__()
+        self.utility = utility
 
     def handle(self, request: ReplayRequest) -> ReplayResponse:
         response = super().handle(request)
-        if request.path.endswith("efetch.fcgi"):
-            response.body = re.sub(rb"pubmed_\d+\.dtd", b"pubmed_990101.dtd", response.body)
+        if request.path.endswith(f"{self.utility}.fcgi"):
+            response.body = re.sub(rb"(pubmed_|esearch)\d*\.dtd", rb"\g<1>990101-new.dtd",
+                                   response.body)
         return response
 
 
-def test_missing_dtd_is_a_response_error_not_a_download(replay: ReplayServer) -> None:
-    replay.add_handler(_NewerDtd())
+def test_a_newer_efetch_dtd_is_read_without_a_download(replay: ReplayServer) -> None:
+    """EFetch's XML is read without its DTD, so a new DTD version changes nothing."""
+    replay.add_handler(_NewerDtd("efetch"))
+    works = _search("pulmonary")
+    assert works and all(work.pmid and work.title for work in works)
+    assert {r.path for r in replay.requests} == {"/esearch.fcgi", "/efetch.fcgi"}
+
+
+def test_a_missing_esearch_dtd_is_a_response_error_not_a_download(replay: ReplayServer) -> None:
+    """ESearch's answer is still parsed by Biopython, against the DTDs it bundles."""
+    replay.add_handler(_NewerDtd("esearch"))
     with pytest.raises(SourceResponseError, match="upgrade biopython"):
         _search("pulmonary")
 
