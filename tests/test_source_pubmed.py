@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from xml.etree import ElementTree
@@ -14,7 +15,7 @@ from scholargraph.schemas import Intent
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer, fixture_bytes
 from scholargraph.testing.services.pubmed import PubMedService
 from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.pubmed import PubMedAgent, with_dates
+from scholargraph.tools.pubmed import PubMedAgent, with_dates, works_from_efetch
 
 KEY = "ncbi0123456789abcdef0123456789abcdef"
 
@@ -217,3 +218,17 @@ def test_the_three_literature_agents_in_the_registry() -> None:
     general = Intent(kind="factual", domains=["general"], keywords=[])
     assert openalex.is_relevant(general) and not pubmed.is_relevant(general)
     assert all(agent.query_syntax != "plain keywords" for agent in (pubmed, arxiv, openalex))
+
+
+def test_an_efetch_error_answer_says_what_ncbi_said() -> None:
+    """NCBI reports a lost history as an <eFetchResult> with an <ERROR>, not as records."""
+    answer = b"<eFetchResult><ERROR>Unable to obtain query #1</ERROR></eFetchResult>"
+    with pytest.raises(SourceResponseError, match="Unable to obtain query #1"):
+        works_from_efetch(io.BytesIO(answer))
+
+
+def test_efetch_xml_entities_are_not_expanded() -> None:
+    """An answer cannot make the reader fetch or expand anything (no DTD, no entities)."""
+    answer = (b'<?xml version="1.0"?><!DOCTYPE PubmedArticleSet [<!ENTITY big "'
+              + b"x" * 1000 + b'">]><PubmedArticleSet></PubmedArticleSet>')
+    assert works_from_efetch(io.BytesIO(answer)) == []
