@@ -228,7 +228,10 @@ def test_an_efetch_error_answer_says_what_ncbi_said() -> None:
 
 
 def test_efetch_xml_entities_are_not_expanded() -> None:
-    """An answer cannot make the reader fetch or expand anything (no DTD, no entities)."""
+    """An answer cannot make the reader expand entities it declares (a billion-laughs body)."""
     answer = (b'<?xml version="1.0"?><!DOCTYPE PubmedArticleSet [<!ENTITY big "'
-              + b"x" * 1000 + b'">]><PubmedArticleSet></PubmedArticleSet>')
-    assert works_from_efetch(io.BytesIO(answer)) == []
+              + b"x" * 1000 + b'">]><PubmedArticleSet><PubmedArticle><MedlineCitation>'
+              b"<PMID>1</PMID><Article><ArticleTitle>A &big; title</ArticleTitle></Article>"
+              b"</MedlineCitation></PubmedArticle></PubmedArticleSet>")
+    [work] = works_from_efetch(io.BytesIO(answer))
+    assert work.pmid == "1" and "xxx" not in work.title
