@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from scholargraph.rag.dedup import (
+    CitedPlace,
     Pages,
     author_key,
+    cited_errata,
     deduplicate,
     names_agree,
     normalize_title,
@@ -261,24 +263,159 @@ def test_volume_and_page_range_join_two_translations_of_one_title() -> None:
         assert deduplicate(pair).duplicates_removed == 0
 
 
-def test_a_notice_stays_apart_from_the_work_it_concerns() -> None:
-    title = "Eculizumab for atypical haemolytic uraemic syndrome"
-    common = {"authors": ["Lindqvist, J.", "Berg, T."], "year": 2009,
-              "venue": "New England Journal of Medicine", "volume": "360"}
-    records = [
-        Work(title=title, pages="542-544", **common),
-        Work(title=f"Erratum: {title}", pages="2487", **common),
-        Work(title=f"{title} (vol 360, pg 542, 2009)", pages="2487-2487", **common),
-        Work(title=f"{title} (New England Journal of Medicine (2009) 360 (542-544))",
-             **common),
-        Work(title=f"{title} - Reply", pages="543-544", **common),
-    ]
-    assert deduplicate(records).groups == [[0], [1, 2, 3], [4]]
-    assert [notice_kind(w.title) for w in records] == [
-        None, "erratum", "erratum", "erratum", "reply"]
+ECULIZUMAB = "Eculizumab for atypical haemolytic uraemic syndrome in adults"
+NEJM = {"year": 2009, "venue": "New England Journal of Medicine", "volume": "360"}
+AUTHORS = ["Lindqvist, J.", "Berg, T.", "Okafor, C."]
+
+
+def test_notice_labels_are_recognised_and_stripped_to_the_work_title() -> None:
+    base = normalize_title(ECULIZUMAB)
+    labelled = {
+        f"Erratum: {ECULIZUMAB}": "erratum",
+        f"Correction to: {ECULIZUMAB}": "erratum",
+        f"{ECULIZUMAB} (vol 360, pg 542, 2009)": "erratum",
+        f"{ECULIZUMAB} (New England Journal of Medicine (2009) 360 (542-544))": "erratum",
+        f"{ECULIZUMAB} - Reply": "reply",
+        f"{ECULIZUMAB} - Reply to Haddad et al": "reply",
+        f"Reply to: {ECULIZUMAB}": "reply",
+        f"{ECULIZUMAB} AUTHORS REPLY": "reply",
+        f"Re: {ECULIZUMAB}": "comment",
+        f"Comment on: {ECULIZUMAB}": "comment",
+    }
+    for title, kind in labelled.items():
+        assert (notice_kind(title), normalize_title(title)) == (kind, base), title
+    noted = f"{ECULIZUMAB}.[Erratum appears in N Engl J Med. 2009 Jun 4;360(23):2487 Note: " \
+            "Berg, Tove [added]].[Erratum"
+    assert (notice_kind(noted), normalize_title(noted)) == (None, base)
+    assert cited_errata(noted) == (CitedPlace("360", "23", 2487),)
+    assert cited_errata("Trial X.[Erratum appears in Am J Clin Pathol 1990 Oct;94(4):526]") == (
+        CitedPlace("94", "4", 526),)
     assert notice_kind("Correction of adolescent scoliosis with pedicle screws") is None
     assert notice_kind("Retraction: Gene therapy for sickle cell disease") == "retraction"
-    assert notice_kind("Comment on: Gene therapy for sickle cell disease") == "comment"
+    assert normalize_title("Question - reply dynamics in songbird duets") == (
+        "question reply dynamics in songbird duets")
+
+
+def test_an_erratum_the_article_names_is_attached_with_its_own_identifiers() -> None:
+    erratum = Work(title=f"{ECULIZUMAB} (vol 360, pg 542, 2009)", authors=["Berg, T."],
+                   pages="2487", issue="23", pmid="19494218", doi="10.1056/nejmx090022",
+                   sources=["openalex"], **NEJM)
+    medline = Work(title=f"{ECULIZUMAB}.[Erratum appears in N Engl J Med. 2009 Jun 4;"
+                   "360(23):2487]", authors=AUTHORS, pages="542-544", issue="5",
+                   pmid="19179321", sources=["pubmed"], **NEJM)
+    crossref = Work(title=ECULIZUMAB, authors=AUTHORS, pages="542-4", issue="5",
+                    doi="10.1056/nejmc0808527", sources=["web"], **NEJM)
+    embase = erratum.model_copy(update={
+        "title": f"Erratum: {ECULIZUMAB} (New England Journal of Medicine (2009) 360 (542-544))",
+        "pmid": None, "doi": None, "pages": "2487-2487", "sources": ["embase"]})
+    result = deduplicate([erratum, medline, crossref, embase])
+    assert result.groups == [[0, 1, 2, 3]]
+    [work] = result.works
+    # the article's fields and identifiers, never the erratum's, though it came first
+    assert (work.title, work.pages, work.pmid, work.doi) == (
+        medline.title, "542-544", "19179321", "10.1056/nejmc0808527")
+    assert work.authors == AUTHORS
+    assert work.sources == ["pubmed", "web", "openalex", "embase"]
+    assert work.merged_by == ["fuzzy_title", "erratum"]
+    attached = [merge for merge in result.merges if merge.rule == "erratum"]
+    assert {merge.merged_id for merge in attached} == {"doi:10.1056/nejmx090022", embase.id}
+    assert {merge.kept_id for merge in result.merges} == {"pmid:19179321"}
+    [notice] = [merge for merge in attached if merge.merged_id == erratum.id]
+    assert notice.identifiers == ["doi:10.1056/nejmx090022", "pmid:19494218"]
+    assert "names its erratum at volume 360, page 2487" in notice.detail
+
+
+def test_an_erratum_the_article_does_not_name_stays_apart() -> None:
+    article = Work(title=ECULIZUMAB, authors=AUTHORS, pages="542-544", issue="5", **NEJM)
+    noted = article.model_copy(update={
+        "title": f"{ECULIZUMAB}.[Erratum appears in N Engl J Med. 2009 Jun 4;360(23):2487]"})
+    labelled = Work(title=f"Correction to: {ECULIZUMAB}", authors=AUTHORS, pages="2487",
+                    issue="23", **NEJM)
+    # labelled and by the article's authors, but the article's record does not name it
+    assert deduplicate([article, labelled]).duplicates_removed == 0
+    # named at page 2487, but this correction is printed elsewhere, or in another journal
+    elsewhere = labelled.model_copy(update={"pages": "1190", "issue": "12"})
+    other_journal = labelled.model_copy(update={"venue": "The Lancet"})
+    for notice in (elsewhere, other_journal):
+        assert deduplicate([noted, notice]).duplicates_removed == 0
+    # a retraction or a comment is never attached, whatever the article's record says
+    for title in (f"Retraction: {ECULIZUMAB}", f"Comment on: {ECULIZUMAB}"):
+        retraction = labelled.model_copy(update={"title": title})
+        assert deduplicate([noted, retraction]).duplicates_removed == 0
+    assert deduplicate([noted, labelled]).groups == [[0, 1]]
+
+
+LETTER = "Streptococcal pneumonia followed by atypical haemolytic uraemic syndrome in a child"
+PEDIATR_NEPHROL = {"year": 2004, "venue": "Pediatric Nephrology", "volume": "19", "issue": "8"}
+
+
+def test_a_reply_joins_the_letter_record_that_covers_it() -> None:
+    letter_authors, reply_authors = ["Yilmaz, B.", "Kaya, N."], ["Shepard, A. B.", "Baliga, R."]
+    exchange = Work(title=f"{LETTER} (multiple letters)", authors=letter_authors + reply_authors,
+                    pages="943-945", sources=["embase"], **PEDIATR_NEPHROL)
+    letter = Work(title=LETTER, authors=letter_authors, pages="943-944", sources=["pubmed"],
+                  **PEDIATR_NEPHROL)
+    reply = Work(title=f"{LETTER} - Reply", authors=reply_authors, pages="945",
+                 sources=["pubmed"], **PEDIATR_NEPHROL)
+    result = deduplicate([reply, letter, exchange])
+    assert result.groups == [[0, 1, 2]]
+    assert result.works[0].title == LETTER
+    assert result.works[0].merged_by == ["fuzzy_title", "reply"]
+    [merge] = [merge for merge in result.merges if merge.rule == "reply"]
+    assert merge.merged_id == reply.id and "lists the reply's authors (2)" in merge.detail
+    # indexed on their own, a letter and its reply are two publications by two sets of authors
+    assert deduplicate([letter, reply]).duplicates_removed == 0
+    # the article the letter discusses, earlier in the volume by the reply's authors, stays apart
+    article = Work(title=LETTER, authors=reply_authors, pages="402-406",
+                   **{**PEDIATR_NEPHROL, "issue": "4"})
+    assert deduplicate([article, exchange, reply]).groups == [[0], [1, 2]]
+
+
+def test_two_letters_with_one_generic_title_in_two_journals_stay_apart() -> None:
+    title = "Eculizumab in atypical haemolytic uraemic syndrome"
+    french = ["Moreau, P.", "Laurent, D."]
+    records = [
+        Work(title=title, authors=french, year=2011, venue="Pediatric Nephrology", volume="26",
+             pages="511-512"),
+        Work(title=title, authors=["Suzuki, K.", "Tanaka, H."], year=2011,
+             venue="Kidney International", volume="80", pages="511-512"),
+        # a reply beside the second letter, by other authors than that letter's record names
+        Work(title=f"{title} - Reply", authors=french, year=2011, venue="Kidney International",
+             volume="80", pages="512"),
+    ]
+    assert deduplicate(records).duplicates_removed == 0
+
+
+ASPHYXIA = "Perinatal asphyxia may present with features of neonatal haemolytic uraemic syndrome"
+
+
+def test_a_meeting_abstract_earlier_in_the_volume_joins_the_paper() -> None:
+    common = {"year": 2007, "venue": "Pediatric Nephrology", "volume": "22"}
+    authors = ["Biran, V.", "Fau, S.", "Jammal, T.", "Ulinski, T."]
+    abstract = Work(title=ASPHYXIA, authors=authors, pages="1514", issue="9", **common)
+    paper = Work(title=ASPHYXIA.lower(), authors=["Biran, V.", "Fau, S.", "Jamal, T.",
+                 "Renolleau, S.", "Ulinski, T."], pages="2129-2132", issue="12", **common)
+    result = deduplicate([abstract, paper])
+    assert result.groups == [[0, 1]]
+    assert result.works[0].pages == "2129-2132"
+    assert [merge.rule for merge in result.merges] == ["meeting_abstract"]
+    later = abstract.model_copy(update={"pages": "2630", "issue": "13"})
+    other_volume = abstract.model_copy(update={"volume": "21"})
+    one_author = abstract.model_copy(update={"authors": ["Biran, V.", "Moreno, P."]})
+    for item in (later, other_volume, one_author):
+        assert deduplicate([item, paper]).duplicates_removed == 0
+
+
+def test_two_single_pages_of_one_meeting_abstract_do_not_conflict() -> None:
+    common = {"title": "Renal function under eculizumab after a third kidney transplantation "
+              "for atypical HUS", "authors": ["Davin, J. C.", "Bouts, A. H."], "year": 2011,
+              "volume": "15"}
+    embase = Work(**common, pages="22", venue="Pediatric Transplantation.Conference: 6th "
+                  "Congress of the International Pediatric Transplant Association")
+    wos = Work(**common, pages="52", venue="Pediatric Transplantation")
+    assert deduplicate([embase, wos]).duplicates_removed == 1
+    unlabelled = embase.model_copy(update={"venue": "Pediatric Transplantation"})
+    assert deduplicate([unlabelled, wos]).duplicates_removed == 0
 
 
 def test_a_title_given_in_two_languages_matches_on_either() -> None:

@@ -22,7 +22,23 @@ refuses a merge that a stronger signal contradicts:
 3. **volume and pages** (rule 'volume_pages'): a multi-page article is identified by its
    journal, volume and page range, so records agreeing on all of them, on the year and on the
    first author are one work even when the titles differ (a translated title, a title corrected
-   by the publisher), provided the titles share most of their words.
+   by the publisher), provided the titles share most of their words;
+4. **attached items** (rules 'erratum', 'reply', 'meeting_abstract'): a record that is not an
+   independent study but belongs with one is attached to that work, keeping its sources, its
+   rule in ``Work.merged_by`` and its own identifiers in its :class:`Merge`; none of its fields
+   fill the work's. Labels are stripped to the title of the work concerned ('Erratum: X',
+   'Correction to X', 'X (vol 360, pg 542, 2009)', 'X - Reply', 'Reply to X', 'Re: X', 'X
+   [Erratum appears in ...]' all give X), and each rule asks for more than the title, in a
+   journal that can be the work's:
+   - 'erratum': the work's own record names where its erratum is printed (MEDLINE's
+     '[Erratum appears in N Engl J Med. 2009;360(23):2487]', PubMed's 'Erratum in') and a
+     record under the title is there (volume, and first page or issue);
+   - 'reply': one record of the correspondence covers the letter and the reply (Embase's
+     '(multiple letters)': its pages include the reply's page, its authors the reply's);
+   - 'meeting_abstract': a one-page item earlier in the same volume (the journal's meeting
+     supplement) under the paper's title, naming its first author and two of its authors.
+   An item whose links point to two works, or a group holding a paper of its own (a page
+   range), is not attached; the identifier veto does not apply (a notice has its own PMID).
 
 Precision guards, each learnt from a false merge in the labelled sets of ``bench/dedup.py``:
 - a shared identifier is not trusted when title, first author and year all say otherwise (a
@@ -30,12 +46,15 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
 - different identifiers of a kind a work has only one of (two PMIDs, two non-preprint DOIs)
   veto a merge, whatever the titles say;
 - two volumes, or in one volume two page ranges that do not overlap, are two publications
-  (a paper and its erratum printed under the same title, a letter and the article it discusses);
-- a notice about a work (erratum, correction, retraction, reply, comment) is its own
-  publication: it merges only with another record of the same notice. Every source the project
-  asks gives a notice its own PMID and DOI, which the identifier guard keeps apart from the
-  article anyway; folding notices only where identifiers are missing would make the result
-  depend on which fields a source filled;
+  (a paper and its erratum printed under the same title, a letter and the article it
+  discusses), unless rule 4 attaches one to the other; two single pages of a record labelled a
+  meeting abstract do not conflict (one database gives the page, another the abstract number);
+- a notice about a work (erratum, correction, retraction, reply, comment) never merges with the
+  work by the title rules, only with another record of the same notice, and is attached to the
+  work only by the evidence of rule 4. A notice the evidence does not place stays apart (the
+  labelled sets disagree on errata: DBLP-ACM keeps a labelled erratum by the paper's authors
+  apart, the haematology set joins some errata and keeps others apart), and so do retractions
+  and comments, which a review must see;
 - a changed word or number in a near-identical title ('FOCUS 1' / 'FOCUS 2', 'Pediatric' /
   'Adult') is another work, a typo is not;
 - the same title in two journals is two publications (guidelines printed twice, a conference
@@ -44,7 +63,8 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
   shared identifier, and a record that matches two records of one source (a recurring column
   such as 'Book review column') is ambiguous and joins neither.
 
-Groups are found with a union-find, then folded with :meth:`Work.merge`, which records each rule.
+Groups are found with a union-find, then folded with :meth:`Work.merge` (attached items with
+:func:`_with_notice`) into their first record that is not an attached item; each rule is recorded.
 """
 
 from __future__ import annotations
@@ -94,11 +114,17 @@ class Merge(Record):
     """One record folded into another, and why."""
 
     rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url', "
-                      "'fuzzy_title' or 'volume_pages'")
+                      "'fuzzy_title', 'volume_pages', or, for a record attached to the work it "
+                      "concerns, 'erratum', 'reply' or 'meeting_abstract'")
     work_id: str = Field(description="Id of the merged work, as it is after deduplication")
-    kept_id: str = Field(description="Id of the group's first record, the one folded into")
+    kept_id: str = Field(description="Id of the record folded into (the group's first record "
+                         "that is not attached to it as a notice)")
     merged_id: str = Field(description="Id of the record folded in")
-    detail: str = Field("", description="The shared identifier, or the fuzzy evidence")
+    detail: str = Field("", description="The shared identifier, or the evidence")
+    identifiers: list[str] = Field(
+        default_factory=list,
+        description="Every identifier of the record folded in ('pmid:19234567'): an attached "
+        "notice keeps its own PMID and DOI here, since the work does not take them")
 
 
 @dataclass
@@ -121,6 +147,15 @@ class Pages:
     last: int | None
 
 
+@dataclass(frozen=True)
+class CitedPlace:
+    """Where a record's note says a related item is printed: '360(23):2487'."""
+
+    volume: str
+    issue: str | None
+    page: int | None
+
+
 Place = Literal["same", "conflict", "unknown"]
 
 
@@ -141,8 +176,11 @@ class _Keys:
     preprint: bool
     sources: frozenset[str]
     volume: str | None
+    issue: str | None
     pages: Pages | None
     notice: str | None
+    meeting_abstract: bool
+    errata: tuple[CitedPlace, ...]
 
 
 def deduplicate(works: list[Work]) -> DedupResult:
@@ -151,8 +189,10 @@ def deduplicate(works: list[Work]) -> DedupResult:
     groups = _UnionFind(keys)
     for rule, i, j, detail in _identifier_links(keys):
         groups.union(i, j, rule, detail)
-    for rule, i, j, detail in _probable_links(keys):
+    pairs = _candidate_pairs(keys)
+    for rule, i, j, detail in _probable_links(keys, pairs):
         groups.union(i, j, rule, detail, by_identifier=False)
+    _attach_notices(groups, _attachment_links(keys, pairs))
     return _fold(works, groups)
 
 
@@ -162,7 +202,9 @@ def normalize_title(title: str) -> str:
     Bibliographic databases append notes to titles ('[Review] [16 refs]', '[Spanish]',
     '[Erratum appears in ...]'), mark a word the publisher corrected ('[corrected]'), bracket
     translated titles, and proceedings label a paper's format ('(Tutorial)', '(panel session)',
-    '(Demo Abstract)'); none of that names the work.
+    '(Demo Abstract)'); none of that names the work. A notice's label ('Erratum: ', ' - Reply',
+    'Re: ') goes too, leaving the title of the work it concerns: :func:`notice_kind` still tells
+    the notice from the work.
     """
     return _words(_strip_notes(title))
 
@@ -189,9 +231,12 @@ def _strip_notes(title: str) -> str:
     text = html.unescape(title).strip().strip("\"'“”")
     text = re.sub(r"<[^>]+>", " ", text)
     text = _FORMAT_LABEL.sub(" ", text)
+    if (note := _DATABASE_NOTE.search(text)) and note.start() > 0:
+        text = text[:note.start()].rstrip()
     while (note := _TRAILING_NOTE.search(text)) and note.start() > 0:
         text = text[:note.start()].rstrip()
     text = _CORRECTION.sub("", text).strip().rstrip(".")
+    text = _REPLY_MARKER.sub("", text).strip().rstrip(".")
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
     return text
@@ -219,14 +264,28 @@ def notice_kind(title: str) -> str | None:
     """'erratum', 'retraction', 'reply' or 'comment' when the title names a notice about a work.
 
     An erratum ('Erratum: X', 'Correction to X', Web of Science's 'X (vol 85, pg 553, 2010)'),
-    a retraction notice, a reply or a comment carries the title of the work it is about but is
-    a publication of its own, with its own PMID and DOI in every source the project asks.
+    a retraction notice, a reply ('X - Reply', 'Reply to X') or a comment ('Comment on X',
+    'Re: X') carries the title of the work it is about but is a publication of its own, with
+    its own PMID and DOI in every source the project asks.
     """
     text = html.unescape(title).strip().strip("\"'“”[")
     for kind, pattern in _NOTICES:
         if pattern.search(text):
             return kind
     return None
+
+
+def cited_errata(title: str) -> tuple[CitedPlace, ...]:
+    """Where the record's note says the work's errata are printed.
+
+    MEDLINE appends '[Erratum appears in N Engl J Med. 2009 Jun 4;360(23):2487]' to the title
+    of a corrected article (PubMed keeps the same link as 'Erratum in:'): the volume, issue and
+    first page of the erratum, which :func:`deduplicate` looks for among the other records.
+    """
+    places = []
+    for volume, issue, page in _ERRATUM_IN.findall(html.unescape(title)):
+        places.append(CitedPlace(volume.lower(), _normalize_issue(issue), int(page)))
+    return tuple(places)
 
 
 def author_key(author: str) -> str | None:
@@ -281,6 +340,11 @@ def parse_pages(pages: str | None) -> Pages | None:
     return Pages(prefix, first_page, last_page)
 
 
+def _normalize_issue(issue: str | None) -> str | None:
+    """The issue as written, without spaces or case ('Suppl1' from 'Suppl 1')."""
+    return re.sub(r"\s+", "", issue or "").lower().strip(".") or None
+
+
 def normalize_volume(volume: str | None) -> str | None:
     """The volume number ('31a' from '31A', '24' from '24 Suppl 3' or '35 ( Pt 1)')."""
     match = re.search(r"\d+[a-z]?\b", (volume or "").lower())
@@ -309,6 +373,9 @@ def venue_names(venue: str | None) -> tuple[tuple[str, ...], ...]:
 
 _MEETING = re.compile(r"conference|proceedings|\bproc\b|symposium|workshop|meeting|congress",
                       re.IGNORECASE)
+_MEETING_ABSTRACT = re.compile(r"\bconference\s*:", re.IGNORECASE)
+"""Embase's label for an abstract printed in a journal's meeting supplement ('Pediatric
+Transplantation.Conference: 6th Congress of ...')."""
 _VENUE_STOPWORDS = frozenset({
     "of", "the", "and", "for", "a", "an", "in", "on", "de", "la", "le", "des", "du", "und",
     "fur", "y", "et", "der", "die", "das", "d", "l", "proceedings", "proc", "acm", "ieee",
@@ -316,9 +383,27 @@ _VENUE_STOPWORDS = frozenset({
 })
 """Words an abbreviated journal name leaves out (ISO 4 drops articles, prepositions and
 conjunctions; 'd', 'l' are the elided French and Italian ones: "d'Anesthesie")."""
+_AUTHORS_REPLY = r"(?:the\s+)?authors?['’]?s?['’]?\s+reply"
 _CORRECTION = re.compile(r"^(erratum|correction|corrigendum)( to)?\s*[:.]?\s*", re.IGNORECASE)
 """Stripped so that two records of one erratum compare their titles; :func:`notice_kind` keeps
 an erratum apart from the work it corrects."""
+_REPLY_MARKER = re.compile(
+    rf"^(?:re|(?:in\s+)?reply|{_AUTHORS_REPLY}|comments?|commentary)\s*:\s*"
+    rf"|^(?:(?:in\s+)?reply|{_AUTHORS_REPLY}|comments?|commentary)\s+(?:to|on)\s*:?\s+"
+    rf"|\s*[-:\u2013\u2014]\s*(?:{_AUTHORS_REPLY}|reply)(?:\s+to\s.*)?\W*$"
+    rf"|\s+{_AUTHORS_REPLY}\W*$|\s*\((?:{_AUTHORS_REPLY}|reply)\)$",
+    re.IGNORECASE)
+"""A reply's or a comment's label ('Reply to X', 'X - Reply', 'X: authors' reply', 'Re: X',
+'Comment on X'), stripped to the title of the work it answers; :func:`notice_kind` keeps the
+notice apart from that work, and the 'reply' rule attaches a reply to the letter it answers."""
+_DATABASE_NOTE = re.compile(
+    r"\s*\.?\s*\[(?:erratum|corrigendum|retraction|retracted|comment|update|summary for patients)"
+    r"\b.*$", re.IGNORECASE | re.DOTALL)
+"""MEDLINE's cross-reference notes ('[Erratum appears in ...]', '[Comment in ...]'), which may
+nest brackets ('Note: Philipp, T [added]]') or be cut short; all of it from the first note on."""
+_ERRATUM_IN = re.compile(
+    r"erratum (?:appears )?in:?\s[^\[\];]*;\s*(\d+[a-z]?)\s*(?:\(([^()]*)\))?\s*:\s*[a-z]*(\d+)",
+    re.IGNORECASE)
 _CITATION = (r"\((?:[^()]|\([^()]*\d{4}\))*\d{4}\)\s*\d+[a-z]?\s*(?::\s*\d+\s*)?"
              r"\(\d+(?:\s*-\s*\d+)?\)\)")
 """Embase's citation of a corrected article: '(New England Journal of Medicine (2009) 360
@@ -345,7 +430,7 @@ _NOTICES = (
     ("reply", re.compile(
         r"^(?:in )?reply\b|\breply to\b|\b(?:authors?'?|author's) reply\b|\s[-:]\s*reply\W*$",
         re.IGNORECASE)),
-    ("comment", re.compile(r"^comments? on\b|^commentary on\b|\beditorial comment\W*$",
+    ("comment", re.compile(r"^comments? on\b|^commentary on\b|^re\s*:|\beditorial comment\W*$",
                            re.IGNORECASE)),
 )
 _PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
@@ -445,8 +530,11 @@ def _keys(work: Work) -> _Keys:
         or _is_preprint_doi(work.doi),
         sources=frozenset(work.sources),
         volume=normalize_volume(work.volume),
+        issue=_normalize_issue(work.issue),
         pages=parse_pages(work.pages),
         notice=notice_kind(work.title),
+        meeting_abstract=bool(_MEETING_ABSTRACT.search(work.venue or "")),
+        errata=cited_errata(work.title),
     )
 
 
@@ -481,20 +569,25 @@ def _contradicts(a: _Keys, b: _Keys) -> bool:
     return overlap < CONTRADICTING_TITLE_WORDS
 
 
-def _probable_links(keys: list[_Keys]) -> list[tuple[str, int, int, str]]:
-    """(rule, record, record, evidence) for pairs the fuzzy-title or volume-pages rule joins,
-    found within blocks of likely pairs, without the ambiguous ones."""
-    compared: set[tuple[int, int]] = set()
-    links: list[tuple[str, int, int, str]] = []
+def _candidate_pairs(keys: list[_Keys]) -> list[tuple[int, int]]:
+    """The pairs of records sharing a block (see :func:`_blocks`), each once, in order."""
+    compared: dict[tuple[int, int], None] = {}
     for block in _blocks(keys):
-        for i, j in combinations(block, 2):
-            if (i, j) in compared:
-                continue
-            compared.add((i, j))
-            if detail := _fuzzy_match(keys[i], keys[j]):
-                links.append(("fuzzy_title", i, j, detail))
-            elif detail := _place_match(keys[i], keys[j]):
-                links.append(("volume_pages", i, j, detail))
+        for pair in combinations(block, 2):
+            compared.setdefault(pair)
+    return list(compared)
+
+
+def _probable_links(keys: list[_Keys], pairs: list[tuple[int, int]]
+                    ) -> list[tuple[str, int, int, str]]:
+    """(rule, record, record, evidence) for pairs the fuzzy-title or volume-pages rule joins,
+    without the ambiguous ones."""
+    links: list[tuple[str, int, int, str]] = []
+    for i, j in pairs:
+        if detail := _fuzzy_match(keys[i], keys[j]):
+            links.append(("fuzzy_title", i, j, detail))
+        elif detail := _place_match(keys[i], keys[j]):
+            links.append(("volume_pages", i, j, detail))
     return _unambiguous(links, keys)
 
 
@@ -560,6 +653,145 @@ def _place_match(a: _Keys, b: _Keys) -> str | None:
             f"first author {a.author}, title words {overlap:.2f}")
 
 
+Attachment = tuple[str, int, int, str]
+"""(rule, attached record, record of the work it concerns, evidence)."""
+
+
+def _attachment_links(keys: list[_Keys], pairs: list[tuple[int, int]]) -> list[Attachment]:
+    """Records that are not the work itself but belong with it: its erratum, a reply printed
+    with the letter it answers, a one-page item under its title and authors in its volume."""
+    links: list[Attachment] = []
+    for i, j in pairs:
+        for item, work in ((i, j), (j, i)):
+            if found := _attachment(keys[item], keys[work]):
+                links.append((found[0], item, work, found[1]))
+                break
+    return links
+
+
+def _attachment(item: _Keys, work: _Keys) -> tuple[str, str] | None:
+    """(rule, evidence) when ``item`` is attached to ``work`` by one of the notice rules."""
+    for rule, match in (("erratum", _erratum_match), ("reply", _reply_match),
+                        ("meeting_abstract", _abstract_match)):
+        if detail := match(item, work):
+            return rule, detail
+    return None
+
+
+def _erratum_match(item: _Keys, work: _Keys) -> str | None:
+    """Why ``item`` is an erratum of ``work``: the work's record names where its erratum is
+    printed (MEDLINE's '[Erratum appears in N Engl J Med. 2009;360(23):2487]') and ``item`` is
+    there (the volume, and the first page or the issue), under the work's title (its label
+    stripped), in a journal that can be the work's.
+
+    A record labelled an erratum that the work's record does not name stays apart, even by the
+    work's authors: the labelled sets of ``bench/dedup.py`` keep such notices apart (DBLP-ACM's
+    'Erratum: A Database Model for Object Dynamics'), and a notice need not say which of two
+    same-titled works it corrects."""
+    if item.notice not in (None, "erratum") or work.notice is not None:
+        return None
+    cited = next((place for place in work.errata if _is_at(item, place)), None)
+    if cited is None or not (item.venue and work.venue and venues_agree(item.venue, work.venue)):
+        return None
+    if not (similarity := _same_title(item, work)):
+        return None
+    where = (f"page {cited.page}" if item.pages and item.pages.first == cited.page
+             else f"issue {cited.issue}")
+    return (f"the work's record names its erratum at volume {cited.volume}, {where}; "
+            f"title similarity {similarity:.3f}")
+
+
+def _is_at(item: _Keys, place: CitedPlace) -> bool:
+    if item.volume != place.volume:
+        return False
+    if item.pages is not None and item.pages.first == place.page:
+        return True
+    return place.issue is not None and item.issue == place.issue
+
+
+def _reply_match(item: _Keys, work: _Keys) -> str | None:
+    """Why ``item`` is the reply printed with the letter ``work``: the letter's record is the
+    whole exchange as one item (Embase's '(multiple letters)'), its page range covering the
+    reply's page and its authors including the reply's, in the same journal volume.
+
+    A reply indexed on its own beside a letter indexed on its own is two publications by two
+    sets of authors, and stays apart."""
+    if item.notice != "reply" or work.notice not in (None, "comment"):
+        return None
+    if not (item.pages and work.pages and work.pages.last and _same_volume(item, work)):
+        return None
+    if not work.pages.first <= item.pages.first <= work.pages.last:
+        return None
+    shared = item.all_authors & work.all_authors
+    if not shared or len(shared) < min(MIN_SHARED_AUTHORS, len(item.all_authors)):
+        return None
+    if not (similarity := _same_title(item, work)):
+        return None
+    return (f"the letter's record covers volume {item.volume}, pages {work.pages.first}-"
+            f"{work.pages.last} and lists the reply's authors ({len(shared)}); "
+            f"title similarity {similarity:.3f}")
+
+
+def _abstract_match(item: _Keys, work: _Keys) -> str | None:
+    """Why ``item`` is the meeting abstract of the paper ``work``: one page earlier in the same
+    journal volume (the meeting's supplement or abstract issue), under the paper's title, by
+    its first author and at least ``MIN_SHARED_AUTHORS`` of its authors.
+
+    Only earlier: a one-page item under the title after the article is a correction printed
+    without a label, which is attached only where the article's record names it ('erratum')."""
+    if item.notice is not None or work.notice is not None or not _has_page_range(work):
+        return None
+    if not (item.pages and work.pages and item.pages.last in (None, item.pages.first)):
+        return None
+    if item.pages.prefix != work.pages.prefix or item.pages.first >= work.pages.first:
+        return None
+    if not (_same_volume(item, work) and _first_authors_agree(item, work)):
+        return None
+    if len(item.all_authors & work.all_authors) < MIN_SHARED_AUTHORS:
+        return None
+    if len(set(work.title.split())) < MIN_EXTENDED_WORDS:
+        return None
+    if not (similarity := _same_title(item, work)):
+        return None
+    return (f"page {item.pages.first} of volume {item.volume} before pages "
+            f"{work.pages.first}-{work.pages.last}, first author {work.author}; "
+            f"title similarity {similarity:.3f}")
+
+
+def _same_volume(a: _Keys, b: _Keys) -> bool:
+    """Both records name journals that can be one, the same volume, and years that agree."""
+    if a.volume is None or a.volume != b.volume or not _years_agree(a, b):
+        return False
+    return bool(a.venue and b.venue and venues_agree(a.venue, b.venue))
+
+
+def _same_title(a: _Keys, b: _Keys) -> float | None:
+    """The title similarity when the titles name one work (near-identical, no changed word)."""
+    if min(len(a.title), len(b.title)) < MIN_TITLE_CHARS:
+        return None
+    similarity, title_a, title_b = _closest_titles(a, b)
+    if similarity < TITLE_SIMILARITY or _substituted_words(title_a, title_b):
+        return None
+    return similarity
+
+
+def _attach_notices(groups: _UnionFind, links: list[Attachment]) -> None:
+    """Attach each group of notice records to the one work its links point to.
+
+    A notice whose links point to two works (two articles of one title) is ambiguous and stays
+    apart; a group holding an article of its own (a record with a page range) is never attached.
+    """
+    targets: dict[int, dict[int, Attachment]] = defaultdict(dict)
+    for link in links:
+        item_root, work_root = groups.find(link[1]), groups.find(link[2])
+        if item_root != work_root:
+            targets[item_root].setdefault(work_root, link)
+    for item_root, found in targets.items():
+        if len(found) == 1 and groups.attachable(item_root):
+            [(rule, item, work, detail)] = found.values()
+            groups.attach(item, work, rule, detail)
+
+
 def _place(a: _Keys, b: _Keys) -> Place:
     """Whether two records are printed at the same place ('same': one volume, one first page),
     at places that exclude each other ('conflict'), or cannot tell ('unknown').
@@ -567,7 +799,8 @@ def _place(a: _Keys, b: _Keys) -> Place:
     Pages are compared only within one volume: an online-first record numbers its pages 1-17
     before the issue gives it 566-582. A page with a letter prefix may be an electronic locator
     (BMJ 'c1804', PLoS 'e43268') given instead of the printed page, so only pages written alike
-    can conflict.
+    can conflict. Nor do two single pages of a record labelled a meeting abstract: one database
+    gives the abstract's page in the supplement, another its number.
     """
     if a.volume and b.volume and a.volume != b.volume:
         return "conflict"
@@ -579,6 +812,9 @@ def _place(a: _Keys, b: _Keys) -> Place:
         return "unknown"
     a_last, b_last = a.pages.last or a.pages.first, b.pages.last or b.pages.first
     disjoint = a_last < b.pages.first or b_last < a.pages.first
+    if (a.meeting_abstract or b.meeting_abstract) and a_last == a.pages.first and (
+            b_last == b.pages.first):
+        return "unknown"
     return "conflict" if disjoint else "unknown"
 
 
@@ -727,6 +963,8 @@ class _UnionFind:
         self.members: list[list[int]] = [[index] for index in range(len(keys))]
         self.links: dict[int, tuple[str, str]] = {}
         """For each record joined to another, the rule and detail of its first successful link."""
+        self.attached: dict[int, tuple[str, str]] = {}
+        """For each record attached to a work as its notice, the rule and detail that did it."""
 
     def find(self, index: int) -> int:
         while self.parent[index] != index:
@@ -741,14 +979,34 @@ class _UnionFind:
         if not by_identifier and (self.versions[root_i] & self.versions[root_j]
                                   or self._apart(root_i, root_j)):
             return
+        self._join(root_i, root_j)
+        self.links.setdefault(i, (rule, detail))
+        self.links.setdefault(j, (rule, detail))
+
+    def attachable(self, index: int) -> bool:
+        """Whether the group of ``index`` holds only notices and one-page or unpaged records,
+        so attaching it to a work cannot join two articles."""
+        return all(self.keys[member].notice in ("erratum", "reply")
+                   or not _has_page_range(self.keys[member])
+                   for member in self.members[self.find(index)])
+
+    def attach(self, item: int, work: int, rule: str, detail: str) -> None:
+        """Join the group of ``item`` to the work of ``work`` as its notices. The identifier
+        veto does not apply: a notice has its own PMID and DOI."""
+        item_root, work_root = self.find(item), self.find(work)
+        if item_root == work_root:
+            return
+        for member in self.members[item_root]:
+            self.attached[member] = (rule, detail)
+        self._join(item_root, work_root)
+
+    def _join(self, root_i: int, root_j: int) -> None:
         keep, drop = min(root_i, root_j), max(root_i, root_j)
         self.parent[drop] = keep
         self.versions[keep] |= self.versions[drop]
         self.members[keep] += self.members[drop]
         for kind, values in self.identifiers[drop].items():
             self.identifiers[keep].setdefault(kind, set()).update(values)
-        self.links.setdefault(i, (rule, detail))
-        self.links.setdefault(j, (rule, detail))
 
     def _conflict(self, root_i: int, root_j: int) -> bool:
         ids_i, ids_j = self.identifiers[root_i], self.identifiers[root_j]
@@ -770,8 +1028,13 @@ class _UnionFind:
             for x in self.members[root_i] for y in self.members[root_j])
 
 
+def _has_page_range(key: _Keys) -> bool:
+    return bool(key.pages and key.pages.last and key.pages.last > key.pages.first)
+
+
 def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
-    """Fold each group into its first record, in order of first appearance."""
+    """Fold each group into its first record that is not an attached item, the group's other
+    records first and its attached items last, in order of first appearance."""
     members: dict[int, list[int]] = defaultdict(list)
     for index in range(len(works)):
         members[groups.find(index)].append(index)
@@ -779,16 +1042,32 @@ def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
     merges: list[Merge] = []
     ordered = sorted(members.values(), key=lambda indices: indices[0])
     for indices in ordered:
-        first, *rest = indices
-        work = works[first]
+        base = next((i for i in indices if i not in groups.attached), indices[0])
+        work = works[base]
         folded: list[tuple[int, str, str]] = []
-        for index in rest:
-            rule, detail = groups.links[index]
+        for index in sorted((i for i in indices if i != base), key=groups.attached.__contains__):
+            if index in groups.attached:
+                rule, detail = groups.attached[index]
+                work = _with_notice(work, works[index], rule)
+            else:
+                rule, detail = groups.links[index]
+                work = work.merge(works[index], rule)
             folded.append((index, rule, detail))
-            work = work.merge(works[index], rule)
-        merges.extend(Merge(rule=rule, work_id=work.id, kept_id=works[first].id,
-                            merged_id=works[index].id, detail=detail)
+        merges.extend(Merge(rule=rule, work_id=work.id, kept_id=works[base].id,
+                            merged_id=works[index].id, detail=detail,
+                            identifiers=[f"{kind}:{value}"
+                                         for kind, value in works[index].identifiers()])
                       for index, rule, detail in folded)
         merged_works.append(work)
     return DedupResult(works=merged_works, duplicates_removed=len(works) - len(merged_works),
                        merges=merges, groups=ordered)
+
+
+def _with_notice(work: Work, notice: Work, rule: str) -> Work:
+    """``work`` with a notice about it attached: the notice's sources and rule are recorded, but
+    none of its fields or identifiers fill the work's (an erratum's DOI is not the article's);
+    they stay in the :class:`Merge`."""
+    return work.model_copy(update={
+        "sources": list(dict.fromkeys([*work.sources, *notice.sources])),
+        "merged_by": list(dict.fromkeys([*work.merged_by, *notice.merged_by, rule])),
+    })
