@@ -119,7 +119,7 @@ class Politeness:
 BUILTIN_POLITENESS: dict[str, Politeness] = {
     "pubmed": Politeness(
         requests=3, keyed_requests=10, key_env="NCBI_API_KEY",
-        # EFetch batches of 500 records of 10-50 KB each
+        # EFetch batches of up to 1,000 records, 10-50 KB each
         max_response_bytes=64 * MiB,
         official_hosts=("ncbi.nlm.nih.gov",), endpoint_envs=("SCHOLARGRAPH_PUBMED_URL",)),
     "arxiv": Politeness(requests=1, per_seconds=3.0, official_hosts=("arxiv.org",),
