@@ -36,7 +36,12 @@ REASONS = {
     "truncated": r"(?i)not valid JSON|not a complete|unreadable|not JSON|results page",
     "malformed": r"(?i)not valid JSON|expected an Atom feed|unreadable|not JSON|results page",
     "empty": r"(?i)not valid JSON|not a complete|unreadable|not JSON|results page",
+    "oversized": r"answer is larger than the [\d.]+ MiB",
 }
+OVERSIZED_BYTES = 65 * 2**20  # past every API source's cap (PubMed's is the largest, 64 MiB)
+CAPPED_SOURCES = ("pubmed", "arxiv", "openalex", "materials")
+"""Sources whose client reads through the shared HTTP session, where the size cap lives (ddgs
+reads DuckDuckGo through its own HTTP client)."""
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ReplayServer]:
     """A fresh replay server per case (the Materials Project client keeps state per endpoint),
@@ -55,12 +60,15 @@ def _each_case() -> Iterator[object]:
     for source in SOURCES:
         for fault in FAULTS:
             yield pytest.param(source, fault, id=f"{source}-{fault}")
+    for source in CAPPED_SOURCES:
+        yield pytest.param(source, "oversized", id=f"{source}-oversized")
 
 
 @pytest.mark.parametrize("source, fault", _cases())
 def test_a_review_survives_the_fault(server: ReplayServer, source: str, fault: str) -> None:
     service, path, question = SOURCES[source]
-    server.inject(service, Fault(fault, times=-1, seconds=HANG_S, retry_after=0, path=path))
+    server.inject(service, Fault(fault, times=-1, seconds=HANG_S, retry_after=0, path=path,
+                                 size=OVERSIZED_BYTES if fault == "oversized" else 0))
 
     report = review(question, sources=[source], max_results=5, max_iterations=1)
 
