@@ -445,6 +445,15 @@ def test_format_labels_and_correction_marks_are_not_part_of_a_title() -> None:
     assert normalize_title("Gemcitabine plus cisplatin or carboplatin [corrected] in NSCLC") == (
         "gemcitabine plus cisplatin or carboplatin in nsclc")
     assert normalize_title('"[Pleural drainage in children]"') == "pleural drainage in children"
+    assert normalize_title("Tutorial on storage technology: RAID and beyond") == (
+        "storage technology raid and beyond")
+    assert normalize_title("Objects and SQL: Strange Relations? Panel") == (
+        "objects and sql strange relations")
+    assert normalize_title("Information Visualization, Guest Editors' Foreword") == (
+        normalize_title("Foreword: Information visualization")) == "information visualization"
+    # a label only where something else names the work
+    assert normalize_title("Guest editor's introduction") == "guest editor s introduction"
+    assert normalize_title("Design of a rooftop solar panel") == "design of a rooftop solar panel"
     # a note cut short by a length limit
     assert normalize_title("Pleural drainage in children (The Journal of Pediatr") == (
         "pleural drainage in children")

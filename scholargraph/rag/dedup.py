@@ -9,7 +9,8 @@ refuses a merge that a stronger signal contradicts:
    DOI, PMID, PMCID, arXiv id or OpenAlex id (or, for web pages and materials, a URL) are one
    work; identifiers are normalised by :mod:`scholargraph.identifiers` when a ``Work`` is built;
 2. **fuzzy title** (rule 'fuzzy_title', rapidfuzz): normalised titles near-identical (database
-   notes such as '[Review]', '[Spanish]', '(Tutorial)' or '[corrected]' dropped; a long title
+   notes such as '[Review]', '[Spanish]', '(Tutorial)', '[corrected]' or ', Guest Editors'
+   Foreword' dropped; a long title
    may carry a subtitle the other lacks; a title given in two languages matches on either), the
    same year (a preprint, or an article online ahead of print, may be a year older), the same
    first author (or two shared co-authors; a '?' the database wrote for a letter it could not
@@ -417,9 +418,12 @@ _FORMAT_LABEL = re.compile(
     r"\[corrected\]|\((?:panel(?: session| abstract| summary)?|tutorial(?: session)?|keynote(?: talk)?"
     r"|invited talk|demo(?:nstration)?(?: abstract| description| paper)?|experience paper"
     r"|industrial paper|extended abstract|extended version|short version|abstract only"
-    r"|poster(?: abstract)?)\)|^\s*(?:tutorial|panel|keynote)\s*:",
+    r"|poster(?: abstract)?)\)|^\s*(?:tutorial|panel|keynote)\s*:|^\s*tutorial on\s+(?=\w)"
+    r"|(?<=[?.!:])\s+panel\s*$|^\s*(?:guest\s+)?(?:editors?['’]?s?['’]?\s+)?foreword\s*:"
+    r"|(?<=\w)\s*[,:\-\u2013]\s+(?:guest\s+)?editors?['’]?s?['’]?\s+(?:foreword|introduction)\s*$",
     re.IGNORECASE)
-"""Labels a proceedings or a database adds to a title: the format of the talk, not the work."""
+"""Labels a proceedings, a journal or a database adds to a title: the format of the talk or
+the editor's role ('Guest Editors' Foreword', 'Foreword: '), not the work."""
 _NOTICES = (
     ("erratum", re.compile(
         r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+to\b|\s*[:.]|$)"
