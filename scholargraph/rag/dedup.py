@@ -10,12 +10,11 @@ refuses a merge that a stronger signal contradicts:
    work; identifiers are normalised by :mod:`scholargraph.identifiers` when a ``Work`` is built;
 2. **fuzzy title** (rule 'fuzzy_title', rapidfuzz): normalised titles near-identical (database
    notes such as '[Review]', '[Spanish]', '(Tutorial)', '[corrected]' or ', Guest Editors'
-   Foreword' dropped; a long title
-   may carry a subtitle the other lacks; a title given in two languages matches on either), the
-   same year (a preprint, or an article online ahead of print, may be a year older), the same
-   first author (or two shared co-authors; a '?' the database wrote for a letter it could not
-   encode matches that letter), and venues that can be the same journal ('N Engl J Med' /
-   'New England Journal of Medicine').
+   Foreword' dropped; a long title may carry a subtitle the other lacks; a title given in two
+   languages matches on either), the same year (a preprint, or an article online ahead of
+   print, may be a year older), the same first author (or two shared co-authors; a '?' the
+   database wrote for a letter it could not encode matches that letter), and venues that can
+   be the same journal ('N Engl J Med' / 'New England Journal of Medicine').
    Where both records give the same volume and first page, that place in the journal stands in
    for a venue written another way (a translated or section name: 'Zhonghua Yi Xue Za Zhi' /
    'National Medical Journal of China', 'Cancer Cytopathology' / 'Cancer'), for a collaborative
