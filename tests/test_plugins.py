@@ -184,6 +184,27 @@ def test_a_review_records_an_oversized_answer(crossref: ReplayServer) -> None:
     assert len(entries) == crossref.count("crossref")  # refused, not retried
 
 
+def test_a_plug_ins_declared_secret_is_sent_and_kept_out_of_everything(
+        crossref: ReplayServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example's Metadata Plus token (declared in ``secret_envs`` and
+    ``secret_parameters``) reaches Crossref, and nothing written: not the report, not the HTTP
+    cache, not the checkpoints; errors and log lines that would quote it are scrubbed."""
+    token = "plus-token-" + "7" * 24
+    monkeypatch.setenv("CROSSREF_PLUS_TOKEN", token)
+    monkeypatch.delenv("SCHOLARGRAPH_NO_CACHE")  # the cache is one of the places checked
+    report = review("How can large language models use chemistry tools?",
+                    sources=["crossref"], max_results=5, max_iterations=1)
+
+    assert crossref.requests and all(
+        request.headers.get("crossref-plus-api-token") == f"Bearer {token}"
+        for request in crossref.requests)
+    assert report.papers and token not in report.model_dump_json()
+    stored = [path for path in (tmp_path / "home").rglob("*") if path.is_file()]
+    assert any(path.name == "http-cache.sqlite" for path in stored), "no cache: proves nothing"
+    assert [path for path in stored if token.encode() in path.read_bytes()] == []
+    assert http.redact(f"403 for token {token}") == "403 for token ***"
+
+
 def test_a_review_with_the_plug_in(crossref: ReplayServer) -> None:
     report = review("How can large language models use chemistry tools?",
                     sources=["crossref"], max_results=5, max_iterations=1)

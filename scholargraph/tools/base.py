@@ -71,6 +71,12 @@ class SourceAgent(ABC):
     """The service's manners, applied by :func:`~scholargraph.tools.http.http_session` to every
     request made under this agent's ``name``. ``None``: the built-in entry for the name in
     :data:`~scholargraph.tools.http.BUILTIN_POLITENESS`, else two requests a second."""
+    secret_envs: ClassVar[tuple[str, ...]] = ()
+    """Environment variables holding this source's own secrets (API keys, tokens). Their values
+    are scrubbed from errors, search logs and log lines, as the built-in keys are."""
+    secret_parameters: ClassVar[tuple[str, ...]] = ()
+    """Names of the headers, query parameters or form fields that carry those secrets: kept out
+    of the HTTP cache's keys and redacted in the requests it stores."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self._settings = settings
@@ -102,7 +108,7 @@ class SourceAgent(ABC):
             raise
         except (OSError, TimeoutError) as exc:
             raise SourceUnavailable(self.name, _describe(exc)) from exc
-        except Exception as exc:  # noqa: BLE001 - third-party client boundary, re-raised typed
+        except Exception as exc:
             log.debug("%s failed", self.name, exc_info=True)
             raise SourceResponseError(self.name, _describe(exc)) from exc
         result.seconds = time.monotonic() - started

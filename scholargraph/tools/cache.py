@@ -68,6 +68,15 @@ SECRET_PARAMETERS = tuple(dict.fromkeys((
 )))
 """Query parameters, form fields and headers kept out of cache keys and redacted when stored."""
 
+
+
+def secret_parameters() -> tuple[str, ...]:
+    """:data:`SECRET_PARAMETERS` and those the registered plug-ins declare."""
+    from scholargraph.tools.registry import declared_secret_parameters  # imports the agents
+
+    return tuple(dict.fromkeys((*SECRET_PARAMETERS, *declared_secret_parameters())))
+
+
 _XML_TYPES = ("xml", "atom")
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
@@ -159,7 +168,7 @@ def new_session(settings: Settings) -> requests.Session:
         expire_after=EXPIRE_AFTER,
         allowable_methods=CACHED_METHODS,
         allowable_codes=(200,),
-        ignored_parameters=SECRET_PARAMETERS,
+        ignored_parameters=secret_parameters(),
         match_headers=False,
         filter_fn=is_complete,
         autoclose=False,

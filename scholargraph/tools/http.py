@@ -423,9 +423,23 @@ def http_session(service: str, settings: Settings | None = None, *,
     return session
 
 
+MIN_SECRET_CHARS = 8
+"""A plug-in's secret shorter than this is not scrubbed (it would blank ordinary words)."""
+
+
+def secrets_in_force(settings: Settings | None = None) -> list[str]:
+    """The built-in keys in force, and the values of the variables plug-ins declare secret."""
+    from scholargraph.tools.registry import declared_secret_envs  # the registry imports us
+
+    declared = (os.environ.get(name, "") for name in declared_secret_envs())
+    return [*(settings or Settings()).secrets(),
+            *(value for value in declared if len(value) >= MIN_SECRET_CHARS)]
+
+
 def redact(text: str, settings: Settings | None = None) -> str:
-    """``text`` with every key in force replaced by ``***`` (for errors, logs and search logs)."""
-    for secret in (settings or Settings()).secrets():
+    """``text`` with every secret in force replaced by ``***`` (for errors, logs and search
+    logs): see :func:`secrets_in_force`."""
+    for secret in secrets_in_force(settings):
         text = text.replace(secret, "***")
     return text
 
@@ -434,7 +448,7 @@ class SecretFilter(logging.Filter):
     """Rewrites log records so that no key in force reaches a handler, even in a URL."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        secrets = Settings().secrets()
+        secrets = secrets_in_force()
         if secrets:
             message = record.getMessage()
             if any(secret in message for secret in secrets):

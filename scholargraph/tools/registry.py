@@ -119,6 +119,18 @@ def declared_politeness(name: str) -> Politeness | None:
     return None
 
 
+def declared_secret_envs() -> tuple[str, ...]:
+    """Every environment variable a registered agent declares as holding a secret."""
+    names = (env for agent_class in agent_classes() for env in agent_class.secret_envs)
+    return tuple(dict.fromkeys(names))
+
+
+def declared_secret_parameters() -> tuple[str, ...]:
+    """Every header, parameter or field name a registered agent declares as carrying a secret."""
+    names = (name for agent_class in agent_classes() for name in agent_class.secret_parameters)
+    return tuple(dict.fromkeys(names))
+
+
 def get_agent(name: str) -> SourceAgent:
     """A fresh agent for ``name``."""
     for agent_class in agent_classes():

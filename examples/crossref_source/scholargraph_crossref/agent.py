@@ -33,6 +33,11 @@ from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.http import Politeness, http_session, translate_errors
 
 ENDPOINT_ENV = "SCHOLARGRAPH_CROSSREF_URL"
+PLUS_TOKEN_ENV = "CROSSREF_PLUS_TOKEN"
+"""A Metadata Plus subscriber's API token, sent in Crossref's ``Crossref-Plus-API-Token``
+header; declared secret, so scholargraph scrubs it from errors and logs and keeps it out of the
+HTTP cache."""
+PLUS_TOKEN_HEADER = "Crossref-Plus-API-Token"
 DEFAULT_ENDPOINT = "https://api.crossref.org"
 MAX_ROWS = 1000
 FIELDS = ("DOI", "title", "author", "issued", "container-title", "abstract", "type", "URL",
@@ -56,6 +61,8 @@ class CrossrefAgent(SourceAgent):
         official_hosts=("crossref.org",),  # SCHOLARGRAPH_RATE_SCALE never applies there
         endpoint_envs=(ENDPOINT_ENV,),  # ...only to a mirror or the replay server
     )
+    secret_envs: ClassVar[tuple[str, ...]] = (PLUS_TOKEN_ENV,)
+    secret_parameters: ClassVar[tuple[str, ...]] = (PLUS_TOKEN_HEADER,)
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
         words = (re.sub(r'["():\[\]]+', " ", term).strip() for term in terms)
@@ -73,6 +80,9 @@ class CrossrefAgent(SourceAgent):
         if settings.ncbi_email:
             params["mailto"] = settings.ncbi_email  # Crossref's "polite pool" asks for a contact
         session = http_session(self.name, settings)
+        token = os.environ.get(PLUS_TOKEN_ENV)
+        if token:
+            session.headers[PLUS_TOKEN_HEADER] = f"Bearer {token}"
         with translate_errors(self.name, settings):
             response = session.get(f"{endpoint()}/works", params=params)
             response.raise_for_status()
