@@ -184,17 +184,105 @@ def test_a_person_runs_a_review_on_the_page_and_reads_it(live_page: LivePage, ch
     context.close()
 
 
-def _read_events(response: requests.Response) -> list[tuple[str, str, str | None]]:
-    """(event, data, id) of every Server-Sent Event until the stream ends."""
-    events, fields = [], {}
+@pytest.mark.slow
+def test_a_person_edits_and_accepts_the_plan_on_the_page(live_page: LivePage, chromium) -> None:
+    live_page.gate.set()
+    page = chromium.new_page()
+    page.goto(live_page.url)
+    page.fill("#question", QUESTION)
+    page.check("input[name=sources][value=pubmed]")
+    page.check("input[name=sources][value=openalex]")
+    page.check("#approve-plan")
+    page.click("#submit")
+
+    page.wait_for_selector("#approval:not([hidden])", timeout=RUN_TIMEOUT_MS)
+    assert page.text_content("#status") == "waiting for your decision"
+    assert page.is_checked("#plan-sources input[value=pubmed]")
+    page.fill("#plan-questions", "Which genetic variants are screened for?\n\n")
+    page.uncheck("#plan-sources input[value=pubmed]")
+    page.click("#plan-accept")
+    page.wait_for_selector("#approval", state="hidden")
+
+    page.wait_for_selector("#review article.review", timeout=RUN_TIMEOUT_MS)
+    assert page.text_content("#status") == "finished"
+    review = json.loads(next(live_page.out_root.glob("*/review.json")).read_text("utf-8"))
+    assert [q["text"] for q in review["sub_questions"]] == [
+        "Which genetic variants are screened for?"]
+    assert {entry["source"] for entry in review["search_log"]} == {"openalex"}
+    page.close()
+
+
+def _iter_events(response: requests.Response) -> Iterator[tuple[str, str, str | None]]:
+    """(event, data, id) of each Server-Sent Event as it arrives, until the stream ends."""
+    fields: dict[str, str] = {}
     for line in response.iter_lines(decode_unicode=True):
         if line:
             name, _, value = line.partition(": ")
             fields[name] = value
         elif fields:
-            events.append((fields["event"], fields["data"], fields.get("id")))
+            yield fields["event"], fields["data"], fields.get("id")
             fields = {}
-    return events
+
+
+def _read_events(response: requests.Response) -> list[tuple[str, str, str | None]]:
+    """(event, data, id) of every Server-Sent Event until the stream ends."""
+    return list(_iter_events(response))
+
+
+def _until_plan(events: Iterator[tuple[str, str, str | None]]) -> dict:
+    """Read steps until the one carrying the plan to approve; return that plan."""
+    for kind, data, _ in events:
+        step = json.loads(data)
+        if kind == "step" and "approval" in step:
+            return step["approval"]
+    raise AssertionError("the stream ended without asking for a decision on the plan")
+
+
+@pytest.mark.slow
+def test_a_plan_is_approved_with_edits_over_http(live_page: LivePage, tmp_path: Path) -> None:
+    """The run pauses after planning until the person decides; the edited plan is the one run."""
+    live_page.gate.set()
+    run = requests.post(f"{live_page.url}/reviews", json={
+        "question": QUESTION, "sources": ["pubmed", "openalex"], "approve_plan": True},
+        timeout=30).json()
+    decision_url = f"{live_page.url}{run['page']}/decision"
+    with requests.get(live_page.url + run["events"], stream=True, timeout=120) as stream:
+        events = _iter_events(stream)
+        plan = _until_plan(events)
+        assert plan["sources"] == ["pubmed", "openalex"] and plan["sub_questions"]
+        assert not list(live_page.out_root.glob("*/review.json"))  # nothing searched yet
+        busy = requests.post(f"{live_page.url}/reviews", json={"question": "Another one?"},
+                             timeout=30)
+        assert busy.status_code == 409
+        bad = requests.post(decision_url, json={"action": "maybe"}, timeout=30)
+        assert bad.status_code == 400 and "plan decision not understood" in bad.json()["error"]
+        edited = {"action": "edit", "sources": ["openalex"],
+                  "sub_questions": ["Which genetic variants are screened for?"]}
+        assert requests.post(decision_url, json=edited, timeout=30).status_code == 202
+        late = requests.post(decision_url, json={"action": "accept"}, timeout=30)
+        assert late.status_code == 409
+        rest = list(events)
+    assert rest[-1][0] == "finished"
+    review = requests.get(f"{live_page.url}{run['page']}/files/review.json", timeout=30).json()
+    assert [q["text"] for q in review["sub_questions"]] == edited["sub_questions"]
+    assert {entry["source"] for entry in review["search_log"]} == {"openalex"}
+
+
+@pytest.mark.slow
+def test_a_rejected_plan_ends_the_run_without_searching(live_page: LivePage) -> None:
+    live_page.gate.set()
+    run = requests.post(f"{live_page.url}/reviews", json={
+        "question": QUESTION, "sources": ["openalex"], "approve_plan": True}, timeout=30).json()
+    with requests.get(live_page.url + run["events"], stream=True, timeout=120) as stream:
+        events = _iter_events(stream)
+        _until_plan(events)
+        decided = requests.post(f"{live_page.url}{run['page']}/decision",
+                                json={"action": "reject", "reason": "wrong question"},
+                                timeout=30)
+        assert decided.status_code == 202
+        rest = list(events)
+    assert rest[-1][0] == "finished"
+    assert not any(json.loads(data).get("searches") for kind, data, _ in rest if kind == "step")
 
 
 @pytest.mark.slow

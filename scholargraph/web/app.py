@@ -2,10 +2,15 @@
 
 Routes::
 
-    GET  /                          the page: question, sources, years, offline switch
-    POST /reviews                   JSON {question, sources, since, until, offline} -> {id, ...}
+    GET  /                          the page: question, sources, years, offline switch, and
+                                    whether to approve the plan before searching
+    POST /reviews                   JSON {question, sources, since, until, offline,
+                                    approve_plan} -> {id, ...}
     GET  /reviews/{id}/events       Server-Sent Events: one "step" per graph step (the JSON of
-                                    ``--events jsonl``), then "finished" or "failed"
+                                    ``--events jsonl``; with approve_plan, one carries the plan
+                                    as "approval"), then "finished" or "failed"
+    POST /reviews/{id}/decision     JSON {action: accept|edit|reject, sub_questions?, sources?}
+                                    for a review waiting on its plan -> 202
     GET  /reviews/{id}/review       the finished review as an HTML fragment for the page
     GET  /reviews/{id}              the same review as a page of its own
     GET  /reviews/{id}/files/{name} the exports (review.md, review.json, references.*)
@@ -41,7 +46,7 @@ from scholargraph.errors import InputError
 from scholargraph.settings import get_settings
 from scholargraph.tools.registry import source_names
 from scholargraph.web import render
-from scholargraph.web.reviews import ReviewBoard, ReviewBusy, WebReview
+from scholargraph.web.reviews import ReviewBoard, ReviewBusy, ReviewNotWaiting, WebReview
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 SECURITY_HEADERS = {
@@ -50,7 +55,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-FORM_FIELDS = {"question", "sources", "since", "until", "offline"}
+FORM_FIELDS = {"question", "sources", "since", "until", "offline", "approve_plan"}
 EVENT_WAIT_SECONDS = 1.0
 SHUTDOWN_GRACE_SECONDS = 3
 
@@ -68,6 +73,7 @@ def create_app(*, offline: bool = False, out_root: Path | None = None,
         Route("/reviews", pages.start, methods=["POST"]),
         Route("/reviews/{review_id}", pages.review_page),
         Route("/reviews/{review_id}/events", pages.events),
+        Route("/reviews/{review_id}/decision", pages.decide, methods=["POST"]),
         Route("/reviews/{review_id}/review", pages.review_fragment),
         Route("/reviews/{review_id}/files/{name}", pages.download),
         Mount("/static", StaticFiles(packages=[("scholargraph.web", "static")]), name="static"),
@@ -102,6 +108,17 @@ class _Pages:
         return JSONResponse({"id": review.id, "question": review.question,
                              "events": f"{base}/events", "review": f"{base}/review",
                              "page": base}, status_code=202)
+
+    async def decide(self, request: Request) -> Response:
+        """The person's decision on a paused review's plan: accept, edit or reject."""
+        review = self._review(request)
+        try:
+            review.decide(await _json_body(request))
+        except InputError as exc:
+            return JSONResponse({"error": " ".join(str(exc).split())}, status_code=400)
+        except ReviewNotWaiting as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        return JSONResponse({"id": review.id, "status": "decided"}, status_code=202)
 
     async def events(self, request: Request) -> Response:
         """The run's steps as Server-Sent Events, resuming after ``Last-Event-ID``."""
@@ -168,7 +185,8 @@ def _review_request(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     options = {"sources": [s.strip().lower() for s in sources] if sources is not None else None,
                "since": _year(body.get("since"), "since"),
                "until": _year(body.get("until"), "until"),
-               "offline": body.get("offline") is True}
+               "offline": body.get("offline") is True,
+               "approve_plan": body.get("approve_plan") is True}
     return body.get("question", ""), options
 
 

@@ -4,16 +4,24 @@ The events are the JSON objects of ``--events jsonl`` (:class:`scholargraph.prog
 writes them into an :class:`EventLog`), so the page, the command line and any script read the
 same shape. One review runs at a time: a second request while one is running is refused rather
 than queued, since offline runs point the whole process at the replay server.
+
+A review started with ``approve_plan`` pauses after planning: its thread writes an event carrying
+the plan (``"approval"``) and waits for the person's decision (:meth:`WebReview.decide`), then
+resumes the run with it, as the command line does with its prompt.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import queue
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from scholargraph.agents.approval import parse_decision
 from scholargraph.api import start_review
 from scholargraph.errors import InputError, ScholargraphError
 from scholargraph.progress import JsonlEvents
@@ -22,11 +30,17 @@ from scholargraph.runs import PendingApproval, ReviewRun
 
 logger = logging.getLogger(__name__)
 
-RunStatus = Literal["running", "finished", "failed"]
+RunStatus = Literal["running", "awaiting_approval", "finished", "failed"]
+DECISION_WAIT_SECONDS = 3600.0
+"""How long a paused review waits for a decision on its plan before it gives up."""
 
 
 class ReviewBusy(ScholargraphError):
     """A review is already running; the page asks the person to wait for it."""
+
+
+class ReviewNotWaiting(ScholargraphError):
+    """A decision arrived for a review that is not waiting for one."""
 
 
 class EventLog:
@@ -72,10 +86,41 @@ class WebReview:
     question: str
     out_dir: Path
     events: EventLog
+    progress: JsonlEvents | None = None
     status: RunStatus = "running"
+    plan: dict[str, Any] | None = None
     report: Report | None = None
     files: dict[str, Path] = field(default_factory=dict)
     error: str | None = None
+    decisions: queue.Queue[Any] = field(default_factory=lambda: queue.Queue(maxsize=1))
+
+    def decide(self, decision: Any) -> None:
+        """Hand the person's decision on the plan to the paused run (checked first, so a bad
+        answer is refused here rather than failing the run)."""
+        parse_decision(decision)
+        if self.status != "awaiting_approval":
+            raise ReviewNotWaiting(f"review {self.id} is not waiting for a decision "
+                                   f"({self.status})")
+        try:
+            self.decisions.put_nowait(decision)
+        except queue.Full:
+            raise ReviewNotWaiting(f"review {self.id} already has a decision") from None
+
+    def await_decision(self, plan: dict[str, Any]) -> Any:
+        """Announce the plan on the event stream and wait for :meth:`decide`."""
+        self.plan, self.status = plan, "awaiting_approval"
+        elapsed = time.monotonic() - self.progress.started if self.progress else 0.0
+        self.events.write(json.dumps({
+            "node": "approve_plan", "round": self.progress.round if self.progress else 1,
+            "elapsed_s": round(elapsed, 3), "approval": plan,
+            "summary": "waiting for your decision on the plan"}) + "\n")
+        try:
+            decision = self.decisions.get(timeout=DECISION_WAIT_SECONDS)
+        except queue.Empty:
+            raise InputError(f"no decision on the plan in {DECISION_WAIT_SECONDS / 60:.0f} "
+                             "minutes; start the review again") from None
+        self.plan, self.status = None, "running"
+        return decision
 
     def outcome(self) -> dict[str, Any]:
         """What the last event of the stream says: finished with its files, or failed and why."""
@@ -102,14 +147,17 @@ class ReviewBoard:
         a thread; raise :class:`ReviewBusy` while another one is running."""
         options["offline"] = self.offline or bool(options.get("offline"))
         events = EventLog()
-        run = start_review(question, on_progress=JsonlEvents(events), **options)
+        progress = JsonlEvents(events)
+        run = start_review(question, on_progress=progress, **options)
         with self._lock:
-            running = [r.id for r in self._reviews.values() if r.status == "running"]
+            running = [r.id for r in self._reviews.values()
+                       if r.status in ("running", "awaiting_approval")]
             if running:
                 raise ReviewBusy(f"a review is already running ({running[0]}); wait for it to "
                                  "finish, then ask again")
             review = WebReview(id=run.thread, question=run.question,
-                               out_dir=self.out_root / run.thread, events=events)
+                               out_dir=self.out_root / run.thread, events=events,
+                               progress=progress)
             self._reviews[review.id] = review
         threading.Thread(target=_execute, args=(review, run), name=f"review-{review.id}",
                          daemon=True).start()
@@ -120,8 +168,8 @@ def _execute(review: WebReview, run: ReviewRun) -> None:
     """Run the review to its end and record the outcome; any failure reaches the page."""
     try:
         outcome = run.start()
-        if isinstance(outcome, PendingApproval):
-            raise InputError("the run paused for plan approval, which the page does not offer")
+        while isinstance(outcome, PendingApproval):
+            outcome = run.resume(review.await_decision(outcome.plan))
         review.files = outcome.write(review.out_dir)
         review.report = outcome
         review.status = "finished"

@@ -27,6 +27,7 @@ function formRequest() {
     since: document.getElementById("since").value,
     until: document.getElementById("until").value,
     offline: offline.checked,
+    approve_plan: document.getElementById("approve-plan").checked,
   };
 }
 
@@ -77,12 +78,67 @@ async function showReview(url) {
   reviewSection.innerHTML = await response.text();
 }
 
+// The plan of a review started with "approve the plan": shown for editing, then the decision
+// is posted; the run goes on (or ends, if rejected) and its steps keep arriving.
+const approval = document.getElementById("approval");
+const planQuestions = document.getElementById("plan-questions");
+const planSources = document.getElementById("plan-sources");
+const planMessage = document.getElementById("plan-message");
+
+function showApproval(run, plan) {
+  planQuestions.value = plan.sub_questions.join("\n");
+  planSources.querySelectorAll("label").forEach((label) => label.remove());
+  for (const name of plan.available_sources) {
+    const label = document.createElement("label");
+    label.className = "inline";
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.value = name;
+    box.checked = plan.sources.includes(name);
+    label.append(box, ` ${name}`);
+    planSources.append(label);
+  }
+  planMessage.hidden = true;
+  approval.hidden = false;
+  approval.dataset.decisionUrl = `${run.page}/decision`;
+  approval.dataset.questions = planQuestions.value;
+  approval.dataset.sources = plan.sources.join(",");
+  setStatus("waiting for your decision", "waiting");
+}
+
+function planDecision() {
+  const questions = planQuestions.value.split("\n").map((line) => line.trim()).filter(Boolean);
+  const sources = [...planSources.querySelectorAll("input:checked")].map((box) => box.value);
+  const edited = questions.join("\n") !== approval.dataset.questions
+    || sources.join(",") !== approval.dataset.sources;
+  return edited ? { action: "edit", sub_questions: questions, sources } : { action: "accept" };
+}
+
+async function decide(decision) {
+  const response = await fetch(approval.dataset.decisionUrl, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(decision),
+  });
+  if (!response.ok) {
+    planMessage.textContent = (await response.json()).error;
+    planMessage.hidden = false;
+    return;
+  }
+  approval.hidden = true;
+  setStatus("running", "running");
+}
+
+document.getElementById("plan-accept").addEventListener("click", () => decide(planDecision()));
+document.getElementById("plan-reject").addEventListener("click", () => decide({ action: "reject" }));
+
 function follow(run) {
   const source = new EventSource(run.events);
   source.addEventListener("step", (message) => {
     const event = JSON.parse(message.data);
     addStep(event);
     addCounts(event);
+    if (event.approval) showApproval(run, event.approval);
   });
   source.addEventListener("finished", async () => {
     source.close();
