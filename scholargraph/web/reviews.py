@@ -175,7 +175,7 @@ def _execute(review: WebReview, run: ReviewRun) -> None:
         review.status = "finished"
     except ScholargraphError as exc:
         review.error, review.status = " ".join(str(exc).split()), "failed"
-    except Exception as exc:  # noqa: BLE001 - the page must hear of any failure; logged in full
+    except Exception as exc:
         logger.exception("review %s failed", review.id)
         review.error, review.status = f"{type(exc).__name__}: {exc}", "failed"
     finally:
