@@ -175,7 +175,7 @@ def _execute(review: WebReview, run: ReviewRun) -> None:
         review.status = "finished"
     except ScholargraphError as exc:
         review.error, review.status = " ".join(str(exc).split()), "failed"
-    except Exception as exc:
+    except Exception as exc:  # the page must hear of any failure; it is logged in full
         logger.exception("review %s failed", review.id)
         review.error, review.status = f"{type(exc).__name__}: {exc}", "failed"
     finally:
