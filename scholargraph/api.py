@@ -37,6 +37,7 @@ class ReviewOptions:
     passages_per_question: int = 6
     approve_plan: bool = False
     snowball: bool = False
+    judge: bool = False
     thread: str | None = None
     offline: bool = False
     style: str = "apa"
@@ -74,7 +75,8 @@ class ReviewOptions:
                              max_iterations=self.max_iterations,
                              passages_per_question=self.passages_per_question,
                              approve_plan=self.approve_plan, snowball=self.snowball,
-                             citation_style=self.style, library=self.library,
+                             judge=self.judge, citation_style=self.style,
+                             library=self.library,
                              chat_model=self.chat_model)
 
 
@@ -106,7 +108,8 @@ def review(question: str, *, out: str | Path | None = None,
     Options: ``sources`` (list of names), ``max_results``, ``since``, ``until``, ``model``
     (a model name) or ``chat_model`` (a LangChain chat model object), ``max_iterations``,
     ``passages_per_question``, ``thread`` (names a resumable run: the same thread resumes it),
-    ``snowball`` (follow citations one step through OpenAlex), ``style`` (the reference list's
+    ``snowball`` (follow citations one step through OpenAlex), ``judge`` (with a model, also
+    have it judge each written finding against its passages), ``style`` (the reference list's
     citation style: ``apa`` or a CSL style name), ``library`` (a file or folder of your own
     records, searched first),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live

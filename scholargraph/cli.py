@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true",
                      help="ask the services afresh: neither read nor write the on-disk cache of "
                           "their answers (SCHOLARGRAPH_HOME/http-cache.sqlite)")
+    run.add_argument("--judge", action="store_true",
+                     help="with --model: also ask the model whether each finding it wrote is "
+                          "stated by the passages it cites, and remove those it is not")
     run.add_argument("--approve-plan", action="store_true",
                      help="pause after planning to accept, edit or reject the sub-questions and "
                           "sources (answers are read from standard input)")
@@ -128,8 +131,8 @@ def run_review(args: argparse.Namespace) -> int:
         args.question, sources=args.sources, max_results=args.max_results, since=args.since,
         until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
-        approve_plan=args.approve_plan, snowball=args.snowball, style=args.style,
-        library=args.library, on_progress=progress_callback(args),
+        approve_plan=args.approve_plan, snowball=args.snowball, judge=args.judge,
+        style=args.style, library=args.library, on_progress=progress_callback(args),
     )
     prepare_out_dir(args.out)
     outcome = run.start()

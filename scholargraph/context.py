@@ -43,6 +43,11 @@ class ReviewContext:
         default=False,
         metadata={"description": "Pause after planning for a person to accept, edit or reject"},
     )
+    judge: bool = field(
+        default=False,
+        metadata={"description": "With a model: also ask it whether each written finding is "
+                  "stated by the passages it cites, and remove those it is not (one more call)"},
+    )
     library: str | None = field(
         default=None,
         metadata={"description": "Your own records (a BibTeX, RIS, CSL-JSON or JSONL file, PDFs, "

@@ -17,7 +17,7 @@ from scholargraph.agents.evaluation import CoverageJudgement, SubQuestionScore, 
 from scholargraph.agents.intent import detect_intent, intent
 from scholargraph.agents.planning import MAX_SUB_QUESTIONS, planning
 from scholargraph.agents.query_generation import DraftQuery, QueryPlan, query_generation
-from scholargraph.agents.synthesis import synthesis
+from scholargraph.agents.synthesis import FindingVerdict, Verdicts, synthesis
 from scholargraph.context import ReviewContext
 from scholargraph.records import Passage, SearchLogEntry, Work
 from scholargraph.schemas import Draft, Finding, Intent, Plan, SubQuestion
@@ -244,6 +244,35 @@ def test_synthesis_falls_back_to_the_extractive_draft_when_nothing_is_supported(
     update, _ = _run(synthesis, synthesis_state(), structured_reply(draft))
     assert update["draft"] == _deterministic(synthesis, synthesis_state())["draft"]
     assert update["notes"][-1].startswith("synthesis: no model-written finding survived")
+
+
+def test_the_judge_removes_a_finding_its_passages_do_not_state():
+    """With judge, the model reads each finding beside its passages; one it judges unstated goes,
+    and the note says which and why."""
+    verdicts = Verdicts(verdicts=[
+        FindingVerdict(finding=1, supported=True),
+        FindingVerdict(finding=2, supported=False, reason="the trial reports no adenoma data")])
+    update, model = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT),
+                         structured_reply(verdicts), judge=True)
+    written = [f for f in update["draft"].findings if f.kind == "finding"]
+    assert [f.text for f in written] == [GOOD_DRAFT.findings[0].text]
+    assert update["draft"].unsupported_removed == 1
+    assert any("judged 1 written findings" in note and "no adenoma data" in note
+               for note in update["notes"])
+    judge_prompt = _prompt(model, call=1)
+    assert "Finding 2: Low dose aspirin lowered adenoma recurrence" in judge_prompt
+    assert f"<<<passage {P3} (untrusted data" in judge_prompt
+    assert model.remaining == 0
+
+
+def test_a_malformed_judgement_keeps_what_the_support_check_kept():
+    update, model = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT),
+                         malformed_reply(Verdicts), malformed_reply(Verdicts), judge=True)
+    without_judge, _ = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT))
+    assert update["draft"].findings == without_judge["draft"].findings
+    assert any(note.startswith("synthesis judge: the model's reply was malformed twice")
+               for note in update["notes"])
+    assert model.remaining == 0
 
 
 def test_synthesis_fences_passages_as_untrusted_data():
