@@ -98,6 +98,12 @@ class Work(Record):
     referenced_works: list[str] = Field(
         default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
+    notices: list[str] = Field(
+        default_factory=list,
+        description="Records deduplication attached to this work because they are about it, not "
+        "works of their own: each its kind ('Erratum', 'Reply', 'Meeting abstract') and "
+        "identifiers ('Erratum: DOI 10.1056/nejmx090022, PMID 19494218'), or where it is "
+        "printed when it has none")
     credibility: Credibility | None = Field(
         None, description="Source type and credibility, set by the retrieval node")
 
@@ -190,6 +196,7 @@ class Work(Record):
             merged.authors = list(preprint.authors)
         merged.sources = _union(self.sources, other.sources)
         merged.merged_by = _union(self.merged_by, other.merged_by, [rule])
+        merged.notices = _union(self.notices, other.notices)
         merged.is_retracted = self.is_retracted or other.is_retracted
         merged.published = merged.published or preprint.published
         if merged.kind == "web" and preprint.kind == "news":

@@ -5,8 +5,10 @@ from __future__ import annotations
 from scholargraph.rag.dedup import (
     CitedPlace,
     Pages,
+    ReviewVersion,
     author_key,
     cited_errata,
+    cochrane_review,
     deduplicate,
     names_agree,
     normalize_title,
@@ -100,8 +102,7 @@ def test_near_identical_titles_with_other_year_or_author_stay_apart() -> None:
 
 def test_conflicting_identifiers_veto_a_merge() -> None:
     two_pmids = [work(pmid="111", sources=["pubmed"]), work(pmid="222", sources=["pubmed"])]
-    two_dois = [work(doi="10.1002/14651858.cd002273.pub2"),
-                work(doi="10.1002/14651858.cd002273.pub3")]
+    two_dois = [work(doi="10.1073/pnas.1604234114"), work(doi="10.1073/pnas.1604234115")]
     assert deduplicate(two_pmids).duplicates_removed == 0
     assert deduplicate(two_dois).duplicates_removed == 0
 
@@ -323,6 +324,10 @@ def test_an_erratum_the_article_names_is_attached_with_its_own_identifiers() -> 
     [notice] = [merge for merge in attached if merge.merged_id == erratum.id]
     assert notice.identifiers == ["doi:10.1056/nejmx090022", "pmid:19494218"]
     assert "names its erratum at volume 360, page 2487" in notice.detail
+    # named once in the work, though two records (one without identifiers) describe it
+    assert work.notices == ["Erratum: DOI 10.1056/nejmx090022, PMID 19494218"]
+    alone = deduplicate([embase, medline]).works[0]
+    assert alone.notices == ["Erratum: New England Journal of Medicine 2009;360(23):2487-2487"]
 
 
 def test_an_erratum_the_article_does_not_name_stays_apart() -> None:
@@ -361,6 +366,7 @@ def test_a_reply_joins_the_letter_record_that_covers_it() -> None:
     assert result.groups == [[0, 1, 2]]
     assert result.works[0].title == LETTER
     assert result.works[0].merged_by == ["fuzzy_title", "reply"]
+    assert result.works[0].notices == ["Reply: Pediatric Nephrology 2004;19(8):945"]
     [merge] = [merge for merge in result.merges if merge.rule == "reply"]
     assert merge.merged_id == reply.id and "lists the reply's authors (2)" in merge.detail
     # indexed on their own, a letter and its reply are two publications by two sets of authors
@@ -399,6 +405,7 @@ def test_a_meeting_abstract_earlier_in_the_volume_joins_the_paper() -> None:
     assert result.groups == [[0, 1]]
     assert result.works[0].pages == "2129-2132"
     assert [merge.rule for merge in result.merges] == ["meeting_abstract"]
+    assert result.works[0].notices == ["Meeting abstract: Pediatric Nephrology 2007;22(9):1514"]
     later = abstract.model_copy(update={"pages": "2630", "issue": "13"})
     other_volume = abstract.model_copy(update={"volume": "21"})
     one_author = abstract.model_copy(update={"authors": ["Biran, V.", "Moreno, P."]})
@@ -520,3 +527,89 @@ def test_titles_differing_only_in_spacing_are_one_work() -> None:
                Work(title="SQL: 1999, formerly known as SQL3", **common),
                Work(title="SQL: 1999, formerly known as SQL4", **common)]
     assert deduplicate(records).groups == [[0, 1], [2]]
+
+
+CROUP = "Humidified air for croup in children under six"
+CDSR = "Cochrane Database of Systematic Reviews"
+
+
+def cochrane(doi: str | None, year: int, **fields: object) -> Work:
+    fields.setdefault("authors", ["Okonkwo, A.", "Lindgren, S."])
+    fields.setdefault("venue", CDSR)
+    fields.setdefault("title", CROUP)
+    return Work(doi=doi, year=year, **fields)
+
+
+def test_versions_of_a_cochrane_review_are_one_review_cited_at_its_newest() -> None:
+    first = cochrane("10.1002/14651858.CD012345", 2006, pmid="16000001", sources=["pubmed"])
+    newest = cochrane("10.1002/14651858.CD012345.pub3", 2011, sources=["openalex"],
+                      abstract="The updated review.")
+    second = cochrane("https://doi.org/10.1002/14651858.cd012345.pub2", 2008, pmid="18000002",
+                      pages="CD012345", abstract="The first update.", sources=["pubmed"])
+    newest_in_pubmed = newest.model_copy(update={"pmid": "21000003", "sources": ["pubmed"]})
+    result = deduplicate([first, newest, second, newest_in_pubmed])
+    assert result.groups == [[0, 1, 2, 3]]
+    [review] = result.works
+    # the newest version's fields and identifiers only: not the PMID of an earlier version
+    assert (review.doi, review.pmid, review.year, review.abstract) == (
+        "10.1002/14651858.cd012345.pub3", "21000003", 2011, "The updated review.")
+    assert review.sources == ["openalex", "pubmed"]
+    assert review.merged_by == ["doi", "review_version"]
+    assert review.notices == []
+    earlier = {merge.merged_id: merge for merge in result.merges
+               if merge.rule == "review_version"}
+    assert set(earlier) == {first.id, second.id}
+    assert earlier[second.id].identifiers == ["doi:10.1002/14651858.cd012345.pub2",
+                                              "pmid:18000002"]
+    assert {merge.kept_id for merge in result.merges} == {newest.id}
+    assert earlier[first.id].detail == (
+        "Cochrane review CD012345: version 1 (2006) updated by version 3 (2011)")
+    # the newest version is kept whatever the order the sources gave the records in
+    assert deduplicate([newest, second, first]).works[0].doi == newest.doi
+
+
+def test_cochrane_versions_without_doi_are_told_apart_by_their_year() -> None:
+    old = cochrane(None, 2008, pages="CD012345", sources=["embase"])
+    new = cochrane(None, 2012, pages="Cd012345", volume="6", sources=["medline"],
+                   title=f"{CROUP}: an update")
+    result = deduplicate([new, old])
+    assert result.groups == [[0, 1]] and result.works[0].year == 2012
+    assert result.merges[0].detail == "Cochrane review CD012345: 2008 updated by 2012"
+    # the same year: which version each is cannot be told
+    retitled = new.model_copy(update={"year": 2008, "title": "Mist tents for childhood croup"})
+    assert deduplicate([old, retitled]).duplicates_removed == 0
+    assert deduplicate([old, retitled.model_copy(update={"year": 2012})]).duplicates_removed == 1
+
+
+def test_what_is_not_two_versions_of_one_cochrane_review_stays_apart() -> None:
+    pub2 = cochrane("10.1002/14651858.CD012345.pub2", 2008)
+    pub3 = cochrane("10.1002/14651858.CD012345.pub3", 2011)
+    unrelated = [
+        cochrane("10.1002/14651858.CD054321.pub3", 2011),  # another review
+        # the review's DOI pasted into a record with another title and first author
+        cochrane("10.1002/14651858.CD012345.pub3", 2011, title="Zinc for the common cold",
+                 authors=["Haddad, R."]),
+        # DOI and year disagree on which version is the newer
+        cochrane("10.1002/14651858.CD012345.pub3", 2005),
+        # the same numbering under other prefixes, or an article number outside the CDSR
+        cochrane("10.1002/14651858.MR000012.pub3", 2011),
+        cochrane("10.1234/journal.cd012345.pub3", 2011),
+        cochrane(None, 2011, pages="CD012345", venue="Journal of Paediatrics"),
+    ]
+    assert deduplicate([pub2, pub3]).duplicates_removed == 1
+    for other in unrelated:
+        assert deduplicate([pub2, other]).duplicates_removed == 0, other
+
+
+def test_cochrane_review_numbers_and_versions() -> None:
+    assert cochrane_review(cochrane("10.1002/14651858.CD004123.pub3", 2010)) == (
+        ReviewVersion("cd004123", 3))
+    assert cochrane_review(cochrane("10.1002/14651858.CD004123", 2004)) == (
+        ReviewVersion("cd004123", 1))
+    assert cochrane_review(cochrane(
+        "https://www.cochranelibrary.com/cdsr/doi/10.1002/14651858.CD004123.pub2/full", 2007)) == (
+        ReviewVersion("cd004123", 2))
+    assert cochrane_review(cochrane(None, 2007, pages="CD004123")) == (
+        ReviewVersion("cd004123", None))
+    for doi in ("10.1002/14651858.CD004123.pub2.x", "10.1002/cncr.20004", None):
+        assert cochrane_review(cochrane(doi, 2007)) is None, doi

@@ -166,9 +166,17 @@ def _gaps(report: Report, citer: _Citer) -> str:
 def _references(report: Report) -> str:
     works = report.cited_works()
     formatted = styles.format_references(works, report.citation_style, "html", HTML_STYLING)
-    items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}{_credibility(work)}</li>'
+    items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}{_notices(work)}'
+             f'{_credibility(work)}</li>'
              for ref, work, text in zip(report.references, works, formatted)]
     return f"<ol>{''.join(items)}</ol>" if items else ""
+
+
+def _notices(work: Work) -> str:
+    """The erratum, reply or meeting abstract deduplication attached to the work, if any."""
+    if not work.notices:
+        return ""
+    return f' <small class="notices">[{escape("; ".join(work.notices))}]</small>'
 
 
 def _credibility(work: Work) -> str:

@@ -186,9 +186,15 @@ def _references_section(report: Report) -> list[str]:
     references = sorted(report.references, key=lambda ref: ref.number)
     formatted = format_references([report.work(ref.work_id) for ref in references],
                                   report.citation_style, "markdown", MARKDOWN)
-    lines = [f"{ref.number}. {text}{_credibility(report.work(ref.work_id))}"
+    lines = [f"{ref.number}. {text}{_notices(report.work(ref.work_id))}"
+             f"{_credibility(report.work(ref.work_id))}"
              for ref, text in zip(references, formatted)]
     return _section("References", lines)
+
+
+def _notices(work: Work) -> str:
+    """' \\[Erratum: PMID 19494218\\]': what deduplication attached to the work, or nothing."""
+    return " " + escape("[" + "; ".join(work.notices) + "]") if work.notices else ""
 
 
 def _credibility(work: Work) -> str:

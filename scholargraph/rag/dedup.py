@@ -38,13 +38,25 @@ refuses a merge that a stronger signal contradicts:
    - 'meeting_abstract': a one-page item earlier in the same volume (the journal's meeting
      supplement) under the paper's title, naming its first author and two of its authors.
    An item whose links point to two works, or a group holding a paper of its own (a page
-   range), is not attached; the identifier veto does not apply (a notice has its own PMID).
+   range), is not attached; the identifier veto does not apply (a notice has its own PMID);
+5. **versions of a Cochrane review** (rule 'review_version'): the Cochrane Database of Systematic
+   Reviews publishes each update of a review under the review's number with a version suffix
+   (10.1002/14651858.CD002273, .pub2, .pub3...), each with its own DOI and PMID. For a
+   literature review they are one review updated, and the newest version is the one to cite:
+   the other versions are attached to it like the items of rule 4 (sources and rule kept, their
+   identifiers in their :class:`Merge`, none of their fields fill the newest one's). The review
+   number comes from the DOI (only that prefix: other publishers' version suffixes are not
+   read) or, in a record of the Cochrane Database without one, from its article number
+   ('CD002273'). The newest is the highest version number (no suffix: version 1) or, for
+   records without a DOI, the latest year; versions whose order cannot be told, or whose DOI
+   and year disagree on it, or records with neither title words nor first author in common (a
+   DOI pasted into the wrong record) are not joined.
 
 Precision guards, each learnt from a false merge in the labelled sets of ``bench/dedup.py``:
 - a shared identifier is not trusted when title, first author and year all say otherwise (a
   DOI pasted into the wrong record);
 - different identifiers of a kind a work has only one of (two PMIDs, two non-preprint DOIs)
-  veto a merge, whatever the titles say;
+  veto a merge, whatever the titles say (the versions of a Cochrane review, rule 5, aside);
 - two volumes, or in one volume two page ranges that do not overlap, are two publications
   (a paper and its erratum printed under the same title, a letter and the article it
   discusses), unless rule 4 attaches one to the other; two single pages of a record labelled a
@@ -65,6 +77,8 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
 
 Groups are found with a union-find, then folded with :meth:`Work.merge` (attached items with
 :func:`_with_notice`) into their first record that is not an attached item; each rule is recorded.
+An attached erratum, reply or meeting abstract is also named in the work's ``notices`` ('Erratum:
+DOI 10.1056/nejmx090022, PMID 19494218'), so that the review's outputs show it.
 """
 
 from __future__ import annotations
@@ -108,6 +122,16 @@ PREPRINT_DOI_PREFIXES = ("10.48550/", "10.1101/", "10.21203/", "10.20944/", "10.
 TechRxiv: a work may have one of these besides its published DOI."""
 SINGLE_VALUED = ("pmid", "pmcid", "arxiv", "doi")
 """Identifier kinds a work has at most one of (preprint DOIs aside): two values veto a merge."""
+COCHRANE_DOI = re.compile(r"10\.1002/14651858\.(cd\d+)(?:\.pub(\d+))?(?![\w.])", re.IGNORECASE)
+"""A Cochrane Database of Systematic Reviews DOI: the review's number and its version suffix
+('10.1002/14651858.CD002273.pub3'; without a suffix, the first version)."""
+COCHRANE_ARTICLE = re.compile(r"\s*(cd\d{6})\s*", re.IGNORECASE)
+"""A Cochrane review's article number as databases give it in the pages field ('CD002273')."""
+NOTICE_LABELS = {"erratum": "Erratum", "reply": "Reply", "meeting_abstract": "Meeting abstract"}
+"""How ``Work.notices`` names the kind of an attached item, by the rule that attached it."""
+IDENTIFIER_LABELS = {"doi": "DOI", "pmid": "PMID", "pmcid": "PMCID", "arxiv": "arXiv",
+                     "openalex": "OpenAlex"}
+"""How ``Work.notices`` names an attached item's identifiers ('PMID 19494218')."""
 
 
 class Merge(Record):
@@ -115,10 +139,11 @@ class Merge(Record):
 
     rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url', "
                       "'fuzzy_title', 'volume_pages', or, for a record attached to the work it "
-                      "concerns, 'erratum', 'reply' or 'meeting_abstract'")
+                      "concerns, 'erratum', 'reply', 'meeting_abstract' or 'review_version' "
+                      "(an earlier version of a Cochrane review)")
     work_id: str = Field(description="Id of the merged work, as it is after deduplication")
     kept_id: str = Field(description="Id of the record folded into (the group's first record "
-                         "that is not attached to it as a notice)")
+                         "that is not attached to it as a notice or an earlier version)")
     merged_id: str = Field(description="Id of the record folded in")
     detail: str = Field("", description="The shared identifier, or the evidence")
     identifiers: list[str] = Field(
@@ -156,6 +181,15 @@ class CitedPlace:
     page: int | None
 
 
+@dataclass(frozen=True)
+class ReviewVersion:
+    """Which Cochrane review a record is ('cd002273') and which version of it: the DOI's
+    '.pubN' (1 without a suffix), or None when only the article number says which review."""
+
+    number: str
+    version: int | None
+
+
 Place = Literal["same", "conflict", "unknown"]
 
 
@@ -181,6 +215,7 @@ class _Keys:
     notice: str | None
     meeting_abstract: bool
     errata: tuple[CitedPlace, ...]
+    review: ReviewVersion | None
 
 
 def deduplicate(works: list[Work]) -> DedupResult:
@@ -192,6 +227,7 @@ def deduplicate(works: list[Work]) -> DedupResult:
     pairs = _candidate_pairs(keys)
     for rule, i, j, detail in _probable_links(keys, pairs):
         groups.union(i, j, rule, detail, by_identifier=False)
+    _join_review_versions(groups, keys)
     _attach_notices(groups, _attachment_links(keys, pairs))
     return _fold(works, groups)
 
@@ -286,6 +322,26 @@ def cited_errata(title: str) -> tuple[CitedPlace, ...]:
     for volume, issue, page in _ERRATUM_IN.findall(html.unescape(title)):
         places.append(CitedPlace(volume.lower(), _normalize_issue(issue), int(page)))
     return tuple(places)
+
+
+def cochrane_review(work: Work) -> ReviewVersion | None:
+    """Which Cochrane review ``work`` is, and which version of it.
+
+    Cochrane publishes every update of a review under the review's number, each version with
+    its own DOI ('10.1002/14651858.CD002273.pub3'; the first has no suffix), PMID and year.
+    Bibliographic databases also give the review's number as its article number, in the pages
+    field ('CD002273'): the same for every version, so a record of the Cochrane Database
+    without a DOI says which review it is, not which version. Other DOIs are not read for
+    versions: only this prefix is known to number one review's versions this way.
+    """
+    if work.doi:
+        if match := COCHRANE_DOI.match(work.doi):
+            return ReviewVersion(match.group(1).lower(), int(match.group(2) or 1))
+        return None
+    article = COCHRANE_ARTICLE.fullmatch(work.pages or "")
+    if article and re.search(r"\bcochrane\b", work.venue or "", re.IGNORECASE):
+        return ReviewVersion(article.group(1).lower(), None)
+    return None
 
 
 def author_key(author: str) -> str | None:
@@ -538,6 +594,7 @@ def _keys(work: Work) -> _Keys:
         notice=notice_kind(work.title),
         meeting_abstract=bool(_MEETING_ABSTRACT.search(work.venue or "")),
         errata=cited_errata(work.title),
+        review=cochrane_review(work),
     )
 
 
@@ -795,6 +852,84 @@ def _attach_notices(groups: _UnionFind, links: list[Attachment]) -> None:
             groups.attach(item, work, rule, detail)
 
 
+def _join_review_versions(groups: _UnionFind, keys: list[_Keys]) -> None:
+    """Attach every version of a Cochrane review to its newest version (rule 5 of the module
+    docstring). Versions whose order cannot be told stay apart, and so does a record with
+    neither title words nor first author in common with the other (a DOI pasted into it)."""
+    by_review: dict[str, list[int]] = defaultdict(list)
+    for index, key in enumerate(keys):
+        if key.review:
+            by_review[key.review.number].append(index)
+    for number, indices in by_review.items():
+        for i, j in combinations(indices, 2):
+            if link := _version_link(groups, keys, number, i, j):
+                groups.attach(*link)
+
+
+def _version_link(groups: _UnionFind, keys: list[_Keys], number: str, i: int, j: int
+                  ) -> tuple[int, int, str, str] | None:
+    """(older record, newer record, rule, evidence) when records ``i`` and ``j`` of review
+    ``number``, not yet in one group, are two versions whose order the groups tell."""
+    root_i, root_j = groups.find(i), groups.find(j)
+    if root_i == root_j or _unrelated(keys[i], keys[j]):
+        return None
+    version_i, version_j = _group_version(groups, root_i, number), _group_version(
+        groups, root_j, number)
+    order = _newer(version_i, version_j)
+    if order is None:
+        return None
+    (older, old), (newer, new) = (((j, version_j), (i, version_i)) if order > 0
+                                  else ((i, version_i), (j, version_j)))
+    return older, newer, "review_version", (
+        f"Cochrane review {number.upper()}: {_describe_version(old)} updated by "
+        f"{_describe_version(new)}")
+
+
+VersionOrder = tuple[int | None, int | None]
+"""(version number, year) of a group of records of one Cochrane review, each None if unknown."""
+
+
+def _group_version(groups: _UnionFind, root: int, number: str) -> VersionOrder:
+    """The newest version number and year the group's records of review ``number`` give."""
+    members = [key for key in (groups.keys[m] for m in groups.members[root])
+               if key.review and key.review.number == number]
+    versions = [key.review.version for key in members
+                if key.review and key.review.version is not None]
+    years = [key.year for key in members if key.year is not None]
+    return max(versions, default=None), max(years, default=None)
+
+
+def _newer(a: VersionOrder, b: VersionOrder) -> int | None:
+    """1 when ``a`` is the later version, -1 when ``b`` is, None when it cannot be told: the
+    version numbers and the years say nothing or contradict each other."""
+    by_version, by_year = _compare(a[0], b[0]), _compare(a[1], b[1])
+    if by_version and by_year and by_version != by_year:
+        return None
+    return by_version or by_year or None
+
+
+def _compare(a: int | None, b: int | None) -> int:
+    if a is None or b is None or a == b:
+        return 0
+    return 1 if a > b else -1
+
+
+def _describe_version(version: VersionOrder) -> str:
+    number, year = version
+    year_text = str(year) if year is not None else "year unknown"
+    return f"version {number} ({year_text})" if number is not None else year_text
+
+
+def _unrelated(a: _Keys, b: _Keys) -> bool:
+    """Neither the first author nor most title words in common: one of the two records carries
+    an identifier that is not its own. (A review's update may change its title or its first
+    author, rarely both.)"""
+    if _first_authors_agree(a, b) or min(len(a.title), len(b.title)) < MIN_TITLE_CHARS:
+        return False
+    overlap = max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
+    return overlap < CONTRADICTING_TITLE_WORDS
+
+
 def _place(a: _Keys, b: _Keys) -> Place:
     """Whether two records are printed at the same place ('same': one volume, one first page),
     at places that exclude each other ('conflict'), or cannot tell ('unknown').
@@ -967,7 +1102,10 @@ class _UnionFind:
         self.links: dict[int, tuple[str, str]] = {}
         """For each record joined to another, the rule and detail of its first successful link."""
         self.attached: dict[int, tuple[str, str]] = {}
-        """For each record attached to a work as its notice, the rule and detail that did it."""
+        """For each record attached to a work as its notice or an earlier version, the rule and
+        detail that did it."""
+        self.attached_with: dict[int, int] = {}
+        """For each attached record, the group it was attached with (the records of one notice)."""
 
     def find(self, index: int) -> int:
         while self.parent[index] != index:
@@ -994,13 +1132,16 @@ class _UnionFind:
                    for member in self.members[self.find(index)])
 
     def attach(self, item: int, work: int, rule: str, detail: str) -> None:
-        """Join the group of ``item`` to the work of ``work`` as its notices. The identifier
-        veto does not apply: a notice has its own PMID and DOI."""
+        """Join the group of ``item`` to the work of ``work`` as its notices (or its earlier
+        versions). The identifier veto does not apply: a notice, like each version of a
+        Cochrane review, has its own PMID and DOI. A record already attached (an earlier
+        version's earlier version) keeps the rule and evidence that attached it first."""
         item_root, work_root = self.find(item), self.find(work)
         if item_root == work_root:
             return
         for member in self.members[item_root]:
-            self.attached[member] = (rule, detail)
+            self.attached.setdefault(member, (rule, detail))
+            self.attached_with.setdefault(member, item_root)
         self._join(item_root, work_root)
 
     def _join(self, root_i: int, root_j: int) -> None:
@@ -1056,6 +1197,9 @@ def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
                 rule, detail = groups.links[index]
                 work = work.merge(works[index], rule)
             folded.append((index, rule, detail))
+        if named := _named_notices(works, groups, indices):
+            work = work.model_copy(update={"notices": list(dict.fromkeys([*work.notices,
+                                                                          *named]))})
         merges.extend(Merge(rule=rule, work_id=work.id, kept_id=works[base].id,
                             merged_id=works[index].id, detail=detail,
                             identifiers=[f"{kind}:{value}"
@@ -1067,10 +1211,39 @@ def _fold(works: list[Work], groups: _UnionFind) -> DedupResult:
 
 
 def _with_notice(work: Work, notice: Work, rule: str) -> Work:
-    """``work`` with a notice about it attached: the notice's sources and rule are recorded, but
-    none of its fields or identifiers fill the work's (an erratum's DOI is not the article's);
-    they stay in the :class:`Merge`."""
+    """``work`` with a notice about it (or an earlier version of it) attached: the notice's
+    sources and rule are recorded, but none of its fields or identifiers fill the work's (an
+    erratum's DOI is not the article's); they stay in the :class:`Merge`."""
     return work.model_copy(update={
         "sources": list(dict.fromkeys([*work.sources, *notice.sources])),
         "merged_by": list(dict.fromkeys([*work.merged_by, *notice.merged_by, rule])),
     })
+
+
+def _named_notices(works: list[Work], groups: _UnionFind, indices: list[int]) -> list[str]:
+    """The erratum, reply and meeting abstract attached to one work, as ``Work.notices`` names
+    them: one entry per notice, however many records of it the sources gave."""
+    notices: dict[int, list[int]] = defaultdict(list)
+    for index in indices:
+        if index in groups.attached and groups.attached[index][0] in NOTICE_LABELS:
+            notices[groups.attached_with[index]].append(index)
+    return [describe_notice([works[i] for i in records], groups.attached[records[0]][0])
+            for records in notices.values()]
+
+
+def describe_notice(records: list[Work], rule: str) -> str:
+    """A notice attached by ``rule`` as ``Work.notices`` names it: its kind and the identifiers
+    of its records ('Erratum: DOI 10.1056/nejmx090022, PMID 19494218'), or, when none has any,
+    where it is printed ('Reply: Pediatric Nephrology 2004;19(8):945')."""
+    identifiers = dict.fromkeys(f"{IDENTIFIER_LABELS[kind]} {value}"
+                                for record in records for kind, value in record.identifiers())
+    return f"{NOTICE_LABELS[rule]}: {', '.join(identifiers) or _printed_at(records[0])}"
+
+
+def _printed_at(work: Work) -> str:
+    """'Pediatric Nephrology 2004;19(8):945', from what the record gives; its title if nothing."""
+    issue = f"({work.issue})" if work.issue else ""
+    place = f"{work.volume or ''}{issue}" + (f":{work.pages}" if work.pages else "")
+    year = str(work.year) if work.year else ""
+    when = ";".join(part for part in (year, place) if part)
+    return " ".join(part for part in (work.venue, when) if part) or work.title
