@@ -86,9 +86,13 @@ def test_the_default_is_the_int8_onnx_model_and_agrees_with_pytorch(model: Embed
     assert isinstance(model, OnnxEmbedder) and model.name == MINILM_INT8
     torch_model = load_embedder(MINILM)
     assert torch_model is not None and torch_model.name == MINILM
+    full = load_embedder(f"{MINILM_INT8}-max256")  # PyTorch's limit, for a like-for-like check
+    assert full is not None
     texts = [w.abstract or "" for w in WORKS] + [QUESTION.text, "aspirin", "word " * 400]
-    cosines = (model.embed_documents(texts) * torch_model.embed_documents(texts)).sum(axis=1)
+    cosines = (full.embed_documents(texts) * torch_model.embed_documents(texts)).sum(axis=1)
     assert cosines.min() >= 0.98, cosines
+    short = texts[:-1]  # within 192 tokens, the default cut changes nothing
+    assert np.allclose(model.embed_documents(short), full.embed_documents(short), atol=1e-6)
 
 
 def test_a_text_embeds_the_same_alone_or_among_others(model: Embedder) -> None:
@@ -226,3 +230,15 @@ def test_lexical_only_by_choice_needs_no_model_and_warns_nothing(tmp_path: Path)
     selected, warnings = select_passages([QUESTION], WORKS, per_question=2, settings=settings)
     assert warnings == []
     assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
+
+
+def test_vectors_of_another_token_limit_or_model_file_get_their_own_collection(
+        model: Embedder, settings: Settings) -> None:
+    """The store is content-keyed, so two embedders whose vectors differ must never share a
+    collection, even under one display name."""
+    full = load_embedder(f"{MINILM_INT8}-max256")
+    client = open_client(settings)
+    assert isinstance(model, OnnxEmbedder) and isinstance(full, OnnxEmbedder)
+    names = {PassageStore(client, embedder).collection.name for embedder in (model, full)}
+    assert len(names) == 2
+    assert model.store_key.startswith(f"{MINILM_INT8}:") and model.store_key.endswith(":192")

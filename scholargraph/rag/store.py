@@ -53,7 +53,7 @@ class PassageStore:
     def __init__(self, client: ClientAPI, embedder: Embedder) -> None:
         self.embedder = embedder
         self.collection: Collection = client.get_or_create_collection(
-            name=collection_name(embedder.name),
+            name=collection_name(getattr(embedder, "store_key", None) or embedder.name),
             embedding_function=None,
             metadata={"hnsw:space": "cosine", "embedding_model": embedder.name},
         )
