@@ -332,14 +332,25 @@ def _derive_int8(model_dir: Path, work: Path) -> None:
 
 @contextmanager
 def _quiet_root_logger() -> Iterator[None]:
-    """ONNX Runtime's optimiser and quantiser log through the root logger (``logging.info``),
-    which, while the root logger has no handler, configures logging for the whole process; a
-    handler of our own for the duration keeps the process's logging as it was."""
+    """ONNX Runtime's optimiser and quantiser log advice for their own developers, through the
+    root logger (``logging.warning``: which, while the root logger has no handler, would
+    configure logging for the whole process) and their own loggers. For the duration, a handler
+    of ours keeps the root logger from being configured, and a filter on each of its handlers
+    keeps ONNX Runtime's records from the application's output. Nothing else is touched."""
     root, quiet = logging.getLogger(), logging.NullHandler()
+
+    def not_onnxruntime(record: logging.LogRecord) -> bool:
+        return f"{os.sep}onnxruntime{os.sep}" not in record.pathname
+
+    handlers = list(root.handlers)
     root.addHandler(quiet)
+    for handler in handlers:
+        handler.addFilter(not_onnxruntime)
     try:
         yield
     finally:
+        for handler in handlers:
+            handler.removeFilter(not_onnxruntime)
         root.removeHandler(quiet)
 
 
