@@ -61,6 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scholargraph.testing import RateLimit, ReplayRequest, ReplayResponse, ReplayServer
 from scholargraph.testing.fixtures import fixture_bytes
+from scholargraph.testing.server import temporary_environment
 from scholargraph.testing.services.arxiv import ATOM, ArxivService, _feed
 from scholargraph.testing.services.ddg import HTML, RESULTS_PAGE, DuckDuckGoService
 from scholargraph.testing.services.materials import MaterialsService, load_documents
@@ -309,20 +310,6 @@ def _serve(conn: Any) -> None:
         conn.send((server.url, server.endpoint_env()))
 
 
-@contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
-
-
 def measure(server: ServerProcess, who: str, source: str, n: int,
             fetch: Callable[[ServerProcess], int], deadline_s: float | None = None) -> Measure:
     """One fetch against a fresh bench server; given up (and said so) after ``deadline_s``."""
@@ -339,7 +326,7 @@ def measure(server: ServerProcess, who: str, source: str, n: int,
             outcome["error"] = f"failed: {type(exc).__name__}: {str(exc)[:100]}"
 
     server.fresh()
-    with environment({**server.env, **env}):
+    with temporary_environment({**server.env, **env}):
         started, cpu_started = time.monotonic(), time.process_time()
         worker = threading.Thread(target=run, daemon=True)
         worker.start()

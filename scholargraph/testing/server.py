@@ -164,19 +164,9 @@ class ReplayServer:
     @contextmanager
     def environment(self, **extra: str) -> Iterator[dict[str, str]]:
         """Set the endpoint variables (and ``extra``) for the duration of the block."""
-        import os
-
         values = {**self.endpoint_env(), **extra}
-        saved = {key: os.environ.get(key) for key in values}
-        os.environ.update(values)
-        try:
+        with temporary_environment(values):
             yield values
-        finally:
-            for key, old in saved.items():
-                if old is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = old
 
     def inject(self, service: str, fault: Fault) -> None:
         """Make the next requests to ``service`` misbehave as ``fault`` says."""
@@ -332,6 +322,23 @@ class _QuietServer(ThreadingHTTPServer):
 
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+@contextmanager
+def temporary_environment(values: Mapping[str, str]) -> Iterator[None]:
+    """Set environment variables for the duration of the block, then put back what was there."""
+    import os
+
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
 
 
 def _apply_fault(fault: Fault, answer: Callable[[], ReplayResponse]) -> ReplayResponse:
