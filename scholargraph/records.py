@@ -100,10 +100,12 @@ class Work(Record):
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
     notices: list[str] = Field(
         default_factory=list,
-        description="Records deduplication attached to this work because they are about it, not "
-        "works of their own: each its kind ('Erratum', 'Reply', 'Meeting abstract') and "
-        "identifiers ('Erratum: DOI 10.1056/nejmx090022, PMID 19494218'), or where it is "
-        "printed when it has none")
+        description="What was published about this work rather than as a work of its own: "
+        "records deduplication attached to it, each its kind ('Erratum', 'Reply', 'Meeting "
+        "abstract') and identifiers ('Erratum: DOI 10.1056/nejmx090022, PMID 19494218'), or "
+        "where it is printed when it has none; and the retractions, errata, expressions of "
+        "concern, updates and comments PubMed links to it ('Comment in: Gut. 2017 "
+        "Jun;66(6):1 (PMID 27920200)')")
     credibility: Credibility | None = Field(
         None, description="Source type and credibility, set by the retrieval node")
 

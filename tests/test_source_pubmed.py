@@ -235,3 +235,21 @@ def test_efetch_xml_entities_are_not_expanded() -> None:
               b"</MedlineCitation></PubmedArticle></PubmedArticleSet>")
     [work] = works_from_efetch(io.BytesIO(answer))
     assert work.pmid == "1" and "xxx" not in work.title
+
+
+def test_what_pubmed_links_to_an_article_becomes_its_notices() -> None:
+    """The recorded article lists a comment published on it (and 48 works it cites, which are
+    not notices)."""
+    [work] = works_from_efetch(io.BytesIO(fixture_bytes("pubmed/biopython_pubmed4.xml")))
+    assert work.pmid == "27797938"
+    assert work.notices == ["Comment in: Gut. 2017 Jun;66(6):1 (PMID 27920200)"]
+    assert not work.is_retracted
+
+
+def test_a_retraction_pubmed_links_flags_the_article() -> None:
+    """Edited from the recorded answer: the same article, as PubMed would list a retraction."""
+    recorded = fixture_bytes("pubmed/biopython_pubmed4.xml")
+    retracted = recorded.replace(b'RefType="CommentIn"', b'RefType="RetractionIn"', 1)
+    [work] = works_from_efetch(io.BytesIO(retracted))
+    assert work.is_retracted
+    assert work.notices == ["Retraction in: Gut. 2017 Jun;66(6):1 (PMID 27920200)"]

@@ -210,11 +210,29 @@ def works_from_efetch(answer: io.BytesIO) -> list[Work]:
     return [readers[element.tag](element) for element in root if element.tag in readers]
 
 
+NOTICE_KINDS = {"RetractionIn": "Retraction", "ExpressionOfConcernIn": "Expression of concern",
+                "ErratumIn": "Erratum", "UpdateIn": "Update", "CommentIn": "Comment"}
+"""PubMed's links from an article to what was later published about it, as notice labels."""
+
+
+def _notices(citation: etree._Element) -> list[str]:
+    """'Erratum in: Gut. 2017 Jun;66(6):1 (PMID 27920200)' for each link PubMed lists."""
+    notices = []
+    for link in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"):
+        kind = NOTICE_KINDS.get(link.get("RefType", ""))
+        if kind:
+            pmid = _text(link.find("PMID"))
+            where = _text(link.find("RefSource")) or "PubMed"
+            notices.append(f"{kind} in: {where}" + (f" (PMID {pmid})" if pmid else ""))
+    return notices
+
+
 def _article_work(article: etree._Element) -> Work:
     citation = _required(article, "MedlineCitation")
     body = _required(citation, "Article")
     ids = _article_ids(article.find("PubmedData/ArticleIdList"))
     pmid = _text(citation.find("PMID"))
+    notices = _notices(citation)
     return Work(
         title=_text(body.find("ArticleTitle")) or "(untitled)",
         authors=_authors(body.iterfind("AuthorList/Author")),
@@ -227,6 +245,8 @@ def _article_work(article: etree._Element) -> Work:
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
         kind="article",
+        is_retracted=any(notice.startswith("Retraction in:") for notice in notices),
+        notices=notices,
     )
 
 
