@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -281,7 +281,7 @@ class SearchLogEntry(Record):
     status: SourceStatus = "ok"
     error: str | None = None
     round: int = 1
-    at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 def _union(*lists: list[str]) -> list[str]:
