@@ -30,6 +30,7 @@ from scholargraph.tools.base import (
 )
 from scholargraph.tools.http import (
     RETRY_STATUS,
+    Politeness,
     http_session,
     install_secret_filter,
     translate_errors,
@@ -49,6 +50,9 @@ class ArxivAgent(SourceAgent):
 
     name: ClassVar[str] = "arxiv"
     order: ClassVar[int] = 20
+    politeness: ClassVar[Politeness] = Politeness(
+        requests=1, per_seconds=3.0,  # arXiv's API terms: one request every three seconds
+        official_hosts=("arxiv.org",), endpoint_envs=("SCHOLARGRAPH_ARXIV_URL",))
     label: ClassVar[str] = "arXiv"
     domains = frozenset({"physics", "computer_science", "materials"})
     query_syntax: ClassVar[str] = (

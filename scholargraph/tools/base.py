@@ -69,8 +69,8 @@ class SourceAgent(ABC):
     query_syntax: ClassVar[str] = "plain keywords"
     politeness: ClassVar[Politeness | None] = None
     """The service's manners, applied by :func:`~scholargraph.tools.http.http_session` to every
-    request made under this agent's ``name``. ``None``: the built-in entry for the name in
-    :data:`~scholargraph.tools.http.BUILTIN_POLITENESS`, else two requests a second."""
+    request made under this agent's ``name``. ``None``: two requests a second
+    (:data:`~scholargraph.tools.http.DEFAULT_POLITENESS`)."""
     secret_envs: ClassVar[tuple[str, ...]] = ()
     """Environment variables holding this source's own secrets (API keys, tokens). Their values
     are scrubbed from errors, search logs and log lines, as the built-in keys are."""

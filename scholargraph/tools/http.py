@@ -3,10 +3,10 @@
 Each service's manners are declared as data, a :class:`Politeness`: the rate it publishes (and the
 higher one a key earns), a timeout, how many retries, the largest answer worth reading. A source
 agent declares its service's on its class (``politeness``, see
-:class:`~scholargraph.tools.base.SourceAgent`); the built-in services' stand in
-:data:`BUILTIN_POLITENESS` (page fetching and the enrichment look-ups use them too). Both are
-found the same way, by service name (:func:`politeness`), so a plug-in gets everything below from
-:func:`http_session` without this module knowing it.
+:class:`~scholargraph.tools.base.SourceAgent`), built-in and plug-in alike, and every request
+under the agent's name (the enrichment look-ups use OpenAlex's) finds it by that name
+(:func:`politeness`), so a plug-in gets everything below from :func:`http_session` without this
+module knowing it. Page fetching is per site (:data:`PAGE_POLITENESS`).
 
 One limiter per service for the whole process, so two agents (or two threads) talking to the same
 service share its allowance. Every request sent through :func:`http_session` waits for that
@@ -116,23 +116,6 @@ class Politeness:
                 raise ConfigurationError(f"Politeness: {message}")
 
 
-BUILTIN_POLITENESS: dict[str, Politeness] = {
-    "pubmed": Politeness(
-        requests=3, keyed_requests=10, key_env="NCBI_API_KEY",
-        # EFetch batches of up to 1,000 records, 10-50 KB each
-        max_response_bytes=64 * MiB,
-        official_hosts=("ncbi.nlm.nih.gov",), endpoint_envs=("SCHOLARGRAPH_PUBMED_URL",)),
-    "arxiv": Politeness(requests=1, per_seconds=3.0, official_hosts=("arxiv.org",),
-                        endpoint_envs=("SCHOLARGRAPH_ARXIV_URL",)),
-    "openalex": Politeness(requests=10, official_hosts=("openalex.org",),
-                           endpoint_envs=("SCHOLARGRAPH_OPENALEX_URL",)),
-    "materials": Politeness(requests=5, official_hosts=("materialsproject.org",),
-                            endpoint_envs=("SCHOLARGRAPH_MP_URL",)),
-    "web": Politeness(requests=1, official_hosts=("duckduckgo.com",),
-                      endpoint_envs=("SCHOLARGRAPH_DDG_URL", "SCHOLARGRAPH_WEB_MIRROR")),
-}
-"""The built-in services' published limits (see SOURCES.md), as their agents would declare them."""
-
 PAGE_POLITENESS = Politeness(requests=2, endpoint_envs=("SCHOLARGRAPH_WEB_MIRROR",))
 """Page fetching, per site (service ``web:<host>``): sped up only through a web mirror."""
 
@@ -142,16 +125,15 @@ DEFAULT_POLITENESS = Politeness(requests=2)
 
 def politeness(service: str) -> Politeness:
     """What ``service`` declares: the ``politeness`` of the source agent registered under that
-    name, else the built-in entry, else :data:`DEFAULT_POLITENESS`."""
+    name; for page fetching (``web:<host>``) :data:`PAGE_POLITENESS`; else
+    :data:`DEFAULT_POLITENESS`."""
     # The registry imports the agents, which import this module: look it up at call time.
     from scholargraph.tools.registry import declared_politeness
 
     declared = declared_politeness(service)
     if declared is not None:
         return declared
-    if service.startswith("web:"):
-        return PAGE_POLITENESS
-    return BUILTIN_POLITENESS.get(service, DEFAULT_POLITENESS)
+    return PAGE_POLITENESS if service.startswith("web:") else DEFAULT_POLITENESS
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from scholargraph.schemas import Domain, Intent
 from scholargraph.settings import Settings
 from scholargraph.text import ELEMENTS
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.http import http_session, redact, unavailable
+from scholargraph.tools.http import Politeness, http_session, redact, unavailable
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +66,14 @@ lead Pb bismuth Bi polonium Po astatine At radon Rn francium Fr radium Ra actini
 protactinium Pa uranium U neptunium Np plutonium Pu
 oxide O nitride N carbide C sulfide S sulphide S selenide Se telluride Te fluoride F chloride Cl
 bromide Br iodide I hydride H boride B silicide Si phosphide P arsenide As
-""".split())] * 2))
+""".split())] * 2))  # noqa: SIM905 - a readable table
 """English element names, and the anion words of compound names, to element symbols."""
 
 _FORMULA = re.compile(r"^(?:[A-Z][a-z]?\d*(?:\.\d+)?)+$")
 _SYMBOL = re.compile(r"([A-Z][a-z]?)")
 _RANGE = re.compile(r"^(-?\d+(?:\.\d+)?)?\.\.(-?\d+(?:\.\d+)?)?$")
 _GAP_IN_TEXT = re.compile(
-    r"band\s*gaps?\D{0,40}?(\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?)\s*ev", re.I
+    r"band\s*gaps?\D{0,40}?(\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?)\s*ev", re.IGNORECASE
 )
 
 
@@ -177,6 +177,9 @@ class MaterialsAgent(SourceAgent):
 
     name = "materials"
     order = 40
+    politeness = Politeness(
+        requests=5,  # unpublished ("IP temporarily blocked" when pushed): the project's own
+        official_hosts=("materialsproject.org",), endpoint_envs=("SCHOLARGRAPH_MP_URL",))
     label = "Materials Project"
     domains: ClassVar[frozenset[Domain]] = frozenset({"materials"})
     query_syntax = (

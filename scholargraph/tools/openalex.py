@@ -25,7 +25,12 @@ from scholargraph.tools.base import (
     clean_terms,
     first_and_any,
 )
-from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
+from scholargraph.tools.http import (
+    Politeness,
+    http_session,
+    install_secret_filter,
+    translate_errors,
+)
 from scholargraph.tools.prefetch import one_ahead
 
 OFFICIAL_URL = "https://api.openalex.org"
@@ -48,6 +53,9 @@ class OpenAlexAgent(SourceAgent):
 
     name: ClassVar[str] = "openalex"
     order: ClassVar[int] = 30
+    politeness: ClassVar[Politeness] = Politeness(
+        requests=10,  # OpenAlex caps at 100/s; ten keeps a review far from it and its 403s
+        official_hosts=("openalex.org",), endpoint_envs=("SCHOLARGRAPH_OPENALEX_URL",))
     label: ClassVar[str] = "OpenAlex"
     always_active: ClassVar[bool] = True
     domains = ALL_DOMAINS

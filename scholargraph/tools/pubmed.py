@@ -39,6 +39,8 @@ from scholargraph.tools.base import (
     first_and_any,
 )
 from scholargraph.tools.http import (
+    MiB,
+    Politeness,
     http_session,
     install_secret_filter,
     talks_to_official,
@@ -90,6 +92,10 @@ class PubMedAgent(SourceAgent):
 
     name: ClassVar[str] = "pubmed"
     order: ClassVar[int] = 10
+    politeness: ClassVar[Politeness] = Politeness(
+        requests=3, keyed_requests=10, key_env="NCBI_API_KEY",  # NCBI: 3/s, 10/s with a key
+        max_response_bytes=64 * MiB,  # EFetch batches of up to 1,000 records, 10-50 KB each
+        official_hosts=("ncbi.nlm.nih.gov",), endpoint_envs=("SCHOLARGRAPH_PUBMED_URL",))
     label: ClassVar[str] = "PubMed"
     domains = frozenset({"biomedical", "chemistry"})
     query_syntax: ClassVar[str] = (

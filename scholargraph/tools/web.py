@@ -49,7 +49,7 @@ from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.browser import PageRenderer
 from scholargraph.tools.cache import ResultStore, result_store
 from scholargraph.tools.crawl import CrawlLimits, choose_links, crawled_work
-from scholargraph.tools.http import throttle
+from scholargraph.tools.http import Politeness, throttle
 from scholargraph.tools.news import news_unavailable_reason, search_news, work_from_news
 from scholargraph.tools.pages import PageFetcher, PageLimits, PageOutcome, RobotsCache
 
@@ -66,6 +66,10 @@ class WebAgent(SourceAgent):
 
     name = "web"
     order = 50
+    politeness = Politeness(
+        requests=1,  # DuckDuckGo publishes none: one search a second (pages: per site, in http)
+        official_hosts=("duckduckgo.com",),
+        endpoint_envs=("SCHOLARGRAPH_DDG_URL", "SCHOLARGRAPH_WEB_MIRROR"))
     label = "Web"
     domains: ClassVar[frozenset[Domain]] = frozenset({"general"})
     query_syntax = "plain web search text: keywords or a short question, quotes for exact phrases"
