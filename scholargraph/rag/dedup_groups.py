@@ -1,0 +1,96 @@
+"""The groups of records deduplication forms: a union-find that refuses a merge the records'
+identifiers, places or notice kinds contradict, and attaches notices and earlier versions."""
+
+from __future__ import annotations
+
+from scholargraph.rag.dedup_keys import Keys, is_preprint_doi
+from scholargraph.rag.dedup_rules import compare_places, has_page_range
+
+SINGLE_VALUED = ("pmid", "pmcid", "arxiv", "doi")
+"""Identifier kinds a work has at most one of (preprint DOIs aside): two values veto a merge."""
+
+
+class UnionFind:
+    """Groups of record indices, refusing a union that would join conflicting identifiers."""
+
+    def __init__(self, keys: list[Keys]) -> None:
+        self.keys = keys
+        self.parent = list(range(len(keys)))
+        self.identifiers: list[dict[str, set[str]]] = [
+            {kind: {value} for kind, value in key.identifiers.items()} for key in keys
+        ]
+        self.versions = [{(source, key.preprint) for source in key.sources} for key in keys]
+        """(source, is preprint) of each group's records: a source lists a work once per
+        version, so a fuzzy match never joins two records of one source (identifiers may)."""
+        self.members: list[list[int]] = [[index] for index in range(len(keys))]
+        self.links: dict[int, tuple[str, str]] = {}
+        """For each record joined to another, the rule and detail of its first successful link."""
+        self.attached: dict[int, tuple[str, str]] = {}
+        """For each record attached to a work as its notice or an earlier version, the rule and
+        detail that did it."""
+        self.attached_with: dict[int, int] = {}
+        """For each attached record, the group it was attached with (the records of one notice)."""
+
+    def find(self, index: int) -> int:
+        while self.parent[index] != index:
+            self.parent[index] = self.parent[self.parent[index]]
+            index = self.parent[index]
+        return index
+
+    def union(self, i: int, j: int, rule: str, detail: str, by_identifier: bool = True) -> None:
+        root_i, root_j = self.find(i), self.find(j)
+        if root_i == root_j or self._conflict(root_i, root_j):
+            return
+        if not by_identifier and (self.versions[root_i] & self.versions[root_j]
+                                  or self._apart(root_i, root_j)):
+            return
+        self._join(root_i, root_j)
+        self.links.setdefault(i, (rule, detail))
+        self.links.setdefault(j, (rule, detail))
+
+    def attachable(self, index: int) -> bool:
+        """Whether the group of ``index`` holds only notices and one-page or unpaged records,
+        so attaching it to a work cannot join two articles."""
+        return all(self.keys[member].notice in ("erratum", "reply")
+                   or not has_page_range(self.keys[member])
+                   for member in self.members[self.find(index)])
+
+    def attach(self, item: int, work: int, rule: str, detail: str) -> None:
+        """Join the group of ``item`` to the work of ``work`` as its notices (or its earlier
+        versions). The identifier veto does not apply: a notice, like each version of a
+        Cochrane review, has its own PMID and DOI. A record already attached (an earlier
+        version's earlier version) keeps the rule and evidence that attached it first."""
+        item_root, work_root = self.find(item), self.find(work)
+        if item_root == work_root:
+            return
+        for member in self.members[item_root]:
+            self.attached.setdefault(member, (rule, detail))
+            self.attached_with.setdefault(member, item_root)
+        self._join(item_root, work_root)
+
+    def _join(self, root_i: int, root_j: int) -> None:
+        keep, drop = min(root_i, root_j), max(root_i, root_j)
+        self.parent[drop] = keep
+        self.versions[keep] |= self.versions[drop]
+        self.members[keep] += self.members[drop]
+        for kind, values in self.identifiers[drop].items():
+            self.identifiers[keep].setdefault(kind, set()).update(values)
+
+    def _conflict(self, root_i: int, root_j: int) -> bool:
+        ids_i, ids_j = self.identifiers[root_i], self.identifiers[root_j]
+        for kind in SINGLE_VALUED:
+            values_i, values_j = ids_i.get(kind, set()), ids_j.get(kind, set())
+            if kind == "doi":
+                values_i = {v for v in values_i if not is_preprint_doi(v)}
+                values_j = {v for v in values_j if not is_preprint_doi(v)}
+            if values_i and values_j and not values_i & values_j:
+                return True
+        return False
+
+    def _apart(self, root_i: int, root_j: int) -> bool:
+        """Whether a probable link would put into one group records printed at conflicting
+        places or notices of different kinds (a chain through a record that lacks pages)."""
+        return any(
+            compare_places(self.keys[x], self.keys[y]) == "conflict"
+            or self.keys[x].notice != self.keys[y].notice
+            for x in self.members[root_i] for y in self.members[root_j])
