@@ -229,6 +229,14 @@ def test_a_bad_plug_in_path_says_what_is_wrong(value: str, message: str,
         registry.source_names()
 
 
+def _register_as_module(monkeypatch: pytest.MonkeyPatch, module_name: str, agent: type) -> None:
+    """``agent`` importable as ``module_name:<its class name>`` and named in SCHOLARGRAPH_SOURCES."""
+    module = type(sys)(module_name)
+    setattr(module, agent.__name__, agent)
+    monkeypatch.setitem(sys.modules, module_name, module)
+    monkeypatch.setenv(registry.SOURCES_ENV, f"{module_name}:{agent.__name__}")
+
+
 def test_a_plug_in_may_not_take_a_built_in_name(example_importable: None,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from scholargraph_crossref.agent import CrossrefAgent
@@ -236,10 +244,7 @@ def test_a_plug_in_may_not_take_a_built_in_name(example_importable: None,
     class Impostor(CrossrefAgent):
         name = "pubmed"
 
-    module = type(sys)("impostor_plugin")
-    module.Impostor = Impostor
-    monkeypatch.setitem(sys.modules, "impostor_plugin", module)
-    monkeypatch.setenv(registry.SOURCES_ENV, "impostor_plugin:Impostor")
+    _register_as_module(monkeypatch, "impostor_plugin", Impostor)
     with pytest.raises(ConfigurationError, match="reuses the name 'pubmed'"):
         registry.source_names()
 
@@ -251,10 +256,7 @@ def test_a_plug_in_politeness_must_be_declared_as_one(example_importable: None,
     class Careless(CrossrefAgent):
         politeness = "100 requests a second"  # type: ignore[assignment]
 
-    module = type(sys)("careless_plugin")
-    module.Careless = Careless
-    monkeypatch.setitem(sys.modules, "careless_plugin", module)
-    monkeypatch.setenv(registry.SOURCES_ENV, "careless_plugin:Careless")
+    _register_as_module(monkeypatch, "careless_plugin", Careless)
     with pytest.raises(ConfigurationError, match="politeness is not a .*Politeness"):
         registry.source_names()
 
