@@ -17,19 +17,16 @@ by :mod:`scholargraph.rag.dedup_titles`; which review a record is, by
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import combinations, product
-
-from rapidfuzz import fuzz
+from itertools import combinations
 
 from scholargraph.rag.dedup_groups import UnionFind
 from scholargraph.rag.dedup_keys import Keys, venues_agree
 from scholargraph.rag.dedup_rules import (
-    CONTRADICTING_TITLE_WORDS,
     MIN_SHARED_AUTHORS,
-    MIN_TITLE_CHARS,
     first_authors_agree,
     has_page_range,
     same_title,
+    titles_disagree,
     years_agree,
 )
 from scholargraph.rag.dedup_titles import MIN_EXTENDED_WORDS, CitedPlace
@@ -242,10 +239,7 @@ def _unrelated(a: Keys, b: Keys) -> bool:
     """Neither the first author nor most title words in common: one of the two records carries
     an identifier that is not its own. (A review's update may change its title or its first
     author, rarely both.)"""
-    if first_authors_agree(a, b) or min(len(a.title), len(b.title)) < MIN_TITLE_CHARS:
-        return False
-    overlap = max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
-    return overlap < CONTRADICTING_TITLE_WORDS
+    return not first_authors_agree(a, b) and titles_disagree(a, b)
 
 
 def with_notice(work: Work, notice: Work, rule: str) -> Work:

@@ -46,10 +46,19 @@ def contradicts(a: Keys, b: Keys) -> bool:
         return False
     if a.author is None or b.author is None or first_authors_agree(a, b):
         return False
+    return titles_disagree(a, b)
+
+
+def titles_disagree(a: Keys, b: Keys) -> bool:
+    """Whether two titles long enough to judge overlap less than ``CONTRADICTING_TITLE_WORDS``."""
     if min(len(a.title), len(b.title)) < MIN_TITLE_CHARS:
         return False
-    overlap = max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
-    return overlap < CONTRADICTING_TITLE_WORDS
+    return title_overlap(a, b) < CONTRADICTING_TITLE_WORDS
+
+
+def title_overlap(a: Keys, b: Keys) -> float:
+    """The best word-set overlap (0-1) between any title variant of ``a`` and of ``b``."""
+    return max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
 
 
 def fuzzy_match(a: Keys, b: Keys) -> str | None:
@@ -89,7 +98,7 @@ def place_match(a: Keys, b: Keys) -> str | None:
         return None
     if not first_authors_agree(a, b):
         return None
-    overlap = max(fuzz.token_set_ratio(x, y) for x, y in product(a.titles, b.titles)) / 100
+    overlap = title_overlap(a, b)
     if overlap < PLACE_TITLE_WORDS:
         return None
     return (f"volume {a.volume}, pages {a.pages.first}-{a.pages.last}, year {a.year}, "
