@@ -147,8 +147,30 @@ _written: ContextVar[list[tuple[SQLiteCache, str]] | None] = ContextVar(
     "scholargraph_cache_written", default=None)
 
 
-class ReviewCachedSession(CachedSession):
-    """A requests-cache session that tells :func:`all_or_nothing` what it wrote."""
+URLRewrite = tuple[str, str]
+"""``(official_prefix, endpoint)``: a URL a client hard-codes, and where it is sent instead."""
+
+
+class RewritingSession(requests.Session):
+    """A session that sends requests a client addresses to the official service to the
+    endpoint in force (a mirror, a proxy, the replay server), *before* anything else sees them.
+
+    The cache keys what this produces, so an answer is stored under the address that really
+    gave it: recorded answers from the replay server can never answer a request meant for the
+    real service.
+    """
+
+    rewrite: URLRewrite | None = None
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:  # type: ignore[override]
+        if self.rewrite and request.url and request.url.startswith(self.rewrite[0]):
+            request.url = self.rewrite[1] + request.url[len(self.rewrite[0]):]
+        return super().send(request, **kwargs)
+
+
+class ReviewCachedSession(RewritingSession, CachedSession):
+    """A requests-cache session, keyed by the URL really asked, that tells
+    :func:`all_or_nothing` what it wrote."""
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:  # type: ignore[override]
         response = super().send(request, **kwargs)
@@ -159,10 +181,15 @@ class ReviewCachedSession(CachedSession):
         return response
 
 
-def new_session(settings: Settings) -> requests.Session:
-    """A session reading and writing the on-disk cache, or a plain one with ``no_cache``."""
-    if settings.no_cache:
-        return requests.Session()
+def new_session(settings: Settings, rewrite: URLRewrite | None = None) -> RewritingSession:
+    """A session reading and writing the on-disk cache, or a plain one with ``no_cache``;
+    either sends what a client addresses to ``rewrite[0]`` to ``rewrite[1]``."""
+    session = RewritingSession() if settings.no_cache else _cached_session(settings)
+    session.rewrite = rewrite
+    return session
+
+
+def _cached_session(settings: Settings) -> ReviewCachedSession:
     return ReviewCachedSession(
         backend=_backend(cache_path(settings)),
         expire_after=EXPIRE_AFTER,

@@ -329,21 +329,16 @@ class PoliteAdapter(HTTPAdapter):
     the limiter. The timeout is the client's, bounded by the service's (:func:`bounded_timeout`).
     The body is read here, whether or not the client asked to stream, so that the size cap holds
     for every client and for the cache (requests-cache reads a whole body to store it).
-    ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
     """
 
-    def __init__(self, service: str, settings: Settings,
-                 rewrite: tuple[str, str] | None = None) -> None:
+    def __init__(self, service: str, settings: Settings) -> None:
         super().__init__(max_retries=0)
         self._service = service
         self._settings = settings
-        self._rewrite = rewrite
 
     def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
         rules = policy(self._service, self._settings)
         kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), rules.timeout_s)
-        if self._rewrite and request.url.startswith(self._rewrite[0]):
-            request.url = self._rewrite[1] + request.url[len(self._rewrite[0]):]
         response = self._send_politely(request, rules, kwargs)
         read_within_cap(response, self._service, rules.max_response_bytes)
         return response
@@ -392,15 +387,14 @@ def http_session(service: str, settings: Settings | None = None, *,
     larger than the cap raises :class:`SourceResponseError` (see :func:`read_within_cap`).
 
     ``rewrite=(official_prefix, endpoint)`` sends requests a client addresses to the official URL
-    to the configured endpoint instead (a mirror, a proxy, the replay server).
+    to the configured endpoint instead (a mirror, a proxy, the replay server); the cache keys
+    the address really asked, so no answer from one endpoint ever answers for another.
     """
     settings = settings or Settings()
-    session = new_session(settings)
+    session = new_session(settings, rewrite)
     adapter = PoliteAdapter(service, settings)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    if rewrite:
-        session.mount(rewrite[0], PoliteAdapter(service, settings, rewrite))
     session.headers["User-Agent"] = settings.user_agent
     return session
 
