@@ -323,9 +323,11 @@ def _derive_int8(source: Path, work: Path) -> None:
     fusion = FusionOptions("bert")
     fusion.enable_skip_layer_norm = False
     with _quiet_root_logger():
+        # opt_level 0: the optimiser's Python fusions only. Its own ONNX Runtime pass (the
+        # default for BERT) imports PyTorch, and the folding above already did that work.
         optimizer.optimize_model(str(folded), model_type="bert", num_heads=MINILM_HEADS,
-                                 hidden_size=MINILM_HIDDEN,
-                                 optimization_options=fusion).save_model_to_file(str(fused))
+                                 hidden_size=MINILM_HIDDEN, optimization_options=fusion,
+                                 opt_level=0).save_model_to_file(str(fused))
         quantize_dynamic(fused, work / "int8.onnx", weight_type=QuantType.QInt8,
                          per_channel=True,
                          extra_options={"DefaultTensorType": 1})  # TensorProto.FLOAT
