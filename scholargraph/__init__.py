@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scholargraph.api import ReviewOptions, review, start_review
+from scholargraph.api import review, start_review
+from scholargraph.options import ReviewOptions
 from scholargraph.context import ReviewContext
 from scholargraph.errors import (
     ConfigurationError,

@@ -152,7 +152,7 @@ def _ask(prompt: str) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     from scholargraph.api import start_review
-    from scholargraph.report import prepare_out_dir
+    from scholargraph.exports.files import prepare_out_dir
     from scholargraph.runs import PendingApproval
 
     run = start_review(

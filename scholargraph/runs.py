@@ -13,19 +13,17 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langgraph.types import Command
 
 from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer
 from scholargraph.errors import InputError
+from scholargraph.options import ReviewOptions
 from scholargraph.report import Report, report_from_state
 from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
-
-if TYPE_CHECKING:
-    from scholargraph.api import ReviewOptions
 
 ProgressCallback = Callable[[str, dict[str, Any]], None]
 OFFLINE_MP_KEY = "offline0replay0key0not0a0secret0"  # 32 characters, as mp_api requires

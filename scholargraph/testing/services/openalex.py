@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 from scholargraph.identifiers import normalize_doi, normalize_openalex_id
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 from scholargraph.testing.services import querymatch
 from scholargraph.testing.services.querymatch import Doc, Term, Token
 
