@@ -177,7 +177,7 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from scholargraph.web import serve
+    from scholargraph.webapp import serve
 
     print(f"scholargraph: the review page is at http://{args.host}:{args.port}/ "
           "(Ctrl+C stops it)", file=sys.stderr)

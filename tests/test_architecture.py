@@ -127,7 +127,7 @@ def test_no_module_writes_the_environment_outside_the_testing_kit() -> None:
 def test_the_replay_server_is_off_the_runtime_import_path() -> None:
     """Only --offline loads scholargraph.testing; running the CLI's and the graph's modules does
     not."""
-    code = ("import sys, scholargraph, scholargraph.cli, scholargraph.graph, scholargraph.web; "
+    code = ("import sys, scholargraph, scholargraph.cli, scholargraph.graph, scholargraph.webapp; "
             "print(sorted(m for m in sys.modules if m.startswith('scholargraph.testing')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, timeout=120).stdout.strip()

@@ -117,7 +117,7 @@ def _split(passage: Passage, quote: Quote | None) -> tuple[str, str, str]:
 
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("scholargraph.web", "templates"),
+        loader=jinja2.PackageLoader("scholargraph.webapp", "templates"),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     )
     environment.globals.update(
@@ -131,5 +131,5 @@ TEMPLATES = _environment()
 
 
 def page(template: str, **context: Any) -> str:
-    """A template of ``scholargraph/web/templates`` rendered with every value escaped."""
+    """A template of ``scholargraph/webapp/templates`` rendered with every value escaped."""
     return TEMPLATES.get_template(template).render(**context)

@@ -45,8 +45,8 @@ from starlette.staticfiles import StaticFiles
 from scholargraph.errors import InputError
 from scholargraph.settings import get_settings
 from scholargraph.tools.registry import source_names
-from scholargraph.web import render
-from scholargraph.web.reviews import (
+from scholargraph.webapp import render
+from scholargraph.webapp.reviews import (
     MAX_RUNNING,
     ReviewBoard,
     ReviewBusy,
@@ -84,7 +84,7 @@ def create_app(*, offline: bool = False, out_root: Path | None = None,
         Route("/reviews/{review_id}/decision", pages.decide, methods=["POST"]),
         Route("/reviews/{review_id}/review", pages.review_fragment),
         Route("/reviews/{review_id}/files/{name}", pages.download),
-        Mount("/static", StaticFiles(packages=[("scholargraph.web", "static")]), name="static"),
+        Mount("/static", StaticFiles(packages=[("scholargraph.webapp", "static")]), name="static"),
     ]
     middleware = [Middleware(TrustedHostMiddleware,
                              allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)]
