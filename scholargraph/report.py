@@ -7,7 +7,6 @@ produces the five files of the contract: ``review.md``, ``review.json``, ``refer
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from pydantic import Field
 from scholargraph.context import ReviewContext
 from scholargraph.engines import engine_name
 from scholargraph.evidence_table import evidence_passages
-from scholargraph.exports.files import prepare_out_dir, write_review
+from scholargraph.exports.files import write_review
 from scholargraph.records import Material, Passage, Record, SearchLogEntry, Work
 from scholargraph.schemas import Evaluation, EvidenceRow, Finding, SubQuestion
 from scholargraph.state import ReviewState

@@ -102,7 +102,7 @@ class ReplayServer:
         if self._httpd is None:
             raise RuntimeError("the replay server is not running; use it as a context manager")
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def service_url(self, prefix: str) -> str:
         """Base URL of one mounted service, with a trailing slash."""
@@ -287,7 +287,7 @@ class _QuietServer(ThreadingHTTPServer):
         import sys
 
         if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 @contextmanager

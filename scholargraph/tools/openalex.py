@@ -9,14 +9,14 @@ Each page is asked for while the one before is turned into works (:func:`one_ahe
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 import pyalex
 from pyalex import Works
 
 from scholargraph.errors import SourceResponseError
 from scholargraph.records import Work
-from scholargraph.schemas import Intent
+from scholargraph.schemas import Domain, Intent
 from scholargraph.settings import Settings
 from scholargraph.tools.base import (
     SearchRequest,
@@ -43,9 +43,7 @@ yearly counts) and roughly halves what is downloaded."""
 PER_PAGE_MAX = 100
 PHRASE_WORDS = 2
 STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
-ALL_DOMAINS = frozenset(
-    {"biomedical", "physics", "computer_science", "materials", "chemistry", "general"}
-)
+ALL_DOMAINS: frozenset[Domain] = frozenset(get_args(Domain))
 
 
 class OpenAlexAgent(SourceAgent):
@@ -58,7 +56,7 @@ class OpenAlexAgent(SourceAgent):
         official_hosts=("openalex.org",), endpoint_envs=("SCHOLARGRAPH_OPENALEX_URL",))
     label: ClassVar[str] = "OpenAlex"
     always_active: ClassVar[bool] = True
-    domains = ALL_DOMAINS
+    domains: ClassVar[frozenset[Domain]] = ALL_DOMAINS
     query_syntax: ClassVar[str] = (
         'OpenAlex full-text search over titles and abstracts: plain words, phrases in double '
         'quotes, AND/OR/NOT in capitals; no field tags (years are applied as filters)'

@@ -109,7 +109,8 @@ def _list_items(raw: bytes) -> list[bytes]:
     start = re.search(r'"results"\s*:\s*\[', text)
     if start is None:
         return []
-    items, at = [], start.end()
+    items: list[bytes] = []
+    at = start.end()
     while True:
         at = len(text) - len(text[at:].lstrip(" \n\r\t,"))
         if text[at] == "]":

@@ -99,7 +99,9 @@ class Article:
 
 def _article(raw: bytes) -> Article:
     root = ElementTree.fromstring(raw)
-    text = lambda path: " ".join("".join(node.itertext()) for node in root.iterfind(path))
+    def text(path: str) -> str:
+        return " ".join("".join(node.itertext()) for node in root.iterfind(path))
+
     year = (root.findtext(".//Article/Journal/JournalIssue/PubDate/Year")
             or (root.findtext(".//Article/Journal/JournalIssue/PubDate/MedlineDate") or "")[:4])
     fields = {
