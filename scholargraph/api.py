@@ -13,16 +13,13 @@ from typing import Any
 from scholargraph.agents.clean_query import clean_question
 from scholargraph.errors import InputError
 from scholargraph.exports.files import prepare_out_dir
-from scholargraph.options import ReviewOptions
+from scholargraph.options import ReviewOptions, options_from
 from scholargraph.report import Report
 from scholargraph.runs import PendingApproval, ProgressCallback, ReviewRun
 
 
 def _checked(question: str, options: dict[str, Any]) -> tuple[str, ReviewOptions]:
-    try:
-        settings = ReviewOptions(**options)
-    except TypeError as exc:
-        raise InputError(f"unknown option: {exc}") from exc
+    settings = options_from(options)
     cleaned = clean_question(question)
     settings.check()
     return cleaned, settings

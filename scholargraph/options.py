@@ -7,15 +7,15 @@ page hand to a run; it turns into the run's :class:`~scholargraph.context.Review
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from scholargraph.context import ReviewContext
+from scholargraph.context import ReviewContext, option
 from scholargraph.engines import load_chat_model
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
-from scholargraph.settings import Settings, get_settings
+from scholargraph.settings import Settings
 from scholargraph.tools.library import load_library
 from scholargraph.tools.registry import source_names
 
@@ -23,27 +23,24 @@ MAX_RESULTS_LIMIT = 2000
 
 
 @dataclass(kw_only=True)
-class ReviewOptions:
-    """The options of :func:`review`, checked together."""
+class ReviewOptions(ReviewContext):
+    """The options of a review: the run's context (:class:`ReviewContext`, written once) and
+    those that only start a run, checked together."""
 
-    sources: list[str] | None = None
-    max_results: int = 20
-    since: int | None = None
-    until: int | None = None
-    model: str | None = None
-    chat_model: Any = None
-    max_iterations: int = 2
-    passages_per_question: int = 6
-    approve_plan: bool = False
-    snowball: bool = False
-    judge: bool = False
-    thread: str | None = None
-    offline: bool = False
-    style: str = "apa"
-    library: str | None = None
-    no_cache: bool = False
-    settings: Settings | None = None
-    """The run's configuration; unset: the environment's (read once, when the run is made)."""
+    thread: str | None = option(
+        None, "name the run; it is checkpointed after every step and the same name resumes it",
+        cli={})
+    offline: bool = option(
+        False, "search the small recorded corpus shipped with scholargraph instead of the live "
+        "services (no network needed)", cli={}, form=True)
+    no_cache: bool = option(
+        False, "ask the services afresh: neither read nor write the on-disk cache of their "
+        "answers", cli={})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.no_cache:
+            self.settings = self.run_settings.model_copy(update={"no_cache": True})
 
     def check(self) -> None:
         """Raise :class:`InputError` for an option that cannot work."""
@@ -64,7 +61,7 @@ class ReviewOptions:
             raise InputError("max iterations must be between 1 and 10")
         if self.model and self.chat_model is None:
             self.chat_model = load_chat_model(self.model)
-        self.style = check_style(self.style)
+        self.citation_style = check_style(self.citation_style)
         if self.library is not None:
             if not Path(self.library).expanduser().exists():
                 raise InputError(f"--library {self.library} does not exist")
@@ -72,18 +69,20 @@ class ReviewOptions:
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
 
-    def run_settings(self) -> Settings:
-        """The run's configuration: the one given, else the environment's, with ``no_cache``."""
-        settings = self.settings or get_settings()
-        return settings.model_copy(update={"no_cache": True}) if self.no_cache else settings
-
     def context(self, settings: Settings) -> ReviewContext:
-        return ReviewContext(settings=settings,
-                             model=self.model, sources=self.sources, max_results=self.max_results,
-                             since=self.since, until=self.until,
-                             max_iterations=self.max_iterations,
-                             passages_per_question=self.passages_per_question,
-                             approve_plan=self.approve_plan, snowball=self.snowball,
-                             judge=self.judge, citation_style=self.style,
-                             library=self.library,
-                             chat_model=self.chat_model)
+        """The run's context: these options without the starting ones, with ``settings`` (the
+        run's own, its endpoints swapped while an offline run goes)."""
+        values = {f.name: getattr(self, f.name) for f in fields(ReviewContext)}
+        return ReviewContext(**{**values, "settings": settings})
+
+
+def options_from(values: dict[str, Any]) -> ReviewOptions:
+    """:class:`ReviewOptions` from keyword options (``style`` is ``citation_style``'s short
+    name), or :class:`InputError` naming an unknown one."""
+    values = dict(values)
+    if "style" in values:
+        values["citation_style"] = values.pop("style")
+    try:
+        return ReviewOptions(**values)
+    except TypeError as exc:
+        raise InputError(f"unknown option: {exc}") from exc

@@ -47,7 +47,7 @@ class ReviewRun:
         self.on_progress = on_progress
         self.thread = options.thread or f"run-{uuid.uuid4().hex[:12]}"
         self._memory = None if options.thread else memory_checkpointer()
-        self.settings = options.run_settings()
+        self.settings = options.run_settings
         self._in_force = self.settings
         """The run's configuration, read once here; ``--offline`` swaps its endpoints while the
         run goes (:func:`offline_services`)."""

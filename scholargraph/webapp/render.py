@@ -1,4 +1,5 @@
-"""The pages' HTML, and the finished review as the page shows it: findings under their sub-questions, each with the
+"""The pages' HTML, and the finished review as the page shows it: findings under their
+sub-questions, each with the
 passages it rests on (the quoted span marked inside its passage) and the work each comes from.
 
 Everything here is plain data for the Jinja templates, which escape it; the one piece of ready
