@@ -1,6 +1,6 @@
 """The pages' HTML, and the finished review as the page shows it: findings under their
-sub-questions, each with the
-passages it rests on (the quoted span marked inside its passage) and the work each comes from.
+sub-questions, each with the passages it rests on (the quoted span marked inside its passage)
+and the work each comes from.
 
 Everything here is plain data for the Jinja templates, which escape it; the one piece of ready
 HTML, a formatted reference, is built from escaped parts by :func:`reference_html`. Links are
