@@ -7,6 +7,7 @@ always gives the same plan and queries, and a scientist can predict what will be
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
@@ -17,6 +18,35 @@ QUESTION_WORDS = frozenset(
 STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
     ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be", "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each", "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only", "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
 )
+_INVISIBLE = frozenset("\u00ad\u200b\u2060\ufeff\ufffe")
+"""Soft hyphen, zero-width space, word joiner and byte-order marks: format characters that
+split a word invisibly (zero-width joiners, which some scripts need, are kept)."""
+
+
+def clean_text(text: str) -> str:
+    """``text`` without control characters and invisible format characters.
+
+    Sources pass through bytes no reader should see: Crossref's sorting marks around a
+    journal's article ('\\x98The \\x9cLancet. Digital health'), a stray NUL or form feed from a
+    PDF, a zero-width space inside a word. Line breaks and tabs are kept (full text keeps its
+    layout), other line and page breaks become line breaks, and every other C0 and C1 control
+    character is dropped.
+    """
+    if text.isprintable():
+        return text
+    return "".join(_clean_char(char) for char in text.replace("\r\n", "\n"))
+
+
+def _clean_char(char: str) -> str:
+    if char in "\n\t":
+        return char
+    if char in _INVISIBLE:
+        return ""
+    if unicodedata.category(char) == "Cc":
+        return "\n" if char.isspace() else ""
+    return char
+
+
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.']*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 

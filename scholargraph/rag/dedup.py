@@ -107,11 +107,11 @@ from itertools import combinations
 
 from pydantic import Field
 
+from scholargraph.identifiers import PREPRINT_SERVERS
 from scholargraph.rag.dedup_groups import SINGLE_VALUED, UnionFind
 from scholargraph.rag.dedup_keys import (
     COCHRANE_ARTICLE,
     COCHRANE_DOI,
-    PREPRINT_DOI_PREFIXES,
     Keys,
     Pages,
     ReviewVersion,
@@ -143,6 +143,7 @@ from scholargraph.rag.dedup_rules import (
     contradicts,
     fuzzy_match,
     place_match,
+    versions_disagree,
 )
 from scholargraph.rag.dedup_titles import (
     MIN_EXTENDED_WORDS,
@@ -165,7 +166,7 @@ __all__ = [
     "MIN_TITLE_CHARS",
     "NOTICE_LABELS",
     "PLACE_TITLE_WORDS",
-    "PREPRINT_DOI_PREFIXES",
+    "PREPRINT_SERVERS",
     "SINGLE_VALUED",
     "TITLE_SIMILARITY",
     "CitedPlace",
@@ -195,8 +196,8 @@ MAX_BLOCK = 300
 class Merge(Record):
     """One record folded into another, and why."""
 
-    rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url', "
-                      "'fuzzy_title', 'volume_pages', or, for a record attached to the work it "
+    rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'osf', 'url', "
+                      "'version', 'fuzzy_title', 'volume_pages', or, for a record attached to the work it "
                       "concerns, 'erratum', 'reply', 'meeting_abstract' or 'review_version' "
                       "(an earlier version of a Cochrane review)")
     work_id: str = Field(description="Id of the merged work, as it is after deduplication")
@@ -237,7 +238,8 @@ def deduplicate(works: list[Work]) -> DedupResult:
 
 def _identifier_links(keys: list[Keys]) -> Iterator[tuple[str, int, int, str]]:
     """(rule, earlier record, record, identifier) for records sharing an identifier, unless
-    everything else the two records say contradicts it."""
+    everything else the two records say contradicts it; then (rule 'version') for a record
+    and the records of the other versions it names."""
     seen: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, key in enumerate(keys):
         for kind, value in key.identifiers.items():
@@ -246,6 +248,11 @@ def _identifier_links(keys: list[Keys]) -> Iterator[tuple[str, int, int, str]]:
             earlier.append(index)
             if twin is not None:
                 yield kind, twin, index, f"{kind}:{value}"
+    for index, key in enumerate(keys):
+        for kind, value in sorted(key.versions):
+            for other in seen.get((kind, value), []):
+                if other != index and not versions_disagree(key, keys[other]):
+                    yield "version", min(index, other), max(index, other), f"{kind}:{value}"
 
 
 def _candidate_pairs(keys: list[Keys]) -> list[tuple[int, int]]:
@@ -301,10 +308,10 @@ def _unambiguous(links: list[tuple[str, int, int, str]], keys: list[Keys]
         partners[j].append(i)
     ambiguous: set[frozenset[int]] = set()
     for index, others in partners.items():
-        by_version: dict[tuple[str, bool], list[int]] = defaultdict(list)
+        by_version: dict[tuple[str, str], list[int]] = defaultdict(list)
         for other in others:
             for source in keys[other].sources:
-                by_version[(source, keys[other].preprint)].append(other)
+                by_version[(source, keys[other].version)].append(other)
         for twins in by_version.values():
             if len(twins) > 1 and not _share_identifier([keys[t] for t in twins]):
                 ambiguous.update(frozenset((index, twin)) for twin in twins)

@@ -49,6 +49,14 @@ def contradicts(a: Keys, b: Keys) -> bool:
     return titles_disagree(a, b)
 
 
+def versions_disagree(a: Keys, b: Keys) -> bool:
+    """Whether a record naming ``b``'s identifier as another version of itself (OpenAlex's
+    locations, a JMIR preprint's DOI) is contradicted: titles that share too few words and
+    first authors that differ. A preprint retitled on publication keeps its first author; an
+    address pointing at the wrong work keeps neither."""
+    return titles_disagree(a, b) and not first_authors_agree(a, b)
+
+
 def titles_disagree(a: Keys, b: Keys) -> bool:
     """Whether two titles long enough to judge overlap less than ``CONTRADICTING_TITLE_WORDS``."""
     if min(len(a.title), len(b.title)) < MIN_TITLE_CHARS:
@@ -67,6 +75,8 @@ def fuzzy_match(a: Keys, b: Keys) -> str | None:
         return None
     place = compare_places(a, b)
     if place == "conflict" or not years_agree(a, b):
+        return None
+    if (a.column or b.column) and not one_issue_item(a, b, place):
         return None
     same_place = place == "same"
     if not (_authors_agree(a, b) or (same_place and (a.corporate or b.corporate))):
@@ -98,6 +108,8 @@ def place_match(a: Keys, b: Keys) -> str | None:
         return None
     if not first_authors_agree(a, b):
         return None
+    if (a.column or b.column) and not one_issue_item(a, b, "same"):
+        return None
     overlap = title_overlap(a, b)
     if overlap < PLACE_TITLE_WORDS:
         return None
@@ -113,6 +125,25 @@ def same_title(a: Keys, b: Keys) -> float | None:
     if similarity < TITLE_SIMILARITY or _substituted_words(title_a, title_b):
         return None
     return similarity
+
+
+def one_issue_item(a: Keys, b: Keys, place: Place) -> bool:
+    """Whether two records of a recurring column ('Editor's Comments', 'From the Editor') can
+    be the column of one issue: the title, the editor and the year are the same in every issue
+    of a volume, so only the place tells them apart.
+
+    Two issues given are compared; then the same volume and first page decide (front matter
+    is paged in roman numerals that start again in each issue, so it seldom has one). Without
+    a place, only records of two different sources may match: a source lists each issue's
+    column, so a record matching two columns of one source is ambiguous and joins neither
+    (:func:`~scholargraph.rag.dedup._unambiguous`), while records of unknown sources (a
+    bibliography export) could be any two issues.
+    """
+    if a.issue and b.issue and a.issue != b.issue:
+        return False
+    if place == "same":
+        return True
+    return bool(a.sources and b.sources and a.sources.isdisjoint(b.sources))
 
 
 def compare_places(a: Keys, b: Keys) -> Place:

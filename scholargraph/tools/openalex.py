@@ -15,6 +15,12 @@ import pyalex
 from pyalex import Works
 
 from scholargraph.errors import SourceResponseError
+from scholargraph.identifiers import (
+    identifiers_in_url,
+    normalize_arxiv_id,
+    normalize_doi,
+    osf_id,
+)
 from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import Settings
@@ -138,10 +144,26 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             is_retracted=bool(work.get("is_retracted")),
             oa_url=(work.get("open_access") or {}).get("oa_url"),
             referenced_works=work.get("referenced_works") or [],
+            version_ids=_other_versions(work),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
             from None
+
+
+def _other_versions(work: dict[str, Any]) -> list[str]:
+    """The DOIs, arXiv ids and OSF ids of the work's locations other than its own: OpenAlex
+    lists a journal article's preprint among its locations (an OSF or arXiv page) and a
+    preprint's published version among its own ('https://doi.org/10.2196/28749')."""
+    doi = normalize_doi(work.get("doi"))
+    own = {("doi", doi), ("osf", osf_id(doi)), ("arxiv", normalize_arxiv_id(doi))}
+    found: list[str] = []
+    for location in work.get("locations") or []:
+        for url in (location.get("landing_page_url"), location.get("pdf_url")):
+            for kind, value in identifiers_in_url(url):
+                if kind in ("doi", "arxiv", "osf") and (kind, value) not in own:
+                    found.append(f"{kind}:{value}")
+    return list(dict.fromkeys(found))
 
 
 def _author(authorship: dict[str, Any]) -> str | None:
