@@ -41,11 +41,12 @@ from scholargraph.tools.prefetch import one_ahead
 
 OFFICIAL_URL = "https://api.openalex.org"
 WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
-               "authorships", "primary_location", "abstract_inverted_index", "cited_by_count",
-               "is_retracted", "open_access", "referenced_works")
+               "authorships", "primary_location", "locations", "abstract_inverted_index",
+               "cited_by_count", "is_retracted", "open_access", "referenced_works")
 """The fields :func:`work_from_openalex` reads: the only ones a search asks for (``select``),
-which leaves out the bulkiest parts of a Work (related works, concepts, topics, locations,
-yearly counts) and roughly halves what is downloaded."""
+which leaves out the bulkiest parts of a Work (related works, concepts, topics, yearly
+counts) and roughly halves what is downloaded. The locations are read for the other versions
+of a work they name (a journal article's preprint, a preprint's published version)."""
 PER_PAGE_MAX = 100
 PHRASE_WORDS = 2
 STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
