@@ -5,9 +5,14 @@ article, arXiv the preprint, the web a landing page. A duplicate counts the same
 a false merge silently loses a paper. So the rules go from certain to probable, and each one
 refuses a merge that a stronger signal contradicts:
 
-1. **identifiers** (rules 'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url'): records sharing a
-   DOI, PMID, PMCID, arXiv id or OpenAlex id (or, for web pages and materials, a URL) are one
-   work; identifiers are normalised by :mod:`scholargraph.identifiers` when a ``Work`` is built;
+1. **identifiers** (rules 'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'osf', 'url'): records
+   sharing a DOI, PMID, PMCID, arXiv id, OpenAlex id or OSF id (or, for web pages and
+   materials, a URL) are one work; identifiers are normalised by :mod:`scholargraph.identifiers`
+   when a ``Work`` is built. **Versions** (rule 'version'): a record naming another record's
+   identifier as another version of itself (``Work.version_ids``: OpenAlex lists a journal
+   article's OSF or arXiv preprint among its locations, and a preprint's published DOI among
+   its own; JMIR's preprint '10.2196/preprints.N' is published as '10.2196/N') is one work
+   with it, unless their titles and first authors both disagree;
 2. **fuzzy title** (rule 'fuzzy_title', rapidfuzz): normalised titles near-identical (database
    notes such as '[Review]', '[Spanish]', '(Tutorial)', '[corrected]' or ', Guest Editors'
    Foreword' dropped; a long title may carry a subtitle the other lacks; a title given in two
@@ -55,8 +60,17 @@ refuses a merge that a stronger signal contradicts:
 Precision guards, each learnt from a false merge in the labelled sets of ``bench/dedup.py``:
 - a shared identifier is not trusted when title, first author and year all say otherwise (a
   DOI pasted into the wrong record);
-- different identifiers of a kind a work has only one of (two PMIDs, two non-preprint DOIs)
-  veto a merge, whatever the titles say (the versions of a Cochrane review, rule 5, aside);
+- different identifiers of a kind a work has only one of (two PMIDs, two journal DOIs, two
+  DOIs of one preprint server other than two versions of one preprint) veto a merge, whatever
+  the titles say (the versions of a Cochrane review, rule 5, aside). A preprint server's DOI
+  beside a journal's is the principled exception: a preprint and its article, joined when
+  title, authors and year agree (rule 2) or a record names the other (rule 1). Preprint
+  servers are told by their DOIs (:data:`~scholargraph.identifiers.PREPRINT_SERVERS`);
+- a journal's recurring column ('Editor's Comments', 'From the Editor', 'Guest Editorial':
+  a title made only of such words) has the same title, editor and year in every issue of a
+  volume: its records are joined only at the same volume and first page and the same issue
+  where both give one, or, with no place at all, as one record of each of two sources (the
+  next guard then refuses a record matching two columns of one source);
 - two volumes, or in one volume two page ranges that do not overlap, are two publications
   (a paper and its erratum printed under the same title, a letter and the article it
   discusses), unless rule 4 attaches one to the other; two single pages of a record labelled a
@@ -71,8 +85,8 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
   'Adult') is another work, a typo is not;
 - the same title in two journals is two publications (guidelines printed twice, a conference
   abstract and its paper) unless the volume and pages say it is one printed article;
-- one source lists a work once (per version): two records of one source are joined only by a
-  shared identifier, and a record that matches two records of one source (a recurring column
+- one source lists a work once per version (the published one, or one per preprint server):
+  two records of one source and version are joined only by a shared identifier, and a record that matches two records of one source (a recurring column
   such as 'Book review column') is ambiguous and joins neither.
 
 Groups are found with a union-find, then folded with :meth:`Work.merge` (attached items with
