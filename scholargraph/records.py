@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from scholargraph.identifiers import (
+    is_preprint_doi,
     normalize_arxiv_id,
     normalize_doi,
     normalize_openalex_id,
@@ -233,7 +234,12 @@ class Work(Record):
         return merged
 
     def _is_preprint_of(self, other: Work) -> bool:
-        return self.kind == "preprint" and other.kind != "preprint"
+        return self._is_preprint() and not other._is_preprint()
+
+    def _is_preprint(self) -> bool:
+        """A preprint by its record's kind or by its DOI (OpenAlex calls an SSRN paper an
+        article)."""
+        return self.kind == "preprint" or is_preprint_doi(self.doi)
 
 
 class Material(Record):

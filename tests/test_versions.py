@@ -242,3 +242,17 @@ def test_the_offline_review_cites_the_crowdsourcing_paper_once() -> None:
     for finding in paired:
         dois = {p.split("#")[0] for p in finding.passage_ids}
         assert not {f"doi:{OSF}", f"doi:{JMIR_PREPRINT}"} & dois
+
+
+def test_a_preprint_joins_its_article_up_to_two_years_later_whatever_its_venue() -> None:
+    title = "Childhood circumstances and health of American and Chinese older adults"
+    ssrn = Work(**recorded_openalex()["10.2139/ssrn.4709697"].model_dump(
+        include={"title", "authors", "year", "venue", "doi", "kind"}))
+    assert ssrn.title.startswith("Childhood Circumstances") and ssrn.venue == (
+        "Social Science Research Network") and ssrn.kind == "article"
+    later = [ssrn.model_copy(update={"doi": "10.1016/j.ssm.2026.101234", "venue": "SSM",
+                                     "year": ssrn.year + gap, "title": title})
+             for gap in (2, 3)]
+    [work] = deduplicate([ssrn, later[0]]).works
+    assert work.doi == "10.1016/j.ssm.2026.101234" and work.version_ids == [f"doi:{ssrn.doi}"]
+    assert len(deduplicate([ssrn, later[1]]).works) == 2

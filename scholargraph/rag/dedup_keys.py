@@ -116,7 +116,8 @@ def record_keys(work: Work) -> Keys:
         author_names=_name_tokens(work.authors[0]) if work.authors else frozenset(),
         all_authors=frozenset(filter(None, map(author_key, work.authors))),
         corporate=bool(work.authors) and bool(_CORPORATE.search(work.authors[0])),
-        venue=venue_names(work.venue) if work.kind in ("article", "other") else (),
+        venue=venue_names(work.venue) if work.kind in ("article", "other") and not preprint
+        else (),  # a preprint server is no journal: its venue says nothing of the article's
         meeting=bool(_MEETING.search(work.venue or "")),
         preprint=preprint,
         version=_version(work, identifiers) if preprint else "",

@@ -35,6 +35,9 @@ two abstracts filed under a whole supplement's page range need not."""
 CONTRADICTING_TITLE_WORDS = 0.5
 """Below this rapidfuzz token-set ratio (0-1), titles name different works: with another first
 author and another year too, a shared identifier is a data error, not a duplicate."""
+PREPRINT_YEARS = 2
+"""A preprint and its published paper may be this many years apart (posted, reviewed, revised,
+printed)."""
 Place = Literal["same", "conflict", "unknown"]
 
 
@@ -236,17 +239,20 @@ _TITLE_STOPWORDS = frozenset({
 
 
 def years_agree(a: Keys, b: Keys) -> bool:
-    """The same year; or a year apart for a preprint and its paper, for records of one journal
-    volume (online and print dates), or for an article online ahead of print (no volume yet)
-    and its printed record."""
+    """The same year; up to ``PREPRINT_YEARS`` apart for a preprint and its paper (review and
+    publication take time); a year apart for two preprints, for records of one journal volume
+    (online and print dates), or for an article online ahead of print (no volume yet) and its
+    printed record."""
     if a.year is None or b.year is None:
         return False
     if a.year == b.year:
         return True
+    gap = abs(a.year - b.year)
+    if a.preprint != b.preprint:
+        return gap <= PREPRINT_YEARS
     one_volume = a.volume is not None and a.volume == b.volume
     ahead_of_print = (a.volume is None) != (b.volume is None)
-    return abs(a.year - b.year) == 1 and (a.preprint or b.preprint or one_volume
-                                          or ahead_of_print)
+    return gap == 1 and (a.preprint or one_volume or ahead_of_print)
 
 
 def _authors_agree(a: Keys, b: Keys) -> bool:

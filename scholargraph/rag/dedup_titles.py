@@ -102,6 +102,10 @@ def recurring_column(title: str) -> bool:
 
 
 _COLUMN_WORDS = frozenset({
+    "statement", "opinion", "opinions", "essay", "about", "author", "authors", "recognition",
+    "appointment", "appointments", "senior", "associate", "award", "awards", "best", "paper",
+    "summary", "abstracts", "list", "upcoming", "events", "frontmatter", "backmatter", "front",
+    "back", "matter", "cover",
     "a", "an", "and", "the", "of", "to", "for", "from", "in", "on", "by", "this", "our", "with",
     "at", "s", "editor", "editors", "editorial", "editorials", "guest", "chair", "chairs",
     "chairman", "president", "presidents", "vice", "treasurer", "treasurers", "secretary",
