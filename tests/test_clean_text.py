@@ -5,9 +5,11 @@ whose fields showed each fault."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
+from scholargraph.exports import bibtex, csljson, ris
 from scholargraph.extractive import quotable
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import Work
@@ -110,3 +112,10 @@ def test_reference_debris_is_recognised(text: str) -> None:
 ])
 def test_statements_naming_databases_or_numbers_are_not_debris(text: str) -> None:
     assert not reference_debris(text)
+
+
+def test_the_recorded_lancet_venue_is_exported_clean() -> None:
+    lancet = recorded(LANCET)
+    for text in (bibtex.dumps([lancet]), ris.dumps([lancet]), json.dumps(csljson.to_csl([lancet]))):
+        assert "Lancet. Digital health" in text
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)

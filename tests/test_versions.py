@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -229,7 +231,7 @@ def test_a_government_page_found_on_the_web_is_still_official() -> None:
     assert source_type(page) == "official"
 
 
-def test_the_offline_review_cites_the_crowdsourcing_paper_once() -> None:
+def test_the_offline_review_cites_the_crowdsourcing_paper_once(tmp_path: Path) -> None:
     report = review("machine learning for public health surveillance", offline=True)
     versions = [p for p in report.papers if p.title.startswith(CROWDSOURCING)
                 or p.title.lower().startswith(CROWDSOURCING.lower())]
@@ -238,10 +240,18 @@ def test_the_offline_review_cites_the_crowdsourcing_paper_once() -> None:
     assert paper.doi == ARTICLE and {f"doi:{OSF}", f"doi:{JMIR_PREPRINT}"} <= set(
         paper.version_ids)
     assert report.prisma["duplicates_removed"] >= 2
-    paired = [f for f in report.findings if f.kind in ("agreement", "contradiction")]
-    for finding in paired:
-        dois = {p.split("#")[0] for p in finding.passage_ids}
-        assert not {f"doi:{OSF}", f"doi:{JMIR_PREPRINT}"} & dois
+    versions = {f"doi:{OSF}", f"doi:{JMIR_PREPRINT}"}
+    assert not versions & {passage.work_id for passage in report.passages}
+    for finding in report.findings:
+        assert not versions & {p.split("#")[0] for p in finding.passage_ids}
+    report.write(tmp_path)
+    for written in tmp_path.iterdir():
+        if written.suffix in (".md", ".json", ".bib", ".ris", ".html"):
+            text = written.read_text(encoding="utf-8")
+            assert not CONTROL.search(text), (written.name, CONTROL.findall(text)[:3])
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def test_a_preprint_joins_its_article_up_to_two_years_later_whatever_its_venue() -> None:
