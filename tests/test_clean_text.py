@@ -116,6 +116,7 @@ def test_statements_naming_databases_or_numbers_are_not_debris(text: str) -> Non
 
 def test_the_recorded_lancet_venue_is_exported_clean() -> None:
     lancet = recorded(LANCET)
-    for text in (bibtex.dumps([lancet]), ris.dumps([lancet]), json.dumps(csljson.to_csl([lancet]), ensure_ascii=False)):
+    csl = json.dumps(csljson.to_csl([lancet]), ensure_ascii=False)
+    for text in (bibtex.dumps([lancet]), ris.dumps([lancet]), csl):
         assert "Lancet. Digital health" in text
         assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
