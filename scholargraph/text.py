@@ -7,7 +7,6 @@ always gives the same plan and queries, and a scientist can predict what will be
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
@@ -18,9 +17,12 @@ QUESTION_WORDS = frozenset(
 STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
     ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be", "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each", "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only", "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
 )
-_INVISIBLE = frozenset("\u00ad\u200b\u2060\ufeff\ufffe")
-"""Soft hyphen, zero-width space, word joiner and byte-order marks: format characters that
-split a word invisibly (zero-width joiners, which some scripts need, are kept)."""
+_BREAKS = re.compile("\r\n?|[\x0b\x0c\x1c-\x1e\x85]")
+"""Line and page breaks other than '\\n' (carriage returns, form feeds, vertical tabs)."""
+_UNWANTED = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f\u00ad\u200b\u2060\ufeff\ufffe]")
+"""The other C0 and C1 control characters, and the invisible format characters that split a
+word (soft hyphen, zero-width space, word joiner, byte-order marks; zero-width joiners, which
+some scripts need, are kept)."""
 
 
 def clean_text(text: str) -> str:
@@ -34,17 +36,7 @@ def clean_text(text: str) -> str:
     """
     if text.isprintable():
         return text
-    return "".join(_clean_char(char) for char in text.replace("\r\n", "\n"))
-
-
-def _clean_char(char: str) -> str:
-    if char in "\n\t":
-        return char
-    if char in _INVISIBLE:
-        return ""
-    if unicodedata.category(char) == "Cc":
-        return "\n" if char.isspace() else ""
-    return char
+    return _UNWANTED.sub("", _BREAKS.sub("\n", text))
 
 
 _LABEL = (r"(?:Crossref|CrossRef|PubMed|Scopus|Google Scholar|Web of Science|MEDLINE"
