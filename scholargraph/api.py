@@ -18,6 +18,7 @@ from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.report import Report, prepare_out_dir
 from scholargraph.runs import PendingApproval, ProgressCallback, ReviewRun
+from scholargraph.tools.library import load_library
 from scholargraph.tools.registry import source_names
 
 MAX_RESULTS_LIMIT = 2000
@@ -66,6 +67,7 @@ class ReviewOptions:
         if self.library is not None:
             if not Path(self.library).expanduser().exists():
                 raise InputError(f"--library {self.library} does not exist")
+            load_library(Path(self.library).expanduser())  # a file that cannot be read says so
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
 

@@ -20,12 +20,17 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
+from scholargraph.errors import (
+    SourceError,
+    SourceResponseError,
+    SourceUnavailable,
+    SourceUnreachable,
+)
 from scholargraph.records import Material, Work
 from scholargraph.schemas import Domain, Intent, NewsWindow
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import all_or_nothing
-from scholargraph.tools.http import Politeness
+from scholargraph.tools.http import Politeness, is_unreachable
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +112,8 @@ class SourceAgent(ABC):
         except SourceError:
             raise
         except (OSError, TimeoutError) as exc:
+            if is_unreachable(exc):
+                raise SourceUnreachable(self.name, _describe(exc)) from exc
             raise SourceUnavailable(self.name, _describe(exc)) from exc
         except Exception as exc:
             log.debug("%s failed", self.name, exc_info=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -41,12 +42,14 @@ import requests
 from pydantic import AliasChoices, SecretStr
 from pyrate_limiter import Duration, Limiter, Rate
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from scholargraph.errors import (
     ConfigurationError,
     SourceError,
     SourceResponseError,
     SourceUnavailable,
+    SourceUnreachable,
 )
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import new_session
@@ -321,6 +324,28 @@ def _too_large(service: str, max_bytes: int, detail: str) -> SourceResponseError
         "raise max_response_bytes in its Politeness")
 
 
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether no connection could be made at all: refused, host not found, network down.
+
+    Such a failure is not retried: unlike a timeout, a dropped connection or a 503, asking
+    again a second later meets the same closed door (with no network, four arXiv queries
+    retried this way took 102 s). A connection that timed out is not this: the host may be slow.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, requests.ConnectTimeout):
+            return False
+        if isinstance(current, NewConnectionError | ConnectionRefusedError | socket.gaierror):
+            return True
+        reason = getattr(current, "reason", None)
+        current = reason if isinstance(reason, BaseException) else (
+            current.args[0] if current.args and isinstance(current.args[0], BaseException)
+            else current.__cause__ or current.__context__)
+    return False
+
+
 class PoliteAdapter(HTTPAdapter):
     """Sends each request when the service's limiter allows it, with a timeout, retried if
     retryable, and reads the answer within the service's size cap.
@@ -329,21 +354,16 @@ class PoliteAdapter(HTTPAdapter):
     the limiter. The timeout is the client's, bounded by the service's (:func:`bounded_timeout`).
     The body is read here, whether or not the client asked to stream, so that the size cap holds
     for every client and for the cache (requests-cache reads a whole body to store it).
-    ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
     """
 
-    def __init__(self, service: str, settings: Settings,
-                 rewrite: tuple[str, str] | None = None) -> None:
+    def __init__(self, service: str, settings: Settings) -> None:
         super().__init__(max_retries=0)
         self._service = service
         self._settings = settings
-        self._rewrite = rewrite
 
     def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
         rules = policy(self._service, self._settings)
         kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), rules.timeout_s)
-        if self._rewrite and request.url.startswith(self._rewrite[0]):
-            request.url = self._rewrite[1] + request.url[len(self._rewrite[0]):]
         response = self._send_politely(request, rules, kwargs)
         read_within_cap(response, self._service, rules.max_response_bytes)
         return response
@@ -356,6 +376,10 @@ class PoliteAdapter(HTTPAdapter):
             try:
                 response = super().send(request, **kwargs)
             except (requests.ConnectionError, requests.Timeout) as exc:
+                if is_unreachable(exc):
+                    # Raised as our own error, so that no client's retry loop (arxiv's retries
+                    # a requests.ConnectionError) knocks on the closed door again.
+                    raise unavailable(self._service, exc, self._settings) from None
                 if last:
                     raise
                 delay = backoff_delay(rules, attempt)
@@ -392,15 +416,14 @@ def http_session(service: str, settings: Settings | None = None, *,
     larger than the cap raises :class:`SourceResponseError` (see :func:`read_within_cap`).
 
     ``rewrite=(official_prefix, endpoint)`` sends requests a client addresses to the official URL
-    to the configured endpoint instead (a mirror, a proxy, the replay server).
+    to the configured endpoint instead (a mirror, a proxy, the replay server); the cache keys
+    the address really asked, so no answer from one endpoint ever answers for another.
     """
     settings = settings or Settings()
-    session = new_session(settings)
+    session = new_session(settings, rewrite)
     adapter = PoliteAdapter(service, settings)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    if rewrite:
-        session.mount(rewrite[0], PoliteAdapter(service, settings, rewrite))
     session.headers["User-Agent"] = settings.user_agent
     return session
 
@@ -462,6 +485,9 @@ def unavailable(service: str, exc: BaseException, settings: Settings | None = No
                                  "overloaded or down; try again later")
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if is_unreachable(exc):
+        return SourceUnreachable(service, redact(detail, settings)[:300] + " (no connection "
+                                 "could be made: check the network, or the endpoint setting)")
     return SourceUnavailable(service, redact(detail, settings)[:300]
                              + " (after retries; try again later)")
 

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "scholargraph.sources"
 SOURCES_ENV = "SCHOLARGRAPH_SOURCES"
+BUILT_IN = "built-in"
 
 BUILTIN_AGENTS = (
     "scholargraph.tools.library:LibraryAgent",
@@ -55,6 +56,11 @@ def _load(dotted: str, origin: str) -> type[SourceAgent]:
     try:
         agent_class = getattr(import_module(module_name), attribute)
     except ImportError as exc:
+        if origin == BUILT_IN:
+            raise ConfigurationError(
+                f"scholargraph's own source module {module_name} cannot be imported ({exc}): a "
+                "dependency is missing or broken; reinstall scholargraph (README, Set-up)"
+            ) from exc
         raise ConfigurationError(f"{origin}: cannot import {module_name} ({exc}); is the plug-in "
                                  "installed?") from exc
     except AttributeError:
@@ -82,7 +88,7 @@ def _plugin_paths(env_value: str) -> list[tuple[str, str]]:
 def _agent_classes(env_value: str) -> tuple[type[SourceAgent], ...]:
     classes: dict[str, type[SourceAgent]] = {}
     for dotted in BUILTIN_AGENTS:
-        agent_class = _load(dotted, "built-in")
+        agent_class = _load(dotted, BUILT_IN)
         classes[agent_class.name] = agent_class
     for dotted, origin in _plugin_paths(env_value):
         agent_class = _load(dotted, origin)
