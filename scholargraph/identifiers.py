@@ -100,6 +100,7 @@ _DOI_VERSION = re.compile(r"(?:/v|\.v)\d+$")
 def preprint_server(doi: str | None) -> str | None:
     """The preprint server that registered ``doi`` ('SSRN', 'JMIR Preprints'), or None for a
     DOI of a journal, a book or a proceedings."""
+    doi = normalize_doi(doi)
     if not doi:
         return None
     return next((name for name, pattern in PREPRINT_SERVERS if pattern.match(doi)), None)

@@ -196,9 +196,11 @@ def test_a_pubmed_preprint_is_a_preprint() -> None:
 
 def test_ssrn_osf_and_jmir_preprints_are_preprint_servers() -> None:
     works = recorded_openalex()
-    ssrn = works["10.2139/ssrn.4709697"]
-    assert ssrn.kind == "article" and ssrn.venue == "Social Science Research Network"
+    ssrn = works["10.2139/ssrn.4709697"]  # OpenAlex types it 'article'; its DOI is SSRN's
+    assert ssrn.kind == "preprint" and ssrn.venue == "Social Science Research Network"
     assert assess(ssrn, 2026).reasons[0] == "preprint (SSRN): not peer reviewed"
+    listed = Work(title="A working paper", venue="SSRN Electronic Journal", year=2016)
+    assert listed.kind == "article" and source_type(listed) == "preprint"
     assert assess(works[OSF], 2026).reasons[0] == "preprint (OSF Preprints): not peer reviewed"
     lone = works["10.2196/preprints.26351"]
     assert assess(lone, 2026).reasons[0] == "preprint (JMIR Preprints): not peer reviewed"
@@ -254,15 +256,31 @@ def test_the_offline_review_cites_the_crowdsourcing_paper_once(tmp_path: Path) -
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def test_a_preprint_joins_its_article_up_to_two_years_later_whatever_its_venue() -> None:
+def test_a_preprint_joins_its_article_up_to_two_years_later() -> None:
     title = "Childhood circumstances and health of American and Chinese older adults"
     ssrn = Work(**recorded_openalex()["10.2139/ssrn.4709697"].model_dump(
         include={"title", "authors", "year", "venue", "doi", "kind"}))
     assert ssrn.title.startswith("Childhood Circumstances") and ssrn.venue == (
-        "Social Science Research Network") and ssrn.kind == "article"
+        "Social Science Research Network") and ssrn.kind == "preprint"
     later = [ssrn.model_copy(update={"doi": "10.1016/j.ssm.2026.101234", "venue": "SSM",
-                                     "year": ssrn.year + gap, "title": title})
+                                     "year": ssrn.year + gap, "title": title, "kind": "article"})
              for gap in (2, 3)]
     [work] = deduplicate([ssrn, later[0]]).works
     assert work.doi == "10.1016/j.ssm.2026.101234" and work.version_ids == [f"doi:{ssrn.doi}"]
     assert len(deduplicate([ssrn, later[1]]).works) == 2
+
+
+def test_a_bibliography_listing_a_working_paper_like_a_journal_item_keeps_two_versions() -> None:
+    """A bibliographic export gives an SSRN working paper as an article of 'SSRN Electronic
+    Journal': listed like a journal item, it is a version of its own (the labelled sets keep
+    a conference paper and its later journal version apart the same way)."""
+    title = "Digital platform ecosystems and the governance of complementors"
+    authors = ["Rai, Arun", "Tang, Xinlin"]
+    working = Work(title=title, authors=authors, year=2016, venue="SSRN Electronic Journal",
+                   doi="10.2139/ssrn.2812345")
+    journal = Work(title=title, authors=authors, year=2018, venue="MIS Quarterly",
+                   doi="10.25300/misq/2018/12345")
+    assert working.kind == "article"
+    assert len(deduplicate([working, journal]).works) == 2
+    posted = working.model_copy(update={"kind": "preprint", "venue": None})
+    assert len(deduplicate([posted, journal]).works) == 1

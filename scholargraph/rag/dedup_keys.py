@@ -80,6 +80,9 @@ class Keys:
     venue: tuple[tuple[str, ...], ...]
     meeting: bool
     preprint: bool
+    posted: bool
+    """Its source says the record is a preprint (arXiv, OpenAlex's type, PubMed's publication
+    type), rather than a bibliography listing a server's DOI or name like a journal's."""
     version: str
     """Which version of the work the record is: '' for the published one, else the preprint
     server ('SSRN', 'arXiv'; 'preprint' when the record does not say which)."""
@@ -116,10 +119,10 @@ def record_keys(work: Work) -> Keys:
         author_names=_name_tokens(work.authors[0]) if work.authors else frozenset(),
         all_authors=frozenset(filter(None, map(author_key, work.authors))),
         corporate=bool(work.authors) and bool(_CORPORATE.search(work.authors[0])),
-        venue=venue_names(work.venue) if work.kind in ("article", "other") and not preprint
-        else (),  # a preprint server is no journal: its venue says nothing of the article's
+        venue=venue_names(work.venue) if work.kind in ("article", "other") else (),
         meeting=bool(_MEETING.search(work.venue or "")),
         preprint=preprint,
+        posted=work.kind == "preprint",
         version=_version(work, identifiers) if preprint else "",
         sources=frozenset(work.sources),
         volume=normalize_volume(work.volume),

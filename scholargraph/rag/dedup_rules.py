@@ -239,20 +239,24 @@ _TITLE_STOPWORDS = frozenset({
 
 
 def years_agree(a: Keys, b: Keys) -> bool:
-    """The same year; up to ``PREPRINT_YEARS`` apart for a preprint and its paper (review and
-    publication take time); a year apart for two preprints, for records of one journal volume
-    (online and print dates), or for an article online ahead of print (no volume yet) and its
-    printed record."""
+    """The same year; up to ``PREPRINT_YEARS`` apart for a preprint its source calls one and
+    a paper (review and publication take time); a year apart for a preprint known by its
+    server's DOI alone, for two preprints, for records of one journal volume (online and print
+    dates), or for an article online ahead of print (no volume yet) and its printed record.
+
+    A bibliography that lists a working paper like a journal item ('SSRN Electronic
+    Journal', 2016) beside the article (2018) treats them as two versions, each citable: the
+    labelled sets keep such versions apart, and so the wider gap needs the source's word."""
     if a.year is None or b.year is None:
         return False
     if a.year == b.year:
         return True
     gap = abs(a.year - b.year)
-    if a.preprint != b.preprint:
+    if (a.posted or b.posted) and a.preprint != b.preprint:
         return gap <= PREPRINT_YEARS
     one_volume = a.volume is not None and a.volume == b.volume
     ahead_of_print = (a.volume is None) != (b.volume is None)
-    return gap == 1 and (a.preprint or one_volume or ahead_of_print)
+    return gap == 1 and (a.preprint or b.preprint or one_volume or ahead_of_print)
 
 
 def _authors_agree(a: Keys, b: Keys) -> bool:

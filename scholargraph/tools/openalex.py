@@ -17,6 +17,7 @@ from pyalex import Works
 from scholargraph.errors import SourceResponseError
 from scholargraph.identifiers import (
     identifiers_in_url,
+    is_preprint_doi,
     normalize_arxiv_id,
     normalize_doi,
     osf_id,
@@ -140,7 +141,8 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             openalex_id=work.get("id"),
             url=work.get("doi") or location.get("landing_page_url") or work.get("id"),
             sources=["openalex"],
-            kind="preprint" if work.get("type") == "preprint" else "article",
+            kind="preprint" if work.get("type") == "preprint" or is_preprint_doi(work.get("doi"))
+            else "article",  # OpenAlex types an SSRN paper 'article'; its DOI says preprint
             cited_by_count=work.get("cited_by_count"),
             is_retracted=bool(work.get("is_retracted")),
             oa_url=(work.get("open_access") or {}).get("oa_url"),
