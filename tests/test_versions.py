@@ -23,7 +23,8 @@ from scholargraph.identifiers import (
     preprint_server,
     published_doi_of_preprint,
 )
-from scholargraph.rag.dedup import deduplicate, title_variants
+from scholargraph.rag.dedup import deduplicate, normalize_title, title_variants
+from scholargraph.rag.dedup_titles import recurring_column
 from scholargraph.records import Work
 from scholargraph.testing import ReplayServer, fixture_bytes
 from scholargraph.tools.arxiv import ArxivAgent
@@ -284,3 +285,14 @@ def test_a_bibliography_listing_a_working_paper_like_a_journal_item_keeps_two_ve
     assert len(deduplicate([working, journal]).works) == 2
     posted = working.model_copy(update={"kind": "preprint", "venue": None})
     assert len(deduplicate([posted, journal]).works) == 1
+
+
+@pytest.mark.parametrize(("title", "is_column"), [
+    ("Editor's Comments", True), ("Editor’s comments.", True), ("From the Editor-in-Chief", True),
+    ("Guest Editorial", True), ("Message from the Program Chairs", True),
+    ("Thank You to Our Reviewers 2017", True), ("Book Review Column", True),
+    ("Editor's Comments: Next-Generation Digital Platforms", False),
+    ("Information systems outsourcing", False), ("Digital platforms", False),
+])
+def test_recurring_column_titles(title: str, is_column: bool) -> None:
+    assert recurring_column(normalize_title(title)) is is_column

@@ -97,11 +97,12 @@ def recurring_column(title: str) -> bool:
     Comments', 'From the Editor', 'Guest Editorial', 'Chair's Message', 'Book Reviews'): every
     word one such titles are made of. Each issue prints one under the same title, often by the
     same editor, so the title says which column it is, not which issue."""
-    words = title.split()
+    words = [word for word in title.split() if not word.isdigit()]  # 'Reviewers 2017'
     return bool(words) and all(word in _COLUMN_WORDS for word in words)
 
 
 _COLUMN_WORDS = frozenset({
+    "chief", "program", "programme", "general", "co", "thank", "you", "vol", "no",
     "statement", "opinion", "opinions", "essay", "about", "author", "authors", "recognition",
     "appointment", "appointments", "senior", "associate", "award", "awards", "best", "paper",
     "summary", "abstracts", "list", "upcoming", "events", "frontmatter", "backmatter", "front",
