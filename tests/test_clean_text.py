@@ -120,3 +120,14 @@ def test_the_recorded_lancet_venue_is_exported_clean() -> None:
     for text in (bibtex.dumps([lancet]), ris.dumps([lancet]), csl):
         assert "Lancet. Digital health" in text
         assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
+
+
+def test_no_passage_spans_a_citation_pasted_into_the_text() -> None:
+    lancet = recorded(LANCET)
+    passages = chunk_work(lancet)
+    assert len(passages) > 1
+    for passage in passages:
+        assert "Crossref" not in passage.text and "Google Scholar" not in passage.text
+        assert passage.text == (lancet.abstract or "")[passage.start:passage.end]
+    statement = "the model performed well in different time periods"
+    assert any(statement in passage.text for passage in passages)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from scholargraph.records import Passage, Work
-from scholargraph.text import references_start
+from scholargraph.text import reference_debris, references_start
 
 DEFAULT_MAX_CHARS = 1200
 """About 250 words: a typical abstract stays one passage, as most embedding models see it whole."""
@@ -103,8 +103,23 @@ def _passages(work_id: str, section: str, text: str, max_chars: int) -> list[Pas
     return [
         Passage(id=f"{work_id}#{section}:{start}-{end}", work_id=work_id, text=text[start:end],
                 start=start, end=end, section=section)
-        for start, end in _pack(_bounded_sentences(text, max_chars), max_chars)
+        for run in _statement_runs(text, _bounded_sentences(text, max_chars))
+        for start, end in _pack(run, max_chars)
     ]
+
+
+def _statement_runs(text: str, sentences: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The sentences in runs of consecutive statements, without the reference-list debris
+    between them ('2021; 36: 908-915Crossref PubMed Scopus (2) Google Scholar'): a passage
+    never spans a citation pasted into the text, so it can be neither retrieved nor quoted."""
+    runs: list[list[tuple[int, int]]] = [[]]
+    for start, end in sentences:
+        if reference_debris(text[start:end]):
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append((start, end))
+    return [run for run in runs if run]
 
 
 def _bounded_sentences(text: str, max_chars: int) -> list[tuple[int, int]]:
