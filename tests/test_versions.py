@@ -159,6 +159,8 @@ def test_one_issue_column_from_two_databases_is_one_work() -> None:
     assert deduplicate(same_place).duplicates_removed == 1
     other_issue = [column("2", pages="301-306"), column("3", pages="301-306")]
     assert deduplicate(other_issue).duplicates_removed == 0
+    front_matter = [column("2", pages="iii-xii"), column("2", pages="iii-xii"), column("2")]
+    assert deduplicate(front_matter).duplicates_removed == 2  # one volume, one issue
 
 
 def test_without_a_place_two_sources_with_one_column_each_agree() -> None:

@@ -135,15 +135,18 @@ def one_issue_item(a: Keys, b: Keys, place: Place) -> bool:
     be the column of one issue: the title, the editor and the year are the same in every issue
     of a volume, so only the place tells them apart.
 
-    Two issues given are compared; then the same volume and first page decide (front matter
-    is paged in roman numerals that start again in each issue, so it seldom has one). Without
-    a place, only records of two different sources may match: a source lists each issue's
-    column, so a record matching two columns of one source is ambiguous and joins neither
-    (:func:`~scholargraph.rag.dedup._unambiguous`), while records of unknown sources (a
-    bibliography export) could be any two issues.
+    Two issues given are compared: the same volume and issue is one column. Otherwise the same
+    volume and first page decide (front matter is paged in roman numerals that start again in
+    each issue, so it seldom has one). Without a place, only records of two different sources
+    may match: a source lists each issue's column, so a record matching two columns of one
+    source is ambiguous and joins neither (:func:`~scholargraph.rag.dedup._unambiguous`),
+    while records of unknown sources (a bibliography export) could be any two issues.
     """
-    if a.issue and b.issue and a.issue != b.issue:
-        return False
+    if a.issue and b.issue:
+        if a.issue != b.issue:
+            return False
+        if a.volume and a.volume == b.volume:
+            return True
     if place == "same":
         return True
     return bool(a.sources and b.sources and a.sources.isdisjoint(b.sources))
