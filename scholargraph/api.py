@@ -17,6 +17,7 @@ from scholargraph.engines import load_chat_model
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.report import Report, prepare_out_dir
+from scholargraph.settings import Settings, get_settings
 from scholargraph.runs import PendingApproval, ProgressCallback, ReviewRun
 from scholargraph.tools.library import load_library
 from scholargraph.tools.registry import source_names
@@ -43,6 +44,9 @@ class ReviewOptions:
     offline: bool = False
     style: str = "apa"
     library: str | None = None
+    no_cache: bool = False
+    settings: Settings | None = None
+    """The run's configuration; unset: the environment's (read once, when the run is made)."""
 
     def check(self) -> None:
         """Raise :class:`InputError` for an option that cannot work."""
@@ -71,8 +75,14 @@ class ReviewOptions:
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
 
-    def context(self) -> ReviewContext:
-        return ReviewContext(model=self.model, sources=self.sources, max_results=self.max_results,
+    def run_settings(self) -> Settings:
+        """The run's configuration: the one given, else the environment's, with ``no_cache``."""
+        settings = self.settings or get_settings()
+        return settings.model_copy(update={"no_cache": True}) if self.no_cache else settings
+
+    def context(self, settings: Settings) -> ReviewContext:
+        return ReviewContext(settings=settings,
+                             model=self.model, sources=self.sources, max_results=self.max_results,
                              since=self.since, until=self.until,
                              max_iterations=self.max_iterations,
                              passages_per_question=self.passages_per_question,
@@ -115,7 +125,9 @@ def review(question: str, *, out: str | Path | None = None,
     citation style: ``apa`` or a CSL style name), ``library`` (a file or folder of your own
     records, searched first),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live
-    services). ``on_progress`` is called with each node's name and update as the run goes.
+    services), ``no_cache`` (ask the services afresh), ``settings`` (the run's endpoints, keys
+    and policies: a :class:`~scholargraph.settings.Settings`; unset: the environment's).
+    ``on_progress`` is called with each node's name and update as the run goes.
     For plan approval use :func:`start_review`.
     """
     if options.get("approve_plan"):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from typing import Any, NoReturn
 
@@ -103,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     page.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     page.add_argument("--offline", action="store_true",
                       help="every review searches the recorded corpus (no network needed)")
+    page.add_argument("--max-running", type=int, default=None,
+                      help="reviews run at once; more wait their turn (default: one per CPU, "
+                           "at most 4)")
     page.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     cache = commands.add_parser("cache", help="show or clear the on-disk cache of service answers",
                                 formatter_class=_HelpFormatter)
@@ -153,14 +155,13 @@ def run_review(args: argparse.Namespace) -> int:
     from scholargraph.report import prepare_out_dir
     from scholargraph.runs import PendingApproval
 
-    if args.no_cache:
-        os.environ["SCHOLARGRAPH_NO_CACHE"] = "1"  # read by Settings, for this process's run
     run = start_review(
         args.question, sources=args.sources, max_results=args.max_results, since=args.since,
         until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
         approve_plan=args.approve_plan, snowball=args.snowball, judge=args.judge,
-        style=args.style, library=args.library, on_progress=progress_callback(args),
+        style=args.style, library=args.library, no_cache=args.no_cache,
+        on_progress=progress_callback(args),
     )
     prepare_out_dir(args.out)
     outcome = run.start()
@@ -180,8 +181,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     print(f"scholargraph: the review page is at http://{args.host}:{args.port}/ "
           "(Ctrl+C stops it)", file=sys.stderr)
+    options = {"max_running": args.max_running} if args.max_running else {}
     serve(args.host, args.port, offline=args.offline,
-          log_level="debug" if args.debug else "info")
+          log_level="debug" if args.debug else "info", **options)
     return EXIT_OK
 
 
@@ -191,10 +193,10 @@ def one_line(exc: BaseException) -> str:
 
 
 def run_cache(args: argparse.Namespace) -> int:
-    from scholargraph.settings import Settings
+    from scholargraph.settings import get_settings
     from scholargraph.tools.cache import cache_summary, clear_cache
 
-    settings = Settings()
+    settings = get_settings()
     if args.action == "clear":
         removed = clear_cache(settings)
         print(f"scholargraph: removed {removed} cached answers ({settings.home})", file=sys.stderr)

@@ -55,3 +55,13 @@ def test_a_review_without_network_skips_the_rest_and_says_why(
     assert all("could not be reached" in e["error"] for e in skipped)
     assert any("arXiv could not be reached" in note for note in review["notes"])
     assert [f["source"] for f in review["sources_failed"]] == ["arxiv"]
+
+
+def test_the_suite_cannot_reach_the_network() -> None:
+    """The socket guard (pytest-socket, configured in pyproject.toml) is on for every test."""
+    from pytest_socket import SocketConnectBlockedError
+
+    with pytest.raises(SocketConnectBlockedError):
+        socket.create_connection(("192.0.2.1", 80), timeout=1)  # TEST-NET-1: never routed
+    with pytest.raises(SocketConnectBlockedError):
+        requests.get("http://192.0.2.1/works", timeout=1)  # through a client too

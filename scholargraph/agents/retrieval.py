@@ -35,7 +35,8 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     found = augment_with_openalex(
         state.get("records", []), known=state.get("papers", []),
         use_openalex="openalex" in state.get("active_sources", []), snowball=context.snowball,
-        limit=context.max_results, round_number=state.get("iteration", 1))
+        limit=context.max_results, round_number=state.get("iteration", 1),
+        settings=context.run_settings)
     records = [*state.get("records", []), *found.added]
     works = found.works
     this_year = date.today().year

@@ -28,7 +28,7 @@ def make_source_node(name: str) -> SourceNode:
 
     def run_source(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         context = runtime.context or ReviewContext()
-        agent = get_agent(name)
+        agent = get_agent(name, context.run_settings)
         round_number = state.get("iteration", 1)
         queries = [q for q in state.get("queries", []) if q.source == name]
         reason = agent.unavailable_reason()

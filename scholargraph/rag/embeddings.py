@@ -357,10 +357,12 @@ def _quiet_root_logger() -> Iterator[None]:
         root.removeHandler(quiet)
 
 
-def load_embedder(spec: str | None, max_seq_length: int | None = None) -> Embedder | None:
+def load_embedder(spec: str | None, max_seq_length: int | None = None, *,
+                  models_dir: Path | None = None) -> Embedder | None:
     """The embedder ``spec`` names (see the module docstring); None means lexical only.
 
-    ``max_seq_length`` cuts texts at that many tokens instead of the model's own limit (the
+    ``models_dir`` is where the int8 model is derived and kept (the run's
+    ``Settings.models_path``; unset: the environment's). ``max_seq_length`` cuts texts at that many tokens instead of the model's own limit (the
     bench measures what that costs); it becomes part of the name, as the vectors differ, and
     that name loads it again (``all-MiniLM-L6-v2-int8-max128``).
     Models are cached per process: loading one takes seconds, embedding with it milliseconds.
@@ -371,17 +373,17 @@ def load_embedder(spec: str | None, max_seq_length: int | None = None) -> Embedd
     cut = re.fullmatch(r"(.+)-max(\d+)", spec)
     if cut and cut[1] in (MINILM, MINILM_INT8) and max_seq_length is None:
         spec, max_seq_length = cut[1], int(cut[2])
-    return _load(spec or DEFAULT_MODEL, max_seq_length)
+    return _load(spec or DEFAULT_MODEL, max_seq_length,
+                 models_dir or get_settings().models_path)
 
 
 @lru_cache(maxsize=4)
-def _load(spec: str, max_seq_length: int | None) -> Embedder:
+def _load(spec: str, max_seq_length: int | None, models_dir: Path) -> Embedder:
     if spec.startswith(OPENAI_PREFIX):
         return OpenAIEmbedder(spec.removeprefix(OPENAI_PREFIX))
     name = f"{spec}-max{max_seq_length}" if max_seq_length else spec
     if spec == MINILM_INT8:
-        settings = get_settings()
-        return OnnxEmbedder(int8_model_path(settings.models_dir or settings.home / "models"),
+        return OnnxEmbedder(int8_model_path(models_dir),
                             TOKENIZER, name=name,
                             max_seq_length=max_seq_length or MAX_SEQ_LENGTH)
     path = str(default_model_path()) if spec == MINILM else spec

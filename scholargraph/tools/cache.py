@@ -71,13 +71,6 @@ SECRET_PARAMETERS = tuple(dict.fromkeys((
 
 
 
-def secret_parameters() -> tuple[str, ...]:
-    """:data:`SECRET_PARAMETERS` and those the registered plug-ins declare."""
-    from scholargraph.tools.registry import declared_secret_parameters  # imports the agents
-
-    return tuple(dict.fromkeys((*SECRET_PARAMETERS, *declared_secret_parameters())))
-
-
 _XML_TYPES = ("xml", "atom")
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
@@ -182,21 +175,24 @@ class ReviewCachedSession(RewritingSession, CachedSession):
         return response
 
 
-def new_session(settings: Settings, rewrite: URLRewrite | None = None) -> RewritingSession:
+def new_session(settings: Settings, rewrite: URLRewrite | None = None,
+                secret_parameters: tuple[str, ...] = ()) -> RewritingSession:
     """A session reading and writing the on-disk cache, or a plain one with ``no_cache``;
-    either sends what a client addresses to ``rewrite[0]`` to ``rewrite[1]``."""
-    session = RewritingSession() if settings.no_cache else _cached_session(settings)
+    either sends what a client addresses to ``rewrite[0]`` to ``rewrite[1]``. The headers and
+    parameters in ``secret_parameters`` join :data:`SECRET_PARAMETERS` out of the cache."""
+    session = (RewritingSession() if settings.no_cache
+               else _cached_session(settings, (*SECRET_PARAMETERS, *secret_parameters)))
     session.rewrite = rewrite
     return session
 
 
-def _cached_session(settings: Settings) -> ReviewCachedSession:
+def _cached_session(settings: Settings, ignored: tuple[str, ...]) -> ReviewCachedSession:
     return ReviewCachedSession(
         backend=_backend(cache_path(settings)),
         expire_after=EXPIRE_AFTER,
         allowable_methods=CACHED_METHODS,
         allowable_codes=(200,),
-        ignored_parameters=secret_parameters(),
+        ignored_parameters=list(dict.fromkeys(ignored)),
         match_headers=False,
         filter_fn=is_complete,
         autoclose=False,

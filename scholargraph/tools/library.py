@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -51,7 +50,7 @@ class LibraryError(ConfigurationError):
 
 
 def run_library_path() -> str | None:
-    """The library of the graph run under way (its context), else ``SCHOLARGRAPH_LIBRARY``."""
+    """The library of the graph run under way (its context), if any."""
     from langgraph.runtime import get_runtime
 
     try:
@@ -59,7 +58,7 @@ def run_library_path() -> str | None:
     except RuntimeError:  # not inside a graph run: a script or a test calling the agent
         context = None
     path = getattr(context, "library_path", None)
-    return path() if callable(path) else os.environ.get(LIBRARY_ENV) or None
+    return path() if callable(path) else None
 
 
 class LibraryAgent(SourceAgent):
@@ -76,7 +75,7 @@ class LibraryAgent(SourceAgent):
         self._path = path
 
     def path(self) -> Path | None:
-        given = self._path or run_library_path()
+        given = self._path or run_library_path() or self.settings.library
         return Path(given).expanduser() if given else None
 
     def is_relevant(self, intent: Intent) -> bool:
