@@ -34,7 +34,8 @@ def quoted(work: Work) -> list[str]:
 def test_control_characters_are_stripped_when_the_record_is_made() -> None:
     raw = json.loads(fixture_bytes("openalex/peneira_works.json"))["results"]
     [item] = [i for i in raw if (i.get("doi") or "").endswith(LANCET)]
-    assert item["primary_location"]["source"]["display_name"] == "\x98The \x9cLancet. Digital health"
+    venue = item["primary_location"]["source"]["display_name"]
+    assert venue == "\x98The \x9cLancet. Digital health"
     assert recorded(LANCET).venue == "The Lancet. Digital health"
     work = Work(title="Deep\u200blearning\x00 for\x07 surveillance", authors=["Abad,\x1b Zahra"],
                 abstract="Line one.\r\nLine two.\x0cPage two.", pages="e1\x9c")

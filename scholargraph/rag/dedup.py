@@ -86,8 +86,9 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
 - the same title in two journals is two publications (guidelines printed twice, a conference
   abstract and its paper) unless the volume and pages say it is one printed article;
 - one source lists a work once per version (the published one, or one per preprint server):
-  two records of one source and version are joined only by a shared identifier, and a record that matches two records of one source (a recurring column
-  such as 'Book review column') is ambiguous and joins neither.
+  two records of one source and version are joined only by a shared identifier, and a record
+  that matches two records of one source (a recurring column such as 'Book review column') is
+  ambiguous and joins neither.
 
 Groups are found with a union-find, then folded with :meth:`Work.merge` (attached items with
 :func:`~scholargraph.rag.dedup_notices.with_notice`) into their first record that is not an
@@ -211,9 +212,9 @@ class Merge(Record):
     """One record folded into another, and why."""
 
     rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'osf', 'url', "
-                      "'version', 'fuzzy_title', 'volume_pages', or, for a record attached to the work it "
-                      "concerns, 'erratum', 'reply', 'meeting_abstract' or 'review_version' "
-                      "(an earlier version of a Cochrane review)")
+                      "'version', 'fuzzy_title', 'volume_pages', or, for a record attached to "
+                      "the work it concerns, 'erratum', 'reply', 'meeting_abstract' or "
+                      "'review_version' (an earlier version of a Cochrane review)")
     work_id: str = Field(description="Id of the merged work, as it is after deduplication")
     kept_id: str = Field(description="Id of the record folded into (the group's first record "
                          "that is not attached to it as a notice or an earlier version)")

@@ -149,7 +149,8 @@ def _version_ids(work: Work, own: dict[str, str]) -> frozenset[tuple[str, str]]:
 
 
 _NORMALISERS = {"doi": normalize_doi, "pmid": normalize_pmid, "pmcid": normalize_pmcid,
-                "arxiv": normalize_arxiv_id, "openalex": normalize_openalex_id, "osf": lambda value: osf_id(f"osf.io/{value}")}
+                "arxiv": normalize_arxiv_id, "openalex": normalize_openalex_id,
+                "osf": lambda value: osf_id(f"osf.io/{value}")}
 
 
 def _version(work: Work, identifiers: dict[str, str]) -> str:
@@ -238,7 +239,8 @@ def parse_pages(pages: str | None) -> Pages | None:
     return Pages(prefix, first_page, last_page)
 
 
-_PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
+_PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*"
+                    r"(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
                     re.IGNORECASE)
 
 

@@ -190,7 +190,8 @@ _TRAILING_NOTE = re.compile(
     re.IGNORECASE)
 """Notes databases append to titles; the unclosed '(' is a note cut short by a length limit."""
 _FORMAT_LABEL = re.compile(
-    r"\[corrected\]|\((?:panel(?: session| abstract| summary)?|tutorial(?: session)?|keynote(?: talk)?"
+    r"\[corrected\]|\((?:panel(?: session| abstract| summary)?|tutorial(?: session)?"
+    r"|keynote(?: talk)?"
     r"|invited talk|demo(?:nstration)?(?: abstract| description| paper)?|experience paper"
     r"|industrial paper|extended abstract|extended version|short version|abstract only"
     r"|poster(?: abstract)?|preprint)\)|^\s*(?:tutorial|panel|keynote)\s*:|^\s*tutorial on\s+(?=\w)"
