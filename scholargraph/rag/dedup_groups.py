@@ -86,9 +86,9 @@ class UnionFind:
         for kind in SINGLE_VALUED:
             values_i, values_j = ids_i.get(kind, set()), ids_j.get(kind, set())
             if kind == "doi":
-                values_i, values_j = _doi_registrars(values_i), _doi_registrars(values_j)
-                if any(values_i[server].isdisjoint(values_j[server])
-                       for server in values_i.keys() & values_j.keys()):
+                servers_i, servers_j = _doi_registrars(values_i), _doi_registrars(values_j)
+                if any(servers_i[server].isdisjoint(servers_j[server])
+                       for server in servers_i.keys() & servers_j.keys()):
                     return True
                 continue
             if values_i and values_j and not values_i & values_j:

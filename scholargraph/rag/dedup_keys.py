@@ -140,8 +140,9 @@ def _version_ids(work: Work, own: dict[str, str]) -> frozenset[tuple[str, str]]:
     the article DOI a preprint DOI announces (JMIR's '10.2196/preprints.N' is '10.2196/N')."""
     found: set[tuple[str, str]] = set()
     for text in work.version_ids:
-        kind, _, value = text.partition(":")
-        if value := _NORMALISERS.get(kind, lambda v: None)(value):
+        kind, _, raw = text.partition(":")
+        normalise = _NORMALISERS.get(kind)
+        if normalise is not None and (value := normalise(raw)):
             found.add((kind, value))
     if published := published_doi_of_preprint(work.doi):
         found.add(("doi", published))
