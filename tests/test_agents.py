@@ -52,7 +52,8 @@ def test_active_sources_follow_domains_unless_the_run_names_them():
 def test_plan_starts_with_direct_evidence_and_splits_comparisons():
     question = "Deep learning versus logistic regression for sepsis prediction"
     plan = plan_from_template(question, detect_intent(question))
-    assert plan.sub_questions[0].text == f"What direct evidence is there on {question[0].lower()}{question[1:]}?"
+    restated = f"What do studies report on {question[0].lower()}{question[1:]}?"
+    assert plan.sub_questions[0].text == restated
     assert plan.sub_questions[1].text == ("What results compare deep learning with logistic "
                                           "regression for sepsis prediction?")
     assert [s.id for s in plan.sub_questions] == [f"q{i}" for i in range(1, len(plan.sub_questions) + 1)]

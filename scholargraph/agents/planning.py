@@ -103,8 +103,8 @@ def direct_question(question: str, subject: str) -> str:
     """The question made into a request for direct evidence, never the question verbatim."""
     clause = statement(question)
     if clause:
-        return f"What direct evidence is there on {clause}?"
-    return f"What direct evidence is there on {subject}?"
+        return f"What do studies report on {clause}?"
+    return f"What do studies report on {subject}?"
 
 
 def _facets(question: str, intent: Intent) -> list[tuple[str, str]]:
@@ -143,7 +143,7 @@ def _material(question: str) -> str:
 def _as_question(text: str) -> str:
     text = text.strip().rstrip("?.! ")
     if not is_question(text):
-        return f"What direct evidence is there on {text[:1].lower() + text[1:]}?"
+        return f"What do studies report on {text[:1].lower() + text[1:]}?"
     return text + "?"
 
 
