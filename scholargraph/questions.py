@@ -21,8 +21,9 @@ AUXILIARIES = frozenset(["does", "do", "did", "is", "are", "was", "were", "can",
 QUESTION_OPENERS = AUXILIARIES | {"what", "which", "who", "when", "where", "why", "how"}
 IMPERATIVES = re.compile(r"^(?:please\s+)?(?:compare|review|summari[sz]e|describe|explain|list|"
                          r"find|investigate|assess|evaluate)\s+(?:the\s+)?", re.IGNORECASE)
-COMPARISON = re.compile(r"^,?\s*(?:vs\.?|versus|or|and|compared (?:with|to)|against|than|"
-                        r"(?:better|worse|more \w+|less \w+) than)\s*$", re.IGNORECASE)
+COMPARISON = re.compile(r"^,?\s*(?:vs\.?|versus|or|and|against|than|(?:[\w\-]+\s+)*compared "
+                        r"(?:with|to)|(?:better|worse|more \w+|less \w+) than)\s*$",
+                        re.IGNORECASE)
 ALTERNATIVE = re.compile(r"^\s*(?:,|,?\s*or|and/or)\s*$", re.IGNORECASE)
 QUALIFIER = re.compile(r"^\s*(in|among)(?:\s+the)?\s*$", re.IGNORECASE)
 COMPLEMENT = re.compile(r"^\s*(of|for)(?:\s+the)?\s*$", re.IGNORECASE)
@@ -70,22 +71,33 @@ def alternatives(question: str) -> list[Concept]:
 
 
 def comparison(question: str) -> Comparison | None:
-    """The first two concepts the question compares, and the concepts they are compared for."""
+    """The two concepts the question compares, and the concepts they are compared for.
+
+    They stand on either side of "versus", "or", "than"..., except after "compared with", which
+    compares with the question's subject: "Do e-cigarettes help smokers quit compared with
+    nicotine replacement therapy?" compares e-cigarettes, not smokers."""
     found = concepts(question)
     for i, (left, right) in enumerate(pairwise(found)):
-        if COMPARISON.match(between(question, left, right)):
-            rest = found[:i] + found[i + 2:]
-            return Comparison(left.text, right.text, _context(question, rest))
+        link = between(question, left, right)
+        if COMPARISON.match(link):
+            if "compared" in link.lower():
+                left = next(c for c in found[:i + 1] if not is_generic(c.text) or c is left)
+            rest = [c for c in found if c not in (left, right)]
+            return Comparison(left.text, right.text, _context(question, rest, right))
     return None
 
 
-def _context(question: str, rest: list[Concept]) -> str:
-    """The remaining concepts as a phrase led by the preposition the question used."""
-    if not rest:
-        return ""
-    phrase = join(rest, question)
-    lead = CONTEXT_PREPOSITION.search(question[:rest[0].start])
-    return f"{lead.group(1).lower()} {phrase}" if lead else f"in terms of {phrase}"
+def _context(question: str, rest: list[Concept], right: Concept) -> str:
+    """What the pair is compared for: the concepts after it, led by the question's own
+    preposition ("for type 2 diabetes"), and specific ones before it ("in terms of formation
+    energy"); general words in between ("smokers") stay in the first sub-question only."""
+    inner = [c for c in rest if c.start < right.start and not is_generic(c.text)]
+    after = [c for c in rest if c.start > right.start]
+    parts = [f"in terms of {join(inner, question)}"] if inner else []
+    if after:
+        lead = CONTEXT_PREPOSITION.search(question[:after[0].start])
+        parts.append(f"{lead.group(1).lower() if lead else 'in'} {join(after, question)}")
+    return " ".join(parts)
 
 
 def join(items: list[Concept], question: str) -> str:
@@ -96,7 +108,8 @@ def join(items: list[Concept], question: str) -> str:
         link = between(question, items[i - 1], concept) if i else ""
         if i and (qualifier := QUALIFIER.match(link)):
             groups[-1] += f" {qualifier.group(1).lower()} {concept.text}"
-        elif i and is_generic(items[i - 1].text) and (complement := COMPLEMENT.match(link)):
+        elif i and is_generic(items[i - 1].text.split()[-1]) and (
+                complement := COMPLEMENT.match(link)):
             groups[-1] += f" {complement.group(1).lower()} {concept.text}"
         elif i and ALTERNATIVE.match(link) and "or" in link.lower():
             groups[-1] += f" or {concept.text}"
@@ -128,7 +141,8 @@ def topic(question: str, leave_out: frozenset[str] = frozenset()) -> str:
         text = IMPERATIVES.sub("", text)
         while len(text.split()) > 1 and text.split()[-1].lower() in leave_out:
             text = text.rsplit(None, 1)[0]
-        return text[:1].lower() + text[1:] if text[1:2].islower() else text
+        text = text[:1].lower() + text[1:] if text[1:2].islower() else text
+        return f"the {text}" if re.match(r"\w+ of\b", text) and text[:1].islower() else text
     kept = [c for c in concepts(question)
             if not set(c.text.lower().split()) <= leave_out] or concepts(question)
     return join(kept, question) or text
@@ -152,7 +166,10 @@ def statement(question: str) -> str | None:
     if rest[0].lower() == "there":
         return " ".join([lead, "there", auxiliary, *rest[1:]])
     at = _predicate_at(rest, auxiliary)
-    if at is None:
+    if at is None and auxiliary in ("does", "do", "did") and not STOPWORDS.intersection(
+            word.lower() for word in rest):
+        at = len(rest) - 1  # "Why do large language models hallucinate?": the verb comes last
+    if at is None or at == 0:
         return None
     subject = [_sentence_case(rest[0]), *rest[1:at]]
     if auxiliary in ("does", "do", "did"):

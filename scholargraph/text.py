@@ -42,7 +42,7 @@ PREDICATE_VERBS = frozenset(["affect", "alter", "associate", "cause", "contribut
                  "estimate", "impair", "exacerbate", "alleviate", "accelerate", "slow", "stop",
                  "prolong", "shorten", "lengthen", "compare", "cure", "vary", "depend", "link",
                  "elevate", "diminish", "benefit", "test", "cause", "lower", "raise", "change",
-                 "work", "lead", "help", "harm", "block", "limit", "drive", "shape"])
+                 "work", "lead", "help", "harm", "block", "limit", "drive", "shape", "quit"])
 """Verbs that research questions put between their concepts ("Does X cure Y?")."""
 
 _NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm", "block",
@@ -88,7 +88,8 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
     """The question's concepts in order: (phrase, start, end) of each run of content words.
 
     Stop words, question words, predicates and punctuation end a run; a number joins a run only
-    between two content words ("type 2 diabetes"). Acronyms and formulas keep their case.
+    between two content words ("type 2 diabetes"), a capital letter only after one
+    ("vitamin D"). Acronyms and formulas keep their case.
     """
     tokens = [(m.group(), m.start(), m.end())
               for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-+/']*|[^\sA-Za-z0-9]", text)]
@@ -96,6 +97,8 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
     for i, kind in enumerate(kinds):
         if kind == "number" and 0 < i < len(kinds) - 1:
             kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else "break"
+        elif kind == "letter":
+            kinds[i] = "content" if i and kinds[i - 1] == "content" else "break"
     runs: list[list[int]] = [[]]
     for i, kind in enumerate(kinds):
         if kind == "content":
@@ -115,6 +118,8 @@ def _token_kind(token: str) -> str:
         return "break"
     if lower.isdigit():
         return "number"
+    if re.fullmatch(r"[A-Z]", token):
+        return "letter"
     if (lower in STOPWORDS or lower in QUESTION_WORDS or lower in PREDICATES
             or len(token) < 2):
         return "break"
@@ -122,7 +127,7 @@ def _token_kind(token: str) -> str:
 
 
 def _cased(token: str) -> str:
-    return token if _keeps_case(token) else token.lower()
+    return token if _keeps_case(token) or re.fullmatch(r"[A-Z]", token) else token.lower()
 
 
 def is_generic(phrase: str) -> bool:

@@ -40,6 +40,17 @@ QUESTIONS = [
      "hospitalisation?"),
     "Deep learning versus logistic regression for sepsis prediction",
     "Why do antibiotic resistance genes spread in hospital wastewater?",
+    "What are the risk factors for postpartum depression?",
+    "Can probiotics prevent antibiotic-associated diarrhoea in children?",
+    "Effect of social media use on adolescent mental health",
+    "graph neural networks for drug discovery",
+    ("Which is more accurate for skin cancer detection: dermatologists or convolutional neural "
+     "networks?"),
+    "Do e-cigarettes help smokers quit compared with nicotine replacement therapy?",
+    "What is the thermal conductivity of graphene?",
+    "Why do large language models hallucinate?",
+    "vitamin D supplementation and risk of fractures in older adults",
+    "Does exercise reduce depression symptoms, anxiety or insomnia in older adults?",
 ]
 
 SYNTAX = re.compile(r"\[(?:tiab|mh)\]|\b(?:ti|abs|cat):[\w.\-]*|\b(?:AND|OR|NOT)\b|"
@@ -130,6 +141,13 @@ def test_both_halves_of_an_or_question_are_kept():
     assert first["q1"] == 'veterans AND ("suicide ideation" OR "opioid overdose")'
     assert {first["q2"], first["q3"]} == {'"suicide ideation" AND (veterans)',
                                           '"opioid overdose" AND (veterans)'}
+
+
+def test_a_comparison_after_compared_with_is_with_the_subject():
+    question = "Do e-cigarettes help smokers quit compared with nicotine replacement therapy?"
+    _, subs = _plan(question)
+    assert subs[1].text == "What results compare e-cigarettes with nicotine replacement therapy?"
+    assert "vitamin D supplementation" in key_phrases("vitamin D supplementation in adults")
 
 
 def test_comparisons_name_both_sides_without_template_words():

@@ -20,7 +20,8 @@ from scholargraph.text import chemical_formulas, content_words, key_phrases, yea
 from scholargraph.tools.registry import agent_classes
 
 KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
-    ("comparative", r"\b(compar\w*|versus|vs\.?|differ\w*|better than|outperform\w*)\b"),
+    ("comparative", (r"\b(compar\w*|versus|vs\.?|differ\w*|better than|outperform\w*|"
+                     r"(?:more|less) \w+ than|which is (?:more|less|better|worse))\b")),
     ("material_property", (r"\b(band ?gap|formation energy|lattice|conductivity|stability|"
                            r"elastic|dielectric|magnetic moment|density of states)\b")),
     ("mechanism", r"\b(mechanism\w*|how does|how do|why does|why do|pathway\w*|cause\w*)\b"),
