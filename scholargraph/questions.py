@@ -64,7 +64,7 @@ def alternatives(question: str) -> list[Concept]:
         if ALTERNATIVE.match(link):
             group = group or [left]
             group.append(right)
-            joined_by_or = joined_by_or or "or" in link.lower()
+            joined_by_or = joined_by_or or bool(re.search(r"\bor\b", link, re.IGNORECASE))
         elif group:
             break
     return group if joined_by_or else []
@@ -111,10 +111,10 @@ def join(items: list[Concept], question: str) -> str:
         elif i and is_generic(items[i - 1].text.split()[-1]) and (
                 complement := COMPLEMENT.match(link)):
             groups[-1] += f" {complement.group(1).lower()} {concept.text}"
-        elif i and ALTERNATIVE.match(link) and "or" in link.lower():
+        elif i and ALTERNATIVE.match(link) and re.search(r"\bor\b", link, re.IGNORECASE):
             groups[-1] += f" or {concept.text}"
-        elif i and ALTERNATIVE.match(link) and i + 1 < len(items) and "or" in between(
-                question, concept, items[i + 1]).lower():
+        elif i and ALTERNATIVE.match(link) and i + 1 < len(items) and re.search(
+                r"\bor\b", between(question, concept, items[i + 1]), re.IGNORECASE):
             groups[-1] += f", {concept.text}"
         else:
             groups.append(concept.text)
