@@ -141,11 +141,17 @@ def topic(question: str, leave_out: frozenset[str] = frozenset()) -> str:
         text = IMPERATIVES.sub("", text)
         while len(text.split()) > 1 and text.split()[-1].lower() in leave_out:
             text = text.rsplit(None, 1)[0]
-        text = text[:1].lower() + text[1:] if text[1:2].islower() else text
+        text = _lower_first(text)
         return f"the {text}" if re.match(r"\w+ of\b", text) and text[:1].islower() else text
     kept = [c for c in concepts(question)
             if not set(c.text.lower().split()) <= leave_out] or concepts(question)
-    return join(kept, question) or text
+    return join(kept, question) or _lower_first(text)
+
+
+def _lower_first(text: str) -> str:
+    """The text with its first word lower-cased, unless that word is a name ("TiO2", "DNA")."""
+    first, _, rest = text.partition(" ")
+    return " ".join(filter(None, [_sentence_case(first), rest]))
 
 
 def with_alternative(question: str, group: list[Concept], choice: Concept) -> str:

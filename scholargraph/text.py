@@ -113,7 +113,7 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
 
 
 def _token_kind(token: str) -> str:
-    lower = token.lower()
+    lower = token.lower().split("'")[0]
     if not re.match(r"[A-Za-z0-9]", token):
         return "break"
     if lower.isdigit():

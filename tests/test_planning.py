@@ -51,6 +51,9 @@ QUESTIONS = [
     "Why do large language models hallucinate?",
     "vitamin D supplementation and risk of fractures in older adults",
     "Does exercise reduce depression symptoms, anxiety or insomnia in older adults?",
+    "TiO2",
+    "What's new in 2024 on perovskites?",
+    "DNA methylation in ageing",
 ]
 
 SYNTAX = re.compile(r"\[(?:tiab|mh)\]|\b(?:ti|abs|cat):[\w.\-]*|\b(?:AND|OR|NOT)\b|"
