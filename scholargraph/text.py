@@ -33,16 +33,17 @@ def content_words(text: str) -> list[str]:
     ]
 
 
-PREDICATE_VERBS = frozenset(["affect", "alter", "associate", "cause", "contribute", "correlate", "cure",
-                 "decrease", "determine", "differ", "enable", "enhance", "evaluate", "exist",
-                 "explain", "help", "improve", "increase", "induce", "influence", "inhibit",
-                 "mediate", "mitigate", "modulate", "outperform", "perform", "predict", "prevent",
-                 "promote", "protect", "reduce", "regulate", "relate", "require", "suppress",
-                 "treat", "trigger", "worsen", "assess", "detect", "identify", "measure",
-                 "estimate", "impair", "exacerbate", "alleviate", "accelerate", "slow", "stop",
-                 "prolong", "shorten", "lengthen", "compare", "cure", "vary", "depend", "link",
-                 "elevate", "diminish", "benefit", "test", "cause", "lower", "raise", "change",
-                 "work", "lead", "help", "harm", "block", "limit", "drive", "shape", "quit"])
+PREDICATE_VERBS = frozenset([
+    "accelerate", "affect", "alleviate", "alter", "assess", "associate", "benefit", "block",
+    "cause", "change", "compare", "contribute", "correlate", "cure", "decrease", "depend",
+    "detect", "determine", "differ", "diminish", "drive", "elevate", "enable", "enhance",
+    "estimate", "evaluate", "exacerbate", "exist", "explain", "harm", "help", "identify",
+    "impair", "improve", "increase", "induce", "influence", "inhibit", "lead", "lengthen",
+    "limit", "link", "lower", "measure", "mediate", "mitigate", "modulate", "outperform",
+    "perform", "predict", "prevent", "prolong", "promote", "protect", "quit", "raise", "reduce",
+    "regulate", "relate", "require", "shape", "shorten", "slow", "stop", "suppress", "test",
+    "treat", "trigger", "vary", "work", "worsen",
+])
 """Verbs that research questions put between their concepts ("Does X cure Y?")."""
 
 _NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm", "block",
