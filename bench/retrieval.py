@@ -4,7 +4,8 @@
 
 Every corpus document becomes a :class:`Work` (title + abstract), is cut into passages by
 ``chunk_work``, embedded through the project's :class:`PassageStore` and indexed by the project's
-:class:`HybridIndex`; a document scores the best of its passages. Prints the three rankers'
+:class:`HybridIndex` (BM25 over each passage's ``lexical_text``, the title and whole abstract, as
+the RAG filter does); a document scores the best of its passages. Prints the three rankers'
 figures, the indexing time, the query latency p50, and as its last line ``nDCG@10 <hybrid>``.
 
 Indexing is timed cold: the store is a fresh Chroma folder, so every passage is embedded (with
@@ -37,7 +38,7 @@ import numpy as np
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.embeddings import load_embedder
 from scholargraph.rag.ranking import DEFAULT_PARAMS, FusionParams, HybridIndex, top_k
-from scholargraph.rag.select import indexed_text
+from scholargraph.rag.select import indexed_text, lexical_text
 from scholargraph.rag.store import PassageStore, open_client
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -98,17 +99,18 @@ class Bench:
             sys.exit("the bench needs an embedding model")
         self.embedder = embedder
         self.load_seconds = time.perf_counter() - started
-        self.passages, texts, doc_ids = [], [], []
+        self.passages, texts, lexical_texts, doc_ids = [], [], [], []
         for doc in corpus:
             work = Work(title=doc.get("title") or "", abstract=doc.get("text") or None)
             for passage in chunk_work(work):
                 self.passages.append(passage)
                 texts.append(indexed_text(work, passage))
+                lexical_texts.append(lexical_text(work, passage))
                 doc_ids.append(doc["_id"])
         counting = _Counting(embedder)
         settings = Settings(home=store_dir, store_dir=store_dir, chroma_host=None)
         embeddings = PassageStore(open_client(settings), counting).embeddings(texts)
-        self.index = HybridIndex(texts, embeddings, params)
+        self.index = HybridIndex(lexical_texts, embeddings, params)
         self.index_seconds = time.perf_counter() - started
         self.index_cpu_seconds = time.process_time() - cpu_started
         self.embedded = counting.embedded

@@ -158,16 +158,17 @@ def material_rows(question: str, materials: list[Material], papers: list[Work]
         work = material.as_work()
         if work.id not in included:
             continue
-        passage = next(iter(chunk_work(work)), None)
+        pieces = chunk_work(work)
         for name in asked:
             field, unit, _ = MATERIAL_PROPERTIES[name]
             value = getattr(material, field)
-            if value is None or passage is None:
+            if value is None:
                 continue
             stated = f"{name} {value:.3g} {unit}"  # as Material.describe writes it
-            at = passage.text.find(stated)
-            if at < 0:
+            passage = next((p for p in pieces if stated in p.text), None)
+            if passage is None:
                 continue
+            at = passage.text.find(stated)
             rows.append(EvidenceRow(
                 measure=f"{name} (computed)", value=f"{value:.3g}", unit=unit,
                 subject=f"{material.formula} ({material.material_id})", passage_id=passage.id,

@@ -7,7 +7,6 @@ always gives the same plan and queries, and a scientist can predict what will be
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
@@ -101,25 +100,119 @@ def content_words(text: str) -> list[str]:
     ]
 
 
-def key_phrases(text: str, limit: int = 6) -> list[str]:
-    """Key phrases: runs of content words between stop words, longest and most repeated first.
+PREDICATE_VERBS = frozenset([
+    "accelerate", "affect", "alleviate", "alter", "assess", "associate", "benefit", "block",
+    "cause", "change", "compare", "contribute", "correlate", "cure", "decrease", "depend",
+    "detect", "determine", "differ", "diminish", "drive", "elevate", "enable", "enhance",
+    "estimate", "evaluate", "exacerbate", "exist", "explain", "harm", "help", "identify",
+    "impair", "improve", "increase", "induce", "influence", "inhibit", "lead", "lengthen",
+    "limit", "link", "lower", "measure", "mediate", "mitigate", "modulate", "outperform",
+    "perform", "predict", "prevent", "prolong", "promote", "protect", "quit", "raise", "reduce",
+    "regulate", "relate", "require", "shape", "shorten", "slow", "stop", "suppress", "test",
+    "treat", "trigger", "vary", "work", "worsen",
+])
+"""Verbs that research questions put between their concepts ("Does X cure Y?")."""
 
-    A RAKE-like split: stop words and punctuation break the text into candidate phrases, and each
-    phrase keeps its words in their original order, so "machine learning" stays one term.
+_NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm", "block",
+                       "limit", "drive", "shape", "benefit"])
+"""Of those, the ones that are as often part of a term ("climate change", "lead exposure")."""
+
+PREDICATES = frozenset(
+    f"{word}{ending}"
+    for word in PREDICATE_VERBS - _NOUN_TOO
+    for ending in ("", "s", "es", "d", "ed", "ing")
+) | frozenset([
+    "better", "worse", "best", "worst", "effective", "efficacious", "superior", "inferior",
+    "safe", "safer", "safest", "likely", "useful", "beneficial", "harmful", "accurate",
+    "reliable", "possible", "true", "important", "good", "bad", "key", "main", "major",
+    "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test", "tests",
+    "tested",
+])
+"""Verbs and judging words of research questions. They join the concepts, they are not one, so
+a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is two concepts."""
+
+GENERIC_TERMS = frozenset([
+    "adult", "adults", "child", "children", "patient", "patients", "people", "person", "persons",
+    "human", "humans", "individual", "individuals", "subject", "subjects", "participant",
+    "participants", "women", "men", "woman", "man", "mice", "mouse", "rat", "rats", "animal",
+    "animals", "population", "populations", "outcome", "outcomes", "risk", "risks", "factor",
+    "factors", "system", "systems", "type", "types", "level", "levels", "treatment",
+    "treatments", "therapy", "association", "associations", "relationship", "change", "changes",
+    "development", "performance", "quality", "method", "models", "model", "application",
+    "applications", "analysis", "data", "impact", "effect", "effects", "work", "works", "role",
+    "health", "disease", "diseases", "cell", "cells", "rate", "rates", "time", "problem",
+    "problems", "way", "ways", "value", "values", "property", "properties", "result", "results",
+    "veterans", "elderly", "infants", "newborns", "adolescents", "students", "workers",
+    "smokers", "users", "volunteers", "residents", "cohort", "cohorts", "group", "groups",
+])
+"""Words too general to be searched on their own ("adults", "risk"): a search for one of them
+alone returns anything. They still qualify the other concepts."""
+
+MAX_PHRASE_WORDS = 6
+"""Longer runs keep their last words: an English noun phrase ends with its head."""
+
+
+def phrase_spans(text: str) -> list[tuple[str, int, int]]:
+    """The question's concepts in order: (phrase, start, end) of each run of content words.
+
+    Stop words, question words, predicates and punctuation end a run; a number joins a run only
+    between two content words ("type 2 diabetes"), a capital letter only after one
+    ("vitamin D"). Acronyms and formulas keep their case.
     """
-    phrases: list[list[str]] = [[]]
-    for token in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-+/']*|[^\sA-Za-z0-9]", text):
-        lower = token.lower()
-        is_content = (lower not in STOPWORDS and lower not in QUESTION_WORDS
-                      and not lower.isdigit() and re.match(r"[A-Za-z0-9]", token) and len(token) > 1)
-        if is_content:
-            phrases[-1].append(token if _keeps_case(token) else lower)
-        elif phrases[-1]:
-            phrases.append([])
-    candidates = [" ".join(phrase[:3]) for phrase in phrases if phrase]
-    counts = Counter(candidates)
-    ranked = sorted(dict.fromkeys(candidates), key=lambda p: (-counts[p] * len(p.split()),
-                                                              candidates.index(p)))
+    tokens = [(m.group(), m.start(), m.end())
+              for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-+/']*|[^\sA-Za-z0-9]", text)]
+    kinds = [_token_kind(token) for token, _, _ in tokens]
+    for i, kind in enumerate(kinds):
+        if kind == "number" and 0 < i < len(kinds) - 1:
+            kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else "break"
+        elif kind == "letter":
+            kinds[i] = "content" if i and kinds[i - 1] == "content" else "break"
+    runs: list[list[int]] = [[]]
+    for i, kind in enumerate(kinds):
+        if kind == "content":
+            runs[-1].append(i)
+        elif runs[-1]:
+            runs.append([])
+    spans = []
+    for run in (r[-MAX_PHRASE_WORDS:] for r in runs if r):
+        phrase = " ".join(_cased(tokens[i][0]) for i in run)
+        spans.append((phrase, tokens[run[0]][1], tokens[run[-1]][2]))
+    return spans
+
+
+def _token_kind(token: str) -> str:
+    lower = token.lower().split("'")[0]
+    if not re.match(r"[A-Za-z0-9]", token):
+        return "break"
+    if lower.isdigit():
+        return "number"
+    if re.fullmatch(r"[A-Z]", token):
+        return "letter"
+    if (lower in STOPWORDS or lower in QUESTION_WORDS or lower in PREDICATES
+            or len(token) < 2):
+        return "break"
+    return "content"
+
+
+def _cased(token: str) -> str:
+    return token if _keeps_case(token) or re.fullmatch(r"[A-Z]", token) else token.lower()
+
+
+def is_generic(phrase: str) -> bool:
+    """A one-word concept too general to search alone (see :data:`GENERIC_TERMS`)."""
+    return " " not in phrase and phrase.lower() in GENERIC_TERMS
+
+
+def key_phrases(text: str, limit: int = 6) -> list[str]:
+    """Key phrases: the concepts of :func:`phrase_spans`, most specific first.
+
+    Multi-word terms rank first (longest first: "public health surveillance" stays one term),
+    then single words, and words too general to search alone ("adults") last; ties keep the
+    order of the text.
+    """
+    phrases = list(dict.fromkeys(phrase for phrase, _, _ in phrase_spans(text)))
+    ranked = sorted(phrases, key=lambda p: (is_generic(p), -min(len(p.split()), 3),
+                                            phrases.index(p)))
     return ranked[:limit]
 
 

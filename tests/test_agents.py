@@ -49,11 +49,13 @@ def test_active_sources_follow_domains_unless_the_run_names_them():
     assert chosen == ["pubmed", "web"]
 
 
-def test_plan_starts_with_the_question_and_splits_comparisons():
+def test_plan_starts_with_direct_evidence_and_splits_comparisons():
     question = "Deep learning versus logistic regression for sepsis prediction"
     plan = plan_from_template(question, detect_intent(question))
-    assert plan.sub_questions[0].text == question
-    assert "logistic regression" in plan.sub_questions[1].text
+    restated = f"What do studies report on {question[0].lower()}{question[1:]}?"
+    assert plan.sub_questions[0].text == restated
+    assert plan.sub_questions[1].text == ("What results compare deep learning with logistic "
+                                          "regression for sepsis prediction?")
     assert [s.id for s in plan.sub_questions] == [f"q{i}" for i in range(1, len(plan.sub_questions) + 1)]
 
 

@@ -23,7 +23,8 @@ def pending(**options) -> tuple:
 def test_the_plan_is_shown_before_any_search(replay):
     _, paused = pending(sources=["pubmed", "openalex"])
     assert paused.plan["question"] == QUESTION
-    assert paused.plan["sub_questions"][0] == QUESTION
+    assert paused.plan["sub_questions"][0] == ("What do studies report on genetic variants "
+                                               "and screening?")
     assert paused.plan["sources"] == ["pubmed", "openalex"]
     assert replay.count() == 0
 

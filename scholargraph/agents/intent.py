@@ -20,7 +20,8 @@ from scholargraph.text import chemical_formulas, content_words, key_phrases, yea
 from scholargraph.tools.registry import agent_classes
 
 KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
-    ("comparative", r"\b(compar\w*|versus|vs\.?|differ\w*|better than|outperform\w*)\b"),
+    ("comparative", (r"\b(compar\w*|versus|vs\.?|differ\w*|better than|outperform\w*|"
+                     r"(?:more|less) \w+ than|which is (?:more|less|better|worse))\b")),
     ("material_property", (r"\b(band ?gap|formation energy|lattice|conductivity|stability|"
                            r"elastic|dielectric|magnetic moment|density of states)\b")),
     ("mechanism", r"\b(mechanism\w*|how does|how do|why does|why do|pathway\w*|cause\w*)\b"),
@@ -31,7 +32,7 @@ KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
 
 DOMAIN_CUES: dict[Domain, str] = {
     "biomedical": r"\b(patient\w*|clinical|disease\w*|cancer\w*|tumou?r\w*|gene\w*|protein\w*|"
-                  r"drug\w*|health\w*|therap\w*|cell\w*|medic\w*|hospital\w*|infect\w*|vaccin\w*|"
+                  r"drug\w*|health\w*|therap\w*|(?<!solar )(?<!fuel )cell\w*|medic\w*|hospital\w*|infect\w*|vaccin\w*|"
                   r"epidemi\w*|mortality|diagnos\w*|surveillance|covid\w*|pesticide\w*|thyroid\w*|"
                   r"lung\w*|heart|brain|neuro\w*|mice|mouse|rat|human\w*|dose\w*|trial\w*|sepsis|"
                   r"diabet\w*|stroke|obes\w*|asthma|alzheimer\w*|hypertension|syndrome\w*|"

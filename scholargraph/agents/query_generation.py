@@ -12,12 +12,14 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 from pydantic import Field
 
+from scholargraph.agents.planning import TEMPLATE_WORDS
 from scholargraph.context import ReviewContext
 from scholargraph.engines import ask_structured, chat_model_for
-from scholargraph.records import Record
+from scholargraph.questions import alternatives
+from scholargraph.records import Record, SearchLogEntry
 from scholargraph.schemas import Intent, SourceQuery, SubQuestion
 from scholargraph.state import ReviewState
-from scholargraph.text import key_phrases
+from scholargraph.text import is_generic, key_phrases
 from scholargraph.tools.base import SourceAgent
 from scholargraph.tools.registry import get_agent
 
@@ -33,40 +35,58 @@ def gap_ids(state: ReviewState) -> list[str]:
     return [sid for sid, score in evaluation.coverage.items() if score < COVERED]
 
 
-# Words of the planning templates: they describe the kind of evidence wanted, not the topic,
-# so they never go into a search query.
-FACET_WORDS = frozenset({
-    "methods", "method", "data", "main", "findings", "finding", "limitations", "mechanisms",
-    "mechanism", "evidence", "values", "value", "property", "properties", "datasets", "dataset",
-    "benchmarks", "benchmark", "settings", "conditions", "results", "reported", "computed",
-    "measured", "differences", "explanation", "explains", "proposed", "supports", "contradicts",
-    "outperform", "side", "studies",
-})
+MAX_TERMS = 4
+KIND_WORDS = frozenset(["mechanism", "mechanisms", "dataset", "datasets", "benchmark",
+                        "benchmarks", "values", "value"])
+"""What a question asks for rather than what it is about: the templates name them around the
+topic, so they are left out of queries even when the question used them."""
 
 
 def terms_for(sub: SubQuestion, intent: Intent) -> list[str]:
-    """Search terms for a sub-question: the question's key terms plus the sub-question's own topic
-    terms (template words such as "methods" or "limitations" left out)."""
-    known = {k.lower() for k in intent.keywords}
-    own = [p for p in key_phrases(sub.text, limit=4)
-           if p.lower() not in known and not set(p.lower().split()) <= FACET_WORDS]
-    return list(dict.fromkeys([*intent.keywords[:3], *own[:2]]))
+    """Search terms for a sub-question: the concepts it names, without the words the planning
+    templates put around them ("methods", "perform better"), most specific first.
+
+    Words too general to search on ("adults", "risk") join only when fewer than two specific
+    concepts are left (an "A or B" list counts as one). The alternatives come after the
+    concepts they share, so a source that requires its first term and any of the others asks
+    for ``C AND (A OR B)``. A
+    sub-question naming no concept of its own is searched with the question's key terms.
+    """
+    question_words = {word for term in intent.keywords for word in term.lower().split()}
+    own = [_without_template_words(p, question_words) for p in key_phrases(sub.text, limit=8)]
+    own = [p for p in dict.fromkeys(own) if p]
+    if not any(not is_generic(p) for p in own):
+        own = list(intent.keywords)
+    either = {c.text for c in alternatives(sub.text)}
+    specific = [p for p in own if not is_generic(p) and p not in either]
+    options = [p for p in own if p in either]
+    general = [p for p in own if is_generic(p) and p not in either]
+    concepts = len(specific) + bool(options)
+    chosen = [*specific, *general[:max(0, 2 - concepts)], *options]
+    return chosen[:MAX_TERMS]
+
+
+def _without_template_words(phrase: str, question_words: set[str]) -> str:
+    """The phrase less the planning templates' words, unless the question itself used them."""
+    kept = [w for w in phrase.split() if w.lower() not in KIND_WORDS
+            and (w.lower() not in TEMPLATE_WORDS or w.lower() in question_words)]
+    return " ".join(kept)
 
 
 def term_sets(terms: list[str], round_number: int) -> list[list[str]]:
     """The term combinations to try, most specific first.
 
     Round 1 asks for all the terms together (concepts ANDed, as a librarian would). A refinement
-    round casts wider: first dropping the least important terms, then each concept on its own, so
-    a question whose concepts are never studied together still finds the evidence for each, and
-    last the words of multi-word terms on their own ("genetic risk" -> genetic, risk).
+    round casts wider: first dropping the least important terms, then each specific concept on
+    its own, so a question whose concepts are never studied together still finds the evidence
+    for each. A word too general to mean anything alone ("adults") is never searched alone, and
+    multi-word terms are never broken into their words.
     """
     if round_number == 1:
         return [terms]
     narrower = [terms[:keep] for keep in range(len(terms) - 1, 0, -1)]
-    singles = [[term] for term in terms[1:]]
-    split = list(dict.fromkeys(word for term in terms for word in term.split()))
-    return [*narrower, *singles, *([split] if len(split) > len(terms) else [])]
+    singles = [[term] for term in terms[1:] if not is_generic(term)]
+    return [s for s in [*narrower, *singles] if not (len(s) == 1 and is_generic(s[0]))]
 
 
 def deterministic_queries(
@@ -125,7 +145,9 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
 
     model = chat_model_for(context)
     if model is None or not agents:
-        return {"queries": fallback()}
+        queries = fallback()
+        return {"queries": queries,
+                "search_log": unqueried(agents, queries, found, round_number)}
     plan, notes = ask_structured(
         model, QueryPlan, system=SYSTEM,
         user=_prompt(agents, subs, targets, sent, round_number),
@@ -144,7 +166,20 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         queries = fallback()
         notes = notes or [("query_generation: the model proposed no new usable query; "
                            "the deterministic engine wrote them")]
-    return {"queries": queries, "notes": notes}
+    return {"queries": queries, "notes": notes,
+            "search_log": unqueried(agents, queries, found, round_number)}
+
+
+def unqueried(agents: list[SourceAgent], queries: list[SourceQuery], intent: Intent,
+              round_number: int) -> list[SearchLogEntry]:
+    """A ``skipped`` search-log entry, with the reason, for each source of the run that has no
+    query in the first round, so a requested source never disappears from the log silently."""
+    if round_number != 1:
+        return []
+    asked = {query.source for query in queries}
+    return [SearchLogEntry(source=agent.name, query="", status="skipped",
+                           error=agent.no_query_reason(intent), round=round_number)
+            for agent in agents if agent.name not in asked]
 
 
 def _prompt(agents: list[SourceAgent], subs: list[SubQuestion], targets: list[str],

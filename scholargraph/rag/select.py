@@ -40,14 +40,14 @@ def select_passages(sub_questions: list[SubQuestion], works: list[Work], *, per_
     """
     settings = settings or get_settings()
     warnings: list[str] = []
-    passages, texts = _passages(works)
+    passages, texts, lexical_texts = _passages(works)
     if not passages:
         return {question.id: [] for question in sub_questions}, warnings
     embedder = embedder or _embedder(settings, warnings)
     embeddings = _embed(texts, passages, embedder, settings, warnings) if embedder else None
     if embeddings is None:
         embedder = None
-    index = HybridIndex(texts, embeddings)
+    index = HybridIndex(lexical_texts, embeddings)
     selected = {
         question.id: _select(question, index, embedder, passages, per_question, warnings)
         for question in sub_questions
@@ -56,21 +56,38 @@ def select_passages(sub_questions: list[SubQuestion], works: list[Work], *, per_
 
 
 def indexed_text(work: Work, passage: Passage) -> str:
-    """What is embedded and indexed for a passage: the work's title gives the span its context."""
+    """What is embedded for a passage: the work's title gives the span its context."""
     if passage.section == "title":
         return passage.text
     return f"{work.title}. {passage.text}"
 
 
-def _passages(works: list[Work]) -> tuple[list[Passage], list[str]]:
+def lexical_text(work: Work, passage: Passage) -> str:
+    """What BM25 scores for a passage: the title and the whole abstract for a passage of the
+    abstract, the title and the passage itself for one of the full text.
+
+    An abstract is the unit BM25 judges best (its terms, counted once over the abstract, say
+    what the work is about), while the embedding model sees only a few hundred tokens, so it
+    embeds the abstract in pieces. On SciFact train, BM25 over whole abstracts fused with
+    vectors of 800-character pieces ranks better than either unit for both (``bench/
+    retrieval.py``); a full text is far longer than an abstract, so its passages stay units.
+    """
+    if passage.section == "abstract" and work.abstract:
+        return f"{work.title}. {work.abstract}"
+    return indexed_text(work, passage)
+
+
+def _passages(works: list[Work]) -> tuple[list[Passage], list[str], list[str]]:
+    """Each distinct passage, with its embedded text and its lexical text."""
     passages: dict[str, Passage] = {}
-    texts: dict[str, str] = {}
+    texts: dict[str, tuple[str, str]] = {}
     for work in works:
         for passage in chunk_work(work):
             if passage.id not in passages:
                 passages[passage.id] = passage
-                texts[passage.id] = indexed_text(work, passage)
-    return list(passages.values()), list(texts.values())
+                texts[passage.id] = (indexed_text(work, passage), lexical_text(work, passage))
+    return (list(passages.values()), [dense for dense, _ in texts.values()],
+            [lexical for _, lexical in texts.values()])
 
 
 def _embedder(settings: Settings, warnings: list[str]) -> Embedder | None:

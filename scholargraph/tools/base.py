@@ -117,6 +117,10 @@ class SourceAgent(ABC):
         """A query in this source's syntax from key terms (the deterministic query writer)."""
         return " ".join(terms)
 
+    def no_query_reason(self, intent: Intent) -> str:
+        """Why ``build_query`` wrote no query for this question, for the search log."""
+        return f"no {self.label} query could be written from the question's terms"
+
     def search(self, request: SearchRequest) -> SourceResult:
         """Run one search; failures come out as :class:`SourceError`, never as a client's own."""
         started = time.monotonic()

@@ -31,7 +31,7 @@ from scholargraph.errors import SourceError, SourceResponseError, SourceUnavaila
 from scholargraph.records import Material
 from scholargraph.schemas import Domain, Intent
 from scholargraph.settings import Settings
-from scholargraph.text import ELEMENTS
+from scholargraph.text import ELEMENTS, chemical_formulas
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.http import Politeness, http_session, redact, unavailable
 
@@ -50,6 +50,8 @@ SUMMARY_FIELDS = (
 """The summary fields a Material is built from: the only ones requested (``_fields``)."""
 
 MP_KEY_LENGTH = 32
+MAX_FORMULAS = 10
+"""Formulas per query: a question comparing materials names a few, and each is searched."""
 
 _ELEMENT_NAMES = dict(zip(*[iter("""
 hydrogen H helium He lithium Li beryllium Be boron B carbon C nitrogen N oxygen O fluorine F
@@ -199,14 +201,21 @@ class MaterialsAgent(SourceAgent):
         return None
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
-        """Criteria from the question: its formula (from the intent, else from the terms), or
+        """Criteria from the question: every formula its terms name (else the intent's), or
         else the elements its terms name ("lithium cobalt oxide" is ``elements=Li,Co,O``), and
         any band-gap range the terms state. No criteria at all gives ``""`` (no query)."""
         text = " ".join(terms)
-        formulas = [intent.formula] if intent.formula else [t for t in terms if is_formula(t)][:3]
+        named = [*chemical_formulas(text), *(term for term in terms if is_formula(term))]
+        formulas = list(dict.fromkeys(f for f in named if is_formula(f)))
+        if not formulas and intent.formula:
+            formulas = [intent.formula]
         elements = () if formulas else named_elements(text)
-        return str(MaterialsQuery(formulas=tuple(formulas), elements=elements,
+        return str(MaterialsQuery(formulas=tuple(formulas[:MAX_FORMULAS]), elements=elements,
                                   band_gap=_band_gap_in(text)))
+
+    def no_query_reason(self, intent: Intent) -> str:
+        return ("the question names no material: the Materials Project is searched by formula "
+                "(TiO2), elements (lithium cobalt oxide) or a band-gap range")
 
     def _search(self, request: SearchRequest) -> SourceResult:
         reason = self.unavailable_reason()
