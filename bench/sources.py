@@ -441,7 +441,8 @@ def _compare(results: list[Measure]) -> None:
     for theirs in (m for m in results if m.who == "langchain"):
         mine = ours.get((theirs.source, theirs.n))
         if mine and mine.seconds and mine.requests:
-            print(f"  {theirs.source:7} N={theirs.n:5}: wall x{theirs.seconds / mine.seconds:6.1f}, "
+            ratio = theirs.seconds / mine.seconds
+            print(f"  {theirs.source:7} N={theirs.n:5}: wall x{ratio:6.1f}, "
                   f"requests x{theirs.requests / mine.requests:6.1f}, violations "
                   f"{theirs.violations} vs {mine.violations}"
                   + (f" ({theirs.error})" if theirs.error else ""))

@@ -62,6 +62,7 @@ class SourceResponseError(SourceError):
 
 
 class ModelError(ScholargraphError):
-    """The chat model's reply could not be parsed into the expected structure, even after a retry."""
+    """The chat model's reply could not be parsed into the expected structure, even after a
+    retry."""
 
     retryable = True

@@ -1,4 +1,5 @@
-"""Builds the review graph: the supervisor, the planning agents, the tool loop and the evidence stages.
+"""Builds the review graph: the supervisor, the planning agents, the tool loop and the evidence
+stages.
 
 ::
 

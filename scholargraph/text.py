@@ -11,10 +11,21 @@ import re
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 QUESTION_WORDS = frozenset(
-    ["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did", "is", "are", "was", "were", "can", "could", "should", "would", "will", "may", "might", "there", "their", "its", "it", "this", "that", "these", "those", "about", "regarding", "between", "among", "versus", "vs", "compared", "compare", "comparison", "effect", "effects", "role", "impact", "known", "evidence", "literature", "review", "studies", "study", "research", "current", "recent", "state", "art", "latest", "approach", "approaches", "use", "used", "using", "based", "new", "novel", "recent", "years", "year", "since", "after", "before", "until", "from", "during", "last", "past", "according", "report", "reported", "show", "shown", "find", "found", "give", "list", "explain", "describe"]
+    ["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did",
+     "is", "are", "was", "were", "can", "could", "should", "would", "will", "may", "might", "there",
+     "their", "its", "it", "this", "that", "these", "those", "about", "regarding", "between",
+     "among", "versus", "vs", "compared", "compare", "comparison", "effect", "effects", "role",
+     "impact", "known", "evidence", "literature", "review", "studies", "study", "research",
+     "current", "recent", "state", "art", "latest", "approach", "approaches", "use", "used",
+     "using", "based", "new", "novel", "recent", "years", "year", "since", "after", "before",
+     "until", "from", "during", "last", "past", "according", "report", "reported", "show", "shown",
+     "find", "found", "give", "list", "explain", "describe"]
 )
 STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
-    ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be", "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each", "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only", "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
+    ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be",
+     "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each",
+     "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only",
+     "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
 )
 _BREAKS = re.compile("\r\n?|[\x0b\x0c\x1c-\x1e\x85]")
 """Line and page breaks other than '\\n' (carriage returns, form feeds, vertical tabs)."""
@@ -242,7 +253,12 @@ def year_window(text: str, this_year: int) -> tuple[int | None, int | None]:
 
 
 ELEMENTS = frozenset(
-    ["H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U", "Np", "Pu"]
+    ["H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S", "Cl",
+     "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As",
+     "Se", "Br", "Kr", "Rb", "Sr", "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In",
+     "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm", "Sm", "Eu", "Gd", "Tb",
+     "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl",
+     "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U", "Np", "Pu"]
 )
 _FORMULA = re.compile(r"\b(?:[A-Z][a-z]?\d*(?:\.\d+)?){2,}\b|\b[A-Z][a-z]?\d+\b")
 

@@ -1,7 +1,8 @@
 """clean_query: normalise the question and refuse what cannot be one, with a clear reason.
 
 The same checks run before the graph starts (the CLI and ``review()`` call :func:`clean_question`
-up front so bad input fails fast with exit code 2) and inside the node (so Studio runs get them too).
+up front so bad input fails fast with exit code 2) and inside the node (so Studio runs get them
+too).
 """
 
 from __future__ import annotations

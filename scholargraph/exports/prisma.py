@@ -62,7 +62,8 @@ class PrismaRecord(Record):
             raise ValueError(f"PRISMA: {self.screened} screened - {self.excluded} excluded != "
                              f"{self.included} included")
         if self.excluded_reasons and sum(self.excluded_reasons.values()) != self.excluded:
-            raise ValueError(f"PRISMA: exclusion reasons count {sum(self.excluded_reasons.values())}"
+            counted = sum(self.excluded_reasons.values())
+            raise ValueError(f"PRISMA: exclusion reasons count {counted}"
                              f" records, not the {self.excluded} excluded")
         return self
 

@@ -361,7 +361,8 @@ def load_embedder(spec: str | None, max_seq_length: int | None = None, *,
     """The embedder ``spec`` names (see the module docstring); None means lexical only.
 
     ``models_dir`` is where the int8 model is derived and kept (the run's
-    ``Settings.models_path``; unset: the environment's). ``max_seq_length`` cuts texts at that many tokens instead of the model's own limit (the
+    ``Settings.models_path``; unset: the environment's). ``max_seq_length`` cuts texts at that
+    many tokens instead of the model's own limit (the
     bench measures what that costs); it becomes part of the name, as the vectors differ, and
     that name loads it again (``all-MiniLM-L6-v2-int8-max128``).
     Models are cached per process: loading one takes seconds, embedding with it milliseconds.

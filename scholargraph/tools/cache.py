@@ -296,7 +296,8 @@ def cache_summary(settings: Settings) -> str:
     counts = _table_counts(path)
     lines = [f"{path} ({size / 2**20:.1f} MiB; answers are kept {EXPIRE_AFTER.days} days, "
              f"robots.txt decisions {ROBOTS_EXPIRE_AFTER.total_seconds() / 3600:.0f} hours)"]
-    lines += [f"  {table}: {rows}" for table, rows in sorted(counts.items()) if table != "redirects"]
+    lines += [f"  {table}: {rows}" for table, rows in sorted(counts.items())
+              if table != "redirects"]
     return "\n".join(lines)
 
 

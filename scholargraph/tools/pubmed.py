@@ -58,7 +58,8 @@ references runs to 20 KB per article), held whole in memory while parsed."""
 TOOL_NAME = "scholargraph"
 PHRASE_WORDS = 2
 STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
-_DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]", re.IGNORECASE)
+_DATE_TAG = re.compile(r"\[(dp|pdat|edat|mdat|crdt|publication date|date - publication)\]",
+                       re.IGNORECASE)
 
 
 class _EUtilities:
@@ -185,7 +186,8 @@ def _read(handle: Any) -> Any:
             raise SourceResponseError(
                 "pubmed", f"{text}: the answer names a DTD Biopython does not bundle; "
                 "upgrade biopython") from None
-        raise SourceResponseError("pubmed", f"unreadable E-utilities answer ({text[:200]})") from None
+        raise SourceResponseError("pubmed",
+                                  f"unreadable E-utilities answer ({text[:200]})") from None
     finally:
         _parsing.reset(marker)
         handle.close()

@@ -6,7 +6,8 @@ a publication-year window (``filter=from-pub-date:...,until-pub-date:...``), onl
 reads (``select``) and as many rows as asked (up to 1,000 per request, Crossref's cap).
 
 The agent declares Crossref's manners as data (``politeness``); everything else a source needs
-comes from scholargraph: the session of :meth:`SourceAgent.session` applies that declaration (a rate limiter shared by the whole process, the timeout, retries with backoff and
+comes from scholargraph: the session of :meth:`SourceAgent.session` applies that declaration
+(a rate limiter shared by the whole process, the timeout, retries with backoff and
 ``Retry-After``, a cap on the size of an answer) and the on-disk cache;
 :meth:`SourceAgent.search` turns failures into typed errors that the review records in its search
 log and goes on.
@@ -27,8 +28,8 @@ from typing import Any, ClassVar
 from scholargraph.errors import SourceResponseError
 from scholargraph.records import Work
 from scholargraph.schemas import Domain, Intent
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.settings import Settings
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.http import Politeness, configured, translate_errors
 
 ENDPOINT_ENV = "SCHOLARGRAPH_CROSSREF_URL"
