@@ -56,7 +56,8 @@ def test_plan_starts_with_direct_evidence_and_splits_comparisons():
     assert plan.sub_questions[0].text == restated
     assert plan.sub_questions[1].text == ("What results compare deep learning with logistic "
                                           "regression for sepsis prediction?")
-    assert [s.id for s in plan.sub_questions] == [f"q{i}" for i in range(1, len(plan.sub_questions) + 1)]
+    count = len(plan.sub_questions)
+    assert [s.id for s in plan.sub_questions] == [f"q{i}" for i in range(1, count + 1)]
 
 
 def test_gap_queries_differ_from_what_was_already_sent():
@@ -104,7 +105,8 @@ def test_extractive_draft_quotes_verbatim_and_names_gaps():
     assert evaluation.citation_support == 1.0
     assert evaluation.source_diversity == 1.0
     assert verdict(evaluation, passages, per_question=6)[0] == "more_evidence"
-    assert verdict(evaluation.model_copy(update={"coverage": {"q1": 1.0}}), passages, 6)[0] == "accept"
+    covered = evaluation.model_copy(update={"coverage": {"q1": 1.0}})
+    assert verdict(covered, passages, 6)[0] == "accept"
 
 
 def _run(state, **context):

@@ -1,4 +1,5 @@
-"""The vector store on a Chroma server (``CHROMA_HOST``), started with ``chroma run`` on loopback."""
+"""The vector store on a Chroma server (``CHROMA_HOST``), started with ``chroma run`` on
+loopback."""
 
 import os
 import shutil

@@ -20,7 +20,8 @@ SEARCH_PATHS = {"pubmed": "/esearch.fcgi", "arxiv": "/api/query", "openalex": "/
 def run_cli(out: Path, *extra: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "scholargraph.cli", "review", QUESTION, "--out", str(out),
                "--sources", ",".join(SOURCES), "--quiet", *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600, env=os.environ, check=False)
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, env=os.environ,
+                          check=False)
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,8 @@ class BrokenBytesOpenAlex:
     prefix = "openalex"
 
     def handle(self, request):
-        return ReplayResponse(body=b'{"meta": {"count": 1}, "results": [{"title": "\xff\xfe\xc3"}]}')
+        return ReplayResponse(
+            body=b'{"meta": {"count": 1}, "results": [{"title": "\xff\xfe\xc3"}]}')
 
 
 def visited_nodes(question, **options):

@@ -230,7 +230,7 @@ def test_a_bad_plug_in_path_says_what_is_wrong(value: str, message: str,
 
 
 def _register_as_module(monkeypatch: pytest.MonkeyPatch, module_name: str, agent: type) -> None:
-    """``agent`` importable as ``module_name:<its class name>`` and named in SCHOLARGRAPH_SOURCES."""
+    """``agent`` importable as ``module_name:<its class name>``, named in SCHOLARGRAPH_SOURCES."""
     module = type(sys)(module_name)
     setattr(module, agent.__name__, agent)
     monkeypatch.setitem(sys.modules, module_name, module)

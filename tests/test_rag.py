@@ -16,9 +16,9 @@ from scholargraph.rag import select_passages
 from scholargraph.rag.embeddings import (
     MINILM,
     MINILM_INT8,
+    TOKENIZER,
     Embedder,
     EmbeddingUnavailable,
-    TOKENIZER,
     OnnxEmbedder,
     int8_model_path,
     load_embedder,

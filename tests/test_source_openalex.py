@@ -126,7 +126,7 @@ def test_replay_keeps_recorded_works_byte_for_byte(replay: ReplayServer) -> None
     assert listed["meta"]["count"] > 3 and listed["meta"]["page"] == 1
     decoder, at = json.JSONDecoder(), body.index(b'"results":[') + len(b'"results":[')
     text = body.decode()
-    for work in listed["results"]:
+    for _ in listed["results"]:
         start = text.index('{"id"', at)
         _, at = decoder.raw_decode(text, start)
         assert text[start:at].encode() in recorded

@@ -1,6 +1,6 @@
 """The web agent through ddgs and requests, over HTTP, against the recorded DuckDuckGo page, the
-hand-built news stand-in and the hand-written test pages of the replay server's web mirror: robots.txt,
-caps, news and the shallow crawl. Rendering in a browser: test_web_browser.py."""
+hand-built news stand-in and the hand-written test pages of the replay server's web mirror:
+robots.txt, caps, news and the shallow crawl. Rendering in a browser: test_web_browser.py."""
 
 from __future__ import annotations
 
