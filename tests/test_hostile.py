@@ -23,12 +23,31 @@ class InjectedOpenAlex(OpenAlexService):
             return response
         page = json.loads(response.body)
         for work in page["results"]:
-            index = work.get("abstract_inverted_index") or {}
-            start = max((p for spots in index.values() for p in spots), default=-1) + 1
-            for offset, word in enumerate(INJECTION.split()):
-                index.setdefault(word, []).append(start + offset)
-            work["abstract_inverted_index"] = index
+            work["abstract_inverted_index"] = _inverted(_injected(
+                _words(work.get("abstract_inverted_index") or {})))
         return ReplayResponse(body=json.dumps(page).encode())
+
+
+def _words(index: dict[str, list[int]]) -> list[str]:
+    return [word for _, word in sorted((at, word) for word, ats in index.items() for at in ats)]
+
+
+def _injected(words: list[str]) -> list[str]:
+    """The injection after every sentence, so that whichever passage the review keeps holds
+    one."""
+    out: list[str] = []
+    for word in words:
+        out.append(word)
+        if word.endswith("."):
+            out += INJECTION.split()
+    return out + INJECTION.split()
+
+
+def _inverted(words: list[str]) -> dict[str, list[int]]:
+    index: dict[str, list[int]] = {}
+    for at, word in enumerate(words):
+        index.setdefault(word, []).append(at)
+    return index
 
 
 class BrokenBytesOpenAlex:
