@@ -32,6 +32,7 @@ from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
 from scholargraph.records import Passage, Work
 from scholargraph.schemas import Finding, SubQuestion
+from scholargraph.text import content_words
 
 SCREEN_MIN = 0.4
 CONTEXT_MIN = 0.7
@@ -55,7 +56,7 @@ EXCLUSION_OFF_TOPIC = "off topic: the title and abstract mention few of the ques
 def topic_terms(text: str) -> frozenset[str]:
     """The stemmed content words of a question or sub-question, generic research words left out
     (all of its words when nothing else is left)."""
-    terms = frozenset(tokenize(text))
+    terms = frozenset(tokenize(" ".join(content_words(text))))
     return (terms - GENERIC_TERMS) or terms
 
 
