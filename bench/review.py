@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scholargraph import review
+from scholargraph.agents.evaluation import COVERED
+from scholargraph.relevance import question_itself
 from scholargraph.report import Report
 from scholargraph.settings import Settings
 from scholargraph.testing import ReplayServer
@@ -179,11 +181,9 @@ def reports_against(report: Report) -> bool:
 
 
 def question_covered(report: Report) -> bool:
-    """Whether the review reports its first sub-question (the question itself) covered."""
-    from scholargraph.agents.evaluation import COVERED
-
-    first = report.sub_questions[0].id if report.sub_questions else None
-    return first is not None and report.evaluation.coverage.get(first, 0.0) >= COVERED
+    """Whether the review reports the sub-question that asks the question itself covered."""
+    itself = question_itself(report.sub_questions, report.cleaned_question or report.question)
+    return itself is not None and report.evaluation.coverage.get(itself.id, 0.0) >= COVERED
 
 
 @contextmanager

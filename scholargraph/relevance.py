@@ -85,6 +85,18 @@ def off_topic(work: Work, question: str) -> bool:
     return bool(terms) and term_share(terms, work_text(work)) < SCREEN_MIN
 
 
+def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion | None:
+    """The sub-question that asks the question itself: the one sharing most of its topic terms
+    (the first on a tie), or None without sub-questions."""
+    terms = topic_terms(question)
+
+    def overlap(sub: SubQuestion) -> float:
+        own = topic_terms(sub.text)
+        return len(terms & own) / (len(terms | own) or 1)
+
+    return max(subs, key=overlap, default=None)
+
+
 @dataclass(frozen=True)
 class Directness:
     """How one finding bears on one sub-question: the three tests' values and their verdict."""

@@ -112,7 +112,7 @@ CORPUS = [
 
 def test_corpus_service_matches_the_boolean_query_and_ranks_by_bm25():
     service = CorpusService(CORPUS)
-    ids = lambda query: [item.openalex_id for item in service.search(query)]  # noqa: E731
+    ids = lambda query: [item.openalex_id for item in service.search(query)]
     assert set(ids("aspirin AND colorectal")) == {"W11", "W12"}
     assert ids('aspirin AND "colorectal cancer"') == ["W11"]
     assert ids("aspirin NOT stroke") == ["W11"]

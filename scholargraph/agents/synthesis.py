@@ -36,7 +36,7 @@ from scholargraph.extractive import (
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.records import Passage, Record, Work
-from scholargraph.relevance import DirectEvidence, topic_terms
+from scholargraph.relevance import DirectEvidence, question_itself, topic_terms
 from scholargraph.report import cited_work_ids, review_counts
 from scholargraph.schemas import Draft, Finding, SubQuestion
 from scholargraph.settings import get_settings
@@ -195,19 +195,21 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         notes += table_notes
     judge = DirectEvidence(passages, papers, embedder)
     direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
-    draft = with_bearing(draft, question, direct)
+    itself = question_itself(state["sub_questions"], question)
+    draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
     model_summary = "" if update.get("extractive") else draft.summary
     summary = review_summary(model_summary, draft, state["sub_questions"], direct,
                              dict(state.get("prisma", {})), passages, papers)
     return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes}
 
 
-def with_bearing(draft: Draft, question: str, direct: dict[str, list[Finding]]) -> Draft:
-    """Findings that answer their sub-question directly, read against the question's own claim:
-    "opposes" when the quoted sentence points the other way on a shared outcome (the stance
-    detector of :mod:`scholargraph.stance`), "supports" when it points the same way."""
+def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
+    """The findings that answer the question itself directly (``direct``), read against the
+    question's own claim: "opposes" when the quoted sentence points the other way on a shared
+    outcome (the stance detector of :mod:`scholargraph.stance`), "supports" when it points the
+    same way. Findings of the other sub-questions (methods, limitations) are not read so."""
     claim = stance(question)
-    direct_ids = {id(f) for found in direct.values() for f in found}
+    direct_ids = {id(f) for f in direct}
     findings = []
     for finding in draft.findings:
         bearing = None
@@ -217,9 +219,6 @@ def with_bearing(draft: Draft, question: str, direct: dict[str, list[Finding]]) 
             if relation is not None:
                 bearing = "opposes" if relation.relation == "oppose" else "supports"
         findings.append(finding.model_copy(update={"bearing": bearing}))
-    kept = {id(old): new for old, new in zip(draft.findings, findings)}
-    for sub_id, found in direct.items():
-        direct[sub_id] = [kept[id(f)] for f in found]
     return draft.model_copy(update={"findings": findings})
 
 
