@@ -34,7 +34,7 @@ from scholargraph.records import Passage, Work
 from scholargraph.schemas import Finding, SubQuestion
 from scholargraph.text import content_words
 
-SCREEN_MIN = 0.4
+SCREEN_MIN = 0.3
 CONTEXT_MIN = 0.7
 SENTENCE_MIN = 0.3
 DENSE_MIN = 0.6

@@ -111,7 +111,8 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
     if retracted:
         overall *= RETRACTION_PENALTY
     gaps = [f"{sub.text} ({why})" for sub in subs
-            if (why := weakness(sub, draft, by_id, cov[sub.id]))]
+            if (why := weakness(sub, draft, by_id, cov[sub.id]))
+            and not any(sub.text in gap for gap in draft.gaps)]
     gaps += weak_source_gaps(subs, draft, passages, papers, this_year)
     gaps += evidence_gaps(works, sources, active_sources, this_year)
     return Evaluation(coverage=cov, citation_support=support, source_diversity=round(diversity, 3),

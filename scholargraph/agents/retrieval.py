@@ -35,10 +35,12 @@ def is_assessable(work: Work) -> bool:
 
 def screening_reason(work: Work, question: str) -> str | None:
     """Why a work is excluded at screening (no text to judge it by, or off topic: see
-    :func:`scholargraph.relevance.off_topic`), or None when it is included."""
+    :func:`scholargraph.relevance.off_topic`), or None when it is included. A work found only by
+    following citations is not screened by the question's words: the citation that links it to
+    an included work is what made it a candidate."""
     if not is_assessable(work):
         return EXCLUSION_NO_TEXT
-    if question and off_topic(work, question):
+    if question and work.sources != ["snowball"] and off_topic(work, question):
         return EXCLUSION_OFF_TOPIC
     return None
 
