@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from scholargraph import review
-from scholargraph.records import Work
+from scholargraph.agents.synthesis import with_bearing
+from scholargraph.extractive import extractive_draft
+from scholargraph.records import Passage, Work
 from scholargraph.relevance import EXCLUSION_OFF_TOPIC, off_topic, topic_terms
+from scholargraph.schemas import Draft, Finding, Quote, SubQuestion
 from scholargraph.testing import ReplayServer
 from scholargraph.testing.services.corpus import CorpusDoc, CorpusService, openalex_id_for
 from scholargraph.tools.base import SearchRequest
@@ -131,3 +134,42 @@ def test_openalex_agent_searches_the_served_corpus():
     by_id = {work.openalex_id: work for work in result.works}
     assert by_id["W11"].abstract == CORPUS[0].text
     assert by_id["W11"].title == CORPUS[0].title
+
+
+def _passage(owner: Work, text: str) -> Passage:
+    return Passage(id=f"{owner.id}#abstract:0-{len(text)}", work_id=owner.id, text=text,
+                   start=0, end=len(text), sub_question_id="q1", score=1.0)
+
+
+def test_two_versions_of_one_sentence_are_not_set_side_by_side():
+    sentence = ("Daily aspirin increased protection against ischaemic stroke in adults over 50 "
+                "years in this trial.")
+    preprint = Work(title="Aspirin and stroke (preprint)", doi="10.1000/pre", abstract=sentence)
+    article = Work(title="Aspirin and stroke", doi="10.1000/art", abstract=sentence)
+    other = Work(title="Aspirin and stroke in a cohort", doi="10.1000/other",
+                 abstract="Aspirin increased protection against ischaemic stroke in older "
+                          "adults of a large cohort followed for ten years.")
+    passages = [_passage(w, w.abstract or "") for w in (preprint, article, other)]
+    sub = SubQuestion(id="q1", text="Does aspirin protect against ischaemic stroke?",
+                      answer_shape="trials")
+    draft = extractive_draft([sub], passages, [preprint, article, other], ["aspirin", "stroke"])
+    paired = [f for f in draft.findings if f.kind in ("agreement", "contradiction")]
+    for finding in paired:
+        works = {pid.split("#")[0] for pid in finding.passage_ids}
+        assert works != {preprint.id, article.id}, finding.text
+    assert any(other.id in {pid.split("#")[0] for pid in f.passage_ids} for f in paired)
+
+
+def test_a_direct_finding_is_read_against_the_question():
+    passage = _passage(Work(title="Aspirin trial", doi="10.1000/t", abstract="x"),
+                       "Aspirin significantly reduced the risk of stroke in adults.")
+    finding = Finding(text=passage.text, passage_ids=[passage.id], sub_question_id="q1",
+                      quotes=[Quote(passage_id=passage.id, start=0, end=len(passage.text),
+                                    text=passage.text)])
+    draft = Draft(summary="", findings=[finding])
+    against = with_bearing(draft, "Aspirin does not reduce the risk of stroke.", [finding])
+    assert against.findings[0].bearing == "opposes"
+    along = with_bearing(draft, "Aspirin reduces the risk of stroke in adults.", [finding])
+    assert along.findings[0].bearing == "supports"
+    unread = with_bearing(draft, "Aspirin does not reduce the risk of stroke.", [])
+    assert unread.findings[0].bearing is None
