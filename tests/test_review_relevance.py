@@ -173,3 +173,22 @@ def test_a_direct_finding_is_read_against_the_question():
     assert along.findings[0].bearing == "supports"
     unread = with_bearing(draft, "Aspirin does not reduce the risk of stroke.", [])
     assert unread.findings[0].bearing is None
+
+
+def test_evidence_against_the_question_is_marked_in_markdown_and_html():
+    from scholargraph.exports import html, markdown
+    from scholargraph.report import Reference, Report
+
+    work = Work(title="Aspirin trial", doi="10.1000/t", abstract="x")
+    passage = _passage(work, "Aspirin significantly reduced the risk of stroke in adults.")
+    finding = Finding(text=passage.text, passage_ids=[passage.id], sub_question_id="q1",
+                      citations=[1], bearing="opposes")
+    report = Report(question="Aspirin does not reduce stroke risk.", papers=[work],
+                    findings=[finding], passages=[passage],
+                    references=[Reference(number=1, work_id=work.id, passage_ids=[passage.id])],
+                    sub_questions=[SubQuestion(id="q1", text="Aspirin does not reduce stroke "
+                                               "risk.", answer_shape="trials")])
+    assert "(evidence against the question as stated)" in markdown.render(report)
+    assert "(evidence against the question as stated)" in html.render(report)
+    plain = report.model_copy(update={"findings": [finding.model_copy(update={"bearing": None})]})
+    assert "evidence against" not in markdown.render(plain)
