@@ -262,7 +262,8 @@ def compared_pairs(statements: list[Finding], topic: frozenset[str] = frozenset(
     """Pairs of statements on one sub-question, from different works, that agree or oppose
     about the same subject (each names ``SAME_TOPIC_MIN`` of the ``topic`` terms and they share
     one); strongest (most shared outcome terms) first. Near-identical sentences (``REDUNDANT``)
-    are one statement repeated, often by two versions of one paper: they are not compared."""
+    pointing the same way are one statement repeated, often by two versions of one paper: they
+    are not an agreement (pointing opposite ways they are still a contradiction)."""
     texts = [_quoted(s) for s in statements]
     readings = [stance(text) for text in texts]
     on_topic = [not topic or term_share(topic, text) >= SAME_TOPIC_MIN for text in texts]
@@ -273,10 +274,9 @@ def compared_pairs(statements: list[Finding], topic: frozenset[str] = frozenset(
         if not (on_topic[i] and on_topic[j]) or (topic and not topic & readings[i].terms
                                                  & readings[j].terms):
             continue
-        if _jaccard(readings[i].terms, readings[j].terms) >= REDUNDANT:
-            continue
         result = compare(readings[i], readings[j])
-        if result is not None:
+        repeated = _jaccard(readings[i].terms, readings[j].terms) >= REDUNDANT
+        if result is not None and not (repeated and result.relation == "agree"):
             pairs.append((result, a, b))
     pairs.sort(key=lambda item: -len(item[0].shared))
     return pairs
