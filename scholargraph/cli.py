@@ -165,8 +165,10 @@ def run_review(args: argparse.Namespace) -> int:
     outcome.write(args.out)
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
-        print(f"wrote {args.out}/review.md and 7 more files: {len(outcome.papers)} works, "
-              f"{len(outcome.findings)} findings, {len(outcome.references)} references"
+        counts = outcome.counts
+        print(f"wrote {args.out}/review.md and 7 more files: {counts.screened} works screened, "
+              f"{counts.included} included, {counts.findings} findings, "
+              f"{counts.cited_works} references"
               + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
     return EXIT_OK
 

@@ -11,6 +11,7 @@ and the words between them, so the same question always reads the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -179,7 +180,8 @@ def statement(question: str) -> str | None:
         return None
     subject = [_sentence_case(rest[0]), *rest[1:at]]
     if auxiliary in ("does", "do", "did"):
-        verb = {"does": third_person, "do": str, "did": past}[auxiliary](rest[at].lower())
+        inflect: dict[str, Callable[[str], str]] = {"does": third_person, "do": str, "did": past}
+        verb = inflect[auxiliary](rest[at].lower())
         return " ".join([lead, *subject, verb, *rest[at + 1:]])
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
 

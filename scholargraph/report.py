@@ -7,7 +7,7 @@ produces the five files of the contract: ``review.md``, ``review.json``, ``refer
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,39 @@ class Reference(Record):
     passage_ids: list[str] = Field(default_factory=list)
 
 
+class ReviewCounts(Record):
+    """The review's numbers, counted once: the CLI line, the summary, ``review.json`` and the
+    PRISMA diagram all read them from here (or from the same PRISMA record), so they agree."""
+
+    screened: int = 0
+    excluded: int = 0
+    included: int = Field(0, description="Works that passed screening")
+    findings: int = Field(0, description="Quoted or written findings (kind 'finding')")
+    contradictions: int = 0
+    agreements: int = 0
+    limitations: int = Field(0, description="Limitations the sources state, quoted")
+    cited_works: int = Field(0, description="Works cited: the reference list's length")
+
+
+def review_counts(findings: list[Finding], prisma: dict[str, Any], cited_works: int
+                  ) -> ReviewCounts:
+    kinds = [finding.kind for finding in findings]
+    return ReviewCounts(
+        screened=int(prisma.get("screened", 0)), excluded=int(prisma.get("excluded", 0)),
+        included=int(prisma.get("included", 0)), findings=kinds.count("finding"),
+        contradictions=kinds.count("contradiction"), agreements=kinds.count("agreement"),
+        limitations=kinds.count("limitation"), cited_works=cited_works)
+
+
+def cited_work_ids(findings: list[Finding], rows: list[EvidenceRow],
+                   passages: dict[str, Passage]) -> list[str]:
+    """The works the findings and evidence-table rows cite, in order of first citation (the
+    reference list's order)."""
+    cited = [passage_id for finding in findings for passage_id in finding.passage_ids]
+    cited += [row.passage_id for row in rows]
+    return list(dict.fromkeys(passages[i].work_id for i in cited if i in passages))
+
+
 class SourceFailure(Record):
     source: str
     error: str
@@ -46,7 +79,7 @@ class Report(Record):
     cleaned_question: str = ""
     engine: str = Field("deterministic", description="'deterministic' or the chat model's name")
     generated_at: str = Field(
-        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     sources_searched: list[str] = Field(default_factory=list)
     sub_questions: list[SubQuestion] = Field(default_factory=list)
     summary: str = ""
@@ -68,6 +101,8 @@ class Report(Record):
     stop_reason: str = ""
     notes: list[str] = Field(default_factory=list)
     citation_style: str = Field("apa", description="Style of the formatted reference lists")
+    counts: ReviewCounts = Field(default_factory=ReviewCounts,
+                                 description="The numbers the summary and the CLI report")
 
     def work(self, work_id: str) -> Work:
         for paper in self.papers:
@@ -144,5 +179,6 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         stop_reason=state.get("stop_reason", ""),
         notes=list(dict.fromkeys(state.get("notes", []))),
         citation_style=context.citation_style,
+        counts=review_counts(findings, dict(state.get("prisma", {})), len(references)),
     )
 

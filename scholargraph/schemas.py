@@ -20,6 +20,7 @@ Domain = Literal["biomedical", "physics", "computer_science", "materials", "chem
 Verdict = Literal["accept", "more_evidence", "refilter"]
 NewsWindow = Literal["day", "week", "month", "year"]
 FindingKind = Literal["finding", "agreement", "contradiction", "limitation"]
+Bearing = Literal["supports", "opposes"]
 
 
 class Intent(Record):
@@ -81,6 +82,8 @@ class Finding(Record):
     support: float | None = Field(None, description="Filled by the system: 0-1 support check")
     weak_sources: bool = Field(False, description="Filled by the system: every work it cites "
                                                   "has low credibility")
+    bearing: Bearing | None = Field(None, description="Filled by the system: whether the finding "
+                                    "points the way the question's own claim does, or against it")
 
 
 class EvidenceRow(Record):

@@ -68,7 +68,8 @@ BOUNDARY_WORDS = frozenset(["but", "whereas", "while", "although", "though", "ho
 
 @dataclass(frozen=True)
 class Cue:
-    """One direction cue of a sentence and the terms around it (what changed, and what changed it)."""
+    """One direction cue of a sentence and the terms around it (what changed, and what changed
+    it)."""
 
     direction: Direction
     text: str
@@ -103,8 +104,9 @@ def stance(sentence: str) -> Stance:
     tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(sentence)]
     taken: list[tuple[int, int]] = []
     cues: list[Cue] = []
-    for direction, pattern in (("null", NULL_CUES), ("up", UP_CUES), ("down", DOWN_CUES),
-                               ("effect", EFFECT_CUES)):
+    patterns: tuple[tuple[Direction, re.Pattern[str]], ...] = (
+        ("null", NULL_CUES), ("up", UP_CUES), ("down", DOWN_CUES), ("effect", EFFECT_CUES))
+    for direction, pattern in patterns:
         for match in pattern.finditer(sentence):
             span = (match.start(), match.end())
             if any(span[0] < end and start < span[1] for start, end in taken):

@@ -45,7 +45,8 @@ def test_scores_name_the_gaps_and_why():
     assert not any("What harms" in gap for gap in result.gaps), "named twice"
     unnamed = score(SUBS, draft.model_copy(update={"gaps": []}), PASSAGES, [OLD, NEW],
                     ["pubmed", "openalex"], THIS_YEAR)
-    assert "What harms does long-term aspirin cause? (no cited finding)" in unnamed.gaps
+    assert ("What harms does long-term aspirin cause? (no direct evidence was found: no cited "
+            "finding)") in unnamed.gaps
     assert "All cited works come from one source (pubmed) of the 2 searched" in result.gaps
     assert result.retracted == [NEW.id]
     assert f"Cited work {NEW.id} has been retracted" in result.gaps

@@ -19,14 +19,16 @@ from datetime import date
 from langgraph.runtime import Runtime
 from pydantic import Field
 
+from scholargraph.agents.synthesis import run_embedder
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import credibility_of, passage_works, weak_only
 from scholargraph.engines import ask_structured, chat_model_for, fence
+from scholargraph.rag.embeddings import Embedder
 from scholargraph.records import Passage, Record, Work
+from scholargraph.relevance import DirectEvidence, term_share, topic_terms
 from scholargraph.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
 from scholargraph.state import ReviewState
 from scholargraph.support import LEXICAL_WITH_DENSE, lexical_support
-from scholargraph.text import content_words
 
 COVERED = 0.5
 RECENT_YEARS = 5
@@ -38,18 +40,18 @@ def findings_of(sub: SubQuestion, draft: Draft) -> list[Finding]:
     return [f for f in draft.findings if f.sub_question_id == sub.id and f.kind == "finding"]
 
 
-def coverage(sub: SubQuestion, draft: Draft, passages: dict[str, Passage]) -> float:
-    """Half for findings from two or more works, half for the share of the sub-question's terms
-    that the findings and their passages touch."""
-    findings = findings_of(sub, draft)
-    if not findings:
+def coverage(sub: SubQuestion, draft: Draft, passages: dict[str, Passage],
+             judge: DirectEvidence) -> float:
+    """0 without a finding that answers the sub-question directly (:mod:`scholargraph.relevance`:
+    its work and its quoted sentence address the sub-question's key terms); otherwise at least
+    ``COVERED``, with a quarter more for a second work and a quarter for the share of its key
+    terms the direct findings state."""
+    direct = judge.findings(sub, draft.findings)
+    if not direct:
         return 0.0
-    works = {passages[i].work_id for f in findings for i in f.passage_ids if i in passages}
-    terms = set(content_words(sub.text))
-    evidence = " ".join(f.text + " " + " ".join(passages[i].text for i in f.passage_ids
-                                                if i in passages) for f in findings)
-    touched = len(terms & set(content_words(evidence))) / len(terms) if terms else 1.0
-    return round(0.5 * min(1.0, len(works) / 2) + 0.5 * touched, 3)
+    works = {passages[i].work_id for f in direct for i in f.passage_ids if i in passages}
+    stated = term_share(topic_terms(sub.text), " ".join(f.text for f in direct))
+    return round(COVERED + 0.25 * min(1.0, len(works) - 1.0) + 0.25 * stated, 3)
 
 
 def quote_holds(quote: Quote, passages: dict[str, Passage]) -> bool:
@@ -87,10 +89,13 @@ def cited_works(draft: Draft, passages: dict[str, Passage], papers: list[Work]) 
 
 
 def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers: list[Work],
-          active_sources: list[str], this_year: int) -> Evaluation:
-    """The deterministic evaluation of a draft (without the verdict)."""
+          active_sources: list[str], this_year: int, embedder: Embedder | None = None
+          ) -> Evaluation:
+    """The deterministic evaluation of a draft (without the verdict); ``embedder`` adds the
+    test of meaning to the test of terms when judging which findings answer directly."""
     by_id = {p.id: p for p in passages}
-    cov = {sub.id: coverage(sub, draft, by_id) for sub in subs}
+    judge = DirectEvidence(passages, papers, embedder)
+    cov = {sub.id: coverage(sub, draft, by_id, judge) for sub in subs}
     works = cited_works(draft, by_id, papers)
     sources = sorted({source for work in works for source in work.sources})
     diversity = min(1.0, len(sources) / max(1, min(3, len(active_sources))))
@@ -134,13 +139,10 @@ def weakness(sub: SubQuestion, draft: Draft, passages: dict[str, Passage],
     """Why a sub-question counts as poorly covered, or None when it is covered."""
     if value >= COVERED:
         return None
-    findings = findings_of(sub, draft)
-    if not findings:
-        return "no cited finding"
-    works = {passages[i].work_id for f in findings for i in f.passage_ids if i in passages}
-    if len(works) < 2:
-        return "one work only"
-    return "the findings touch few of its terms"
+    if not findings_of(sub, draft):
+        return "no direct evidence was found: no cited finding"
+    return ("no direct evidence was found: its findings do not address its key terms "
+            "in the sentences they quote")
 
 
 def evidence_gaps(works: list[Work], sources: list[str], active: list[str],
@@ -192,12 +194,13 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     subs, draft = state["sub_questions"], state["draft"]
     passages, papers = state.get("passages", []), state.get("papers", [])
-    result = score(subs, draft, passages, papers, state.get("active_sources", []),
-                   date.today().year)
     notes: list[str] = []
+    embedder = run_embedder(context.run_settings, notes) if draft.findings else None
+    result = score(subs, draft, passages, papers, state.get("active_sources", []),
+                   date.today().year, embedder)
     model = chat_model_for(context)
     if model is not None and draft.findings:
-        judged, notes = ask_structured(
+        judged, asked = ask_structured(
             model, CoverageJudgement, system=SYSTEM,
             user="\n".join([f"{s.id}: {s.text}" for s in subs] + [fence("findings", "\n".join(
                 f"- ({f.sub_question_id}) {f.text}" for f in draft.findings))]),
@@ -206,6 +209,7 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                 for sid, value in result.coverage.items()], gaps=result.gaps),
             agent="evaluation",
         )
+        notes += asked
         known = {sub.id for sub in subs}
         merged = {item.sub_question_id: min(result.coverage[item.sub_question_id],
                                             max(0.0, min(1.0, item.score)))

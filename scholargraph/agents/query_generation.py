@@ -145,9 +145,9 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
 
     model = chat_model_for(context)
     if model is None or not agents:
-        queries = fallback()
-        return {"queries": queries,
-                "search_log": unqueried(agents, queries, found, round_number)}
+        written = fallback()
+        return {"queries": written,
+                "search_log": unqueried(agents, written, found, round_number)}
     plan, notes = ask_structured(
         model, QueryPlan, system=SYSTEM,
         user=_prompt(agents, subs, targets, sent, round_number),

@@ -3,6 +3,8 @@
 Deduplication runs over all rounds' records together, so a work found again by a gap query is
 merged, not double-counted. The PRISMA counts come from the same pass, so they add up by
 construction: screened = identified - duplicates removed; included = screened - excluded.
+Screening excludes works with no text to judge and works off the question's topic (their title
+and abstract mention few of its key terms, :mod:`scholargraph.relevance`), each with its reason.
 When OpenAlex is one of the run's sources, the works are then enriched from it (citation counts,
 open-access links, retractions) and, with ``snowball``, joined by the works one citation away
 (see :mod:`scholargraph.tools.enrich`). Last, each included work gets its source type and
@@ -19,6 +21,7 @@ from langgraph.runtime import Runtime
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import assess
 from scholargraph.records import Work
+from scholargraph.relevance import EXCLUSION_OFF_TOPIC, off_topic
 from scholargraph.state import Prisma, ReviewState
 from scholargraph.tools.enrich import augment_with_openalex
 
@@ -28,6 +31,18 @@ EXCLUSION_NO_TEXT = "no title and abstract to assess"
 def is_assessable(work: Work) -> bool:
     """A work can be screened when there is text beyond its title to judge it by."""
     return bool(work.abstract or work.full_text)
+
+
+def screening_reason(work: Work, question: str) -> str | None:
+    """Why a work is excluded at screening (no text to judge it by, or off topic: see
+    :func:`scholargraph.relevance.off_topic`), or None when it is included. A work found only by
+    following citations is not screened by the question's words: the citation that links it to
+    an included work is what made it a candidate."""
+    if not is_assessable(work):
+        return EXCLUSION_NO_TEXT
+    if question and work.sources != ["snowball"] and off_topic(work, question):
+        return EXCLUSION_OFF_TOPIC
+    return None
 
 
 def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
@@ -40,16 +55,18 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     records = [*state.get("records", []), *found.added]
     works = found.works
     this_year = date.today().year
+    question = state.get("cleaned_question") or state.get("question", "")
+    reasons = {work.id: screening_reason(work, question) for work in works}
     included = [work.model_copy(update={"credibility": assess(work, this_year)})
-                for work in works if is_assessable(work)]
+                for work in works if reasons[work.id] is None]
     identified = Counter(source for record in records for source in record.sources)
+    excluded = Counter(reason for reason in reasons.values() if reason is not None)
     prisma: Prisma = {
         "identified": dict(sorted(identified.items())),
         "duplicates_removed": len(records) - len(works),
         "screened": len(works),
         "excluded": len(works) - len(included),
-        "excluded_reasons": {EXCLUSION_NO_TEXT: len(works) - len(included)}
-        if len(works) > len(included) else {},
+        "excluded_reasons": dict(sorted(excluded.items())),
         "included": len(included),
     }
     return {"papers": included, "prisma": prisma, "records": found.added,

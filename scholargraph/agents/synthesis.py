@@ -24,7 +24,7 @@ from pydantic import Field
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import flag_weak_findings
 from scholargraph.engines import ask_structured, chat_model_for, fence
-from scholargraph.evidence_table import evidence_table
+from scholargraph.evidence_table import evidence_passages, evidence_table
 from scholargraph.extractive import (
     CONTRADICTIONS_PER_QUESTION,
     REVIEW_LIMITATIONS,
@@ -36,8 +36,11 @@ from scholargraph.extractive import (
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.records import Passage, Record, Work
+from scholargraph.relevance import DirectEvidence, question_itself, topic_terms
+from scholargraph.report import cited_work_ids, review_counts
 from scholargraph.schemas import Draft, Finding, SubQuestion
 from scholargraph.settings import Settings
+from scholargraph.stance import compare, stance
 from scholargraph.state import ReviewState
 from scholargraph.support import SupportChecker
 
@@ -145,11 +148,13 @@ def detected_contradictions(subs: list[SubQuestion], passages: list[Passage], pa
     set side by side (same two passages), for the LLM engine."""
     years = {work.id: work.year for work in papers}
     seen = [set(f.passage_ids) for f in known if f.kind == "contradiction"]
+    pairs: set[frozenset[str]] = set()
     found = []
     for sub in subs:
         ranked = rank_candidates(sub, [p for p in passages if p.sub_question_id == sub.id],
                                  keywords, years, embedder)
-        for finding in contradictions(stance_pool(sub, ranked), CONTRADICTIONS_PER_QUESTION):
+        for finding in contradictions(stance_pool(sub, ranked), CONTRADICTIONS_PER_QUESTION,
+                                      topic_terms(sub.text), pairs):
             if not any(set(finding.passage_ids) <= ids for ids in seen):
                 found.append(finding)
     return found
@@ -171,8 +176,9 @@ def run_embedder(settings: Settings, notes: list[str]) -> Embedder | None:
 
 
 def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
-    """The draft of either engine, its findings flagged where they rest only on weak sources,
-    and, for a question asking for values, its evidence table."""
+    """The draft of either engine, its findings flagged where they rest only on weak sources
+    and read for or against the question, for a question asking for values its evidence table,
+    and a summary whose numbers are the review's counts."""
     context = runtime.context or ReviewContext()
     notes: list[str] = []
     passages = state.get("passages", [])
@@ -180,14 +186,76 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     update = write_draft(state, context, embedder, notes)
     this_year = date.today().year
     papers = state.get("papers", [])
+    question = state.get("cleaned_question") or state.get("question", "")
     draft = flag_weak_findings(update["draft"], passages, papers, this_year)
     if state["intent"].wants_data:
-        rows, table_notes = evidence_table(
-            state.get("cleaned_question") or state.get("question", ""), state["intent"], passages,
-            papers, state.get("materials", []), chat_model_for(context))
+        rows, table_notes = evidence_table(question, state["intent"], passages, papers,
+                                           state.get("materials", []), chat_model_for(context))
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
-    return {"draft": draft, "notes": notes}
+    judge = DirectEvidence(passages, papers, embedder)
+    direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
+    itself = question_itself(state["sub_questions"], question)
+    draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
+    model_summary = "" if update.get("extractive") else draft.summary
+    summary = review_summary(model_summary, draft, state["sub_questions"], direct,
+                             dict(state.get("prisma", {})), passages, papers)
+    return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes}
+
+
+def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
+    """The findings that answer the question itself directly (``direct``), read against the
+    question's own claim: "opposes" when the quoted sentence points the other way on a shared
+    outcome (the stance detector of :mod:`scholargraph.stance`), "supports" when it points the
+    same way. Findings of the other sub-questions (methods, limitations) are not read so."""
+    claim = stance(question)
+    direct_ids = {id(f) for f in direct}
+    findings = []
+    for finding in draft.findings:
+        bearing = None
+        if id(finding) in direct_ids:
+            relation = compare(claim, stance(" ".join(q.text for q in finding.quotes)
+                                             or finding.text))
+            if relation is not None:
+                bearing = "opposes" if relation.relation == "oppose" else "supports"
+        findings.append(finding.model_copy(update={"bearing": bearing}))
+    return draft.model_copy(update={"findings": findings})
+
+
+def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
+                   direct: dict[str, list[Finding]], prisma: dict[str, Any],
+                   passages: list[Passage], papers: list[Work]) -> str:
+    """The summary: the model's own words (LLM engine), then what the review did and found in
+    the review's counts (:func:`scholargraph.report.review_counts`), which sub-questions have
+    direct evidence and which have none, and how the findings bear on the question."""
+    by_id = {p.id: p for p in passages}
+    by_id.update(evidence_passages(draft.evidence_table, passages, papers))
+    cited = cited_work_ids(draft.findings, draft.evidence_table, by_id)
+    counts = review_counts(draft.findings, prisma, len(cited))
+    years = sorted(w.year for w in papers if w.id in set(cited) and w.year)
+    span = f" published {years[0]}–{years[-1]}" if years and years[0] != years[-1] else (
+        f" published in {years[0]}" if years else "")
+    answered = [sub for sub in subs if direct.get(sub.id)]
+    parts = [model_summary.strip()] if model_summary.strip() else []
+    parts.append(f"This review screened {counts.screened} works, included {counts.included}, "
+                 f"and cites {counts.cited_works} of them{span} in {counts.findings} findings.")
+    parts.append(f"{len(answered)} of {len(subs)} sub-questions have direct evidence.")
+    missing = [sub.text for sub in subs if not direct.get(sub.id)]
+    if missing:
+        parts.append("No direct evidence was found for: "
+                     + "; ".join(f"\u201c{text}\u201d" for text in missing) + ".")
+    against = sum(f.bearing == "opposes" for f in draft.findings)
+    if against:
+        parts.append(f"{_count(against, 'finding')} report evidence against the question as "
+                     "stated.")
+    parts.append(f"{_count(counts.contradictions, 'contradiction')} and "
+                 f"{_count(counts.agreements, 'agreement')} between sources are set side by "
+                 "side below.")
+    return " ".join(parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder | None,
@@ -204,12 +272,12 @@ def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder |
 
     model = chat_model_for(context)
     if model is None or not passages:
-        return {"draft": fallback(), "notes": notes}
+        return {"draft": fallback(), "notes": notes, "extractive": True}
     draft, asked = ask_structured(model, Draft, system=SYSTEM, user=_prompt(subs, passages),
                                   fallback=fallback, agent="synthesis")
     notes += asked
     if extractive:
-        return {"draft": draft, "notes": notes}
+        return {"draft": draft, "notes": notes, "extractive": True}
     checker = SupportChecker(embedder)
     draft, check_notes = check_draft(draft, passages, checker)
     notes += check_notes + checker.warnings
@@ -219,7 +287,7 @@ def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder |
     if not draft.findings:
         notes.append("synthesis: no model-written finding survived the support check; "
                      "the extractive draft is used")
-        return {"draft": fallback(), "notes": notes}
+        return {"draft": fallback(), "notes": notes, "extractive": True}
     extra = detected_contradictions(subs, passages, papers, keywords, draft.findings, embedder)
     limitations = list(dict.fromkeys([*draft.limitations, *REVIEW_LIMITATIONS[1:]]))
     return {"draft": draft.model_copy(update={"findings": [*draft.findings, *extra],

@@ -115,6 +115,8 @@ class _Citer:
         text = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
         if finding.weak_sources:
             text += " <em>(weak sources only)</em>"
+        if finding.bearing == "opposes":
+            text += " <em>(evidence against the question as stated)</em>"
         quotes = "".join(self.quote_block(q) for q in finding.quotes)
         evidence = f"<details><summary>evidence</summary>{quotes}</details>" if quotes else ""
         return f"<li>{text}{evidence}</li>"

@@ -65,7 +65,8 @@ def cite(numbers: Iterable[int]) -> str:
 def _finding_line(finding: Finding) -> str:
     citation = cite(finding.citations)
     weak = " (weak sources only)" if finding.weak_sources else ""
-    return f"- {escape_block(finding.text)} {citation}{weak}".rstrip()
+    against = " (evidence against the question as stated)" if finding.bearing == "opposes" else ""
+    return f"- {escape_block(finding.text)} {citation}{weak}{against}".rstrip()
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> list[str]:

@@ -1,0 +1,240 @@
+"""Whole-graph reviews of SciFact-format claims over a corpus served as a scholarly source.
+
+    python bench/review.py --corpus CORPUS.jsonl --claims CLAIMS.jsonl [--qrels QRELS.tsv]
+                           [--limit N] [--withhold-evidence]
+
+The corpus (BEIR ``{_id, title, text}`` lines) is served by the replay server as OpenAlex
+(:class:`scholargraph.testing.services.corpus.CorpusService`: boolean matching as OpenAlex reads
+a query, BM25 ranking), and each claim, as a user would type it, is the question of a review run
+through the whole graph over HTTP with the deterministic engine: clean_query, intent, planning,
+query generation, the OpenAlex agent, retrieval, rag_filter, synthesis and evaluation, with the
+refinement rounds the supervisor asks for. Claims are SciFact's (``id``, ``claim``, ``evidence``:
+``{doc_id: [{sentences, label}]}``, ``cited_doc_ids``). Printed, one ``name value`` a line:
+
+- ``evidence-cited``: of the claims with evidence, the share whose review cites a gold evidence
+  abstract;
+- ``cited-precision``: of all works the reviews cite, the share that are gold evidence or cited
+  documents of their claim (or judged relevant in ``--qrels``);
+- ``contradiction-recall``: of the claims with CONTRADICT evidence, the share whose review
+  reports evidence against the claim (a finding read as opposing the question);
+- ``false-contradiction``: of the claims with SUPPORT evidence only, the share whose review does;
+- with ``--withhold-evidence`` (every claim's gold evidence abstracts and cited documents taken
+  out of the served corpus), ``false-coverage``: the share of reviews that still report the
+  claim's own sub-question covered or end accepted. Then ``evidence-cited`` is 0 by construction.
+
+The last line is ``evidence-cited <value>``. Without a BEIR ``corpus.jsonl``, ``--corpus`` may
+name SciFact's ``corpus_sentences.jsonl`` (``{doc_id, title, abstract: [sentences]}``): it is
+read as the same documents, sentences joined. One vector store and one embedder serve every
+claim (the store in a temporary ``SCHOLARGRAPH_HOME`` unless ``--home`` keeps one between runs;
+the derived embedding model where the environment keeps it). Progress
+and per-claim detail go to stderr. The data is read where it lies and never copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scholargraph import review
+from scholargraph.agents.evaluation import COVERED
+from scholargraph.relevance import question_itself
+from scholargraph.report import Report
+from scholargraph.settings import Settings
+from scholargraph.testing import ReplayServer
+from scholargraph.testing.server import temporary_environment
+from scholargraph.testing.services.corpus import CorpusDoc, CorpusService, openalex_id_for
+
+MAX_RESULTS = 20
+"""Records asked of the source per query: what a person skimming a search would read."""
+
+
+@dataclass
+class Claim:
+    claim_id: str
+    text: str
+    evidence: dict[str, set[str]]
+    """Gold evidence doc id -> its labels (SUPPORT / CONTRADICT)."""
+    cited: set[str]
+
+    @property
+    def labels(self) -> set[str]:
+        return {label for labels in self.evidence.values() for label in labels}
+
+
+@dataclass
+class Outcome:
+    claim: Claim
+    cited_docs: list[str]
+    found_docs: set[str]
+    """Documents among the review's included works (cited or not), to see where evidence is
+    lost."""
+    relevant: set[str]
+    against: bool
+    covered: bool
+    accepted: bool
+    seconds: float
+
+
+@dataclass
+class Tally:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def figures(self, withheld: bool) -> list[tuple[str, float]]:
+        with_evidence = [o for o in self.outcomes if o.claim.evidence]
+        cited = [doc for o in self.outcomes for doc in o.cited_docs]
+        relevant = sum(doc in o.relevant for o in self.outcomes for doc in o.cited_docs)
+        contradict = [o for o in self.outcomes if "CONTRADICT" in o.claim.labels]
+        support = [o for o in self.outcomes if o.claim.labels == {"SUPPORT"}]
+        rows = [
+            ("evidence-cited", share([bool(set(o.cited_docs) & o.claim.evidence.keys())
+                                      for o in with_evidence])),
+            ("cited-precision", relevant / len(cited) if cited else 0.0),
+            ("contradiction-recall", share([o.against for o in contradict])),
+            ("false-contradiction", share([o.against for o in support])),
+        ]
+        if withheld:
+            rows.append(("false-coverage", share([o.covered or o.accepted
+                                                  for o in self.outcomes])))
+        return rows
+
+
+def share(values: list[bool]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, required=True,
+                        help="BEIR corpus.jsonl, or SciFact's corpus_sentences.jsonl")
+    parser.add_argument("--claims", type=Path, required=True, help="SciFact-format claims")
+    parser.add_argument("--qrels", type=Path, help="BEIR qrels TSV: more relevant documents")
+    parser.add_argument("--limit", type=int, default=0, help="first N claims (0: all)")
+    parser.add_argument("--withhold-evidence", action="store_true",
+                        help="serve the corpus without the claims' evidence and cited documents")
+    parser.add_argument("--max-results", type=int, default=MAX_RESULTS)
+    parser.add_argument("--home", type=Path, help="SCHOLARGRAPH_HOME to keep (vector store)")
+    args = parser.parse_args()
+    for path in (args.corpus, args.claims, args.qrels):
+        if path is not None and not path.exists():
+            sys.exit(f"{path} does not exist")
+    claims = read_claims(args.claims)
+    claims = claims[:args.limit] if args.limit else claims
+    qrels = read_qrels(args.qrels) if args.qrels else {}
+    docs = read_corpus(args.corpus)
+    if args.withhold_evidence:
+        withheld = {doc for c in claims for doc in [*c.evidence, *c.cited]}
+        docs = [doc for doc in docs if doc.doc_id not in withheld]
+    by_openalex = {openalex_id_for(doc.doc_id): doc.doc_id for doc in docs}
+    print(f"corpus {len(docs)} documents; {len(claims)} claims"
+          f"{' (evidence withheld)' if args.withhold_evidence else ''}", file=sys.stderr)
+
+    tally = Tally()
+    started = time.perf_counter()
+    settings = Settings()
+    models = settings.models_dir or settings.home / "models"
+    with bench_home(args.home) as home, ReplayServer([CorpusService(docs)]) as server, \
+            server.environment(SCHOLARGRAPH_HOME=str(home), SCHOLARGRAPH_MODELS=str(models),
+                               SCHOLARGRAPH_RATE_SCALE="1000", SCHOLARGRAPH_NO_CACHE="1"):
+        for number, claim in enumerate(claims, 1):
+            relevant = {*claim.evidence, *claim.cited, *qrels.get(claim.claim_id, set())}
+            outcome = run_claim(claim, relevant, by_openalex, args.max_results)
+            tally.outcomes.append(outcome)
+            print(f"[{number}/{len(claims)}] {outcome.seconds:5.1f}s claim {claim.claim_id}: "
+                  f"cited {outcome.cited_docs} gold {sorted(claim.evidence)} "
+                  f"found {sorted(outcome.found_docs & claim.evidence.keys())} "
+                  f"labels {sorted(claim.labels)} against={outcome.against} "
+                  f"covered={outcome.covered} accepted={outcome.accepted}", file=sys.stderr)
+    print(f"{len(claims)} reviews in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    rows = tally.figures(args.withhold_evidence)
+    for name, value in rows:
+        if name != "evidence-cited":
+            print(f"{name} {value:.4f}")
+    print(f"evidence-cited {rows[0][1]:.4f}")
+
+
+def run_claim(claim: Claim, relevant: set[str], by_openalex: dict[str, str],
+              max_results: int) -> Outcome:
+    """One review of the claim over the served corpus, and what the figures need of it."""
+    started = time.perf_counter()
+    report = review(claim.text, sources=["openalex"], max_results=max_results)
+    cited = [by_openalex[work.openalex_id] for work in report.cited_works()
+             if work.openalex_id in by_openalex]
+    found = {by_openalex[work.openalex_id] for work in report.papers
+             if work.openalex_id in by_openalex}
+    return Outcome(claim, cited, found, relevant, against=reports_against(report),
+                   covered=question_covered(report),
+                   accepted=report.evaluation.verdict == "accept",
+                   seconds=time.perf_counter() - started)
+
+
+def reports_against(report: Report) -> bool:
+    """Whether the review reports evidence against the question's own claim."""
+    return any(finding.bearing == "opposes" for finding in report.findings)
+
+
+def question_covered(report: Report) -> bool:
+    """Whether the review reports the sub-question that asks the question itself covered."""
+    itself = question_itself(report.sub_questions, report.cleaned_question or report.question)
+    return itself is not None and report.evaluation.coverage.get(itself.id, 0.0) >= COVERED
+
+
+@contextmanager
+def bench_home(keep: Path | None) -> Iterator[Path]:
+    """``--home``, or a temporary folder removed afterwards."""
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    with tempfile.TemporaryDirectory(prefix="scholargraph-review-bench-") as folder:
+        yield Path(folder)
+
+
+def read_claims(path: Path) -> list[Claim]:
+    claims = []
+    for record in read_jsonl(path):
+        evidence: dict[str, set[str]] = {}
+        for doc_id, items in (record.get("evidence") or {}).items():
+            evidence[str(doc_id)] = {item["label"] for item in items}
+        claims.append(Claim(str(record["id"]), record["claim"], evidence,
+                            {str(doc) for doc in record.get("cited_doc_ids") or []}))
+    return claims
+
+
+def read_qrels(path: Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for row in csv.reader(handle, delimiter="\t"):
+            if len(row) >= 3 and row[2].strip().isdigit() and int(row[2]) > 0:
+                found.setdefault(row[0].strip(), set()).add(row[1].strip())
+    return found
+
+
+def read_corpus(path: Path) -> list[CorpusDoc]:
+    """BEIR ``{_id, title, text}`` lines, or SciFact's ``{doc_id, title, abstract: [...]}``
+    converted on the fly (sentences joined by spaces)."""
+    docs = []
+    for record in read_jsonl(path):
+        if "_id" in record:
+            docs.append(CorpusDoc.from_beir(record))
+        else:
+            docs.append(CorpusDoc(str(record["doc_id"]), record.get("title") or "",
+                                  " ".join(s.strip() for s in record.get("abstract") or [])))
+    return docs
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+if __name__ == "__main__":
+    with temporary_environment({"HF_HUB_OFFLINE": "1"}):
+        main()

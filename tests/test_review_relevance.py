@@ -1,0 +1,194 @@
+"""A review that does not overstate itself: off-topic records screened out, coverage only from
+direct evidence, one set of counts, and the corpus search engine the review bench serves.
+
+The reviews run the whole graph against the replay server of recorded responses (``--offline``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scholargraph import review
+from scholargraph.agents.synthesis import with_bearing
+from scholargraph.extractive import extractive_draft
+from scholargraph.records import Passage, Work
+from scholargraph.relevance import EXCLUSION_OFF_TOPIC, off_topic, topic_terms
+from scholargraph.schemas import Draft, Finding, Quote, SubQuestion
+from scholargraph.testing import ReplayServer
+from scholargraph.testing.services.corpus import CorpusDoc, CorpusService, openalex_id_for
+from scholargraph.tools.base import SearchRequest
+from scholargraph.tools.openalex import OpenAlexAgent
+
+CRISPR = "Does CRISPR-Cas9 gene editing cure sickle cell disease in adults?"
+SURVEILLANCE = "machine learning for public health surveillance"
+
+
+@pytest.fixture(scope="module")
+def crispr_review(tmp_path_factory: pytest.TempPathFactory):
+    """The CRISPR question against the recorded corpus, which holds no work on sickle cell
+    disease (as the issue found it: the only finding was about telomeres and pancreatic cancer)."""
+    return review(CRISPR, offline=True)
+
+
+def test_question_without_relevant_evidence_is_not_accepted(crispr_review):
+    assert crispr_review.evaluation.verdict != "accept"
+    assert crispr_review.evaluation.coverage["q1"] < 0.5
+    assert "No direct evidence was found for" in crispr_review.summary
+    assert CRISPR in crispr_review.summary.split("No direct evidence was found for")[1]
+    assert "q1" in crispr_review.evaluation.reason
+
+
+def test_off_topic_records_are_excluded_at_screening_and_counted(crispr_review):
+    prisma = crispr_review.prisma
+    off = prisma["excluded_reasons"].get(EXCLUSION_OFF_TOPIC, 0)
+    assert off > 0
+    assert prisma["screened"] - prisma["excluded"] == prisma["included"]
+    assert prisma["included"] == len(crispr_review.papers)
+    for paper in crispr_review.papers:
+        assert not off_topic(paper, CRISPR), paper.title
+
+
+def test_screening_and_topic_terms():
+    terms = topic_terms("What methods and data have been used to study sickle cell disease?")
+    assert terms == {"sickl", "cell", "diseas"}
+    telomeres = Work(title="Telomere length and pancreatic cancer risk",
+                     abstract="Shorter telomeres were associated with pancreatic cancer.")
+    editing = Work(title="Gene editing of haematopoietic stem cells in sickle cell disease",
+                   abstract="CRISPR-Cas9 editing of BCL11A restored fetal haemoglobin in adults.")
+    assert off_topic(telomeres, CRISPR)
+    assert not off_topic(editing, CRISPR)
+
+
+def test_cli_summary_json_and_prisma_give_one_set_of_counts(tmp_path: Path):
+    out = tmp_path / "review"
+    done = subprocess.run([sys.executable, "-m", "scholargraph.cli", "review", SURVEILLANCE,
+                           "--offline", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    cli = {name: int(number) for number, name in re.findall(
+        r"(\d+) (works screened|included|findings|references)", line)}
+    data = json.loads((out / "review.json").read_text())
+    counts, prisma, findings = data["counts"], data["prisma"], data["findings"]
+    assert cli == {"works screened": counts["screened"], "included": counts["included"],
+                   "findings": counts["findings"], "references": counts["cited_works"]}
+    assert counts["screened"] == prisma["screened"] and counts["included"] == prisma["included"]
+    assert counts["included"] == len(data["papers"])
+    assert counts["findings"] == sum(f["kind"] == "finding" for f in findings)
+    assert counts["cited_works"] == len(data["references"])
+    summary = data["summary"]
+    assert (f"screened {prisma['screened']} works, included {prisma['included']}, and cites "
+            f"{counts['cited_works']} of them") in summary
+    assert f"in {counts['findings']} findings" in summary
+    assert f"Records screened (n = {prisma['screened']})" in (out / "review.html").read_text()
+
+
+def test_contradictions_are_between_different_works_each_pair_once(crispr_review):
+    for report in (crispr_review, review(SURVEILLANCE, offline=True)):
+        pairs = []
+        for finding in report.findings:
+            if finding.kind not in ("contradiction", "agreement"):
+                continue
+            works = {report.passage(pid).work_id for pid in finding.passage_ids}
+            assert len(works) >= 2, finding.text
+            pairs.append(frozenset(works))
+        assert len(pairs) == len(set(pairs))
+
+
+CORPUS = [
+    CorpusDoc("11", "Aspirin and colorectal cancer",
+              "Daily aspirin reduced the incidence of colorectal cancer in a cohort of adults."),
+    CorpusDoc("12", "Aspirin in stroke prevention",
+              "Aspirin lowered the risk of stroke; colorectal outcomes were not studied."),
+    CorpusDoc("13", "Statins and colorectal cancer",
+              "Statin use was not associated with colorectal cancer incidence."),
+    CorpusDoc("doc-x", "Colorectal cancer screening",
+              "Colonoscopy screening reduced colorectal cancer deaths; colorectal cancer in adults."),
+]
+
+
+def test_corpus_service_matches_the_boolean_query_and_ranks_by_bm25():
+    service = CorpusService(CORPUS)
+    ids = lambda query: [item.openalex_id for item in service.search(query)]
+    assert set(ids("aspirin AND colorectal")) == {"W11", "W12"}
+    assert ids('aspirin AND "colorectal cancer"') == ["W11"]
+    assert ids("aspirin NOT stroke") == ["W11"]
+    assert set(ids("statins OR colonoscopy")) == {"W13", openalex_id_for("doc-x")}
+    assert ids('"cancer colorectal"') == []
+    ranked = ids('"colorectal cancer"')
+    assert ranked[0] == openalex_id_for("doc-x")  # the term most often, in the shortest text
+    assert set(ranked) == {"W11", "W13", openalex_id_for("doc-x")}
+
+
+def test_openalex_agent_searches_the_served_corpus():
+    with ReplayServer([CorpusService(CORPUS)]) as server, server.environment(
+            SCHOLARGRAPH_RATE_SCALE="1000"):
+        result = OpenAlexAgent().search(SearchRequest(query="aspirin AND colorectal", limit=5))
+    assert {work.openalex_id for work in result.works} == {"W11", "W12"}
+    by_id = {work.openalex_id: work for work in result.works}
+    assert by_id["W11"].abstract == CORPUS[0].text
+    assert by_id["W11"].title == CORPUS[0].title
+
+
+def _passage(owner: Work, text: str) -> Passage:
+    return Passage(id=f"{owner.id}#abstract:0-{len(text)}", work_id=owner.id, text=text,
+                   start=0, end=len(text), sub_question_id="q1", score=1.0)
+
+
+def test_two_versions_of_one_sentence_are_not_set_side_by_side():
+    sentence = ("Daily aspirin increased protection against ischaemic stroke in adults over 50 "
+                "years in this trial.")
+    preprint = Work(title="Aspirin and stroke (preprint)", doi="10.1000/pre", abstract=sentence)
+    article = Work(title="Aspirin and stroke", doi="10.1000/art", abstract=sentence)
+    other = Work(title="Aspirin and stroke in a cohort", doi="10.1000/other",
+                 abstract="Aspirin increased protection against ischaemic stroke in older "
+                          "adults of a large cohort followed for ten years.")
+    passages = [_passage(w, w.abstract or "") for w in (preprint, article, other)]
+    sub = SubQuestion(id="q1", text="Does aspirin protect against ischaemic stroke?",
+                      answer_shape="trials")
+    draft = extractive_draft([sub], passages, [preprint, article, other], ["aspirin", "stroke"])
+    paired = [f for f in draft.findings if f.kind in ("agreement", "contradiction")]
+    for finding in paired:
+        works = {pid.split("#")[0] for pid in finding.passage_ids}
+        assert works != {preprint.id, article.id}, finding.text
+    assert any(other.id in {pid.split("#")[0] for pid in f.passage_ids} for f in paired)
+
+
+def test_a_direct_finding_is_read_against_the_question():
+    passage = _passage(Work(title="Aspirin trial", doi="10.1000/t", abstract="x"),
+                       "Aspirin significantly reduced the risk of stroke in adults.")
+    finding = Finding(text=passage.text, passage_ids=[passage.id], sub_question_id="q1",
+                      quotes=[Quote(passage_id=passage.id, start=0, end=len(passage.text),
+                                    text=passage.text)])
+    draft = Draft(summary="", findings=[finding])
+    against = with_bearing(draft, "Aspirin does not reduce the risk of stroke.", [finding])
+    assert against.findings[0].bearing == "opposes"
+    along = with_bearing(draft, "Aspirin reduces the risk of stroke in adults.", [finding])
+    assert along.findings[0].bearing == "supports"
+    unread = with_bearing(draft, "Aspirin does not reduce the risk of stroke.", [])
+    assert unread.findings[0].bearing is None
+
+
+def test_evidence_against_the_question_is_marked_in_markdown_and_html():
+    from scholargraph.exports import html, markdown
+    from scholargraph.report import Reference, Report
+
+    work = Work(title="Aspirin trial", doi="10.1000/t", abstract="x")
+    passage = _passage(work, "Aspirin significantly reduced the risk of stroke in adults.")
+    finding = Finding(text=passage.text, passage_ids=[passage.id], sub_question_id="q1",
+                      citations=[1], bearing="opposes")
+    report = Report(question="Aspirin does not reduce stroke risk.", papers=[work],
+                    findings=[finding], passages=[passage],
+                    references=[Reference(number=1, work_id=work.id, passage_ids=[passage.id])],
+                    sub_questions=[SubQuestion(id="q1", text="Aspirin does not reduce stroke "
+                                               "risk.", answer_shape="trials")])
+    assert "(evidence against the question as stated)" in markdown.render(report)
+    assert "(evidence against the question as stated)" in html.render(report)
+    plain = report.model_copy(update={"findings": [finding.model_copy(update={"bearing": None})]})
+    assert "evidence against" not in markdown.render(plain)
