@@ -158,7 +158,8 @@ def wanted_facets(sub: SubQuestion) -> set[str]:
     """The kinds of sentence a sub-question asks for; results unless it asks for methods."""
     text = f"{sub.text} {sub.answer_shape}"
     wanted = {name for name, cue in WANTED_FACETS.items() if cue.search(sub.text)}
-    if "method" not in wanted or re.search(r"\b(finding\w*|result\w*|effect\w*)\b", text, re.IGNORECASE):
+    if "method" not in wanted or re.search(r"\b(finding\w*|result\w*|effect\w*)\b", text,
+                                            re.IGNORECASE):
         wanted.add("result")
     return wanted
 

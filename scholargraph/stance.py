@@ -47,7 +47,8 @@ UP_CUES = re.compile(
     r"\b(?:increas\w*|higher|highest|elevat\w*|rais(?:e|ed|es|ing)|enhanc\w*|promot\w*|"
     r"induc\w*|improv\w*|augment\w*|stimulat\w*|up-?regulat\w*|accelerat\w*|greater|"
     r"more likely|exacerbat\w*|activat\w*|boost\w*|gain\w*|rise|rises|rose|doubl\w*|"
-    r"strengthen\w*|amplif\w*|potentiat\w*|outperform\w*|superior|better|more effective)\b", re.IGNORECASE)
+    r"strengthen\w*|amplif\w*|potentiat\w*|outperform\w*|superior|better|more effective)\b",
+    re.IGNORECASE)
 DOWN_CUES = re.compile(
     r"\b(?:decreas\w*|reduc\w*|lower\w*|diminish\w*|attenuat\w*|inhibit\w*|suppress\w*|"
     r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"

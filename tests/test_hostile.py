@@ -14,8 +14,13 @@ QUESTION = "machine learning for public health surveillance"
 
 
 class InjectedOpenAlex(OpenAlexService):
-    """The recorded OpenAlex service, but the abstract of one recorded work ends with an
-    injection attempt (a hand-made hostile variant, for this test only)."""
+    """The recorded OpenAlex service, but the abstract of each recorded work ends with an
+    injection attempt (a hand-made hostile variant, for this test only); with
+    ``after_every_sentence``, every sentence of it is followed by one."""
+
+    def __init__(self, after_every_sentence: bool = False) -> None:
+        super().__init__()
+        self.after_every_sentence = after_every_sentence
 
     def handle(self, request):
         response = super().handle(request)
@@ -23,8 +28,9 @@ class InjectedOpenAlex(OpenAlexService):
             return response
         page = json.loads(response.body)
         for work in page["results"]:
-            work["abstract_inverted_index"] = _inverted(_injected(
-                _words(work.get("abstract_inverted_index") or {})))
+            words = _words(work.get("abstract_inverted_index") or {})
+            work["abstract_inverted_index"] = _inverted(
+                _injected(words) if self.after_every_sentence else words + INJECTION.split())
         return ReplayResponse(body=json.dumps(page).encode())
 
 
@@ -75,7 +81,7 @@ def test_instructions_in_abstracts_do_not_change_control_flow(replay):
 
 
 def test_model_sees_untrusted_text_only_inside_fences(replay):
-    replay.add_handler(InjectedOpenAlex())
+    replay.add_handler(InjectedOpenAlex(after_every_sentence=True))
     model = ScriptedChatModel(responses=[malformed_reply("Anything")] * 10)
     report = review(QUESTION, sources=["openalex"], chat_model=model, max_iterations=1)
     prompts = [m.content for call in model.received for m in call if isinstance(m.content, str)]

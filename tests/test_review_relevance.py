@@ -40,18 +40,33 @@ def test_question_without_relevant_evidence_is_not_accepted(crispr_review):
     assert crispr_review.evaluation.verdict != "accept"
     assert crispr_review.evaluation.coverage["q1"] < 0.5
     assert "No direct evidence was found for" in crispr_review.summary
-    assert CRISPR in crispr_review.summary.split("No direct evidence was found for")[1]
+    missing = crispr_review.summary.split("No direct evidence was found for")[1]
+    assert "CRISPR-Cas9 gene editing" in missing and "sickle cell disease" in missing
     assert "q1" in crispr_review.evaluation.reason
 
 
-def test_off_topic_records_are_excluded_at_screening_and_counted(crispr_review):
-    prisma = crispr_review.prisma
-    off = prisma["excluded_reasons"].get(EXCLUSION_OFF_TOPIC, 0)
-    assert off > 0
-    assert prisma["screened"] - prisma["excluded"] == prisma["included"]
-    assert prisma["included"] == len(crispr_review.papers)
-    for paper in crispr_review.papers:
-        assert not off_topic(paper, CRISPR), paper.title
+def test_off_topic_records_are_excluded_at_screening_and_counted():
+    """The retrieval node screens what the sources returned: a record on another subject is
+    excluded with its reason, and PRISMA counts it."""
+    from langgraph.runtime import Runtime
+
+    from scholargraph.agents.retrieval import retrieval
+    from scholargraph.context import ReviewContext
+
+    telomeres = Work(title="Telomere length and pancreatic cancer risk", pmid="101",
+                     abstract="Shorter telomeres were associated with pancreatic cancer in adults.",
+                     sources=["pubmed"])
+    editing = Work(title="Gene editing of haematopoietic stem cells in sickle cell disease",
+                   pmid="102", sources=["pubmed"],
+                   abstract="CRISPR-Cas9 editing of BCL11A restored fetal haemoglobin in adults "
+                   "with sickle cell disease.")
+    state = {"question": CRISPR, "cleaned_question": CRISPR, "records": [telomeres, editing],
+             "active_sources": ["pubmed"], "iteration": 1}
+    update = retrieval(state, Runtime(context=ReviewContext()))
+    prisma = update["prisma"]
+    assert prisma["excluded_reasons"] == {EXCLUSION_OFF_TOPIC: 1}
+    assert prisma["screened"] - prisma["excluded"] == prisma["included"] == 1
+    assert [paper.title for paper in update["papers"]] == [editing.title]
 
 
 def test_screening_and_topic_terms():
@@ -109,13 +124,17 @@ CORPUS = [
     CorpusDoc("13", "Statins and colorectal cancer",
               "Statin use was not associated with colorectal cancer incidence."),
     CorpusDoc("doc-x", "Colorectal cancer screening",
-              "Colonoscopy screening reduced colorectal cancer deaths; colorectal cancer in adults."),
+              "Colonoscopy screening reduced colorectal cancer deaths; colorectal cancer in "
+              "adults."),
 ]
 
 
 def test_corpus_service_matches_the_boolean_query_and_ranks_by_bm25():
     service = CorpusService(CORPUS)
-    ids = lambda query: [item.openalex_id for item in service.search(query)]
+
+    def ids(query: str) -> list[str]:
+        return [item.openalex_id for item in service.search(query)]
+
     assert set(ids("aspirin AND colorectal")) == {"W11", "W12"}
     assert ids('aspirin AND "colorectal cancer"') == ["W11"]
     assert ids("aspirin NOT stroke") == ["W11"]

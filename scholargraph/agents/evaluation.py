@@ -8,8 +8,9 @@ into the overall score). Retracted cited works are listed and lower the overall 
 name each poorly covered sub-question and why, each sub-question whose findings rest only on weak
 sources (:mod:`scholargraph.credibility`), and what is thin about the evidence as a whole.
 The verdict: ``accept`` when every sub-question is covered; ``refilter`` when a poorly covered
-sub-question had more candidate passages than the filter kept; ``more_evidence`` otherwise. The LLM engine may judge coverage and gaps; the numeric checks stay
-deterministic so the verdict can be audited.
+sub-question had more candidate passages than the filter kept; ``more_evidence`` otherwise.
+The LLM engine may judge coverage and gaps; the numeric checks stay deterministic so the verdict
+can be audited.
 """
 
 from __future__ import annotations
