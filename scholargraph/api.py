@@ -23,6 +23,10 @@ from scholargraph.tools.registry import source_names
 MAX_RESULTS_LIMIT = 2000
 
 
+MAX_FULL_TEXTS = 200
+"""Full texts one review may read at most: beyond, the run would be a crawl."""
+
+
 @dataclass(kw_only=True)
 class ReviewOptions:
     """The options of :func:`review`, checked together."""
@@ -42,6 +46,7 @@ class ReviewOptions:
     offline: bool = False
     style: str = "apa"
     library: str | None = None
+    full_text: int = 10
 
     def check(self) -> None:
         """Raise :class:`InputError` for an option that cannot work."""
@@ -58,6 +63,8 @@ class ReviewOptions:
                 raise InputError(f"--{label} {year} is not a plausible publication year")
         if self.since and self.until and self.since > self.until:
             raise InputError(f"--since {self.since} is after --until {self.until}")
+        if not 0 <= self.full_text <= MAX_FULL_TEXTS:
+            raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
         if not 1 <= self.max_iterations <= 10:
             raise InputError("max iterations must be between 1 and 10")
         if self.model and self.chat_model is None:
@@ -76,7 +83,7 @@ class ReviewOptions:
                              passages_per_question=self.passages_per_question,
                              approve_plan=self.approve_plan, snowball=self.snowball,
                              judge=self.judge, citation_style=self.style,
-                             library=self.library,
+                             library=self.library, full_text=self.full_text,
                              chat_model=self.chat_model)
 
 
@@ -111,7 +118,8 @@ def review(question: str, *, out: str | Path | None = None,
     ``snowball`` (follow citations one step through OpenAlex), ``judge`` (with a model, also
     have it judge each written finding against its passages), ``style`` (the reference list's
     citation style: ``apa`` or a CSL style name), ``library`` (a file or folder of your own
-    records, searched first),
+    records, searched first), ``full_text`` (how many included works to read in full where
+    they are open access, best ranked first; 0 for abstracts only),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live
     services). ``on_progress`` is called with each node's name and update as the run goes.
     For plan approval use :func:`start_review`.

@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--library", default=None, metavar="PATH",
                      help="your own records, searched first: a .bib, .ris, CSL-JSON .json, "
                           ".jsonl or .pdf file, or a folder of them")
+    run.add_argument("--full-text", type=int, default=10, metavar="N",
+                     help="read up to N included works in full where they are open access "
+                          "(PMC, arXiv, open-access copies), best ranked first; 0: abstracts "
+                          "only (default 10)")
     run.add_argument("--no-cache", action="store_true",
                      help="ask the services afresh: neither read nor write the on-disk cache of "
                           "their answers (SCHOLARGRAPH_HOME/http-cache.sqlite)")
@@ -132,7 +136,8 @@ def run_review(args: argparse.Namespace) -> int:
         until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
         approve_plan=args.approve_plan, snowball=args.snowball, judge=args.judge,
-        style=args.style, library=args.library, on_progress=progress_callback(args),
+        style=args.style, library=args.library, full_text=args.full_text,
+        on_progress=progress_callback(args),
     )
     prepare_out_dir(args.out)
     outcome = run.start()

@@ -48,6 +48,11 @@ class ReviewContext:
         metadata={"description": "With a model: also ask it whether each written finding is "
                   "stated by the passages it cites, and remove those it is not (one more call)"},
     )
+    full_text: int = field(
+        default=10,
+        metadata={"description": "Included works read in full (open access only: PMC, arXiv, "
+                  "open-access copies), best ranked first; 0: abstracts only"},
+    )
     library: str | None = field(
         default=None,
         metadata={"description": "Your own records (a BibTeX, RIS, CSL-JSON or JSONL file, PDFs, "

@@ -64,6 +64,16 @@ class Credibility(Record):
         return f"{self.label} · credibility {self.score:.2f}: {'; '.join(self.reasons)}"
 
 
+class TextSpan(Record):
+    """Where one block of a structured full text lies in ``Work.full_text``, and what it is."""
+
+    start: int
+    end: int
+    section: str = Field(description="Title path of its section: 'Results > Subgroups'")
+    page: int | None = Field(None, description="1-based page, for a PDF")
+    kind: Literal["paragraph", "caption", "table"] = "paragraph"
+
+
 class Work(Record):
     """One scholarly work (article, preprint, book chapter, web page) with its identifiers."""
 
@@ -84,6 +94,15 @@ class Work(Record):
     sources: list[str] = Field(default_factory=list, description="Source agents that found it")
     kind: Literal["article", "preprint", "web", "news", "material", "other"] = "article"
     full_text: str | None = Field(None, description="Main text, where it was fetched")
+    full_text_spans: list[TextSpan] = Field(
+        default_factory=list,
+        description="Where each section, caption and table row of ``full_text`` lies, with its "
+        "page; empty for unstructured text (a web page's main text)")
+    full_text_source: str | None = Field(
+        None, description="Where the full text was read: 'PMC JATS', 'arXiv PDF', an "
+        "open-access URL, or a library file")
+    licence: str | None = Field(
+        None, description="Licence of the open-access full text, as its source states it")
     published: date | None = Field(None, description="Publication date, where known (news)")
     found_via: str | None = Field(
         None, description="The page whose link led to this one (the web agent's shallow crawl)")
@@ -189,9 +208,14 @@ class Work(Record):
         published, preprint = (other, self) if self._is_preprint_of(other) else (self, other)
         merged = published.model_copy(deep=True)
         for field in ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "url", "venue", "year",
-                      "volume", "issue", "pages", "full_text", "cited_by_count", "oa_url"):
+                      "volume", "issue", "pages", "cited_by_count", "oa_url"):
             if getattr(merged, field) is None:
                 setattr(merged, field, getattr(preprint, field))
+        if merged.full_text is None and preprint.full_text is not None:
+            merged.full_text = preprint.full_text
+            merged.full_text_spans = list(preprint.full_text_spans)
+            merged.full_text_source = preprint.full_text_source
+            merged.licence = preprint.licence
         if len(preprint.abstract or "") > len(merged.abstract or ""):
             merged.abstract = preprint.abstract
         if len(preprint.authors) > len(merged.authors):
@@ -267,7 +291,10 @@ class Passage(Record):
     text: str
     start: int
     end: int
-    section: Literal["title", "abstract", "full_text"] = "abstract"
+    section: str = Field(
+        "abstract", description="'title', 'abstract', 'full_text' (unstructured), or the title "
+        "path of the full text's section ('Results > Subgroups', 'Table 2')")
+    page: int | None = Field(None, description="1-based page of a PDF the text came from")
     score: float = 0.0
     sub_question_id: str | None = None
 

@@ -8,6 +8,7 @@ produces the five files of the contract: ``review.md``, ``review.json``, ``refer
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,19 @@ class Report(Record):
                 return passage
         raise KeyError(passage_id)
 
+    def locations(self, passage_ids: Iterable[str]) -> dict[int, str]:
+        """Per reference number, where in the full text the cited passages lie ('Results,
+        p. 6'); works cited only from their title or abstract are left out."""
+        known = {passage.id: passage for passage in self.passages}
+        numbers = {pid: ref.number for ref in self.references for pid in ref.passage_ids}
+        found: dict[int, list[str]] = {}
+        for passage_id in passage_ids:
+            passage = known.get(passage_id)
+            label = passage_location(passage) if passage else ""
+            if label and passage_id in numbers:
+                found.setdefault(numbers[passage_id], []).append(label)
+        return {number: "; ".join(dict.fromkeys(labels)) for number, labels in found.items()}
+
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 
@@ -113,6 +127,22 @@ class Report(Record):
             path.write_text(text, encoding="utf-8")
             paths[name] = path
         return paths
+
+
+PLAIN_PARTS = ("title", "abstract", "full_text")
+
+
+def passage_location(passage: Passage) -> str:
+    """Where a passage lies in its full text, as a citation shows it: its section (the first
+    and last titles of a deep path: 'Results > Table 2') and its page ('Methods, p. 4'); '' for
+    a title or an abstract."""
+    parts: list[str] = []
+    if passage.section not in PLAIN_PARTS:
+        titles = [title for title in passage.section.split(" > ") if title]
+        parts.append(" > ".join([titles[0], titles[-1]] if len(titles) > 2 else titles))
+    if passage.page is not None:
+        parts.append(f"p. {passage.page}")
+    return ", ".join(part for part in parts if part)
 
 
 def prepare_out_dir(out_dir: str | Path) -> Path:

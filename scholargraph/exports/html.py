@@ -20,7 +20,7 @@ from scholargraph.exports import prisma, styles
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
 from scholargraph.records import Work
 from scholargraph.report import Report
-from scholargraph.schemas import Finding, Quote
+from scholargraph.schemas import EvidenceRow, Finding, Quote
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -82,11 +82,21 @@ class _Citer:
                           for pid in ref.passage_ids}
         self.work_of = {ref.number: report.work(ref.work_id) for ref in report.references}
 
-    def cite(self, numbers: Iterable[int], tooltips: dict[int, str] | None = None) -> str:
+    def cite(self, numbers: Iterable[int], tooltips: dict[int, str] | None = None,
+             passage_ids: Iterable[str] = ()) -> str:
+        """'[1, 2]', or one bracket per work with its full-text location ('[2, Results,
+        p. 6]') when any cited passage comes from a full text."""
         tooltips = tooltips or {}
+        locations = self.report.locations(passage_ids)
         links = [f'<a class="cite" href="#ref-{n}" title="{escape(tooltips.get(n, ""))}">{n}</a>'
                  for n in sorted(set(numbers))]
+        if any(n in locations for n in numbers):
+            return " ".join(f"[{link}, {escape(locations[n])}]" if n in locations else f"[{link}]"
+                            for n, link in zip(sorted(set(numbers)), links, strict=True))
         return f"[{', '.join(links)}]" if links else ""
+
+    def finding_cite(self, finding: Finding) -> str:
+        return self.cite(finding.citations, self.tooltips(finding), finding.passage_ids)
 
     def tooltips(self, finding: Finding) -> dict[int, str]:
         """Per reference number, the quoted sentences (else the passage) the finding rests on."""
@@ -109,7 +119,7 @@ class _Citer:
         return f"<blockquote>{escape(quote.text)}<br><small>{source}</small></blockquote>"
 
     def finding_item(self, finding: Finding) -> str:
-        text = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        text = f"{escape(finding.text)} {self.finding_cite(finding)}"
         if finding.weak_sources:
             text += " <em>(weak sources only)</em>"
         quotes = "".join(self.quote_block(q) for q in finding.quotes)
@@ -118,8 +128,12 @@ class _Citer:
 
     def side_by_side(self, finding: Finding) -> str:
         sides = "".join(f"<div>{self.quote_block(q)}</div>" for q in finding.quotes[:2])
-        head = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        head = f"{escape(finding.text)} {self.finding_cite(finding)}"
         return f'<p>{head}</p><div class="pair">{sides}</div>'
+
+
+def _row_cite(citer: _Citer, row: EvidenceRow) -> str:
+    return citer.cite([row.citation] if row.citation else [], None, [row.passage_id])
 
 
 def _section(title: str, body: str) -> str:
@@ -194,7 +208,7 @@ def _evidence(report: Report, citer: _Citer) -> str:
     rows = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in (
             row.measure, row.value, row.unit, row.subject))
-        + f"<td>{citer.cite([row.citation] if row.citation else [])}</td>"
+        + f"<td>{_row_cite(citer, row)}</td>"
         + f"<td>“{escape(row.quote)}”</td></tr>" for row in report.evidence_table)
     return f"<table><tr>{head}</tr>{rows}</table>"
 
