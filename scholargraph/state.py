@@ -8,9 +8,9 @@ last-writer-wins: one node owns it.
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+from typing import Annotated, NotRequired
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
 from scholargraph.schemas import Draft, Evaluation, Intent, SourceQuery, SubQuestion

@@ -23,8 +23,8 @@ from langgraph.runtime import Runtime
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import assess
 from scholargraph.records import Work
-from scholargraph.state import Prisma, ReviewState
 from scholargraph.settings import get_settings
+from scholargraph.state import Prisma, ReviewState
 from scholargraph.tools.enrich import augment_with_openalex
 from scholargraph.tools.fulltext import FullTextReader, rank_for_reading, readable
 

@@ -54,8 +54,9 @@ def parse_jats(data: bytes) -> FullTextDocument:
     if meta is not None:
         _read_meta(meta, document, article)
     body = article.find("body")
-    if body is not None:
-        _read_container(body, [], document)
+    if body is None:
+        return document  # front matter only: a scanned article, or one whose text is withheld
+    _read_container(body, [], document)
     for back_part in article.findall("back/sec") + article.findall("back/app-group/app") \
             + article.findall("back/app"):
         _read_section(back_part, [], document)

@@ -1,0 +1,243 @@
+"""Open-access full text: parsing JATS and PDFs, fetching politely, and citing sections and pages.
+
+Everything is offline: the parsers read the recorded CC BY full texts shipped in
+``scholargraph/testing/fixtures/fulltext/``, and fetching goes to the replay server, which
+serves them as PMC efetch answers and open-access copies (see that folder's PROVENANCE.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from scholargraph import review
+from scholargraph.errors import InputError
+from scholargraph.fulltext.jats import parse_jats
+from scholargraph.fulltext.pdf import parse_pdf
+from scholargraph.rag.chunking import chunk_work
+from scholargraph.records import Work
+from scholargraph.schemas import Intent
+from scholargraph.settings import get_settings
+from scholargraph.testing import ReplayServer, fixture_bytes, fixture_path
+from scholargraph.tools import registry
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.fulltext import FullTextReader
+from scholargraph.tools.library import load_library
+
+EFETCH = "fulltext/pmc/biotext_PMC4816447.xml"
+OA_NXML = "fulltext/pmc/s2orc-doc2json_PMC6398430.nxml"
+OAI = "fulltext/pmc/pubmed-client_oai_PMC10653940.xml"
+PDF = "fulltext/publisher/s2orc-doc2json_N18-3011.pdf"
+ACL_URL = "https://aclanthology.org/N18-3011.pdf"
+DISALLOWED_URL = "https://www.pnas.org/content/pnas/111/45/E4832.full.pdf"
+CLOSED = json.loads(fixture_bytes(
+    "fulltext/openalex/paperqa_test_does_openalex_work_not-oa-in-openalex.json"))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize("name", [EFETCH, OA_NXML, OAI])
+def test_every_pmc_shape_gives_sections_paragraphs_and_table_rows(name: str) -> None:
+    document = parse_jats(fixture_bytes(name))
+    assert document.pmcid and document.doi and document.title
+    assert "creativecommons.org/licenses/by/4.0" in (document.licence or "")
+    kinds = {block.kind for block in document.blocks}
+    assert kinds == {"paragraph", "caption", "table"}
+    assert any(" > " in block.section for block in document.blocks if block.kind == "paragraph")
+    assert document.tables and all(table.rows for table in document.tables)
+    assert not any(re.search(r"</?[a-z-]+[ />]", block.text) for block in document.blocks)
+
+
+def test_jats_title_paths_captions_and_tables_read_as_the_article_has_them() -> None:
+    document = parse_jats(fixture_bytes(EFETCH))
+    sections = [block.section for block in document.blocks]
+    assert "Materials and Methods > Patient eligibility" in sections
+    table = next(t for t in document.tables if t.label == "Table 4")
+    assert table.caption == "Common toxicities."
+    assert table.header[1:] == ["Grade 1", "Grade 2", "Grade 3"]
+    assert table.rows[0] == ["Skin rash", "14", "17", "10"]
+    row = next(b for b in document.blocks if b.kind == "table" and "Skin rash" in b.text)
+    assert row.section == "Results > Safety > Table 4"
+    assert row.text == "Table 4, Skin rash: Grade 1 14; Grade 2 17; Grade 3 10."
+    assert not any(block.section.startswith("References") for block in document.blocks)
+
+
+def test_a_record_without_body_has_no_full_text() -> None:
+    """The OAI record with its ``<body>`` taken out, as PMC serves scanned articles."""
+    data = re.sub(rb"<body>.*</body>", b"", fixture_bytes(OAI), flags=re.DOTALL)
+    document = parse_jats(data)
+    assert document.title and not document.has_body
+
+
+def test_entities_are_never_expanded_and_nothing_is_fetched(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    hostile = (f'<?xml version="1.0"?><!DOCTYPE article [<!ENTITY x SYSTEM "file://{secret}">]>'
+               '<article><body><sec><title>Results</title><p>Leak: &x;.</p></sec></body>'
+               '</article>').encode()
+    document = parse_jats(hostile)
+    assert document.blocks[0].section == "Results"
+    assert "TOP-SECRET" not in document.blocks[0].text
+
+
+def test_xml_that_is_not_jats_is_refused_with_a_reason() -> None:
+    with pytest.raises(InputError, match="no JATS <article>"):
+        parse_jats(b"<html><body><p>hello</p></body></html>")
+
+
+def test_a_pdf_gives_pages_and_numbered_section_headings() -> None:
+    document = parse_pdf(fixture_bytes(PDF))
+    assert document.pages == 8
+    sections = list(dict.fromkeys(block.section for block in document.blocks))
+    assert sections[0] == "1 Introduction"
+    assert "4 Entity Extraction and Linking > 4.2 Entity Extraction Models" in sections
+    assert {block.page for block in document.blocks} >= {1, 4, 7}
+    assert document.abstract and document.abstract.startswith("We describe a deployed")
+    assert not any("Ammar" in block.text[:40] for block in document.blocks[:1])
+
+
+def test_passages_of_a_full_text_carry_section_and_page_and_slice_back() -> None:
+    document = parse_pdf(fixture_bytes(PDF))
+    text, spans = document.joined()
+    work = Work(title="Literature graph", abstract=document.abstract, full_text=text,
+                full_text_spans=spans)
+    passages = [p for p in chunk_work(work) if p.id.split("#")[1].startswith("full_text")]
+    assert passages and all(p.text == text[p.start:p.end] for p in passages)
+    assert all(p.page is not None and p.section != "full_text" for p in passages)
+
+
+# ---------------------------------------------------------------- fetching
+
+
+def works_to_read() -> list[Work]:
+    jats = parse_jats(fixture_bytes(EFETCH))
+    return [
+        Work(title=jats.title or "", pmcid=jats.pmcid, doi=jats.doi),
+        Work(title="Construction of the Literature Graph in Semantic Scholar", oa_url=ACL_URL),
+        Work(title="A closed-access review", doi=CLOSED["doi"]),
+        Work(title="A copy whose host disallows us", oa_url=DISALLOWED_URL),
+    ]
+
+
+@pytest.fixture
+def cached_replay(tmp_path: Path) -> Iterator[ReplayServer]:
+    with ReplayServer.default() as server, server.environment(
+            SCHOLARGRAPH_HOME=str(tmp_path / "home"), SCHOLARGRAPH_NO_CACHE="false",
+            SCHOLARGRAPH_RATE_SCALE="1000"):
+        yield server
+
+
+def test_closed_and_disallowed_works_are_not_fetched_and_open_ones_are_read(
+        cached_replay: ReplayServer) -> None:
+    done = FullTextReader(get_settings()).read_all(works_to_read(), budget=10)
+    statuses = [outcome.status for outcome in done.outcomes]
+    assert statuses == ["retrieved", "retrieved", "closed_access", "robots"]
+    paths = [(r.service, r.path) for r in cached_replay.requests]
+    assert ("web", "/www.pnas.org/robots.txt") in paths
+    assert not any("E4832" in path or "wrna" in path for _, path in paths)
+    assert [r.param("db") for r in cached_replay.requests if r.service == "pubmed"] == ["pmc"]
+    prisma = done.prisma()
+    assert prisma["reports_sought"] == 4 and prisma["reports_assessed"] == 2
+    assert prisma["not_retrieved_reasons"] == {"closed access": 1, "robots.txt disallows": 1}
+    assert done.works[0].licence == "http://creativecommons.org/licenses/by/4.0/"
+    assert done.works[1].full_text_spans[0].page == 1
+
+
+def test_a_rerun_reads_the_full_texts_from_the_cache(cached_replay: ReplayServer) -> None:
+    FullTextReader(get_settings()).read_all(works_to_read(), budget=10)
+    before = len(cached_replay.requests)
+    again = FullTextReader(get_settings()).read_all(works_to_read(), budget=10)
+    assert len(cached_replay.requests) == before
+    assert [o.status for o in again.outcomes][:2] == ["retrieved", "retrieved"]
+
+
+def test_the_budget_bounds_the_works_sought(cached_replay: ReplayServer) -> None:
+    done = FullTextReader(get_settings()).read_all(works_to_read(), budget=1)
+    assert len(done.outcomes) == 1 and done.works[1].full_text is None
+
+
+# ---------------------------------------------------------------- whole reviews
+
+
+class RecordedFullTexts(SourceAgent):
+    """A test source: the recorded articles' own front matter as records (no full text), so
+    the review must fetch their full texts from the replay server."""
+
+    name: ClassVar[str] = "recorded"
+    order: ClassVar[int] = 36
+    label: ClassVar[str] = "Recorded full texts"
+    domains = frozenset({"general", "biomedical", "computer_science"})
+
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        return " ".join(terms)
+
+    def _search(self, request: SearchRequest) -> SourceResult:
+        jats = parse_jats(fixture_bytes(EFETCH))
+        pdf = parse_pdf(fixture_bytes(PDF))
+        return SourceResult(works=[
+            Work(title=jats.title or "", abstract=jats.abstract, pmcid=jats.pmcid, doi=jats.doi,
+                 year=jats.year, authors=jats.authors, sources=[self.name]),
+            Work(title=pdf.title or "", abstract=pdf.abstract, oa_url=ACL_URL, year=2018,
+                 sources=[self.name]),
+            Work(title="Closed-access review of erlotinib toxicity", doi=CLOSED["doi"],
+                 abstract="Erlotinib skin rash and diarrhea were common toxicities.",
+                 sources=[self.name]),
+        ])
+
+
+@pytest.fixture
+def recorded_source(replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    module = type(sys)("recorded_fulltexts")
+    module.RecordedFullTexts = RecordedFullTexts  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "recorded_fulltexts", module)
+    monkeypatch.setenv(registry.SOURCES_ENV, "recorded_fulltexts:RecordedFullTexts")
+    registry.refresh()
+    yield
+    monkeypatch.delenv(registry.SOURCES_ENV)
+    registry.refresh()
+
+
+QUESTION = ("What skin rash and diarrhea toxicities and survival did erlotinib give patients "
+            "with EGFR mutations, and how are entity extraction and linking used to build the "
+            "Semantic Scholar literature graph?")
+
+
+def test_a_review_cites_sections_of_jats_and_pages_of_pdfs(recorded_source: None,
+                                                           tmp_path: Path) -> None:
+    report = review(QUESTION, sources=["recorded"], max_iterations=1, out=tmp_path / "out")
+    cited = {p.id: p for p in report.passages}
+    full = [p for p in cited.values() if p.id.split("#")[1].startswith("full_text")]
+    assert any(p.page is None and p.section not in ("full_text", "abstract") for p in full)
+    assert any(p.page is not None for p in full)
+    markdown = (tmp_path / "out" / "review.md").read_text()
+    assert re.search(r"\[\d+, [^\]]+, p\. \d+\]", markdown)
+    assert re.search(r"\[\d+, (Results|Introduction|Discussion|Materials and Methods)", markdown)
+    data = json.loads((tmp_path / "out" / "review.json").read_text())
+    assert any(p["page"] for p in data["passages"]) and any(
+        p["section"] not in ("abstract", "full_text", "title") for p in data["passages"])
+    prisma = data["prisma"]
+    assert prisma["reports_sought"] == 3 and prisma["reports_assessed"] == 2
+    assert prisma["not_retrieved_reasons"] == {"closed access": 1}
+    assert "Reports assessed in full text | 2" in markdown
+    svg = (tmp_path / "out" / "prisma.svg").read_text()
+    assert "Reports sought for retrieval (n = 3)" in svg and "closed access (n = 1)" in svg
+
+
+def test_the_library_reads_jats_and_pdfs_in_full(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "article.nxml").write_bytes(fixture_bytes(OA_NXML))
+    (tmp_path / "lib" / "paper.pdf").write_bytes(fixture_path(PDF).read_bytes())
+    works = {w.title[:20]: w for w in load_library(tmp_path / "lib")}
+    crows = works["Counting crows: popu"]
+    assert crows.pmcid == "PMC6398430" and crows.abstract and crows.full_text_spans
+    graph = works["Construction of the "]
+    sections = {p.section for p in chunk_work(crows)}
+    assert "METHODS > Study site and population" in sections
+    assert {p.page for p in chunk_work(graph)} >= {1, 2, 7}
