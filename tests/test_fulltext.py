@@ -241,3 +241,15 @@ def test_the_library_reads_jats_and_pdfs_in_full(tmp_path: Path) -> None:
     sections = {p.section for p in chunk_work(crows)}
     assert "METHODS > Study site and population" in sections
     assert {p.page for p in chunk_work(graph)} >= {1, 2, 7}
+
+
+def test_the_evidence_table_carries_a_value_read_from_a_jats_table(recorded_source: None
+                                                                   ) -> None:
+    report = review("What values of survival in months did erlotinib give patients with an "
+                    "EGFR mutation who failed early?", sources=["recorded"], max_iterations=1)
+    from_tables = [row for row in report.evidence_table if row.quote.startswith("Table ")]
+    assert from_tables, [row.quote for row in report.evidence_table]
+    row = from_tables[0]
+    passage = report.passage(row.passage_id)
+    assert passage.section.endswith("Table 3") and row.unit == "months"
+    assert passage.text[row.start:row.end] == row.quote and row.value in row.quote
