@@ -58,6 +58,8 @@ NOT_RETRIEVED_REASONS: dict[str, str] = {
     "failed": "failed",
 }
 """PRISMA's reasons a sought report was not retrieved, by status."""
+LASTING_STATUS = frozenset({401, 403, 404, 410, 451})
+"""Answers that will not change on asking again soon: cached like a full text."""
 PDF_TYPES = ("application/pdf", "application/x-pdf")
 XML_TYPES = ("application/xml", "text/xml", "application/jats+xml")
 
@@ -112,10 +114,13 @@ class FullTextRound:
 class _NotRead(Exception):
     """A candidate source that gave no full text, and why (internal)."""
 
-    def __init__(self, status: FullTextStatus, detail: str) -> None:
+    def __init__(self, status: FullTextStatus, detail: str, lasting: bool = True) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
+        self.lasting = lasting
+        """Whether asking again would give the same answer (a 404, a disallowing robots.txt,
+        a file that is not an article), so the answer is cached; a timeout or a 5xx is not."""
 
 
 class FullTextReader:
@@ -179,7 +184,7 @@ class FullTextReader:
         try:
             document = reader()
         except _NotRead as reason:
-            if self.store and reason.status in ("no_body", "robots", "too_large"):
+            if self.store and reason.lasting:
                 self.store.put(key, {"not_read": reason.status, "detail": reason.detail},
                                EXPIRE_AFTER)
             raise
@@ -220,12 +225,14 @@ class FullTextReader:
             with translate_errors(service, self.settings):
                 response = session.get(url, params=params, allow_redirects=True)
         except SourceError as exc:
-            status: FullTextStatus = "too_large" if "larger than" in exc.message else "failed"
-            raise _NotRead(status, exc.message) from None
+            too_large = "larger than" in exc.message
+            raise _NotRead("too_large" if too_large else "failed", exc.message,
+                           lasting=too_large) from None
         finally:
             session.close()
         if response.status_code != 200:
-            raise _NotRead("failed", f"HTTP {response.status_code} from {service}")
+            raise _NotRead("failed", f"HTTP {response.status_code} from {service}",
+                           lasting=response.status_code in LASTING_STATUS)
         content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         return response.content, content_type
 
