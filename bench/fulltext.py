@@ -40,18 +40,18 @@ from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scholargraph import review  # noqa: E402
-from scholargraph.fulltext.jats import parse_jats  # noqa: E402
-from scholargraph.fulltext.pdf import parse_pdf  # noqa: E402
-from scholargraph.rag.chunking import chunk_work  # noqa: E402
-from scholargraph.rag.select import select_passages  # noqa: E402
-from scholargraph.records import Work  # noqa: E402
-from scholargraph.schemas import Intent, SubQuestion  # noqa: E402
-from scholargraph.settings import get_settings  # noqa: E402
-from scholargraph.testing import ReplayRequest, ReplayResponse, ReplayServer  # noqa: E402
-from scholargraph.tools import registry  # noqa: E402
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult  # noqa: E402
-from scholargraph.tools.fulltext import FullTextReader  # noqa: E402
+from scholargraph import review
+from scholargraph.fulltext.jats import parse_jats
+from scholargraph.fulltext.pdf import parse_pdf
+from scholargraph.rag.chunking import chunk_work
+from scholargraph.rag.select import select_passages
+from scholargraph.records import Work
+from scholargraph.schemas import Intent, SubQuestion
+from scholargraph.settings import get_settings
+from scholargraph.testing import ReplayRequest, ReplayResponse, ReplayServer
+from scholargraph.tools import registry
+from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.tools.fulltext import FullTextReader
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "fulltext"
 JATS_FILES = ["pmc/biotext_PMC4816447.xml", "pmc/s2orc-doc2json_PMC6398430.nxml",

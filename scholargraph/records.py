@@ -113,7 +113,8 @@ class Work(Record):
         return value if value and value.strip() else None
     cited_by_count: int | None = None
     is_retracted: bool = False
-    oa_url: str | None = Field(None, description="An open-access copy (OpenAlex's oa_url)")
+    oa_url: str | None = Field(
+        None, description="An open-access copy: OpenAlex's best_oa_location PDF, else its oa_url")
     referenced_works: list[str] = Field(
         default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")

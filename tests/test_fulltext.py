@@ -29,6 +29,7 @@ from scholargraph.tools import registry
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.fulltext import FullTextReader
 from scholargraph.tools.library import load_library
+from scholargraph.tools.openalex import work_from_openalex
 
 EFETCH = "fulltext/pmc/biotext_PMC4816447.xml"
 OA_NXML = "fulltext/pmc/s2orc-doc2json_PMC6398430.nxml"
@@ -156,6 +157,22 @@ def test_a_rerun_reads_the_full_texts_from_the_cache(cached_replay: ReplayServer
     again = FullTextReader(get_settings()).read_all(works_to_read(), budget=10)
     assert len(cached_replay.requests) == before
     assert [o.status for o in again.outcomes][:2] == ["retrieved", "retrieved"]
+
+
+def test_a_doi_redirect_is_followed_only_where_robots_allow(cached_replay: ReplayServer) -> None:
+    """The real OpenAlex record of a PNAS paper: its oa_url is a DOI link that redirects to a
+    host whose robots.txt disallows us, so the paper is not fetched; another DOI redirecting
+    to an allowed copy is read."""
+    pnas = work_from_openalex(json.loads(fixture_bytes(
+        "fulltext/openalex/paperqa_test_doi_search_paper_attributes4.openalex.json")))
+    assert pnas.oa_url == "https://doi.org/10.1073/pnas.1414271111" and pnas.pmcid
+    allowed = Work(title="Literature graph", oa_url="https://doi.org/10.18653/v1/N18-3011")
+    done = FullTextReader(get_settings()).read_all([pnas, allowed], budget=2)
+    assert [o.status for o in done.outcomes] == ["robots", "retrieved"]
+    paths = [r.path for r in cached_replay.requests if r.service == "web"]
+    assert "/doi.org/10.1073/pnas.1414271111" in paths  # the redirect is asked, not followed
+    assert not any("E4832" in path for path in paths)
+    assert "/aclanthology.org/N18-3011.pdf" in paths
 
 
 def test_the_budget_bounds_the_works_sought(cached_replay: ReplayServer) -> None:

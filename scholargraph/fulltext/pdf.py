@@ -89,6 +89,29 @@ class _Sections:
         self.keeping = True
         self.in_abstract = False
 
+    def follows(self, number: str) -> bool:
+        """Whether a heading numbered ``number`` can come next: numbered sections go up one
+        at a time ('3' after '2' or '2.4'; '2.2' after '2.1' or '2'), so a line of running
+        text or a table that happens to start with a number is not taken for one. Unnumbered
+        and appendix-lettered headings always can."""
+        if not number or not number[0].isdigit():
+            return True
+        parts = [int(part) for part in number.split(".")]
+        current = self._last_number()
+        if current is None:
+            return parts[0] <= 2 and all(part <= 2 for part in parts[1:])
+        for depth in range(len(parts)):
+            same_parent = parts[:depth] == current[:depth]
+            if same_parent and depth < len(current) and parts[depth] == current[depth] + 1:
+                return all(part == 1 for part in parts[depth + 1:])
+            if same_parent and depth == len(current):
+                return parts[depth] == 1 and all(part == 1 for part in parts[depth + 1:])
+        return False
+
+    def _last_number(self) -> list[int] | None:
+        numbered = [entry[0] for entry in self.path if entry[0][:1].isdigit()]
+        return [int(part) for part in numbered[-1].split(".")] if numbered else None
+
     @property
     def name(self) -> str:
         return " > ".join(title for _, title in self.path)
@@ -122,6 +145,8 @@ def _read_pages(pages: list[str], document: FullTextDocument) -> None:
             if not line or _PAGE_NUMBER.match(line):
                 continue
             heading = _heading(line)
+            if heading is not None and not sections.follows(heading[1]):
+                heading = None
             if heading is None:
                 lines.append(line)
                 continue

@@ -27,7 +27,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
+
+import requests
 
 from scholargraph.errors import InputError, SourceError
 from scholargraph.fulltext.jats import parse_jats
@@ -58,6 +60,7 @@ NOT_RETRIEVED_REASONS: dict[str, str] = {
     "failed": "failed",
 }
 """PRISMA's reasons a sought report was not retrieved, by status."""
+MAX_REDIRECTS = 5
 LASTING_STATUS = frozenset({401, 403, 404, 410, 451})
 """Answers that will not change on asking again soon: cached like a full text."""
 PDF_TYPES = ("application/pdf", "application/x-pdf")
@@ -206,10 +209,19 @@ class FullTextReader:
         return _with_body(_parse(parse_pdf, body))
 
     def _open_copy(self, url: str) -> FullTextDocument:
-        if not self.pages.allows(url):
-            raise _NotRead("robots", f"robots.txt of {urlsplit(url).netloc} disallows {url}")
-        body, content_type = self._get(f"web:{urlsplit(url).netloc.lower()}",
-                                       self.pages.location(url))
+        """The copy at ``url``; redirects (a DOI link to the publisher) are followed one by one,
+        each target's robots.txt read first, so no redirect side-steps a site's wishes."""
+        for _ in range(MAX_REDIRECTS + 1):
+            if not self.pages.allows(url):
+                raise _NotRead("robots", f"robots.txt of {urlsplit(url).netloc} disallows {url}")
+            service = f"web:{urlsplit(url).netloc.lower()}"
+            response = self._request(service, self.pages.location(url), None, follow=False)
+            if not response.is_redirect:
+                return self._read_copy(url, *_body(response, service))
+            url = urljoin(url, response.headers.get("Location", ""))
+        raise _NotRead("failed", f"more than {MAX_REDIRECTS} redirects", lasting=False)
+
+    def _read_copy(self, url: str, body: bytes, content_type: str) -> FullTextDocument:
         if content_type in PDF_TYPES or body.startswith(b"%PDF-"):
             return _with_body(_parse(parse_pdf, body))
         if content_type in XML_TYPES or url.lower().endswith((".xml", ".nxml")):
@@ -220,21 +232,29 @@ class FullTextReader:
     def _get(self, service: str, url: str,
              params: dict[str, str] | None = None) -> tuple[bytes, str]:
         """The body and content type of ``url`` through the service's HTTP policy."""
+        return _body(self._request(service, url, params, follow=True), service)
+
+    def _request(self, service: str, url: str, params: dict[str, str] | None,
+                 follow: bool) -> requests.Response:
         session = http_session(service, self.settings)
         try:
             with translate_errors(service, self.settings):
-                response = session.get(url, params=params, allow_redirects=True)
+                return session.get(url, params=params, allow_redirects=follow)
         except SourceError as exc:
             too_large = "larger than" in exc.message
             raise _NotRead("too_large" if too_large else "failed", exc.message,
                            lasting=too_large) from None
         finally:
             session.close()
-        if response.status_code != 200:
-            raise _NotRead("failed", f"HTTP {response.status_code} from {service}",
-                           lasting=response.status_code in LASTING_STATUS)
-        content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        return response.content, content_type
+
+
+def _body(response: requests.Response, service: str) -> tuple[bytes, str]:
+    """The body and content type of a 200 answer; any other status is a reason not to read."""
+    if response.status_code != 200:
+        raise _NotRead("failed", f"HTTP {response.status_code} from {service}",
+                       lasting=response.status_code in LASTING_STATUS)
+    content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    return response.content, content_type
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -9,7 +9,8 @@ a stand-in, no such answer was recorded.
 
 :data:`OPEN_ACCESS_SITES` adds to the web mirror the hosts of open-access copies: the ACL
 Anthology serving a recorded CC BY PDF (robots.txt allows it), and ``www.pnas.org`` whose
-robots.txt (hand-written, like every robots.txt of the mirror) disallows scholargraph. See
+robots.txt (hand-written, like every robots.txt of the mirror) disallows scholargraph; and
+``doi.org`` (no robots.txt) redirecting the two DOIs there. See
 ``fixtures/fulltext/PROVENANCE.md``.
 """
 
@@ -37,8 +38,15 @@ OPEN_ACCESS_SITES: dict[str, Site] = {
         pages={"/content/pnas/111/45/E4832.full.pdf":
                "/fulltext/publisher/s2orc-doc2json_N18-3011.pdf"},
     ),
+    "doi.org": Site(
+        robots=404,
+        redirects={"/10.18653/v1/N18-3011": "https://aclanthology.org/N18-3011.pdf",
+                   "/10.1073/pnas.1414271111":
+                   "https://www.pnas.org/content/pnas/111/45/E4832.full.pdf"},
+    ),
 }
-"""Hosts of open-access copies: path -> file (a leading '/' names a file under fixtures/)."""
+"""Hosts of open-access copies: path -> file (a leading '/' names a file under fixtures/);
+``doi.org`` redirects two DOIs to the copies, as the resolver does."""
 
 
 @cache
