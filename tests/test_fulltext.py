@@ -236,6 +236,8 @@ def test_a_review_cites_sections_of_jats_and_pages_of_pdfs(recorded_source: None
     markdown = (tmp_path / "out" / "review.md").read_text()
     assert re.search(r"\[\d+, [^\]]+, p\. \d+\]", markdown)
     assert re.search(r"\[\d+, (Results|Introduction|Discussion|Materials and Methods)", markdown)
+    html = (tmp_path / "out" / "review.html").read_text()
+    assert re.search(r"</a>, [^\]<]+, p\. \d+\]", html)
     data = json.loads((tmp_path / "out" / "review.json").read_text())
     assert any(p["page"] for p in data["passages"]) and any(
         p["section"] not in ("abstract", "full_text", "title") for p in data["passages"])
@@ -270,3 +272,45 @@ def test_the_evidence_table_carries_a_value_read_from_a_jats_table(recorded_sour
     passage = report.passage(row.passage_id)
     assert passage.section.endswith("Table 3") and row.unit == "months"
     assert passage.text[row.start:row.end] == row.quote and row.value in row.quote
+
+
+def test_jats_variants_beyond_the_recordings() -> None:
+    """Hand-written edge cases: paragraphs outside any section, an untitled typed section, a
+    table inside a paragraph with a row-spanning label, a figure in the floats group, and a
+    namespaced article."""
+    article = b"""<?xml version="1.0"?>
+<article xmlns="https://jats.nlm.nih.gov/ns/archiving/1.3/"
+         xmlns:xlink="http://www.w3.org/1999/xlink">
+ <front><article-meta><title-group><article-title>Edge <italic>cases</italic></article-title>
+ </title-group><permissions><license xlink:href="https://creativecommons.org/publicdomain/zero/1.0/">
+ <license-p>CC0</license-p></license></permissions></article-meta></front>
+ <body><p>Opening paragraph before any section.</p>
+  <sec sec-type="results"><p>Outcomes improved <xref ref-type="bibr">[3]</xref>.
+   <table-wrap><label>Table 1</label><caption><title>Doses</title></caption><table>
+    <thead><tr><th>Group</th><th>Dose (mg)</th><th>Weight (kg)</th></tr></thead>
+    <tbody><tr><td rowspan="2">Adults</td><td>10</td><td>70</td></tr>
+    <tr><td>20</td><td>80</td></tr></tbody></table></table-wrap></p>
+   <sec><title>Subgroups</title><list><list-item><p>Older patients did better.</p></list-item>
+   </list><disp-formula><tex-math>x^2</tex-math></disp-formula></sec></sec></body>
+ <back><ref-list><ref><mixed-citation>Reference text.</mixed-citation></ref></ref-list></back>
+ <floats-group><fig><label>Figure 1</label><caption><p>Flow of patients.</p></caption></fig>
+ </floats-group>
+</article>"""
+    document = parse_jats(article)
+    assert document.title == "Edge cases"
+    assert document.licence == "https://creativecommons.org/publicdomain/zero/1.0/"
+    by_text = {block.text: block for block in document.blocks}
+    assert by_text["Opening paragraph before any section."].section == "Main text"
+    assert by_text["Outcomes improved [3]."].section == "Results"
+    assert by_text["Older patients did better."].section == "Results > Subgroups"
+    assert by_text["Table 1. Doses"].kind == "caption"
+    assert by_text["Table 1, Adults: Dose (mg) 20; Weight (kg) 80."].section == \
+        "Results > Table 1"
+    assert by_text["Figure 1. Flow of patients."].section == "Main text"
+    assert document.tables[0].rows == [["Adults", "10", "70"], ["Adults", "20", "80"]]
+    assert not any("Reference text" in text or "x^2" in text for text in by_text)
+
+
+def test_a_pdf_without_a_text_layer_or_not_a_pdf() -> None:
+    with pytest.raises(InputError, match="not a readable PDF"):
+        parse_pdf(b"%PDF-1.4 this is not really a PDF")

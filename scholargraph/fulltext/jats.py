@@ -28,6 +28,8 @@ from scholargraph.fulltext.model import FullTextDocument, Table, TextBlock
 BODY_SECTION = "Main text"
 """Section of paragraphs that sit directly in ``<body>``, outside any ``<sec>``."""
 FLOATS = ("fig", "fig-group", "table-wrap", "table-wrap-group")
+CONTAINERS = ("list", "list-item", "boxed-text", "disp-quote", "statement", "def-list")
+"""Elements whose paragraphs belong to the section they sit in."""
 LEFT_OUT = frozenset({"ref-list", "ack", "fn-group", "ref", "fn", "glossary", "notes",
                       "disp-formula", "table", "alternatives", "object-id", "graphic", "media",
                       "supplementary-material", "tex-math", "permissions"})
@@ -153,7 +155,7 @@ def _read_container(element: etree._Element, path: list[str],
             _read_paragraph(child, section, document)
         elif tag in FLOATS:
             _read_float(child, section, document)
-        elif tag in ("list", "boxed-text", "disp-quote", "statement", "def-list") or tag == "list-item":
+        elif tag in CONTAINERS:
             _read_container(child, path, document)
 
 
