@@ -229,6 +229,8 @@ QUESTION = ("What skin rash and diarrhea toxicities and survival did erlotinib g
 def test_a_review_cites_sections_of_jats_and_pages_of_pdfs(recorded_source: None,
                                                            tmp_path: Path) -> None:
     report = review(QUESTION, sources=["recorded"], max_iterations=1, out=tmp_path / "out")
+    assert any(text.startswith("2 of 3 included works were read in full")
+               for text in report.limitations)
     cited = {p.id: p for p in report.passages}
     full = [p for p in cited.values() if p.id.split("#")[1].startswith("full_text")]
     assert any(p.page is None and p.section not in ("full_text", "abstract") for p in full)
@@ -314,3 +316,21 @@ def test_jats_variants_beyond_the_recordings() -> None:
 def test_a_pdf_without_a_text_layer_or_not_a_pdf() -> None:
     with pytest.raises(InputError, match="not a readable PDF"):
         parse_pdf(b"%PDF-1.4 this is not really a PDF")
+
+
+@pytest.mark.parametrize(("question", "from_pdf"), [
+    ("What is the population structure of crows in an urban population?", False),
+    ("How is the Semantic Scholar literature graph constructed?", True),
+])
+def test_a_review_of_a_library_cites_jats_sections_and_pdf_pages(
+        question: str, from_pdf: bool, replay: ReplayServer, tmp_path: Path) -> None:
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "crows.nxml").write_bytes(fixture_bytes(OA_NXML))
+    (library / "graph.pdf").write_bytes(fixture_bytes(PDF))
+    report = review(question, sources=["library"], library=str(library), max_iterations=1,
+                    full_text=0)
+    cited = [p for p in report.passages if p.id.split("#")[1].startswith("full_text")]
+    assert cited and all(p.section not in ("full_text", "abstract") for p in cited)
+    assert all((p.page is not None) == from_pdf for p in cited)
+    assert "reports_sought" not in report.prisma
