@@ -68,6 +68,8 @@ def test_jats_title_paths_captions_and_tables_read_as_the_article_has_them() -> 
     assert row.section == "Results > Safety > Table 4"
     assert row.text == "Table 4, Skin rash: Grade 1 14; Grade 2 17; Grade 3 10."
     assert not any(block.section.startswith("References") for block in document.blocks)
+    rows = [block.text for block in document.blocks if block.section.endswith("Table 2")]
+    assert "Table 2, Performance status: PS1 = 28." in rows  # the group's name carried down
 
 
 def test_a_record_without_body_has_no_full_text() -> None:

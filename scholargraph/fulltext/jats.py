@@ -215,8 +215,10 @@ def _read_table(wrap: etree._Element, label: str, caption: str, section: str,
     table = Table(label=label, caption=caption, section=section, header=header, rows=rows)
     document.tables.append(table)
     name = label or "Table"
+    previous: list[str] = []
     for row in rows:
-        text = table_row_sentence(name, header, row)
+        text = table_row_sentence(name, header, row, previous)
+        previous = row if row[:1] != [""] else [previous[0] if previous else "", *row[1:]]
         if text:
             document.blocks.append(TextBlock(text=text, section=f"{section} > {name}"
                                              if section != BODY_SECTION else name, kind="table"))
@@ -269,21 +271,38 @@ def _merge_header(rows: list[list[str]]) -> list[str]:
     return merged
 
 
-def table_row_sentence(name: str, header: list[str], row: list[str]) -> str:
-    """A row as a sentence: 'Table 2, Age (years): Erlotinib 62.3 ± 8.1; Placebo 61.0.'"""
+def table_row_sentence(name: str, header: list[str], row: list[str],
+                       previous: list[str] | None = None) -> str:
+    """A row as a sentence: 'Table 2, Age (years): Erlotinib 62.3 ± 8.1; Placebo 61.0.'
+
+    The row's label is its leading cells whose column has no header (the stub columns:
+    'Season, Breeding Season'); a blank first cell repeats the one above it, as tables print
+    a group's name once ('Performance status' over 'PS0', 'PS1'...)."""
     if not any(row):
         return ""
-    first, rest = row[0], row[1:]
+    stub = _stub_width(header, row)
+    labels = list(row[:stub])
+    if labels and not labels[0] and previous and any(row[1:]):
+        labels[0] = previous[0]
     pairs = []
-    for column, value in enumerate(rest, start=1):
-        if not value:
-            continue
-        head = header[column] if column < len(header) else ""
-        pairs.append(f"{head} {value}" if head else value)
+    for column, value in enumerate(row[stub:], start=stub):
+        if value:
+            head = header[column] if column < len(header) else ""
+            pairs.append(f"{head} {value}" if head else value)
+    label = ", ".join(cell for cell in labels if cell)
     if not pairs:
-        return f"{name}: {first}."
-    lead = f"{name}, {first}:" if first else f"{name}:"
+        return f"{name}: {label}."
+    lead = f"{name}, {label}:" if label else f"{name}:"
     return f"{lead} {'; '.join(pairs)}."
+
+
+def _stub_width(header: list[str], row: list[str]) -> int:
+    """How many leading columns label the row: those without a header, at least the first,
+    never all of them."""
+    width = 1
+    while width < len(row) - 1 and width < len(header) and not header[width]:
+        width += 1
+    return width
 
 
 def _text(element: etree._Element | None) -> str:
