@@ -12,7 +12,8 @@ tried, first to last:
 
 A work with none of these is closed: nothing of it is fetched, it keeps its abstract. Every
 request goes through :func:`~scholargraph.tools.http.http_session` (limiter, retries, timeout,
-size cap, HTTP cache), and every parsed full text is kept in the on-disk result store, so a
+size cap, HTTP cache; a few works are read at once, each service keeping its own pace), and
+every parsed full text is kept in the on-disk result store, so a
 re-run neither asks the network nor parses again.
 
 Each work gets a :class:`FullTextOutcome` saying what happened, which PRISMA's full-text stage
@@ -25,6 +26,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
@@ -46,6 +48,9 @@ log = logging.getLogger(__name__)
 
 _Reader = Callable[[], FullTextDocument]
 
+READERS = 4
+"""Works read at once: different services overlap their waits (an arXiv PDF's three seconds,
+a PMC answer), while each service's limiter, shared by every thread, keeps its pace."""
 DEFAULT_FULL_TEXTS = 10
 """Works read in full per review unless ``--full-text`` says otherwise: enough to ground the
 findings of a typical review in methods and results, few enough to stay polite and quick."""
@@ -137,7 +142,9 @@ class FullTextReader:
     def read_all(self, works: list[Work], budget: int) -> FullTextRound:
         """The first ``budget`` works without a full text are sought, in the order given."""
         sought = [work for work in works if not work.full_text_spans][:max(0, budget)]
-        results = {work.id: self.read(work) for work in sought}
+        with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="fulltext") as pool:
+            results = dict(zip([work.id for work in sought], pool.map(self.read, sought),
+                               strict=True))
         filled = []
         for work in works:
             outcome, document = results.get(work.id, (None, None))
