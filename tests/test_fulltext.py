@@ -24,7 +24,7 @@ from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import get_settings
-from scholargraph.testing import ReplayServer, fixture_bytes, fixture_path
+from scholargraph.testing import RateLimit, ReplayServer, fixture_bytes, fixture_path
 from scholargraph.tools import registry
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.fulltext import FullTextReader
@@ -336,3 +336,16 @@ def test_a_review_of_a_library_cites_jats_sections_and_pdf_pages(
     assert cited and all(p.section not in ("full_text", "abstract") for p in cited)
     assert all((p.page is not None) == from_pdf for p in cited)
     assert "reports_sought" not in report.prisma
+
+
+def test_works_read_at_once_keep_each_services_pace(tmp_path: Path) -> None:
+    """Three arXiv works are sought together: arXiv's limiter (one request every 3 s, scaled
+    by ten here) spaces their PDFs, and the server, enforcing that pace, refuses none."""
+    works = [Work(title=f"Preprint {n}", arxiv_id=f"2304.0262{n}") for n in range(3)]
+    with ReplayServer.default(rate_limits={"arxiv": RateLimit(1, 0.3)}) as server, \
+            server.environment(SCHOLARGRAPH_HOME=str(tmp_path / "home"),
+                               SCHOLARGRAPH_RATE_SCALE="10"):
+        done = FullTextReader(get_settings()).read_all(works, budget=3)
+        assert [o.status for o in done.outcomes] == ["failed"] * 3  # not recorded: 404
+        assert server.count("arxiv") == 3 and server.violations("arxiv") == 0
+        assert all(gap >= 0.28 for gap in server.gaps("arxiv"))
