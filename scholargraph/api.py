@@ -17,7 +17,9 @@ from scholargraph.engines import load_chat_model
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.report import Report, prepare_out_dir
+from scholargraph.settings import Settings, get_settings
 from scholargraph.runs import PendingApproval, ProgressCallback, ReviewRun
+from scholargraph.tools.library import load_library
 from scholargraph.tools.registry import source_names
 
 MAX_RESULTS_LIMIT = 2000
@@ -47,6 +49,9 @@ class ReviewOptions:
     style: str = "apa"
     library: str | None = None
     full_text: int = 10
+    no_cache: bool = False
+    settings: Settings | None = None
+    """The run's configuration; unset: the environment's (read once, when the run is made)."""
 
     def check(self) -> None:
         """Raise :class:`InputError` for an option that cannot work."""
@@ -73,11 +78,18 @@ class ReviewOptions:
         if self.library is not None:
             if not Path(self.library).expanduser().exists():
                 raise InputError(f"--library {self.library} does not exist")
+            load_library(Path(self.library).expanduser())  # a file that cannot be read says so
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
 
-    def context(self) -> ReviewContext:
-        return ReviewContext(model=self.model, sources=self.sources, max_results=self.max_results,
+    def run_settings(self) -> Settings:
+        """The run's configuration: the one given, else the environment's, with ``no_cache``."""
+        settings = self.settings or get_settings()
+        return settings.model_copy(update={"no_cache": True}) if self.no_cache else settings
+
+    def context(self, settings: Settings) -> ReviewContext:
+        return ReviewContext(settings=settings,
+                             model=self.model, sources=self.sources, max_results=self.max_results,
                              since=self.since, until=self.until,
                              max_iterations=self.max_iterations,
                              passages_per_question=self.passages_per_question,
@@ -121,7 +133,9 @@ def review(question: str, *, out: str | Path | None = None,
     records, searched first), ``full_text`` (how many included works to read in full where
     they are open access, best ranked first; 0 for abstracts only),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live
-    services). ``on_progress`` is called with each node's name and update as the run goes.
+    services), ``no_cache`` (ask the services afresh), ``settings`` (the run's endpoints, keys
+    and policies: a :class:`~scholargraph.settings.Settings`; unset: the environment's).
+    ``on_progress`` is called with each node's name and update as the run goes.
     For plan approval use :func:`start_review`.
     """
     if options.get("approve_plan"):

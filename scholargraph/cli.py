@@ -1,5 +1,5 @@
-"""The command line: ``scholargraph review "QUESTION" --out DIR [options]``, and
-``scholargraph serve`` for the live review page.
+"""The command line: ``scholargraph review "QUESTION" --out DIR [options]``,
+``scholargraph serve`` for the live review page, and ``scholargraph cache info|clear``.
 
 Exit codes: 0 on success (also when some sources failed: ``review.json`` says which), 2 on bad
 input with a one-line reason on stderr, 1 on any other failure.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from typing import Any, NoReturn
 
@@ -32,10 +31,32 @@ def _source_list(text: str) -> list[str]:
     return names
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False) or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("scholargraph")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="scholargraph", description="Cited, deduplicated literature reviews.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = commands.add_parser("review", help="run a literature review")
+    parser = _Parser(prog="scholargraph", description="Cited, deduplicated literature reviews.",
+                     formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"scholargraph {_version()}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser,
+                                     metavar="{review,serve,cache}")
+    run = commands.add_parser("review", help="run a literature review",
+                              formatter_class=_HelpFormatter)
     run.add_argument("question", help="the research question, in quotes")
     run.add_argument("--out", required=True, help="directory for review.md, review.json, ...")
     run.add_argument("--sources", type=_source_list, default=None,
@@ -78,13 +99,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--events", choices=["jsonl"], default=None,
                      help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
-    page = commands.add_parser("serve", help="start the live review page in a local web server")
+    page = commands.add_parser("serve", help="start the live review page in a local web server",
+                               formatter_class=_HelpFormatter)
     page.add_argument("--host", default="127.0.0.1",
                       help="address to listen on (default 127.0.0.1: this machine only)")
     page.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     page.add_argument("--offline", action="store_true",
                       help="every review searches the recorded corpus (no network needed)")
+    page.add_argument("--max-running", type=int, default=None,
+                      help="reviews run at once; more wait their turn (default: one per CPU, "
+                           "at most 4)")
     page.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    cache = commands.add_parser("cache", help="show or clear the on-disk cache of service answers",
+                                formatter_class=_HelpFormatter)
+    cache.add_argument("action", choices=["info", "clear"],
+                       help="info: where the cache is and what it holds; clear: delete it")
+    cache.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     return parser
 
 
@@ -129,14 +159,13 @@ def run_review(args: argparse.Namespace) -> int:
     from scholargraph.report import prepare_out_dir
     from scholargraph.runs import PendingApproval
 
-    if args.no_cache:
-        os.environ["SCHOLARGRAPH_NO_CACHE"] = "1"  # read by Settings, for this process's run
     run = start_review(
         args.question, sources=args.sources, max_results=args.max_results, since=args.since,
         until=args.until, model=args.model, thread=args.thread,
         max_iterations=args.max_iterations, offline=args.offline,
         approve_plan=args.approve_plan, snowball=args.snowball, judge=args.judge,
         style=args.style, library=args.library, full_text=args.full_text,
+        no_cache=args.no_cache,
         on_progress=progress_callback(args),
     )
     prepare_out_dir(args.out)
@@ -157,8 +186,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     print(f"scholargraph: the review page is at http://{args.host}:{args.port}/ "
           "(Ctrl+C stops it)", file=sys.stderr)
+    options = {"max_running": args.max_running} if args.max_running else {}
     serve(args.host, args.port, offline=args.offline,
-          log_level="debug" if args.debug else "info")
+          log_level="debug" if args.debug else "info", **options)
     return EXIT_OK
 
 
@@ -167,15 +197,35 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+def run_cache(args: argparse.Namespace) -> int:
+    from scholargraph.settings import get_settings
+    from scholargraph.tools.cache import cache_summary, clear_cache
+
+    settings = get_settings()
+    if args.action == "clear":
+        removed = clear_cache(settings)
+        print(f"scholargraph: removed {removed} cached answers ({settings.home})", file=sys.stderr)
+    else:
+        print(cache_summary(settings))
+    return EXIT_OK
+
+
+COMMANDS = {"review": run_review, "serve": run_serve, "cache": run_cache}
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
     handler = logging.StreamHandler()
     handler.setLevel(logging.DEBUG if args.debug else logging.WARNING)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         handlers=[handler])
     try:
-        return run_serve(args) if args.command == "serve" else run_review(args)
+        return COMMANDS[args.command](args)
     except (InputError, ConfigurationError) as exc:
         print(f"scholargraph: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,14 +1,19 @@
 """The run context: per-run options every node reads through ``Runtime[ReviewContext]``.
 
-LangGraph Studio shows these fields as the assistant's configuration. A value given for the run
-wins over the environment: ``model`` falls back to ``SCHOLARGRAPH_MODEL`` only when left unset.
+LangGraph Studio shows these fields as the assistant's configuration. ``settings`` is the run's
+configuration (endpoints, keys, cache policy, rate scale: :class:`~scholargraph.settings.Settings`),
+built once when the context is made: the CLI and the Python API pass theirs; a LangGraph Server
+run may give a JSON object of overrides (``{"settings": {"openalex_url": "..."}}``) on top of the
+server's environment. A value given for the run wins over the environment: ``model`` falls back
+to the settings' model (``SCHOLARGRAPH_MODEL``) only when left unset.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
+
+from scholargraph.settings import Settings, get_settings
 
 
 @dataclass(kw_only=True)
@@ -67,10 +72,26 @@ class ReviewContext:
         metadata={"description": "A chat model object (Python callers, tests); wins over model"},
     )
 
+    settings: Settings | dict[str, Any] | None = field(
+        default=None,
+        metadata={"description": "The run's endpoints, keys and cache policy; unset: the "
+                  "environment's; an object: overrides of it (field names of Settings)"},
+    )
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.settings, Settings):
+            self.settings = get_settings(**(self.settings or {}))
+
+    @property
+    def run_settings(self) -> Settings:
+        """The run's configuration (always a :class:`Settings` once the context is made)."""
+        assert isinstance(self.settings, Settings)
+        return self.settings
+
     def model_name(self) -> str | None:
-        """The configured model name: the run's own, else ``SCHOLARGRAPH_MODEL``."""
-        return self.model or os.environ.get("SCHOLARGRAPH_MODEL") or None
+        """The configured model name: the run's own, else the settings' (``SCHOLARGRAPH_MODEL``)."""
+        return self.model or self.run_settings.model or None
 
     def library_path(self) -> str | None:
         """The local library to search: the run's own, else ``SCHOLARGRAPH_LIBRARY``."""
-        return self.library or os.environ.get("SCHOLARGRAPH_LIBRARY") or None
+        return self.library or self.run_settings.library or None

@@ -8,6 +8,8 @@
     ├── ConfigurationError      a model or key is missing or malformed; the CLI exits 2
     ├── SourceError             one source agent failed; recorded in the search log, the run goes on
     │   ├── SourceUnavailable   network, timeout, 429 or 5xx after retries (retryable later)
+    │   │   └── SourceUnreachable  connection refused or host not found: not retried, and the
+    │   │                          source's other queries of the round are skipped
     │   └── SourceResponseError the service answered with a body that cannot be parsed
     └── ModelError              the chat model's reply stayed unusable after a retry
 
@@ -48,6 +50,11 @@ class SourceUnavailable(SourceError):
     """The service did not answer usefully (network, timeout, 429, 5xx) after retries."""
 
     retryable = True
+
+
+class SourceUnreachable(SourceUnavailable):
+    """No connection could be made (refused, host not found, network down): asking again at
+    once would fail the same way, so it is not retried."""
 
 
 class SourceResponseError(SourceError):

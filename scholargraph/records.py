@@ -309,6 +309,9 @@ class SearchLogEntry(Record):
     status: SourceStatus = "ok"
     error: str | None = None
     round: int = 1
+    unreachable: bool = False
+    """No connection could be made (refused, host not found): the source's other queries, this
+    round and later, are skipped instead of failing the same way one by one."""
     at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 

@@ -9,7 +9,6 @@ plan approval returns a :class:`PendingApproval`; ``resume`` continues it with t
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -22,7 +21,7 @@ from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer
 from scholargraph.errors import InputError
 from scholargraph.report import Report, report_from_state
-from scholargraph.settings import get_settings
+from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
 
 if TYPE_CHECKING:
@@ -50,6 +49,10 @@ class ReviewRun:
         self.on_progress = on_progress
         self.thread = options.thread or f"run-{uuid.uuid4().hex[:12]}"
         self._memory = None if options.thread else memory_checkpointer()
+        self.settings = options.run_settings()
+        self._in_force = self.settings
+        """The run's configuration, read once here; ``--offline`` swaps its endpoints while the
+        run goes (:func:`offline_services`)."""
 
     def start(self) -> Report | PendingApproval:
         """Run (or resume, or return the finished report of) this thread."""
@@ -76,7 +79,7 @@ class ReviewRun:
     def _drive(self, graph: Any, payload: Any) -> Report | PendingApproval:
         final: ReviewState = {}
         for mode, chunk in graph.stream(payload, config=self._config(),
-                                        context=self.options.context(),
+                                        context=self.options.context(self._in_force),
                                         stream_mode=["updates", "values"], durability="sync"):
             if mode == "values":
                 final = chunk
@@ -89,7 +92,7 @@ class ReviewRun:
         return self._report(final or snapshot.values)
 
     def _report(self, state: ReviewState) -> Report:
-        return report_from_state(self.question, state, self.options.context())
+        return report_from_state(self.question, state, self.options.context(self.settings))
 
     def _check_same_question(self, values: ReviewState) -> None:
         held = values.get("question")
@@ -105,21 +108,23 @@ class ReviewRun:
         from scholargraph.graph import compile_graph
 
         with ExitStack() as stack:
-            stack.enter_context(offline_services(self.options.offline))
-            saver = self._memory or stack.enter_context(run_checkpointer(get_settings()))
+            self._in_force = stack.enter_context(offline_services(self.settings,
+                                                                  self.options.offline))
+            saver = self._memory or stack.enter_context(run_checkpointer(self.settings))
             yield compile_graph(saver)
 
 
 @contextmanager
-def offline_services(enabled: bool) -> Iterator[None]:
-    """With ``enabled``, point every source at the replay server of recorded responses."""
+def offline_services(settings: Settings, enabled: bool) -> Iterator[Settings]:
+    """``settings``, or with ``enabled`` a copy whose endpoints point every source at a replay
+    server of recorded responses started for the block (nothing else in the process moves)."""
     if not enabled:
-        yield
+        yield settings
         return
-    from scholargraph.testing import ReplayServer
+    from scholargraph.testing import ReplayServer  # only --offline loads the replay server
 
     extra = {"SCHOLARGRAPH_RATE_SCALE": "100"}
-    if not os.environ.get("MP_API_KEY"):
+    if settings.mp_api_key is None:
         extra["MP_API_KEY"] = OFFLINE_MP_KEY
-    with ReplayServer.default() as server, server.environment(**extra):
-        yield
+    with ReplayServer.default() as server:
+        yield settings.with_variables({**server.endpoint_env(), **extra})

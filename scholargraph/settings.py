@@ -1,17 +1,26 @@
-"""Process-wide settings read from the environment: endpoints, keys, identity and where files live.
+"""A run's configuration: endpoints, keys, identity, cache policy, rate scale, where files live.
+
+One immutable :class:`Settings` per run, built at the edge (the CLI, the Python API, the web app,
+the LangGraph Server context) and carried by the run's context to every node and source agent;
+nothing reads the environment behind a run's back, and nothing writes it. The environment
+variables are the defaults: ``Settings()`` reads them, and explicit values win
+(``Settings(no_cache=True)``, :meth:`Settings.with_variables`). So two runs with different
+endpoints or keys can share one process.
 
 Endpoints default to the official services and can each be pointed elsewhere (a mirror, a proxy,
 the replay server of :mod:`scholargraph.testing`). Keys are ``SecretStr`` so they never print.
-Settings are read when asked for, not cached at import, so a test or the ``--offline`` switch can
-change the environment before a run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from scholargraph.errors import ConfigurationError
 
 
 def _env(*names: str) -> AliasChoices:
@@ -23,7 +32,8 @@ class Settings(BaseSettings):
 
     # case_sensitive: only the documented upper-case variables are read, so HOME or MODEL in the
     # environment can never fill the fields named home or model.
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True)
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True,
+                                      frozen=True)
 
     pubmed_url: str = Field(
         "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/",
@@ -120,12 +130,73 @@ class Settings(BaseSettings):
         "nothing is read from it or written to it (the CLI's --no-cache)",
     )
 
+    rate_scale: float | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_RATE_SCALE"),
+        description="Multiplies the rates (divides the backoff) of sources pointed at a mirror or "
+        "the replay server; never applied to an official service",
+    )
+    library: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_LIBRARY"),
+        description="Your own records (a file or folder) searched first when a run names none",
+    )
+    endpoints: dict[str, str] = Field(
+        default_factory=dict,
+        description="Endpoint variables that are not fields here (a plug-in's own, such as "
+        "SCHOLARGRAPH_CROSSREF_URL), by variable name: they win over the environment",
+    )
+
+    @property
+    def models_path(self) -> Path:
+        """Where models derived from installed ones are kept."""
+        return self.models_dir or self.home / "models"
+
+    def with_variables(self, values: Mapping[str, str]) -> Settings:
+        """A copy with ``values`` (environment variable names, as the replay server gives them)
+        applied: a variable read by a field sets that field, any other joins ``endpoints``."""
+        fields = env_fields()
+        update = {fields[name]: value for name, value in values.items() if name in fields}
+        extra = {name: value for name, value in values.items() if name not in fields}
+        data = {**self.model_dump(), **update, "endpoints": {**self.endpoints, **extra}}
+        return type(self).model_validate(data)
+
+    def variable(self, name: str) -> str | None:
+        """The value in force of environment variable ``name`` for this run (``None`` when unset
+        or blank): the field that reads it, else ``endpoints``. Variables this run does not carry
+        (a plug-in's key) are not read here: see :meth:`SourceAgent.env <scholargraph.tools.base
+        .SourceAgent>`."""
+        field = env_fields().get(name)
+        if field is None:
+            return self.endpoints.get(name) or None
+        value = getattr(self, field)
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        return str(value) if value else None
+
     def secrets(self) -> list[str]:
         """The key values in force, so outputs can be checked and scrubbed of them."""
         keys = (self.ncbi_api_key, self.openalex_api_key, self.mp_api_key)
         return [key.get_secret_value() for key in keys if key and key.get_secret_value()]
 
 
-def get_settings() -> Settings:
-    """Settings as the environment says now."""
-    return Settings()
+@cache
+def env_fields() -> dict[str, str]:
+    """Settings field name by the environment variable it reads."""
+    fields: dict[str, str] = {}
+    for name, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
+        fields.update((choice, name) for choice in choices if isinstance(choice, str))
+    return fields
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Settings as the environment says now, ``overrides`` winning: for the edges (CLI, API, app,
+    Server context). A variable that does not parse is a :class:`ConfigurationError` naming it."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise ConfigurationError(f"{where}={problem.get('input')!r}: {problem['msg']}") from None

@@ -14,6 +14,7 @@ from scholargraph import review
 from scholargraph.errors import SourceError
 from scholargraph.settings import Settings
 from scholargraph.testing import Fault, ReplayServer
+from scholargraph.testing.services.openalex import OpenAlexService
 from scholargraph.tools.base import SearchRequest
 from scholargraph.tools.cache import CACHE_FILE, EXPIRE_AFTER, is_complete
 from scholargraph.tools.http import http_session
@@ -186,3 +187,29 @@ def test_expired_entries_are_dropped_when_the_file_is_opened(cached: ReplayServe
     cache.ResultStore(cache_file(), "web_search")  # another process opening the file
     assert cached_rows("web_search") == 1 and store.get("new") == ["hit"]
     assert store.get("old") is None
+
+
+def relabelled_openalex() -> OpenAlexService:
+    """OpenAlex answering with the recorded works, each retitled: a second source of records."""
+    works = [{**recorded.work, "title": f"Second server: {recorded.work['title']}",
+              "display_name": f"Second server: {recorded.work['title']}"}
+             for recorded in OpenAlexService().pool]
+    return OpenAlexService(extra_works=works)
+
+
+def test_recorded_answers_never_answer_a_run_aimed_at_another_endpoint(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An --offline review fills the cache from the replay server; a later run whose endpoints
+    point at another server (as a live run points at the real services) gets that server's
+    records, not the recorded ones under the same official URL the client addresses."""
+    monkeypatch.delenv("SCHOLARGRAPH_NO_CACHE")
+    question = "machine learning for public health surveillance"
+    offline = review(question, sources=["openalex"], max_iterations=1, offline=True)
+    assert offline.papers and cached_rows() > 0
+    assert not any(paper.title.startswith("Second server") for paper in offline.papers)
+    with ReplayServer([relabelled_openalex()]) as second, second.environment(
+            SCHOLARGRAPH_RATE_SCALE="1000"):
+        live = review(question, sources=["openalex"], max_iterations=1)
+        assert second.count("openalex") > 0
+    assert live.papers
+    assert all(paper.title.startswith("Second server") for paper in live.papers)

@@ -63,3 +63,39 @@ def test_settings_read_only_the_documented_variables(monkeypatch, tmp_path):
     assert settings.model is None
     monkeypatch.setenv("SCHOLARGRAPH_HOME", str(tmp_path / "elsewhere"))
     assert Settings().home == tmp_path / "elsewhere"
+
+
+def test_version_help_and_bare_command(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as raised:
+        main(["--version"])
+    assert raised.value.code == 0
+    assert capsys.readouterr().out.strip() == f"scholargraph {version('scholargraph')}"
+    assert main([]) == 0
+    assert "{review,serve,cache}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["review", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 20)" in help_text and "(default: apa)" in help_text
+
+
+def test_cache_info_and_clear(capsys, tmp_path, monkeypatch):
+    """What the cache keeps is listed, and clearing it removes the file and its journals."""
+    import sqlite3
+
+    from scholargraph.settings import Settings
+    from scholargraph.tools.cache import CACHE_FILE
+
+    assert main(["cache", "info"]) == 0
+    assert "no cache yet" in capsys.readouterr().out
+    home = Settings().home
+    home.mkdir(parents=True)
+    with sqlite3.connect(home / CACHE_FILE) as db:
+        db.execute("CREATE TABLE responses (key TEXT, value BLOB)")
+        db.executemany("INSERT INTO responses VALUES (?, ?)", [("a", b"1"), ("b", b"2")])
+    assert main(["cache", "info"]) == 0
+    assert "responses: 2" in capsys.readouterr().out
+    assert main(["cache", "clear"]) == 0
+    assert "removed 2 cached answers" in capsys.readouterr().err
+    assert list(home.glob(CACHE_FILE + "*")) == []

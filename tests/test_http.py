@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from scholargraph.errors import ConfigurationError, SourceResponseError, SourceUnavailable
-from scholargraph.settings import Settings
+from scholargraph.settings import Settings, get_settings
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer, fixture_bytes
 from scholargraph.tools import http, registry
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
@@ -33,11 +33,21 @@ def test_rate_scale_speeds_up_mirrors_only(replay: ReplayServer, monkeypatch, ca
 
 def test_rate_scale_ignores_nonsense(monkeypatch) -> None:
     monkeypatch.setenv("SCHOLARGRAPH_OPENALEX_URL", "http://127.0.0.1:9/openalex")
-    for value in ("fast", "-2", "0"):
+    for value in ("-2", "0"):
         monkeypatch.setenv(http.RATE_SCALE_ENV, value)
         assert http.rate_scale("openalex") == 1.0
     monkeypatch.delenv(http.RATE_SCALE_ENV)
     assert http.rate_scale("openalex") == 1.0
+
+
+def test_a_variable_that_does_not_parse_is_named(monkeypatch, capsys) -> None:
+    from scholargraph.cli import main
+
+    monkeypatch.setenv(http.RATE_SCALE_ENV, "fast")
+    with pytest.raises(ConfigurationError, match="SCHOLARGRAPH_RATE_SCALE='fast'"):
+        get_settings()
+    assert main(["review", "machine learning", "--out", "out"]) == 2
+    assert "SCHOLARGRAPH_RATE_SCALE='fast'" in capsys.readouterr().err
 
 
 def test_unknown_services_and_live_web_are_never_scaled(replay: ReplayServer, monkeypatch) -> None:
@@ -180,6 +190,7 @@ def declare(monkeypatch: pytest.MonkeyPatch, name: str, politeness: http.Politen
     monkeypatch.setitem(sys.modules, "declared_plugin", module)
     monkeypatch.setenv(registry.SOURCES_ENV, "declared_plugin:Declared")
     registry.refresh()
+    registry.agent_classes()  # read, as building the graph reads it: the declaration is made
 
 
 @pytest.fixture(autouse=True)

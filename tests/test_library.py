@@ -196,3 +196,40 @@ def test_a_review_searches_the_library_first(replay, library, tmp_path):
 def test_bad_library_or_style_is_bad_input(args, reason, capsys, tmp_path):
     code = main(["review", "genetic screening?", "--out", str(tmp_path / "o"), *args])
     assert code == 2 and reason in capsys.readouterr().err
+
+
+RIS_RECORD = ("TY  - JOUR\nTI  - Caf\u00e9 workers and shift work: a cohort\nAU  - M\u00fcller, Anna\n"
+              "PY  - 2019\nER  - \n")
+
+
+def run_cli_with_library(capsys: pytest.CaptureFixture[str], library: Path,
+                         out: Path) -> tuple[int, list[str]]:
+    code = main(["review", "shift work and health", "--library", str(library), "--sources",
+                 "library", "--out", str(out), "--quiet"])
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def test_a_windows_1252_export_is_read_with_a_warning(tmp_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    library = tmp_path / "old-endnote.ris"
+    library.write_bytes(RIS_RECORD.encode("cp1252"))
+    works = load_library(library)
+    assert [w.title for w in works] == ["Caf\u00e9 workers and shift work: a cohort"]
+    assert works[0].authors == ["M\u00fcller, Anna"]
+    assert any("not UTF-8" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize("name, content, reason", [
+    ("broken.ris", b"TY  - JOUR\nTI  - \x81\x8d\x8f\x90\xff\xfe\nER  - \n", "nor Windows-1252"),
+    ("notes.bib", b"these are my notes, not BibTeX\n", "is it really a BibTeX file"),
+    ("records.jsonl", b'{"title": "A"}\n{"title": \n', "records.jsonl:2: not valid JSON"),
+])
+def test_an_unreadable_library_file_is_bad_input_named_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: bytes,
+        reason: str) -> None:
+    library = tmp_path / name
+    library.write_bytes(content)
+    code, lines = run_cli_with_library(capsys, library, tmp_path / "out")
+    assert code == 2
+    assert len(lines) == 1 and str(library) in lines[0] and reason in lines[0], lines
+    assert not (tmp_path / "out" / "review.json").exists()

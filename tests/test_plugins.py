@@ -266,3 +266,18 @@ def test_without_plug_ins_the_five_remain(monkeypatch: pytest.MonkeyPatch) -> No
     names = registry.source_names()
     assert "crossref" not in names
     assert [name for name in names if name in BUILTIN_ORDER] == BUILTIN_ORDER
+
+
+def test_a_built_in_source_that_cannot_import_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing dependency of a built-in source is not mistaken for a plug-in not installed."""
+    import sys
+
+    from scholargraph.tools import registry
+
+    monkeypatch.delitem(sys.modules, "scholargraph.tools.web")
+    monkeypatch.setitem(sys.modules, "ddgs", None)  # as if it were not installed
+    with pytest.raises(ConfigurationError) as raised:
+        registry._load("scholargraph.tools.web:WebAgent", registry.BUILT_IN)
+    message = str(raised.value)
+    assert "scholargraph's own source module scholargraph.tools.web" in message
+    assert "reinstall scholargraph" in message and "plug-in" not in message

@@ -78,7 +78,8 @@ def live_page(tmp_path: Path) -> Iterator[LivePage]:
             replay.environment(SCHOLARGRAPH_HOME=str(tmp_path / "home"),
                                SCHOLARGRAPH_RATE_SCALE="1000"):
         sock = _free_socket()
-        server = uvicorn.Server(uvicorn.Config(create_app(out_root=out_root), log_level="warning"))
+        app = create_app(out_root=out_root, max_running=1)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         deadline = time.monotonic() + 30
@@ -251,9 +252,10 @@ def test_a_plan_is_approved_with_edits_over_http(live_page: LivePage, tmp_path: 
         plan = _until_plan(events)
         assert plan["sources"] == ["pubmed", "openalex"] and plan["sub_questions"]
         assert not list(live_page.out_root.glob("*/review.json"))  # nothing searched yet
-        busy = requests.post(f"{live_page.url}/reviews", json={"question": "Another one?"},
-                             timeout=30)
-        assert busy.status_code == 409
+        other = requests.post(f"{live_page.url}/reviews", json={"question": "Another one?",
+                                                                 "sources": ["pubmed"]},
+                              timeout=30)
+        assert other.status_code == 202  # the paused review gave its place
         bad = requests.post(decision_url, json={"action": "maybe"}, timeout=30)
         assert bad.status_code == 400 and "plan decision not understood" in bad.json()["error"]
         edited = {"action": "edit", "sources": ["openalex"],
@@ -287,16 +289,18 @@ def test_a_rejected_plan_ends_the_run_without_searching(live_page: LivePage) -> 
 
 @pytest.mark.slow
 def test_the_event_stream_resumes_and_a_second_review_waits(live_page: LivePage) -> None:
+    """With one place, a second review waits in the queue (it is not refused) and runs after."""
     started = requests.post(f"{live_page.url}/reviews", json={"question": QUESTION,
                                                                "sources": ["pubmed", "openalex"]},
                             timeout=30)
     assert started.status_code == 202, started.text
     run = started.json()
 
-    busy = requests.post(f"{live_page.url}/reviews", json={"question": "Another question?"},
-                         timeout=30)
-    assert busy.status_code == 409
-    assert "already running" in busy.json()["error"]
+    second = requests.post(f"{live_page.url}/reviews", json={"question": "Another question?",
+                                                              "sources": ["pubmed"]},
+                           timeout=30)
+    assert second.status_code == 202, second.text
+    waiting = second.json()
 
     live_page.gate.set()
     with requests.get(live_page.url + run["events"], stream=True, timeout=120) as stream:
@@ -309,6 +313,12 @@ def test_the_event_stream_resumes_and_a_second_review_waits(live_page: LivePage)
     assert [s["elapsed_s"] for s in steps] == sorted(s["elapsed_s"] for s in steps)
     outcome = json.loads(events[-1][1])
     assert "review.json" in outcome["files"]
+    with requests.get(live_page.url + waiting["events"], stream=True, timeout=120) as stream:
+        later = _read_events(stream)
+    assert [kind for kind, _, _ in later][-1] == "finished"
+    queued = [json.loads(data)["node"] == "queue" for kind, data, _ in [*events, *later]
+              if kind == "step"]
+    assert queued.count(True) == 1  # one of the two waited for the single place
 
     with requests.get(live_page.url + run["events"], headers={"Last-Event-ID": "2"},
                       stream=True, timeout=60) as again:

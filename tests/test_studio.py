@@ -53,6 +53,7 @@ def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
         result = client.runs.wait(None, assistant["assistant_id"], input={"question": QUESTION},
                                   context={"sources": ["pubmed", "openalex"]})
         approved = approve_through_sdk(client, assistant["assistant_id"])
+        side_by_side = two_threads_with_their_own_endpoints(client, assistant["assistant_id"])
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -64,6 +65,34 @@ def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
     assert replay.count("pubmed") and replay.count("openalex") and not replay.count("arxiv")
     assert [s["text"] for s in approved["sub_questions"]] == ["Which genetic variants?"]
     assert {entry["source"] for entry in approved["search_log"]} == {"openalex"}
+    for label, state in side_by_side.items():
+        assert state["papers"], label
+        assert all(p["title"].startswith(f"{label}: ") for p in state["papers"]), label
+
+
+def two_threads_with_their_own_endpoints(client, assistant_id: str) -> dict[str, dict]:
+    """Two threads run at once on the one server, each context naming its own OpenAlex: each
+    gets only its own server's records."""
+    from test_concurrent_runs import QUESTION as OPENALEX_QUESTION
+    from test_concurrent_runs import retitled_openalex
+
+    from scholargraph.testing import ReplayServer
+
+    with ReplayServer([retitled_openalex("First")]) as first, \
+            ReplayServer([retitled_openalex("Second")]) as second:
+        started = {}
+        for label, server in (("First", first), ("Second", second)):
+            thread = client.threads.create()
+            context = {"sources": ["openalex"], "max_iterations": 1,
+                       "settings": {"openalex_url": f"{server.url}/openalex",
+                                    "rate_scale": 1000}}
+            run = client.runs.create(thread["thread_id"], assistant_id,
+                                     input={"question": OPENALEX_QUESTION}, context=context)
+            started[label] = (thread["thread_id"], run["run_id"])
+        states = {label: client.runs.join(thread_id, run_id)
+                  for label, (thread_id, run_id) in started.items()}
+        assert first.count("openalex") and second.count("openalex")
+    return states
 
 
 def approve_through_sdk(client, assistant_id: str) -> dict:

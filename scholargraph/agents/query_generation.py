@@ -116,7 +116,7 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
     round_number = state.get("iteration", 1)
     targets = gap_ids(state) if round_number > 1 else [s.id for s in subs]
     targets = targets or [s.id for s in subs]
-    agents = [get_agent(name) for name in state.get("active_sources", [])]
+    agents = [get_agent(name, context.run_settings) for name in state.get("active_sources", [])]
     sent = {(entry.source, entry.query) for entry in state.get("search_log", [])}
 
     def fallback() -> list[SourceQuery]:

@@ -41,7 +41,8 @@ def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     per_question = context.passages_per_question + WIDEN_PER_ROUND * state.get("filter_depth", 0)
     papers = state.get("papers", [])
     selected, warnings = select_passages(state["sub_questions"], papers,
-                                         per_question=2 * per_question)
+                                         per_question=2 * per_question,
+                                         settings=context.run_settings)
     works = {work.id: work for work in papers}
     this_year = date.today().year
     passages = [passage for sub in state["sub_questions"]

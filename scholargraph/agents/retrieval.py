@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import assess
 from scholargraph.records import Work
-from scholargraph.settings import get_settings
+from scholargraph.settings import Settings
 from scholargraph.state import Prisma, ReviewState
 from scholargraph.tools.enrich import augment_with_openalex
 from scholargraph.tools.fulltext import FullTextReader, rank_for_reading, readable
@@ -41,7 +41,8 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     found = augment_with_openalex(
         state.get("records", []), known=state.get("papers", []),
         use_openalex="openalex" in state.get("active_sources", []), snowball=context.snowball,
-        limit=context.max_results, round_number=state.get("iteration", 1))
+        limit=context.max_results, round_number=state.get("iteration", 1),
+        settings=context.run_settings)
     records = [*state.get("records", []), *found.added]
     works = found.works
     this_year = date.today().year
@@ -59,20 +60,21 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     }
     notes = list(found.notes)
     if context.full_text > 0:
-        included, full_text_prisma, note = read_full_texts(state, included, context.full_text)
+        included, full_text_prisma, note = read_full_texts(state, included, context.full_text,
+                                                           context.run_settings)
         prisma.update(full_text_prisma)  # type: ignore[typeddict-item]
         notes += [note] if note else []
     return {"papers": included, "prisma": prisma, "records": found.added,
             "search_log": found.log, "notes": notes}
 
 
-def read_full_texts(state: ReviewState, included: list[Work], budget: int
+def read_full_texts(state: ReviewState, included: list[Work], budget: int, settings: Settings
                     ) -> tuple[list[Work], dict[str, object], str | None]:
     """The included works with the best-ranked open ones read in full, PRISMA's full-text
     counts, and the note saying what was read."""
     texts = [state.get("cleaned_question") or state.get("question", ""),
              *(sub.text for sub in state.get("sub_questions", []))]
     ranked = rank_for_reading([work for work in included if readable(work)], texts)
-    done = FullTextReader(get_settings()).read_all(ranked, budget)
+    done = FullTextReader(settings).read_all(ranked, budget)
     by_id = {work.id: work for work in done.works}
     return [by_id.get(work.id, work) for work in included], done.prisma(), done.note()

@@ -2,7 +2,9 @@
 
 Each node runs its agent's queries of the current round and returns what it found plus one
 search-log entry per query. A failing source is recorded (status ``error`` with the reason) and
-the review goes on; a source that cannot run (no key) is recorded as ``skipped`` with a note.
+the review goes on; a source that cannot run (no key) is recorded as ``skipped`` with a note. A
+source that cannot be reached at all (connection refused, host not found) fails its first query
+fast, and its other queries, this round and later ones, are ``skipped`` with the reason.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
-from scholargraph.errors import SourceError
+from scholargraph.errors import SourceError, SourceUnreachable
 from scholargraph.records import SearchLogEntry
 from scholargraph.state import ReviewState
 from scholargraph.tools.base import SearchRequest
@@ -26,7 +28,7 @@ def make_source_node(name: str) -> SourceNode:
 
     def run_source(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         context = runtime.context or ReviewContext()
-        agent = get_agent(name)
+        agent = get_agent(name, context.run_settings)
         round_number = state.get("iteration", 1)
         queries = [q for q in state.get("queries", []) if q.source == name]
         reason = agent.unavailable_reason()
@@ -36,15 +38,27 @@ def make_source_node(name: str) -> SourceNode:
             return {"search_log": entries, "notes": [f"{agent.label} skipped: {reason}"]}
         records, materials, log, notes = [], [], [], []
         intent = state["intent"]
+        unreachable = _earlier_unreachable(state.get("search_log", []), name)
         for query in queries:
+            if unreachable is not None:
+                log.append(SearchLogEntry(
+                    source=name, query=query.query, status="skipped", round=round_number,
+                    error=f"not sent: {agent.label} could not be reached on an earlier query "
+                          f"({unreachable})"))
+                continue
             request = SearchRequest(query=query.query, limit=context.max_results,
                                     since=intent.since, until=intent.until,
                                     news_window=intent.news_window, wants_data=intent.wants_data)
             try:
                 result = agent.search(request)
             except SourceError as exc:
+                cut_off = isinstance(exc, SourceUnreachable)
                 log.append(SearchLogEntry(source=name, query=query.query, status="error",
-                                          error=exc.message, round=round_number))
+                                          error=exc.message, round=round_number,
+                                          unreachable=cut_off))
+                if cut_off:
+                    unreachable = exc.message
+                    notes.append(_unreachable_note(agent.label, exc, len(queries) - len(log)))
                 continue
             records.extend(result.works)
             materials.extend(result.materials)
@@ -57,3 +71,15 @@ def make_source_node(name: str) -> SourceNode:
     run_source.__name__ = f"search_{name}"
     run_source.__doc__ = f"Run this round's {name} queries and record each in the search log."
     return run_source
+
+
+def _earlier_unreachable(search_log: list[SearchLogEntry], name: str) -> str | None:
+    """Why ``name`` could not be reached in an earlier round, or ``None`` if it could."""
+    return next((entry.error for entry in search_log
+                 if entry.source == name and entry.unreachable), None)
+
+
+def _unreachable_note(label: str, error: SourceUnreachable, skipped: int) -> str:
+    """What the reader should know when a source could not be reached at all."""
+    rest = f"; its {skipped} other queries this round were not sent" if skipped else ""
+    return f"{label} could not be reached ({error.message}){rest}"

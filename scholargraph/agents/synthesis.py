@@ -37,7 +37,7 @@ from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.schemas import Draft, Finding, SubQuestion
-from scholargraph.settings import get_settings
+from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
 from scholargraph.support import SupportChecker
 
@@ -161,10 +161,10 @@ def _prompt(subs: list[SubQuestion], passages: list[Passage]) -> str:
     return "\n".join(parts)
 
 
-def run_embedder(notes: list[str]) -> Embedder | None:
+def run_embedder(settings: Settings, notes: list[str]) -> Embedder | None:
     """The run's embedding model (the RAG filter's, already loaded), or None with a note."""
     try:
-        return load_embedder(get_settings().embedding_model)
+        return load_embedder(settings.embedding_model, models_dir=settings.models_path)
     except EmbeddingUnavailable as error:
         notes.append(f"synthesis: sentences ranked and checked by term overlap only ({error})")
         return None
@@ -176,7 +176,7 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     notes: list[str] = []
     passages = state.get("passages", [])
-    embedder = run_embedder(notes) if passages else None
+    embedder = run_embedder(context.run_settings, notes) if passages else None
     update = write_draft(state, context, embedder, notes)
     this_year = date.today().year
     papers = state.get("papers", [])

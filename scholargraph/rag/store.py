@@ -15,6 +15,7 @@ Vectors are always computed here and handed to Chroma, so Chroma's own default e
 from __future__ import annotations
 
 import hashlib
+import threading
 import re
 from collections.abc import Sequence
 
@@ -35,16 +36,24 @@ def content_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_clients_lock = threading.Lock()
+
+
 def open_client(settings: Settings) -> ClientAPI:
     """Chroma embedded in ``settings.store_dir`` (default ``settings.home / "chroma"``), or the
-    server ``CHROMA_HOST`` names."""
+    server ``CHROMA_HOST`` names.
+
+    Clients are made one at a time: Chroma shares one system per path within a process, and two
+    runs starting their first client on it together (two concurrent reviews) race in its set-up.
+    """
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
-    if settings.chroma_host:
-        return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port,
-                                   settings=chroma_settings)
-    path = settings.store_dir or settings.home / "chroma"
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    with _clients_lock:
+        if settings.chroma_host:
+            return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port,
+                                       settings=chroma_settings)
+        path = settings.store_dir or settings.home / "chroma"
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
 
 
 class PassageStore:

@@ -20,12 +20,19 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
+import requests
+
+from scholargraph.errors import (
+    SourceError,
+    SourceResponseError,
+    SourceUnavailable,
+    SourceUnreachable,
+)
 from scholargraph.records import Material, Work
 from scholargraph.schemas import Domain, Intent, NewsWindow
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import all_or_nothing
-from scholargraph.tools.http import Politeness
+from scholargraph.tools.http import Declaration, Politeness, declare, http_session, is_unreachable
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +85,25 @@ class SourceAgent(ABC):
     """Names of the headers, query parameters or form fields that carry those secrets: kept out
     of the HTTP cache's keys and redacted in the requests it stores."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        self._settings = settings
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Declare the class's politeness and secrets to the HTTP policy, by its name, so that
+        every session under that name (the enrichment look-ups use OpenAlex's) obeys them."""
+        super().__init_subclass__(**kwargs)
+        name = getattr(cls, "name", None)
+        if isinstance(name, str):
+            declare(name, Declaration(cls.politeness, tuple(cls.secret_envs),
+                                      tuple(cls.secret_parameters)))
 
-    @property
-    def settings(self) -> Settings:
-        """Settings as the environment says at call time (tests and --offline change it)."""
-        return self._settings or Settings()
+    def __init__(self, settings: Settings | None = None) -> None:
+        """``settings``: the run's configuration (the graph passes its context's); a script
+        calling an agent directly gets the environment's, read once here."""
+        self.settings: Settings = settings if settings is not None else Settings()
+
+    def session(self, *, rewrite: tuple[str, str] | None = None) -> requests.Session:
+        """An HTTP session for this agent's service, obeying its own declared politeness and
+        keeping its secret parameters out of the cache (see :func:`http_session`)."""
+        return http_session(self.name, self.settings, declared=self.politeness,
+                            secret_parameters=tuple(self.secret_parameters), rewrite=rewrite)
 
     def unavailable_reason(self) -> str | None:
         """Why the agent cannot run now (a missing key), or ``None`` when it can."""
@@ -107,6 +126,8 @@ class SourceAgent(ABC):
         except SourceError:
             raise
         except (OSError, TimeoutError) as exc:
+            if is_unreachable(exc):
+                raise SourceUnreachable(self.name, _describe(exc)) from exc
             raise SourceUnavailable(self.name, _describe(exc)) from exc
         except Exception as exc:
             log.debug("%s failed", self.name, exc_info=True)

@@ -21,7 +21,8 @@ so a later run never pairs a cached PubMed history (WebEnv) with a fresh fetch, 
 documents are kept (:func:`is_complete`), so a truncated or malformed answer is asked again.
 
 ``SCHOLARGRAPH_NO_CACHE=1`` (the CLI's ``--no-cache``) bypasses both stores: nothing is read or
-written.
+written. ``scholargraph cache info`` says what the file holds, ``scholargraph cache clear``
+deletes it (:func:`cache_summary`, :func:`clear_cache`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from datetime import timedelta
 from pathlib import Path
@@ -68,13 +69,6 @@ SECRET_PARAMETERS = tuple(dict.fromkeys((
 )))
 """Query parameters, form fields and headers kept out of cache keys and redacted when stored."""
 
-
-
-def secret_parameters() -> tuple[str, ...]:
-    """:data:`SECRET_PARAMETERS` and those the registered plug-ins declare."""
-    from scholargraph.tools.registry import declared_secret_parameters  # imports the agents
-
-    return tuple(dict.fromkeys((*SECRET_PARAMETERS, *declared_secret_parameters())))
 
 
 _XML_TYPES = ("xml", "atom")
@@ -147,8 +141,30 @@ _written: ContextVar[list[tuple[SQLiteCache, str]] | None] = ContextVar(
     "scholargraph_cache_written", default=None)
 
 
-class ReviewCachedSession(CachedSession):
-    """A requests-cache session that tells :func:`all_or_nothing` what it wrote."""
+URLRewrite = tuple[str, str]
+"""``(official_prefix, endpoint)``: a URL a client hard-codes, and where it is sent instead."""
+
+
+class RewritingSession(requests.Session):
+    """A session that sends requests a client addresses to the official service to the
+    endpoint in force (a mirror, a proxy, the replay server), *before* anything else sees them.
+
+    The cache keys what this produces, so an answer is stored under the address that really
+    gave it: recorded answers from the replay server can never answer a request meant for the
+    real service.
+    """
+
+    rewrite: URLRewrite | None = None
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:  # type: ignore[override]
+        if self.rewrite and request.url and request.url.startswith(self.rewrite[0]):
+            request.url = self.rewrite[1] + request.url[len(self.rewrite[0]):]
+        return super().send(request, **kwargs)
+
+
+class ReviewCachedSession(RewritingSession, CachedSession):
+    """A requests-cache session, keyed by the URL really asked, that tells
+    :func:`all_or_nothing` what it wrote."""
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:  # type: ignore[override]
         response = super().send(request, **kwargs)
@@ -159,16 +175,24 @@ class ReviewCachedSession(CachedSession):
         return response
 
 
-def new_session(settings: Settings) -> requests.Session:
-    """A session reading and writing the on-disk cache, or a plain one with ``no_cache``."""
-    if settings.no_cache:
-        return requests.Session()
+def new_session(settings: Settings, rewrite: URLRewrite | None = None,
+                secret_parameters: tuple[str, ...] = ()) -> RewritingSession:
+    """A session reading and writing the on-disk cache, or a plain one with ``no_cache``;
+    either sends what a client addresses to ``rewrite[0]`` to ``rewrite[1]``. The headers and
+    parameters in ``secret_parameters`` join :data:`SECRET_PARAMETERS` out of the cache."""
+    session = (RewritingSession() if settings.no_cache
+               else _cached_session(settings, (*SECRET_PARAMETERS, *secret_parameters)))
+    session.rewrite = rewrite
+    return session
+
+
+def _cached_session(settings: Settings, ignored: tuple[str, ...]) -> ReviewCachedSession:
     return ReviewCachedSession(
         backend=_backend(cache_path(settings)),
         expire_after=EXPIRE_AFTER,
         allowable_methods=CACHED_METHODS,
         allowable_codes=(200,),
-        ignored_parameters=secret_parameters(),
+        ignored_parameters=list(dict.fromkeys(ignored)),
         match_headers=False,
         filter_fn=is_complete,
         autoclose=False,
@@ -243,3 +267,51 @@ def result_store(settings: Settings, table: str) -> ResultStore | None:
         if (path, table) not in _stores:
             _stores[(path, table)] = ResultStore(path, table)
         return _stores[(path, table)]
+
+
+def _cache_files(settings: Settings) -> list[Path]:
+    """The cache's SQLite file and the journal files SQLite keeps beside it."""
+    path = cache_path(settings)
+    return [p for p in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm")))
+            if p.exists()]
+
+
+def _table_counts(path: Path) -> dict[str, int]:
+    """Rows per table of the cache file, read without opening it as a cache (nothing expires)."""
+    import sqlite3
+
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+        tables = [row[0] for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: connection.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+                for table in tables}
+
+
+def cache_summary(settings: Settings) -> str:
+    """Where the cache is, how large, and how many answers of each kind it keeps."""
+    path = cache_path(settings)
+    if not path.exists():
+        return f"no cache yet at {path}"
+    size = sum(p.stat().st_size for p in _cache_files(settings))
+    counts = _table_counts(path)
+    lines = [f"{path} ({size / 2**20:.1f} MiB; answers are kept {EXPIRE_AFTER.days} days, "
+             f"robots.txt decisions {ROBOTS_EXPIRE_AFTER.total_seconds() / 3600:.0f} hours)"]
+    lines += [f"  {table}: {rows}" for table, rows in sorted(counts.items()) if table != "redirects"]
+    return "\n".join(lines)
+
+
+def clear_cache(settings: Settings) -> int:
+    """Delete the cache file of ``settings``; the number of entries it held."""
+    path = cache_path(settings)
+    if not path.exists():
+        return 0
+    held = sum(rows for table, rows in _table_counts(path).items() if table != "redirects")
+    with _backends_lock:
+        for backend in [b for p, b in _backends.items() if p == path]:
+            backend.close()
+        _backends.pop(path, None)
+        for key in [k for k in _stores if k[0] == path]:
+            _stores.pop(key)
+    for file in _cache_files(settings):
+        file.unlink()
+    return held

@@ -26,29 +26,30 @@ from __future__ import annotations
 import logging
 import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from functools import cache
 from typing import Any
 from urllib.error import URLError
 from urllib.parse import urlsplit
 
 import requests
-from pydantic import AliasChoices, SecretStr
 from pyrate_limiter import Duration, Limiter, Rate
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from scholargraph.errors import (
     ConfigurationError,
     SourceError,
     SourceResponseError,
     SourceUnavailable,
+    SourceUnreachable,
 )
-from scholargraph.settings import Settings
+from scholargraph.settings import Settings, env_fields
 from scholargraph.tools.cache import new_session
 
 log = logging.getLogger(__name__)
@@ -123,17 +124,42 @@ DEFAULT_POLITENESS = Politeness(requests=2)
 """A service nobody declared: two requests a second, never sped up."""
 
 
-def politeness(service: str) -> Politeness:
-    """What ``service`` declares: the ``politeness`` of the source agent registered under that
-    name; for page fetching (``web:<host>``) :data:`PAGE_POLITENESS`; else
-    :data:`DEFAULT_POLITENESS`."""
-    # The registry imports the agents, which import this module: look it up at call time.
-    from scholargraph.tools.registry import declared_politeness
+@dataclass(frozen=True)
+class Declaration:
+    """What a source agent class declares about its service (see
+    :class:`~scholargraph.tools.base.SourceAgent`)."""
 
-    declared = declared_politeness(service)
+    politeness: Politeness | None = None
+    secret_envs: tuple[str, ...] = ()
+    secret_parameters: tuple[str, ...] = ()
+
+
+_declared: dict[str, Declaration] = {}
+
+
+def declare(service: str, declaration: Declaration) -> None:
+    """Record what the agent class named ``service`` declares; called when the class is defined
+    (``SourceAgent.__init_subclass__``), so this module never imports the agents."""
+    _declared[service] = declaration
+
+
+def politeness(service: str) -> Politeness:
+    """What ``service`` declares: the ``politeness`` of the source agent class of that name; for
+    page fetching (``web:<host>``) :data:`PAGE_POLITENESS`; else :data:`DEFAULT_POLITENESS`."""
+    declared = _declared.get(service, Declaration()).politeness
     if declared is not None:
         return declared
     return PAGE_POLITENESS if service.startswith("web:") else DEFAULT_POLITENESS
+
+
+def declared_secret_envs() -> tuple[str, ...]:
+    """Every environment variable an agent class declares as holding a secret."""
+    return tuple(dict.fromkeys(env for d in _declared.values() for env in d.secret_envs))
+
+
+def declared_secret_parameters() -> tuple[str, ...]:
+    """Every header, parameter or field name an agent class declares as carrying a secret."""
+    return tuple(dict.fromkeys(p for d in _declared.values() for p in d.secret_parameters))
 
 
 @dataclass(frozen=True)
@@ -149,67 +175,51 @@ class ServicePolicy:
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
 
-@cache
-def _settings_fields() -> dict[str, str]:
-    """Settings field name by the environment variable it reads."""
-    fields: dict[str, str] = {}
-    for name, info in Settings.model_fields.items():
-        alias = info.validation_alias
-        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
-        fields.update((choice, name) for choice in choices if isinstance(choice, str))
-    return fields
-
-
 def configured(variable: str, settings: Settings | None = None) -> str | None:
-    """The value in force of the environment variable ``variable`` (``None`` when unset or blank):
-    the settings' field that reads it when there is one, so explicit settings win."""
-    field = _settings_fields().get(variable)
-    if field is None:
-        return os.environ.get(variable) or None
-    value = getattr(settings or Settings(), field)
-    if isinstance(value, SecretStr):
-        value = value.get_secret_value()
-    return str(value) if value else None
+    """The value in force of the environment variable ``variable`` for the run (``None`` when
+    unset or blank): what the run's settings carry (a field, or ``endpoints``); a variable they
+    do not carry (a plug-in's key) is read from the environment."""
+    settings = settings or Settings()
+    if variable in env_fields() or variable in settings.endpoints:
+        return settings.variable(variable)
+    return os.environ.get(variable) or None
 
 
-def _endpoints(service: str, settings: Settings) -> list[str | None]:
+def _endpoints(service: str, settings: Settings, declared: Politeness) -> list[str | None]:
     """The URLs ``service`` talks to; ``None`` stands for the live service chosen by its client."""
-    return [configured(variable, settings)
-            for variable in politeness(service).endpoint_envs] or [None]
+    return [configured(variable, settings) for variable in declared.endpoint_envs] or [None]
 
 
-def _is_official(url: str | None, service: str) -> bool:
+def _is_official(url: str | None, declared: Politeness) -> bool:
     if url is None:
         return True
     host = (urlsplit(url).hostname or "").lower()
     return any(host == suffix or host.endswith("." + suffix)
-               for suffix in politeness(service).official_hosts)
+               for suffix in declared.official_hosts)
 
 
 def talks_to_official(service: str, settings: Settings | None = None) -> bool:
     """Whether ``service`` is configured to reach the real service (not a mirror or replay)."""
-    settings = settings or Settings()
-    return any(_is_official(url, service) for url in _endpoints(service, settings))
+    declared = politeness(service)
+    return any(_is_official(url, declared)
+               for url in _endpoints(service, settings or Settings(), declared))
 
 
 _warned_scale: set[str] = set()
 
 
-def rate_scale(service: str, settings: Settings | None = None) -> float:
-    """The ``SCHOLARGRAPH_RATE_SCALE`` in force for ``service`` (1.0 against official hosts)."""
-    raw = os.environ.get(RATE_SCALE_ENV)
-    if not raw:
-        return 1.0
-    try:
-        scale = float(raw)
-    except ValueError:
-        log.warning("%s=%r is not a number; ignored", RATE_SCALE_ENV, raw)
+def rate_scale(service: str, settings: Settings | None = None,
+               declared: Politeness | None = None) -> float:
+    """The run's rate scale for ``service`` (1.0 against official hosts)."""
+    settings = settings or Settings()
+    scale = settings.rate_scale
+    if not scale:
         return 1.0
     if scale <= 0:
         log.warning("%s must be positive; ignored", RATE_SCALE_ENV)
         return 1.0
-    settings = settings or Settings()
-    if any(_is_official(url, service) for url in _endpoints(service, settings)):
+    declared = declared or politeness(service)
+    if any(_is_official(url, declared) for url in _endpoints(service, settings, declared)):
         if service not in _warned_scale:
             _warned_scale.add(service)
             log.warning("%s ignored for %s: it talks to the official service", RATE_SCALE_ENV,
@@ -218,14 +228,16 @@ def rate_scale(service: str, settings: Settings | None = None) -> float:
     return scale
 
 
-def policy(service: str, settings: Settings | None = None) -> ServicePolicy:
-    """The politeness rules for ``service`` now: its key, rate scale and timeout applied."""
+def policy(service: str, settings: Settings | None = None,
+           declared: Politeness | None = None) -> ServicePolicy:
+    """The politeness rules for ``service`` now: ``declared`` (else what its agent class
+    declares), with the run's key, rate scale and timeout applied."""
     settings = settings or Settings()
-    declared = politeness(service)
+    declared = declared or politeness(service)
     allowance = declared.requests
     if declared.keyed_requests and declared.key_env and configured(declared.key_env, settings):
         allowance = declared.keyed_requests
-    scale = rate_scale(service, settings)
+    scale = rate_scale(service, settings, declared)
     window_ms = max(1, round(declared.per_seconds * Duration.SECOND / scale))
     timeout = min(declared.timeout_s or settings.timeout_s, settings.timeout_s)
     return ServicePolicy(service, (Rate(allowance, window_ms),), max_retries=declared.max_retries,
@@ -237,9 +249,10 @@ _limiters: dict[tuple[str, tuple[tuple[int, int], ...]], Limiter] = {}
 _limiters_lock = threading.Lock()
 
 
-def limiter(service: str, settings: Settings | None = None) -> Limiter:
+def limiter(service: str, settings: Settings | None = None,
+            declared: Politeness | None = None) -> Limiter:
     """The process-wide limiter of ``service`` (a new one only when its rates change)."""
-    rates = policy(service, settings).rates
+    rates = policy(service, settings, declared).rates
     key = (service, tuple((rate.limit, rate.interval) for rate in rates))
     with _limiters_lock:
         if key not in _limiters:
@@ -247,9 +260,10 @@ def limiter(service: str, settings: Settings | None = None) -> Limiter:
         return _limiters[key]
 
 
-def throttle(service: str, settings: Settings | None = None) -> None:
+def throttle(service: str, settings: Settings | None = None,
+             declared: Politeness | None = None) -> None:
     """Block until ``service``'s rate limit allows one more request."""
-    limiter(service, settings).try_acquire(service, blocking=True)
+    limiter(service, settings, declared).try_acquire(service, blocking=True)
 
 
 def backoff_delay(rules: ServicePolicy, attempt: int) -> float:
@@ -321,6 +335,28 @@ def _too_large(service: str, max_bytes: int, detail: str) -> SourceResponseError
         "raise max_response_bytes in its Politeness")
 
 
+def is_unreachable(exc: BaseException) -> bool:
+    """Whether no connection could be made at all: refused, host not found, network down.
+
+    Such a failure is not retried: unlike a timeout, a dropped connection or a 503, asking
+    again a second later meets the same closed door (with no network, four arXiv queries
+    retried this way took 102 s). A connection that timed out is not this: the host may be slow.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, requests.ConnectTimeout):
+            return False
+        if isinstance(current, NewConnectionError | ConnectionRefusedError | socket.gaierror):
+            return True
+        reason = getattr(current, "reason", None)
+        current = reason if isinstance(reason, BaseException) else (
+            current.args[0] if current.args and isinstance(current.args[0], BaseException)
+            else current.__cause__ or current.__context__)
+    return False
+
+
 class PoliteAdapter(HTTPAdapter):
     """Sends each request when the service's limiter allows it, with a timeout, retried if
     retryable, and reads the answer within the service's size cap.
@@ -329,21 +365,17 @@ class PoliteAdapter(HTTPAdapter):
     the limiter. The timeout is the client's, bounded by the service's (:func:`bounded_timeout`).
     The body is read here, whether or not the client asked to stream, so that the size cap holds
     for every client and for the cache (requests-cache reads a whole body to store it).
-    ``rewrite`` maps a URL prefix the client hard-codes to the endpoint in force.
     """
 
-    def __init__(self, service: str, settings: Settings,
-                 rewrite: tuple[str, str] | None = None) -> None:
+    def __init__(self, service: str, settings: Settings, declared: Politeness) -> None:
         super().__init__(max_retries=0)
         self._service = service
         self._settings = settings
-        self._rewrite = rewrite
+        self._declared = declared
 
     def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
-        rules = policy(self._service, self._settings)
+        rules = policy(self._service, self._settings, self._declared)
         kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), rules.timeout_s)
-        if self._rewrite and request.url.startswith(self._rewrite[0]):
-            request.url = self._rewrite[1] + request.url[len(self._rewrite[0]):]
         response = self._send_politely(request, rules, kwargs)
         read_within_cap(response, self._service, rules.max_response_bytes)
         return response
@@ -351,11 +383,15 @@ class PoliteAdapter(HTTPAdapter):
     def _send_politely(self, request: requests.PreparedRequest, rules: ServicePolicy,
                        kwargs: dict[str, Any]) -> requests.Response:
         for attempt in range(rules.max_retries + 1):
-            throttle(self._service, self._settings)
+            throttle(self._service, self._settings, self._declared)
             last = attempt == rules.max_retries
             try:
                 response = super().send(request, **kwargs)
             except (requests.ConnectionError, requests.Timeout) as exc:
+                if is_unreachable(exc):
+                    # Raised as our own error, so that no client's retry loop (arxiv's retries
+                    # a requests.ConnectionError) knocks on the closed door again.
+                    raise unavailable(self._service, exc, self._settings) from None
                 if last:
                     raise
                 delay = backoff_delay(rules, attempt)
@@ -383,24 +419,30 @@ class PoliteAdapter(HTTPAdapter):
 
 
 def http_session(service: str, settings: Settings | None = None, *,
+                 declared: Politeness | None = None,
+                 secret_parameters: tuple[str, ...] = (),
                  rewrite: tuple[str, str] | None = None) -> requests.Session:
     """A session for ``service``: user agent, limiter, timeout, bounded retries and a size cap on
-    every request, as ``service`` declares them (:func:`politeness`).
+    every request, as ``declared`` says (a source agent passes its own declaration:
+    :meth:`SourceAgent.session <scholargraph.tools.base.SourceAgent.session>`; else what the
+    agent class of that name declares, :func:`politeness`).
 
     Answers are read from and kept in the on-disk cache (:mod:`scholargraph.tools.cache`) unless
-    ``settings.no_cache``; a cached answer is not sent, so it waits for no limiter. An answer
-    larger than the cap raises :class:`SourceResponseError` (see :func:`read_within_cap`).
+    ``settings.no_cache``; a cached answer is not sent, so it waits for no limiter. The headers
+    and parameters in ``secret_parameters`` (and the built-in ones) are kept out of its keys. An
+    answer larger than the cap raises :class:`SourceResponseError` (see :func:`read_within_cap`).
 
     ``rewrite=(official_prefix, endpoint)`` sends requests a client addresses to the official URL
-    to the configured endpoint instead (a mirror, a proxy, the replay server).
+    to the configured endpoint instead (a mirror, a proxy, the replay server); the cache keys
+    the address really asked, so no answer from one endpoint ever answers for another.
     """
     settings = settings or Settings()
-    session = new_session(settings)
-    adapter = PoliteAdapter(service, settings)
+    declared = declared or politeness(service)
+    ignored = (*secret_parameters, *declared_secret_parameters())
+    session = new_session(settings, rewrite, ignored)
+    adapter = PoliteAdapter(service, settings, declared)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
-    if rewrite:
-        session.mount(rewrite[0], PoliteAdapter(service, settings, rewrite))
     session.headers["User-Agent"] = settings.user_agent
     return session
 
@@ -411,9 +453,7 @@ MIN_SECRET_CHARS = 8
 
 def secrets_in_force(settings: Settings | None = None) -> list[str]:
     """The built-in keys in force, and the values of the variables plug-ins declare secret."""
-    from scholargraph.tools.registry import declared_secret_envs  # the registry imports us
-
-    declared = (os.environ.get(name, "") for name in declared_secret_envs())
+    declared = (configured(name, settings) or "" for name in declared_secret_envs())
     return [*(settings or Settings()).secrets(),
             *(value for value in declared if len(value) >= MIN_SECRET_CHARS)]
 
@@ -462,6 +502,9 @@ def unavailable(service: str, exc: BaseException, settings: Settings | None = No
                                  "overloaded or down; try again later")
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if is_unreachable(exc):
+        return SourceUnreachable(service, redact(detail, settings)[:300] + " (no connection "
+                                 "could be made: check the network, or the endpoint setting)")
     return SourceUnavailable(service, redact(detail, settings)[:300]
                              + " (after retries; try again later)")
 

@@ -13,6 +13,9 @@
   with its sections, captions and tables (:mod:`scholargraph.fulltext.jats`), so passages cite
   "Results > Subgroups".
 
+Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
+or parsed stops the run before any search with a :class:`LibraryError` naming it (the CLI exits 2).
+
 The agent is a built-in plug-in of the source registry (``order`` 5: before PubMed), active only
 when a library is given. A query is plain words and "quoted phrases"; a record matches when every
 word and phrase occurs in its title, abstract, keywords or authors (stemmed, so "screen" finds
@@ -25,7 +28,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -54,7 +56,7 @@ class LibraryError(ConfigurationError):
 
 
 def run_library_path() -> str | None:
-    """The library of the graph run under way (its context), else ``SCHOLARGRAPH_LIBRARY``."""
+    """The library of the graph run under way (its context), if any."""
     from langgraph.runtime import get_runtime
 
     try:
@@ -62,7 +64,7 @@ def run_library_path() -> str | None:
     except RuntimeError:  # not inside a graph run: a script or a test calling the agent
         context = None
     path = getattr(context, "library_path", None)
-    return path() if callable(path) else os.environ.get(LIBRARY_ENV) or None
+    return path() if callable(path) else None
 
 
 class LibraryAgent(SourceAgent):
@@ -79,7 +81,7 @@ class LibraryAgent(SourceAgent):
         self._path = path
 
     def path(self) -> Path | None:
-        given = self._path or run_library_path()
+        given = self._path or run_library_path() or self.settings.library
         return Path(given).expanduser() if given else None
 
     def is_relevant(self, intent: Intent) -> bool:
@@ -166,8 +168,54 @@ def _load(signature: tuple[tuple[str, int, int], ...]) -> tuple[Work, ...]:
         if reader is None:
             raise LibraryError(f"{path}: not a library file; use .bib, .ris, .json (CSL-JSON), "
                                ".jsonl, .pdf or a JATS .nxml/.xml")
-        works += reader(path)
+        works += _read_one(path, reader)
     return tuple(works)
+
+
+PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError)
+"""What the format libraries raise on a file they cannot make sense of (bibtexparser, rispy)."""
+
+
+def _read_one(path: Path, reader: Callable[[Path], list[Work]]) -> list[Work]:
+    """One file's works; a file that cannot be parsed is a :class:`LibraryError` naming it."""
+    try:
+        works = reader(path)
+    except LibraryError:
+        raise
+    except PARSE_ERRORS as exc:
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise LibraryError(f"{path}: cannot be read as a {path.suffix.lower()} file ({detail}); "
+                           "fix it, export it again, or leave it out of the library") from exc
+    if not works and path.suffix.lower() in LENIENT_FORMATS and read_text(path).strip():
+        raise LibraryError(f"{path}: no record with a title could be read; is it really a "
+                           f"{LENIENT_FORMATS[path.suffix.lower()]} file?")
+    return works
+
+
+LENIENT_FORMATS = {".bib": "BibTeX", ".ris": "RIS"}
+"""Formats whose parsers skip what they cannot read instead of failing: a file of them that
+gives no record at all is reported rather than silently contributing nothing."""
+
+
+FALLBACK_ENCODING = "cp1252"
+"""Text files are read as UTF-8 (a byte-order mark is allowed); one that is not valid UTF-8 is
+read as Windows-1252, which older reference-manager exports use, with a warning."""
+
+
+def read_text(path: Path) -> str:
+    """The text of a library file: UTF-8, else Windows-1252, else a :class:`LibraryError`."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as utf8_error:
+        try:
+            text = data.decode(FALLBACK_ENCODING)
+        except UnicodeDecodeError:
+            raise LibraryError(
+                f"{path}: not UTF-8 text (byte {utf8_error.start}) nor Windows-1252; export it "
+                "again as UTF-8") from None
+    log.warning("%s is not UTF-8; read as Windows-1252", path)
+    return text
 
 
 def _work(**fields: Any) -> Work | None:
@@ -199,7 +247,7 @@ def read_bibtex(path: Path) -> list[Work]:
     from bibtexparser.bparser import BibTexParser
 
     parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
-    database = bibtexparser.loads(path.read_text(encoding="utf-8"), parser=parser)
+    database = bibtexparser.loads(read_text(path), parser=parser)
     works = []
     for entry in database.entries:
         fields = {key.lower(): value for key, value in entry.items()}
@@ -226,7 +274,7 @@ def read_ris(path: Path) -> list[Work]:
     import rispy
 
     works = []
-    for entry in rispy.loads(path.read_text(encoding="utf-8")):
+    for entry in rispy.loads(read_text(path)):
         notes = " ".join(entry.get("notes", []))
         pmid = re.search(r"PMID:\s*(\d+)", notes)
         arxiv = re.search(r"arXiv:\s*(\S+)", notes)
@@ -263,7 +311,7 @@ def csl_work(item: dict[str, Any]) -> Work | None:
 
 
 def read_csl_json(path: Path) -> list[Work]:
-    data = _json(path, path.read_text(encoding="utf-8"))
+    data = _json(path, read_text(path))
     items = data.get("items", []) if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise LibraryError(f"{path}: CSL-JSON is an array of items")
@@ -277,7 +325,7 @@ WORK_FIELDS = ("title", "authors", "year", "venue", "abstract", "doi", "pmid", "
 def read_jsonl(path: Path) -> list[Work]:
     """One record a line: a CSL-JSON item (it has ``issued`` or name objects), else work fields."""
     works = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         item = _json(path, line, number)

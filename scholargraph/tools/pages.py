@@ -211,7 +211,9 @@ class PageFetcher:
         return outcomes
 
     def _cache_key(self, url: str) -> str:
-        return ResultStore.key("page", url, self.limits.max_bytes, self.settings.user_agent)
+        # The mirror is part of the key: a page read from a mirror never stands in for the site.
+        return ResultStore.key("page", url, self.settings.web_mirror, self.limits.max_bytes,
+                               self.settings.user_agent)
 
     def _keep(self, store: ResultStore, outcomes: list[PageOutcome]) -> None:
         """Store the outcomes that describe the page, not a passing failure to read it."""

@@ -13,7 +13,7 @@ or, without packaging, by a dotted path in the environment::
 Its ``order`` class variable places it in the fixed tool loop (PubMed 10, arXiv 20, OpenAlex 30,
 Materials Project 40, web 50). Its ``politeness`` class variable declares its service's manners
 (rate, key, timeout, size cap), which :func:`scholargraph.tools.http.http_session` applies to
-every request under the agent's name (:func:`declared_politeness`). ``graph.py`` builds one node
+every request under the agent's name. ``graph.py`` builds one node
 per registered agent in this order,
 so adding a source never means editing the graph. The registry is read once per value of
 ``SCHOLARGRAPH_SOURCES``; after installing a plug-in into a running process, call
@@ -29,13 +29,15 @@ from importlib import import_module, invalidate_caches
 from importlib.metadata import entry_points
 
 from scholargraph.errors import ConfigurationError
+from scholargraph.settings import Settings
 from scholargraph.tools.base import SourceAgent
-from scholargraph.tools.http import Politeness
+from scholargraph.tools.http import Declaration, Politeness, declare
 
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "scholargraph.sources"
 SOURCES_ENV = "SCHOLARGRAPH_SOURCES"
+BUILT_IN = "built-in"
 
 BUILTIN_AGENTS = (
     "scholargraph.tools.library:LibraryAgent",
@@ -55,6 +57,11 @@ def _load(dotted: str, origin: str) -> type[SourceAgent]:
     try:
         agent_class = getattr(import_module(module_name), attribute)
     except ImportError as exc:
+        if origin == BUILT_IN:
+            raise ConfigurationError(
+                f"scholargraph's own source module {module_name} cannot be imported ({exc}): a "
+                "dependency is missing or broken; reinstall scholargraph (README, Set-up)"
+            ) from exc
         raise ConfigurationError(f"{origin}: cannot import {module_name} ({exc}); is the plug-in "
                                  "installed?") from exc
     except AttributeError:
@@ -67,6 +74,8 @@ def _load(dotted: str, origin: str) -> type[SourceAgent]:
     if not isinstance(agent_class.politeness, Politeness | None):
         raise ConfigurationError(f"{origin}: {dotted}.politeness is not a "
                                  "scholargraph.tools.http.Politeness")
+    declare(agent_class.name, Declaration(agent_class.politeness, tuple(agent_class.secret_envs),
+                                          tuple(agent_class.secret_parameters)))
     return agent_class
 
 
@@ -82,7 +91,7 @@ def _plugin_paths(env_value: str) -> list[tuple[str, str]]:
 def _agent_classes(env_value: str) -> tuple[type[SourceAgent], ...]:
     classes: dict[str, type[SourceAgent]] = {}
     for dotted in BUILTIN_AGENTS:
-        agent_class = _load(dotted, "built-in")
+        agent_class = _load(dotted, BUILT_IN)
         classes[agent_class.name] = agent_class
     for dotted, origin in _plugin_paths(env_value):
         agent_class = _load(dotted, origin)
@@ -110,30 +119,9 @@ def source_names() -> list[str]:
     return [cls.name for cls in agent_classes()]
 
 
-def declared_politeness(name: str) -> Politeness | None:
-    """The ``politeness`` the agent registered as ``name`` declares, or ``None`` (no such agent,
-    or one that relies on the built-in entry of :mod:`scholargraph.tools.http`)."""
+def get_agent(name: str, settings: Settings | None = None) -> SourceAgent:
+    """A fresh agent for ``name``, configured by the run's ``settings``."""
     for agent_class in agent_classes():
         if agent_class.name == name:
-            return agent_class.politeness
-    return None
-
-
-def declared_secret_envs() -> tuple[str, ...]:
-    """Every environment variable a registered agent declares as holding a secret."""
-    names = (env for agent_class in agent_classes() for env in agent_class.secret_envs)
-    return tuple(dict.fromkeys(names))
-
-
-def declared_secret_parameters() -> tuple[str, ...]:
-    """Every header, parameter or field name a registered agent declares as carrying a secret."""
-    names = (name for agent_class in agent_classes() for name in agent_class.secret_parameters)
-    return tuple(dict.fromkeys(names))
-
-
-def get_agent(name: str) -> SourceAgent:
-    """A fresh agent for ``name``."""
-    for agent_class in agent_classes():
-        if agent_class.name == name:
-            return agent_class()
+            return agent_class(settings)
     raise ConfigurationError(f"unknown source {name!r}; known: {', '.join(source_names())}")

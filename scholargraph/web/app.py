@@ -46,7 +46,13 @@ from scholargraph.errors import InputError
 from scholargraph.settings import get_settings
 from scholargraph.tools.registry import source_names
 from scholargraph.web import render
-from scholargraph.web.reviews import ReviewBoard, ReviewBusy, ReviewNotWaiting, WebReview
+from scholargraph.web.reviews import (
+    MAX_RUNNING,
+    ReviewBoard,
+    ReviewBusy,
+    ReviewNotWaiting,
+    WebReview,
+)
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 SECURITY_HEADERS = {
@@ -61,12 +67,14 @@ SHUTDOWN_GRACE_SECONDS = 3
 
 
 def create_app(*, offline: bool = False, out_root: Path | None = None,
-               allowed_hosts: list[str] | None = None) -> Starlette:
+               allowed_hosts: list[str] | None = None, max_running: int = MAX_RUNNING
+               ) -> Starlette:
     """The page's app. ``offline`` makes every review use the recorded corpus; reviews are
-    written under ``out_root`` (default ``SCHOLARGRAPH_HOME/web-reviews``); requests naming
-    another host than ``allowed_hosts`` (default: loopback names) are refused, so a web site
-    cannot reach the app through DNS rebinding."""
-    board = ReviewBoard(out_root or get_settings().home / "web-reviews", offline=offline)
+    written under ``out_root`` (default ``SCHOLARGRAPH_HOME/web-reviews``), ``max_running`` at
+    once (more wait their turn); requests naming another host than ``allowed_hosts`` (default:
+    loopback names) are refused, so a web site cannot reach the app through DNS rebinding."""
+    board = ReviewBoard(out_root or get_settings().home / "web-reviews", offline=offline,
+                        max_running=max_running)
     pages = _Pages(board)
     routes = [
         Route("/", pages.index),
@@ -227,11 +235,12 @@ def _sse(event: str, data: str, event_id: int | None = None) -> str:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, *, offline: bool = False,
-          log_level: str = "info") -> None:
+          log_level: str = "info", max_running: int = MAX_RUNNING) -> None:
     """Run the page with uvicorn until interrupted; an open event stream delays the stop by
     at most a few seconds (the review's thread does not outlive the process)."""
     import uvicorn
 
     allowed = LOOPBACK_HOSTS + [host] if host not in {"0.0.0.0", "::"} else ["*"]
-    uvicorn.run(create_app(offline=offline, allowed_hosts=allowed), host=host, port=port,
+    uvicorn.run(create_app(offline=offline, allowed_hosts=allowed, max_running=max_running),
+                host=host, port=port,
                 log_level=log_level, timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)

@@ -2,8 +2,10 @@
 
 The events are the JSON objects of ``--events jsonl`` (:class:`scholargraph.progress.JsonlEvents`
 writes them into an :class:`EventLog`), so the page, the command line and any script read the
-same shape. One review runs at a time: a second request while one is running is refused rather
-than queued, since offline runs point the whole process at the replay server.
+same shape. Several reviews run at once (:data:`MAX_RUNNING`, one per CPU by default), each with
+its own configuration (an offline one its own replay server), so offline and live runs go side by
+side; more wait in a queue (status ``queued``), and past :data:`MAX_QUEUED` a new one is refused.
+A review paused for plan approval gives its place to the next while it waits.
 
 A review started with ``approve_plan`` pauses after planning: its thread writes an event carrying
 the plan (``"approval"``) and waits for the person's decision (:meth:`WebReview.decide`), then
@@ -14,9 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,13 +35,18 @@ from scholargraph.runs import PendingApproval, ReviewRun
 
 logger = logging.getLogger(__name__)
 
-RunStatus = Literal["running", "awaiting_approval", "finished", "failed"]
+RunStatus = Literal["queued", "running", "awaiting_approval", "finished", "failed"]
+MAX_RUNNING = max(1, min(4, os.cpu_count() or 1))
+"""Reviews that run at once: a review is mostly waiting on services, but ranking passages takes a
+CPU, so about one per CPU."""
+MAX_QUEUED = 20
+"""Reviews that may wait for a place; past it, a new one is refused (HTTP 409)."""
 DECISION_WAIT_SECONDS = 3600.0
 """How long a paused review waits for a decision on its plan before it gives up."""
 
 
 class ReviewBusy(ScholargraphError):
-    """A review is already running; the page asks the person to wait for it."""
+    """Too many reviews are waiting; the page asks the person to try again later."""
 
 
 class ReviewNotWaiting(ScholargraphError):
@@ -87,7 +97,7 @@ class WebReview:
     out_dir: Path
     events: EventLog
     progress: JsonlEvents | None = None
-    status: RunStatus = "running"
+    status: RunStatus = "queued"
     plan: dict[str, Any] | None = None
     report: Report | None = None
     files: dict[str, Path] = field(default_factory=dict)
@@ -130,11 +140,15 @@ class WebReview:
 
 
 class ReviewBoard:
-    """The reviews of one server: starts them in threads and finds them by id."""
+    """The reviews of one server: runs them in threads, at most ``max_running`` at once, and
+    finds them by id."""
 
-    def __init__(self, out_root: Path, *, offline: bool = False) -> None:
+    def __init__(self, out_root: Path, *, offline: bool = False,
+                 max_running: int = MAX_RUNNING, max_queued: int = MAX_QUEUED) -> None:
         self.out_root = out_root
         self.offline = offline
+        self.max_queued = max_queued
+        self._places = threading.BoundedSemaphore(max_running)
         self._reviews: dict[str, WebReview] = {}
         self._lock = threading.Lock()
 
@@ -144,32 +158,36 @@ class ReviewBoard:
 
     def start(self, question: str, **options: Any) -> WebReview:
         """Check the question and options (raising :class:`InputError`), then run the review in
-        a thread; raise :class:`ReviewBusy` while another one is running."""
+        a thread, at once or when a place frees; raise :class:`ReviewBusy` when the queue is
+        full."""
         options["offline"] = self.offline or bool(options.get("offline"))
         events = EventLog()
         progress = JsonlEvents(events)
         run = start_review(question, on_progress=progress, **options)
         with self._lock:
-            running = [r.id for r in self._reviews.values()
-                       if r.status in ("running", "awaiting_approval")]
-            if running:
-                raise ReviewBusy(f"a review is already running ({running[0]}); wait for it to "
-                                 "finish, then ask again")
+            queued = sum(1 for r in self._reviews.values() if r.status == "queued")
+            if queued >= self.max_queued:
+                raise ReviewBusy(f"{queued} reviews are already waiting to run; try again when "
+                                 "one has finished")
             review = WebReview(id=run.thread, question=run.question,
                                out_dir=self.out_root / run.thread, events=events,
                                progress=progress)
             self._reviews[review.id] = review
-        threading.Thread(target=_execute, args=(review, run), name=f"review-{review.id}",
-                         daemon=True).start()
+        threading.Thread(target=_execute, args=(review, run, self._places),
+                         name=f"review-{review.id}", daemon=True).start()
         return review
 
 
-def _execute(review: WebReview, run: ReviewRun) -> None:
-    """Run the review to its end and record the outcome; any failure reaches the page."""
+def _execute(review: WebReview, run: ReviewRun, places: threading.BoundedSemaphore) -> None:
+    """Run the review to its end, holding one of the ``places`` while it works, and record the
+    outcome; any failure reaches the page."""
     try:
-        outcome = run.start()
+        with _place(review, places):
+            outcome = run.start()
         while isinstance(outcome, PendingApproval):
-            outcome = run.resume(review.await_decision(outcome.plan))
+            decision = review.await_decision(outcome.plan)
+            with _place(review, places):
+                outcome = run.resume(decision)
         review.files = outcome.write(review.out_dir)
         review.report = outcome
         review.status = "finished"
@@ -180,3 +198,19 @@ def _execute(review: WebReview, run: ReviewRun) -> None:
         review.error, review.status = f"{type(exc).__name__}: {exc}", "failed"
     finally:
         review.events.close()
+
+
+@contextmanager
+def _place(review: WebReview, places: threading.BoundedSemaphore) -> Iterator[None]:
+    """One of the board's places for the block; the review is ``queued`` until it has one."""
+    if not places.acquire(blocking=False):
+        review.status = "queued"
+        review.events.write(json.dumps({
+            "node": "queue", "round": 1, "elapsed_s": 0.0,
+            "summary": "waiting for one of the running reviews to finish"}) + "\n")
+        places.acquire()
+    review.status = "running"
+    try:
+        yield
+    finally:
+        places.release()

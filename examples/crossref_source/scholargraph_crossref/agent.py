@@ -6,8 +6,7 @@ a publication-year window (``filter=from-pub-date:...,until-pub-date:...``), onl
 reads (``select``) and as many rows as asked (up to 1,000 per request, Crossref's cap).
 
 The agent declares Crossref's manners as data (``politeness``); everything else a source needs
-comes from scholargraph: the session of :func:`scholargraph.tools.http.http_session` applies that
-declaration (a rate limiter shared by the whole process, the timeout, retries with backoff and
+comes from scholargraph: the session of :meth:`SourceAgent.session` applies that declaration (a rate limiter shared by the whole process, the timeout, retries with backoff and
 ``Retry-After``, a cap on the size of an answer) and the on-disk cache;
 :meth:`SourceAgent.search` turns failures into typed errors that the review records in its search
 log and goes on.
@@ -22,7 +21,6 @@ public pool and 3 a second in the polite pool, which a ``mailto`` contact addres
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any, ClassVar
 
@@ -30,7 +28,8 @@ from scholargraph.errors import SourceResponseError
 from scholargraph.records import Work
 from scholargraph.schemas import Domain, Intent
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.http import Politeness, http_session, translate_errors
+from scholargraph.settings import Settings
+from scholargraph.tools.http import Politeness, configured, translate_errors
 
 ENDPOINT_ENV = "SCHOLARGRAPH_CROSSREF_URL"
 PLUS_TOKEN_ENV = "CROSSREF_PLUS_TOKEN"
@@ -79,21 +78,21 @@ class CrossrefAgent(SourceAgent):
             params["filter"] = window
         if settings.ncbi_email:
             params["mailto"] = settings.ncbi_email  # Crossref's "polite pool" asks for a contact
-        session = http_session(self.name, settings)
-        token = os.environ.get(PLUS_TOKEN_ENV)
+        session = self.session()  # the declared politeness, the cache, secrets kept out of it
+        token = configured(PLUS_TOKEN_ENV, settings)
         if token:
             session.headers[PLUS_TOKEN_HEADER] = f"Bearer {token}"
         with translate_errors(self.name, settings):
-            response = session.get(f"{endpoint()}/works", params=params)
+            response = session.get(f"{endpoint(settings)}/works", params=params)
             response.raise_for_status()
             items = _items(response.json())
         return SourceResult(works=[work_from_crossref(item) for item in items[:request.limit]])
 
 
-def endpoint() -> str:
-    """Crossref's API root: ``SCHOLARGRAPH_CROSSREF_URL`` (a mirror, the replay server) or the
-    official one."""
-    return os.environ.get(ENDPOINT_ENV, DEFAULT_ENDPOINT).rstrip("/")
+def endpoint(settings: Settings) -> str:
+    """Crossref's API root for the run: ``SCHOLARGRAPH_CROSSREF_URL`` (a mirror, the replay
+    server) or the official one."""
+    return (configured(ENDPOINT_ENV, settings) or DEFAULT_ENDPOINT).rstrip("/")
 
 
 def _window(since: int | None, until: int | None) -> str:
