@@ -109,7 +109,8 @@ def _findings_section(report: Report) -> list[str]:
     for title, own in groups:
         if title:
             lines += [f"### {escape(title)}", ""]
-        lines += [_finding_line(f, report) for f in own] or ["- No passage answered this sub-question."]
+        lines += [_finding_line(f, report) for f in own] or [
+            "- No passage answered this sub-question."]
         lines.append("")
     return _section("Findings", lines[:-1])
 

@@ -173,15 +173,20 @@ class FullTextReader:
         return FullTextOutcome(work.id, worst.status, detail=worst.detail), None
 
     def _candidates(self, work: Work) -> list[tuple[str, str, _Reader]]:
+        """(label, the address really asked, reader) of each open source of ``work``, best
+        first; the address keys the cache, so an answer from a mirror or the replay server never
+        answers a run aimed elsewhere."""
         found: list[tuple[str, str, _Reader]] = []
         if work.pmcid:
-            found.append(("PMC JATS", f"pmc:{work.pmcid}", lambda: self._pmc(work.pmcid or "")))
+            asked = f"{self.settings.pubmed_url}efetch.fcgi?db=pmc&id={work.pmcid}"
+            found.append(("PMC JATS", asked, lambda: self._pmc(work.pmcid or "")))
         if work.arxiv_id:
             url = f"{_arxiv_root(self.settings.arxiv_url)}/pdf/{work.arxiv_id}"
             found.append(("arXiv PDF", url, lambda: self._arxiv(url)))
         if work.oa_url and urlsplit(work.oa_url).scheme in ("http", "https"):
             url = work.oa_url
-            found.append((f"open-access copy {url}", url, lambda: self._open_copy(url)))
+            found.append((f"open-access copy {url}", self.pages.location(url),
+                           lambda: self._open_copy(url)))
         return found
 
     def _cached(self, location: str, reader: _Reader) -> FullTextDocument:
