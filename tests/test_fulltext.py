@@ -30,6 +30,7 @@ from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.fulltext import FullTextReader
 from scholargraph.tools.library import load_library
 from scholargraph.tools.openalex import work_from_openalex
+from scholargraph.web.render import evidence
 
 EFETCH = "fulltext/pmc/biotext_PMC4816447.xml"
 OA_NXML = "fulltext/pmc/s2orc-doc2json_PMC6398430.nxml"
@@ -240,6 +241,8 @@ def test_a_review_cites_sections_of_jats_and_pages_of_pdfs(recorded_source: None
     markdown = (tmp_path / "out" / "review.md").read_text()
     assert re.search(r"\[\d+, [^\]]+, p\. \d+\]", markdown)
     assert re.search(r"\[\d+, (Results|Introduction|Discussion|Materials and Methods)", markdown)
+    shown = [item.location for finding in report.findings for item in evidence(report, finding)]
+    assert any(re.fullmatch(r".+, p\. \d+", location) for location in shown)  # the live page
     html = (tmp_path / "out" / "review.html").read_text()
     assert re.search(r"</a>, [^\]<]+, p\. \d+\]", html)
     data = json.loads((tmp_path / "out" / "review.json").read_text())
