@@ -7,7 +7,7 @@ work always yields the same ids and a citation can be checked by slicing:
 ``passage.text == source[passage.start:passage.end]``.
 
 A structured full text (``Work.full_text_spans``, from a JATS article or a PDF) is cut within its
-sections: a passage never spans two sections, two pages or a table and the prose around it, and
+sections: a passage never spans two sections, two pages, or a table and the prose around it, and
 it carries its section's title path and its page, which citations show ("Results > Efficacy",
 "p. 6").
 """
@@ -100,12 +100,13 @@ def _structured_passages(work: Work, max_chars: int) -> list[Passage]:
 
 
 def _runs(spans: list[TextSpan]) -> list[list[TextSpan]]:
-    """Consecutive spans of one section, page and kind."""
+    """Consecutive spans of one section and page, table rows apart from prose (a figure's
+    caption joins the paragraphs around it: one passage fewer to embed, the same citation)."""
     runs: list[list[TextSpan]] = []
     for span in spans:
         previous = runs[-1][-1] if runs else None
-        if previous and (previous.section, previous.page, previous.kind) == (
-                span.section, span.page, span.kind):
+        if previous and (previous.section, previous.page, previous.kind == "table") == (
+                span.section, span.page, span.kind == "table"):
             runs[-1].append(span)
         else:
             runs.append([span])
