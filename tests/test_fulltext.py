@@ -24,7 +24,7 @@ from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Work
 from scholargraph.schemas import Intent
 from scholargraph.settings import get_settings
-from scholargraph.testing import RateLimit, ReplayServer, fixture_bytes, fixture_path
+from scholargraph.testing import Fault, RateLimit, ReplayServer, fixture_bytes, fixture_path
 from scholargraph.tools import registry
 from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.fulltext import FullTextReader
@@ -352,3 +352,15 @@ def test_works_read_at_once_keep_each_services_pace(tmp_path: Path) -> None:
         assert [o.status for o in done.outcomes] == ["failed"] * 3  # not recorded: 404
         assert server.count("arxiv") == 3 and server.violations("arxiv") == 0
         assert all(gap >= 0.28 for gap in server.gaps("arxiv"))
+
+
+def test_a_copy_larger_than_the_size_cap_is_not_read(cached_replay: ReplayServer) -> None:
+    """The PDF answer inflates past the page size cap (32 MiB) once decoded: refused while it
+    streams, and counted as 'too large'."""
+    cached_replay.inject("web", Fault("oversized", size=33 * 1024 * 1024,
+                                      path="/aclanthology.org/N18-3011.pdf"))
+    work = Work(title="Literature graph", oa_url=ACL_URL)
+    done = FullTextReader(get_settings()).read_all([work], budget=1)
+    assert [o.status for o in done.outcomes] == ["too_large"]
+    assert done.prisma()["not_retrieved_reasons"] == {"too large": 1}
+    assert done.works[0].full_text is None
