@@ -171,7 +171,7 @@ def flow_svg(record: PrismaRecord) -> str:
     when = _search_dates(record)
     sources = [f"{source} (n = {count}; {searches.get(source, 0)} searches)"
                for source, count in record.identified.items()] or ["none"]
-    y = 20
+    y: float = 20
     box, high = _box(left, y, main_width, [
         f"Records identified (n = {record.total_identified}), {when}, from:", *sources])
     body.append(box)

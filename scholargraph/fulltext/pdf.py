@@ -15,7 +15,7 @@ import io
 import logging
 import re
 
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 from pypdf.errors import PdfReadError, PyPdfError
 
 from scholargraph.errors import InputError
@@ -67,7 +67,7 @@ def parse_pdf(data: bytes) -> FullTextDocument:
     return document
 
 
-def _page_text(page) -> str:  # type: ignore[no-untyped-def]
+def _page_text(page: PageObject) -> str:
     try:
         return page.extract_text() or ""
     except (PyPdfError, ValueError, KeyError, TypeError) as exc:

@@ -276,7 +276,7 @@ def _counts(counts: dict[str, int]) -> str:
 _PRIORITY: list[FullTextStatus] = ["robots", "too_large", "no_body", "failed", "closed_access"]
 """Which reason a work not retrieved is counted under when several sources failed."""
 
-def _parse(parser, body: bytes) -> FullTextDocument:  # type: ignore[no-untyped-def]
+def _parse(parser: Callable[[bytes], FullTextDocument], body: bytes) -> FullTextDocument:
     try:
         return parser(body)
     except InputError as exc:

@@ -357,7 +357,7 @@ def read_pdf(path: Path) -> list[Work]:
         document = parse_pdf(data)
     except (PdfReadError, OSError, ValueError) as exc:
         raise LibraryError(f"{path}: cannot read this PDF ({exc})") from exc
-    meta = reader.metadata or {}
+    meta: Any = reader.metadata or {}
     text = "\n".join(pages)
     first_lines = [line.strip() for line in (pages[0] if pages else "").splitlines()
                    if line.strip()]
