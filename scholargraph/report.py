@@ -145,6 +145,15 @@ def passage_location(passage: Passage) -> str:
     return ", ".join(part for part in parts if part)
 
 
+def full_text_note(work: Work) -> str:
+    """'read in full: PMC JATS; licence CC BY 4.0 URL' for a work whose full text was read
+    (fetched or from the library), else ''."""
+    if not work.full_text_source:
+        return ""
+    licence = f"; licence {work.licence}" if work.licence else "; licence not stated"
+    return f"read in full: {work.full_text_source}{licence}"
+
+
 def prepare_out_dir(out_dir: str | Path) -> Path:
     """Create ``out_dir`` and check it is writable, or raise :class:`OutputDirError` saying why."""
     directory = Path(out_dir).expanduser()

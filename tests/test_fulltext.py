@@ -252,6 +252,8 @@ def test_a_review_cites_sections_of_jats_and_pages_of_pdfs(recorded_source: None
     assert prisma["reports_sought"] == 3 and prisma["reports_assessed"] == 2
     assert prisma["not_retrieved_reasons"] == {"closed access": 1}
     assert "Reports assessed in full text | 2" in markdown
+    assert "read in full: PMC JATS; licence http://creativecommons.org/licenses/by/4.0/" in \
+        markdown.replace("\\", "")
     svg = (tmp_path / "out" / "prisma.svg").read_text()
     assert "Reports sought for retrieval (n = 3)" in svg and "closed access (n = 1)" in svg
 

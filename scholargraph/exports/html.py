@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from scholargraph.exports import prisma, styles
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
 from scholargraph.records import Work
-from scholargraph.report import Report
+from scholargraph.report import Report, full_text_note
 from scholargraph.schemas import EvidenceRow, Finding, Quote
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -181,7 +181,7 @@ def _references(report: Report) -> str:
     works = report.cited_works()
     formatted = styles.format_references(works, report.citation_style, "html", HTML_STYLING)
     items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}{_notices(work)}'
-             f'{_credibility(work)}</li>'
+             f'{_credibility(work)}{_full_text(work)}</li>'
              for ref, work, text in zip(report.references, works, formatted)]
     return f"<ol>{''.join(items)}</ol>" if items else ""
 
@@ -191,6 +191,11 @@ def _notices(work: Work) -> str:
     if not work.notices:
         return ""
     return f' <small class="notices">[{escape("; ".join(work.notices))}]</small>'
+
+
+def _full_text(work: Work) -> str:
+    note = full_text_note(work)
+    return f' <small class="full-text">[{escape(note)}]</small>' if note else ""
 
 
 def _credibility(work: Work) -> str:

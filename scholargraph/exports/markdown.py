@@ -15,7 +15,7 @@ from typing import Any
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry, Work
-from scholargraph.report import Report
+from scholargraph.report import Report, full_text_note
 from scholargraph.schemas import Finding
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~#]|&(?=#?\w+;))")
@@ -194,7 +194,7 @@ def _references_section(report: Report) -> list[str]:
     formatted = format_references([report.work(ref.work_id) for ref in references],
                                   report.citation_style, "markdown", MARKDOWN)
     lines = [f"{ref.number}. {text}{_notices(report.work(ref.work_id))}"
-             f"{_credibility(report.work(ref.work_id))}"
+             f"{_credibility(report.work(ref.work_id))}{_full_text(report.work(ref.work_id))}"
              for ref, text in zip(references, formatted)]
     return _section("References", lines)
 
@@ -202,6 +202,12 @@ def _references_section(report: Report) -> list[str]:
 def _notices(work: Work) -> str:
     """' \\[Erratum: PMID 19494218\\]': what deduplication attached to the work, or nothing."""
     return " " + escape("[" + "; ".join(work.notices) + "]") if work.notices else ""
+
+
+def _full_text(work: Work) -> str:
+    """' \\[read in full: PMC JATS; licence ...\\]', or nothing."""
+    note = full_text_note(work)
+    return f" {escape(f'[{note}]')}" if note else ""
 
 
 def _credibility(work: Work) -> str:

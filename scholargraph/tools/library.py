@@ -369,7 +369,8 @@ def read_pdf(path: Path) -> list[Work]:
         title=title, authors=authors, year=_pdf_year(meta.get("/CreationDate")),
         abstract=document.abstract or pdf_abstract(text),
         doi=doi.group(0).rstrip(".,;)") if doi else None,
-        full_text=full_text or None, full_text_spans=spans, full_text_source=str(path),
+        full_text=full_text or None, full_text_spans=spans,
+        full_text_source=f"library file {path.name}",
         url=path.resolve().as_uri())] if w]
 
 
@@ -384,8 +385,8 @@ def read_jats(path: Path) -> list[Work]:
         title=document.title or path.stem, authors=document.authors, year=document.year,
         venue=document.venue, abstract=document.abstract, doi=document.doi,
         pmid=document.pmid, pmcid=document.pmcid, licence=document.licence,
-        full_text=full_text or None, full_text_spans=spans, full_text_source=str(path),
-        url=path.resolve().as_uri())] if w]
+        full_text=full_text or None, full_text_spans=spans,
+        full_text_source=f"library file {path.name}", url=path.resolve().as_uri())] if w]
 
 
 def _pdf_year(value: Any) -> int | None:
