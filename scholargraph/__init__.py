@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scholargraph.api import ReviewOptions, review, start_review
+from scholargraph.api import review, start_review
 from scholargraph.context import ReviewContext
 from scholargraph.errors import (
     ConfigurationError,
@@ -22,6 +22,7 @@ from scholargraph.errors import (
     ScholargraphError,
     SourceError,
 )
+from scholargraph.options import ReviewOptions
 from scholargraph.report import Report
 from scholargraph.runs import PendingApproval, ReviewRun
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
+from dataclasses import fields
 from typing import Any, NoReturn
 
 from scholargraph.errors import ConfigurationError, InputError, ScholargraphError
@@ -49,6 +51,37 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+ARGUMENT_TYPES: dict[str, Callable[[str], Any]] = {"source_list": _source_list}
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """One ``--flag`` per run option that the schema (:class:`ReviewOptions`) marks for the
+    command line, with its description and default; a yes/no option is a switch."""
+    from scholargraph.options import ReviewOptions
+
+    for option in fields(ReviewOptions):
+        spec = option.metadata.get("cli")
+        if spec is None:
+            continue
+        spec = dict(spec)
+        flag = spec.pop("flag", "--" + option.name.replace("_", "-"))
+        kwargs: dict[str, Any] = {"dest": option.name, "default": option.default,
+                                  "help": option.metadata["description"]}
+        if option.default is False:
+            kwargs["action"] = "store_true"
+        if isinstance(spec.get("type"), str):
+            spec["type"] = ARGUMENT_TYPES[spec["type"]]
+        parser.add_argument(flag, **kwargs, **spec)
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The run options the command line was given, by name."""
+    from scholargraph.options import ReviewOptions
+
+    return {option.name: getattr(args, option.name) for option in fields(ReviewOptions)
+            if option.metadata.get("cli") is not None}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="scholargraph", description="Cited, deduplicated literature reviews.",
                      formatter_class=_HelpFormatter)
@@ -59,42 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                               formatter_class=_HelpFormatter)
     run.add_argument("question", help="the research question, in quotes")
     run.add_argument("--out", required=True, help="directory for review.md, review.json, ...")
-    run.add_argument("--sources", type=_source_list, default=None,
-                     help="comma-separated: pubmed,arxiv,openalex,materials,web "
-                          "(default: chosen from the question)")
-    run.add_argument("--max-results", type=int, default=20, help="records per source per query")
-    run.add_argument("--since", type=int, default=None, help="earliest publication year")
-    run.add_argument("--until", type=int, default=None, help="latest publication year")
-    run.add_argument("--model", default=None,
-                     help="chat model, e.g. openai:gpt-4o-mini (default: SCHOLARGRAPH_MODEL; "
-                          "unset: the deterministic engine)")
-    run.add_argument("--thread", default=None, help="name the run; the same name resumes it")
-    run.add_argument("--max-iterations", type=int, default=2, help="search/synthesis rounds")
-    run.add_argument("--offline", action="store_true",
-                     help="search the small recorded corpus shipped with scholargraph instead "
-                          "of the live services (no network needed)")
-    run.add_argument("--snowball", action="store_true",
-                     help="also follow citations one step from the works found (the works they "
-                          "cite and the works citing them), through OpenAlex")
-    run.add_argument("--style", default="apa",
-                     help="citation style of the reference lists: apa (default) or a CSL style "
-                          "name such as ieee, nature, chicago-author-date")
-    run.add_argument("--library", default=None, metavar="PATH",
-                     help="your own records, searched first: a .bib, .ris, CSL-JSON .json, "
-                          ".jsonl or .pdf file, or a folder of them")
-    run.add_argument("--full-text", type=int, default=10, metavar="N",
-                     help="read up to N included works in full where they are open access "
-                          "(PMC, arXiv, open-access copies), best ranked first; 0: abstracts "
-                          "only (default 10)")
-    run.add_argument("--no-cache", action="store_true",
-                     help="ask the services afresh: neither read nor write the on-disk cache of "
-                          "their answers (SCHOLARGRAPH_HOME/http-cache.sqlite)")
-    run.add_argument("--judge", action="store_true",
-                     help="with --model: also ask the model whether each finding it wrote is "
-                          "stated by the passages it cites, and remove those it is not")
-    run.add_argument("--approve-plan", action="store_true",
-                     help="pause after planning to accept, edit or reject the sub-questions and "
-                          "sources (answers are read from standard input)")
+    add_run_options(run)
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
     run.add_argument("--events", choices=["jsonl"], default=None,
                      help="print one JSON object per step on standard output, for machines")
@@ -156,18 +154,10 @@ def _ask(prompt: str) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     from scholargraph.api import start_review
-    from scholargraph.report import prepare_out_dir
+    from scholargraph.exports.files import prepare_out_dir
     from scholargraph.runs import PendingApproval
 
-    run = start_review(
-        args.question, sources=args.sources, max_results=args.max_results, since=args.since,
-        until=args.until, model=args.model, thread=args.thread,
-        max_iterations=args.max_iterations, offline=args.offline,
-        approve_plan=args.approve_plan, snowball=args.snowball, judge=args.judge,
-        style=args.style, library=args.library, full_text=args.full_text,
-        no_cache=args.no_cache,
-        on_progress=progress_callback(args),
-    )
+    run = start_review(args.question, on_progress=progress_callback(args), **run_options(args))
     prepare_out_dir(args.out)
     outcome = run.start()
     while isinstance(outcome, PendingApproval):
@@ -182,7 +172,7 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from scholargraph.web import serve
+    from scholargraph.webapp import serve
 
     print(f"scholargraph: the review page is at http://{args.host}:{args.port}/ "
           "(Ctrl+C stops it)", file=sys.stderr)

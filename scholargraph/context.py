@@ -16,61 +16,57 @@ from typing import Any
 from scholargraph.settings import Settings, get_settings
 
 
+def option(default: Any, description: str, *, cli: dict[str, Any] | None = None,
+           form: bool = False) -> Any:
+    """A run option, written once: its default and description serve Studio's context form, the
+    Python API and, with ``cli`` (extra ``argparse`` settings; ``{}`` for none), the command
+    line (``--max-results`` from ``max_results``); ``form``: the live page may set it."""
+    return field(default=default, metadata={"description": description, "cli": cli,
+                                            "form": form})
+
+
 @dataclass(kw_only=True)
 class ReviewContext:
-    """Options of one review run."""
+    """Options of one review run: the one schema of the CLI, the Python API, the live page and
+    Studio (see :func:`option`; :class:`~scholargraph.options.ReviewOptions` adds the options
+    that only start a run)."""
 
-    model: str | None = field(
-        default=None,
-        metadata={"description": "Chat model ('openai:gpt-4o-mini'); unset: deterministic engine"},
-    )
-    sources: list[str] | None = field(
-        default=None,
-        metadata={"description": "Sources to search; unset: the intent agent chooses"},
-    )
-    max_results: int = field(
-        default=20, metadata={"description": "Records asked of each source per query"}
-    )
-    since: int | None = field(default=None, metadata={"description": "Earliest publication year"})
-    until: int | None = field(default=None, metadata={"description": "Latest publication year"})
-    max_iterations: int = field(
-        default=2, metadata={"description": "Rounds of search and synthesis at most"}
-    )
-    passages_per_question: int = field(
-        default=6, metadata={"description": "Passages kept per sub-question by the RAG filter"}
-    )
-    snowball: bool = field(
-        default=False,
-        metadata={"description": "Also follow citations one step (works cited by and citing "
-                  "those found), through OpenAlex"},
-    )
-    approve_plan: bool = field(
-        default=False,
-        metadata={"description": "Pause after planning for a person to accept, edit or reject"},
-    )
-    judge: bool = field(
-        default=False,
-        metadata={"description": "With a model: also ask it whether each written finding is "
-                  "stated by the passages it cites, and remove those it is not (one more call)"},
-    )
-    full_text: int = field(
-        default=10,
-        metadata={"description": "Included works read in full (open access only: PMC, arXiv, "
-                  "open-access copies), best ranked first; 0: abstracts only"},
-    )
-    library: str | None = field(
-        default=None,
-        metadata={"description": "Your own records (a BibTeX, RIS, CSL-JSON or JSONL file, PDFs, "
-                  "or a folder of them), searched first; unset: SCHOLARGRAPH_LIBRARY"},
-    )
-    citation_style: str = field(
-        default="apa",
-        metadata={"description": "Reference list style: 'apa' or a CSL style name ('ieee')"},
-    )
-    chat_model: Any = field(
-        default=None,
-        metadata={"description": "A chat model object (Python callers, tests); wins over model"},
-    )
+    model: str | None = option(
+        None, "chat model for the LLM engine, e.g. openai:gpt-4o-mini (unset: "
+        "SCHOLARGRAPH_MODEL, else the deterministic engine)", cli={})
+    sources: list[str] | None = option(
+        None, "sources to search, comma-separated on the command line: pubmed, arxiv, openalex, "
+        "materials, web and plug-ins (unset: chosen from the question)",
+        cli={"type": "source_list"}, form=True)
+    max_results: int = option(20, "records asked of each source per query (1-2000)",
+                              cli={"type": int})
+    since: int | None = option(None, "earliest publication year", cli={"type": int}, form=True)
+    until: int | None = option(None, "latest publication year", cli={"type": int}, form=True)
+    max_iterations: int = option(2, "rounds of search and synthesis at most (1-10)",
+                                 cli={"type": int})
+    passages_per_question: int = option(6, "passages kept per sub-question by the RAG filter",
+                                        cli={"type": int})
+    snowball: bool = option(
+        False, "also follow citations one step from the works found (the works they cite and "
+        "the works citing them), through OpenAlex", cli={})
+    approve_plan: bool = option(
+        False, "pause after planning to accept, edit or reject the sub-questions and sources "
+        "(on the command line, answered on standard input)", cli={}, form=True)
+    judge: bool = option(
+        False, "with a model: also ask it whether each finding it wrote is stated by the "
+        "passages it cites, and remove those it is not (one more call)", cli={})
+    library: str | None = option(
+        None, "your own records, searched first: a .bib, .ris, CSL-JSON .json, .jsonl or .pdf "
+        "file, a JATS .nxml/.xml article, or a folder of them (unset: SCHOLARGRAPH_LIBRARY); "
+        "PDFs and JATS are read in full", cli={"metavar": "PATH"})
+    full_text: int = option(
+        10, "included works read in full where they are open access (PMC, arXiv, open-access "
+        "copies), best ranked first (0-200; 0: abstracts only)",
+        cli={"type": int, "metavar": "N"})
+    citation_style: str = option(
+        "apa", "citation style of the reference lists: apa or a CSL style name such as ieee, "
+        "nature, chicago-author-date", cli={"flag": "--style", "metavar": "NAME"})
+    chat_model: Any = option(None, "a chat model object (Python callers, tests); wins over model")
 
     settings: Settings | dict[str, Any] | None = field(
         default=None,

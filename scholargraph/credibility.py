@@ -11,13 +11,15 @@ sub-questions that rest only on weak sources, and passage selection uses it as a
 from __future__ import annotations
 
 import math
+import re
 from urllib.parse import urlparse
 
+from scholargraph.identifiers import is_preprint_doi, preprint_server
 from scholargraph.records import Credibility, Passage, SourceType, Work
 from scholargraph.schemas import Draft
 
 __all__ = ["Credibility", "assess", "credibility_of", "flag_weak_findings", "is_official",
-           "source_type", "weak_only"]
+           "preprint_server_of", "published_as", "source_type", "weak_only"]
 
 BASE: dict[SourceType, float] = {
     "peer_reviewed": 0.6, "official": 0.6, "preprint": 0.35, "news": 0.25, "other": 0.25,
@@ -31,22 +33,74 @@ RECENCY_BONUS = 0.05
 
 _OFFICIAL_SUFFIXES = (".gov", ".mil", ".int", ".europa.eu")
 _OFFICIAL_LABELS = {"gov", "gouv", "gob", "govt", "nhs"}
-_PREPRINT_VENUES = ("arxiv", "biorxiv", "medrxiv", "chemrxiv", "ssrn", "research square",
-                    "preprints.org")
+_PREPRINT_VENUES = re.compile(
+    r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|techrxiv|psyarxiv|socarxiv|edarxiv|engrxiv|ssrn"
+    r"|social science research network|research square|preprints\.org|osf preprints"
+    r"|jmir preprints|authorea)\b", re.IGNORECASE)
+"""Venue names preprint servers are recorded under ('SSRN Electronic Journal' and OpenAlex's
+'Social Science Research Network' are SSRN, a preprint server despite the name)."""
+_PREPRINT_HOSTS = ("arxiv.org", "osf.io", "ssrn.com", "researchsquare.com", "medrxiv.org",
+                   "biorxiv.org", "preprints.jmir.org", "preprints.org", "chemrxiv.org",
+                   "techrxiv.org", "authorea.com", "psyarxiv.com")
+_SCHOLARLY_KINDS = ("article", "preprint")
 
 
 def source_type(work: Work) -> SourceType:
-    """The kind of source a work is, from its record kind, venue and address."""
-    venue = (work.venue or "").lower()
-    if work.kind == "preprint" or any(name in venue for name in _PREPRINT_VENUES):
-        return "preprint"
+    """The kind of source a work is, from what its record says: the record kind its source
+    gave, the DOI and venue of a preprint server, a journal DOI or journal reference that
+    says a preprint was published. The address decides only for a page with nothing else to
+    go by: a PubMed article is a journal article although PubMed is on nih.gov."""
     if work.kind == "news":
         return "news"
-    if work.kind == "material" or is_official(work.url):
+    if work.kind == "material":
         return "official"
+    if published_as(work):
+        return "peer_reviewed"
+    if work.kind == "preprint" or preprint_server_of(work):
+        return "preprint"
     if work.kind == "article" and work.venue:
         return "peer_reviewed"
+    if not _scholarly_record(work) and is_official(work.url):
+        return "official"
     return "other"
+
+
+def preprint_server_of(work: Work) -> str | None:
+    """The preprint server a record comes from, by its DOI, its venue or (for a page found on
+    the web) its address; None for anything else."""
+    if server := preprint_server(work.doi):
+        return server
+    if match := _PREPRINT_VENUES.search(work.venue or ""):
+        return match.group(0)
+    host = (urlparse(work.url).hostname or "").lower() if work.url else ""
+    if work.kind == "web" and any(host == h or host.endswith("." + h) for h in _PREPRINT_HOSTS):
+        return host
+    return None
+
+
+def published_as(work: Work) -> str | None:
+    """Where a preprint says it was published: the journal DOI of an arXiv record (arXiv's
+    DOI field names the published version, not the preprint), a journal reference, or a
+    journal DOI its source lists as another version of it; None for a record that is not a
+    preprint or names no publication. A preprint's own DOI from a server not known here says
+    nothing about publication."""
+    if work.kind != "preprint" and not preprint_server_of(work):
+        return None
+    if work.arxiv_id and work.doi and not is_preprint_doi(work.doi):
+        return f"DOI {work.doi}"
+    if work.journal_ref:
+        return work.journal_ref
+    for version in work.version_ids:
+        kind, _, value = version.partition(":")
+        if kind == "doi" and not is_preprint_doi(value):
+            return f"DOI {value}"
+    return None
+
+
+def _scholarly_record(work: Work) -> bool:
+    """Whether the record comes from a scholarly index (a journal article, a preprint, a
+    record with a PMID or DOI) rather than from a page's address alone."""
+    return work.kind in _SCHOLARLY_KINDS or bool(work.pmid or work.doi or work.arxiv_id)
 
 
 def is_official(url: str | None) -> bool:
@@ -65,9 +119,10 @@ def assess(work: Work, this_year: int) -> Credibility:
     if work.is_retracted:
         return Credibility(source_type=kind, score=0.0, reasons=[*reasons, "retracted"])
     score = BASE[kind]
-    if work.venue and kind == "peer_reviewed":
+    venue = _journal(work)
+    if venue and kind == "peer_reviewed":
         score += VENUE_BONUS
-        reasons.append(f"venue: {work.venue}")
+        reasons.append(f"venue: {venue}")
     if work.cited_by_count:
         score += min(CITATION_BONUS_MAX,
                      CITATION_BONUS_PER_DECADE * math.log10(1 + work.cited_by_count))
@@ -83,9 +138,20 @@ def assess(work: Work, this_year: int) -> Credibility:
     return Credibility(source_type=kind, score=round(min(1.0, score), 2), reasons=reasons)
 
 
+def _journal(work: Work) -> str | None:
+    """The journal a work appeared in: its venue, unless that is a preprint server (then the
+    journal reference of a published preprint, if any)."""
+    if work.venue and not _PREPRINT_VENUES.search(work.venue):
+        return work.venue
+    return work.journal_ref
+
+
 def _type_reason(work: Work, kind: SourceType) -> str:
+    if kind == "peer_reviewed" and (where := published_as(work)):
+        return f"preprint published in a journal ({where})"
     if kind == "preprint":
-        return "preprint: not peer reviewed"
+        server = preprint_server_of(work)
+        return f"preprint{f' ({server})' if server else ''}: not peer reviewed"
     if kind == "news":
         return "news item: not peer reviewed"
     if kind == "official":

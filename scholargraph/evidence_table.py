@@ -98,7 +98,7 @@ def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list
     terms = set(content_words(" ".join([question, *intent.keywords])))
     best: dict[str, tuple[tuple[int, bool], EvidenceRow]] = {}
     for passage in sorted(passages, key=lambda p: -p.score):
-        for start, end in split_sentences(passage.text):
+        for start, end in _statements(passage):
             sentence = passage.text[start:end]
             found = first_value(sentence)
             overlap = len(terms & set(content_words(sentence)))
@@ -113,6 +113,23 @@ def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list
     return [row for _, row in best.values()]
 
 
+def _statements(passage: Passage) -> list[tuple[int, int]]:
+    """A table passage's rows (one a block: 'p.Glu746' inside a row does not end it), else the
+    passage's sentences."""
+    if not _is_table(passage):
+        return split_sentences(passage.text)
+    spans, start = [], 0
+    for row in passage.text.split("\n\n"):
+        if row.strip():
+            spans.append((start, start + len(row)))
+        start += len(row) + 2
+    return spans
+
+
+def _is_table(passage: Passage) -> bool:
+    return passage.section.rsplit(" > ", 1)[-1].lower().startswith("table")
+
+
 def table_passages(papers: list[Work], known: set[str]) -> list[Passage]:
     """Passages of the full-text tables of the works, beyond those already selected: a value
     stated in a table row is as citable as one stated in a sentence, and more exact."""
@@ -120,8 +137,8 @@ def table_passages(papers: list[Work], known: set[str]) -> list[Passage]:
     for work in papers:
         if not any(span.kind == "table" for span in work.full_text_spans):
             continue
-        found += [passage for passage in chunk_work(work) if passage.id not in known
-                  and passage.section.rsplit(" > ", 1)[-1].lower().startswith("table")]
+        found += [passage for passage in chunk_work(work)
+                  if passage.id not in known and _is_table(passage)]
     return found
 
 

@@ -31,6 +31,7 @@ from scholargraph.stance import (
     stance,
     surface_terms,
 )
+from scholargraph.text import reference_debris
 
 FINDINGS_PER_QUESTION = 3
 CONTRADICTIONS_PER_QUESTION = 2
@@ -116,7 +117,8 @@ class Candidate:
 
 def quotable(passage: Passage, year: int | None) -> list[Candidate]:
     """The passage's sentences worth quoting, a structured-abstract label ("RESULTS:") cut off
-    the front (the quote stays verbatim: its start offset moves past the label)."""
+    the front (the quote stays verbatim: its start offset moves past the label); boilerplate
+    and reference-list debris are not statements and are left out."""
     found = []
     for start, end in split_sentences(passage.text):
         label = LABEL.match(passage.text, start, end)
@@ -127,6 +129,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
                 facet, start = LABEL_FACETS[name], label.end()
         text = passage.text[start:end]
         if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text):
+            continue
+        if reference_debris(text):
             continue
         facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
         if facet:

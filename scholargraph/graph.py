@@ -54,7 +54,7 @@ def next_active(after: str | None, order: list[str]) -> Callable[[ReviewState], 
     return route
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> StateGraph[ReviewState, ReviewContext, InputState, OutputState]:
     """The uncompiled graph, for callers that compile it with their own checkpointer."""
     order = source_names()
     builder = StateGraph(ReviewState, context_schema=ReviewContext,
@@ -87,7 +87,8 @@ def build_graph() -> StateGraph:
     return builder
 
 
-def compile_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+def compile_graph(checkpointer: BaseCheckpointSaver | None = None
+                  ) -> CompiledStateGraph[ReviewState, ReviewContext, InputState, OutputState]:
     """The compiled graph, with a checkpointer when given (CLI and Python runs)."""
     return build_graph().compile(checkpointer=checkpointer, name="scholargraph")
 

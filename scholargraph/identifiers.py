@@ -69,3 +69,83 @@ def normalize_openalex_id(value: str | None) -> str | None:
         return None
     match = _OPENALEX.search(value.strip().rsplit("/", 1)[-1])
     return match.group(1).upper() if match else None
+
+
+PREPRINT_SERVERS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern)) for name, pattern in (
+        ("arXiv", r"10\.48550/arxiv\."),
+        ("bioRxiv/medRxiv", r"10\.1101/\d"),
+        ("Research Square", r"10\.21203/rs\."),
+        ("Preprints.org", r"10\.20944/preprints"),
+        ("SSRN", r"10\.2139/ssrn\."),
+        ("OSF Preprints", r"10\.312\d\d/osf\.io/|10\.35542/osf\.io/"),
+        ("ChemRxiv", r"10\.26434/chemrxiv"),
+        ("TechRxiv", r"10\.36227/techrxiv"),
+        ("Authorea", r"10\.22541/au\."),
+        ("JMIR Preprints", r"10\.2196/preprints\."),
+    ))
+"""Preprint servers and the DOIs they register. A DOI is matched from its start, prefix and the
+first characters of the suffix, because some prefixes are shared: Cold Spring Harbor gives
+bioRxiv and medRxiv '10.1101/2020.05.01.123456' but its journals '10.1101/gr.123.1', JMIR
+gives its preprints '10.2196/preprints.28749' and its articles '10.2196/28749'. OSF hosts
+several servers (OSF Preprints 10.31219, PsyArXiv 10.31234, SocArXiv 10.31235, EdArXiv
+10.35542), all under OSF ids."""
+
+_OSF_ID = re.compile(r"(?:^10\.\d+/|^(?:https?://)?(?:www\.)?)osf\.io/([a-z0-9]{5,})",
+                     re.IGNORECASE)
+_JMIR_PREPRINT = re.compile(r"10\.2196/preprints\.(\d+)$")
+_DOI_VERSION = re.compile(r"(?:/v|\.v)\d+$")
+
+
+def preprint_server(doi: str | None) -> str | None:
+    """The preprint server that registered ``doi`` ('SSRN', 'JMIR Preprints'), or None for a
+    DOI of a journal, a book or a proceedings."""
+    doi = normalize_doi(doi)
+    if not doi:
+        return None
+    return next((name for name, pattern in PREPRINT_SERVERS if pattern.match(doi)), None)
+
+
+def is_preprint_doi(doi: str | None) -> bool:
+    return preprint_server(doi) is not None
+
+
+def osf_id(value: str | None) -> str | None:
+    """The OSF id of an OSF-hosted preprint, from its DOI or its address ('ndp8m' from
+    '10.31219/osf.io/ndp8m' or 'https://osf.io/ndp8m/'): every OSF server registers its
+    preprints under these ids, so the id names the preprint whichever way it is written."""
+    match = _OSF_ID.search(value or "")
+    return match.group(1).lower() if match else None
+
+
+def without_version(doi: str) -> str:
+    """A preprint DOI without its version suffix (Research Square's '.../v2')."""
+    return _DOI_VERSION.sub("", doi)
+
+
+def published_doi_of_preprint(doi: str | None) -> str | None:
+    """The article DOI a preprint DOI announces, where the server numbers them alike: JMIR
+    publishes preprint '10.2196/preprints.28749' as article '10.2196/28749'."""
+    match = _JMIR_PREPRINT.match(doi or "")
+    return f"10.2196/{match.group(1)}" if match else None
+
+
+def identifiers_in_url(url: str | None) -> list[tuple[str, str]]:
+    """The identifiers an address names: ('doi', ...) for doi.org links, ('arxiv', ...) for
+    arXiv abstract and PDF pages, ('pmid', ...), ('pmcid', ...) and ('osf', ...)."""
+    if not url:
+        return []
+    found: list[tuple[str, str]] = []
+    host_path = re.sub(r"^https?://(?:www\.|dx\.)?", "", url.strip(), flags=re.IGNORECASE)
+    if host_path.lower().startswith("doi.org/") and (doi := normalize_doi(host_path)):
+        found.append(("doi", doi))
+    arxiv_page = re.match(r"(?:export\.)?arxiv\.org/(?:abs|pdf)/", host_path, re.IGNORECASE)
+    if arxiv_page and (arxiv := normalize_arxiv_id(url)):
+        found.append(("arxiv", arxiv))
+    if match := re.match(r"pubmed\.ncbi\.nlm\.nih\.gov/(\d+)", host_path, re.IGNORECASE):
+        found.append(("pmid", match.group(1)))
+    if match := re.search(r"/pmc/articles/(PMC\d+)", host_path, re.IGNORECASE):
+        found.append(("pmcid", match.group(1).upper()))
+    if host_path.lower().startswith("osf.io/") and (guid := osf_id(host_path)):
+        found.append(("osf", guid))
+    return found

@@ -16,12 +16,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from scholargraph.identifiers import (
+    is_preprint_doi,
     normalize_arxiv_id,
     normalize_doi,
     normalize_openalex_id,
     normalize_pmcid,
     normalize_pmid,
 )
+from scholargraph.text import clean_text
 
 _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 
@@ -29,9 +31,21 @@ SourceStatus = Literal["ok", "empty", "error", "skipped"]
 
 
 class Record(BaseModel):
-    """Base of every record: strict fields, so a misspelt field is an error, not a silent default."""
+    """Base of every record: strict fields, so a misspelt field is an error, not a silent default.
+
+    Every text a record is built with is cleaned of control characters first (a journal name
+    recorded as '\\x98The \\x9cLancet. Digital health'), so no output, index or comparison ever
+    sees them.
+    """
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean_texts(cls, data: object) -> object:
+        if isinstance(data, dict):
+            return {key: _cleaned(value) for key, value in data.items()}
+        return data
 
 
 SourceType = Literal["peer_reviewed", "preprint", "official", "news", "other"]
@@ -106,6 +120,13 @@ class Work(Record):
     published: date | None = Field(None, description="Publication date, where known (news)")
     found_via: str | None = Field(
         None, description="The page whose link led to this one (the web agent's shallow crawl)")
+    journal_ref: str | None = Field(
+        None, description="Where a preprint says it was published (arXiv's journal reference)")
+    version_ids: list[str] = Field(
+        default_factory=list,
+        description="Identifiers of other versions of this work ('doi:10.2196/preprints.28749', "
+        "'osf:ndp8m'): those its source lists (OpenAlex's locations) and, after "
+        "deduplication, those of the preprints and records merged into it")
 
     @field_validator("abstract", "full_text", mode="after")
     @classmethod
@@ -229,10 +250,21 @@ class Work(Record):
         if merged.kind == "web" and preprint.kind == "news":
             merged.kind = "news"  # the same page found as a news item keeps its label
         merged.referenced_works = _union(self.referenced_works, other.referenced_works)
+        merged.journal_ref = merged.journal_ref or preprint.journal_ref
+        own = {f"{kind}:{value}" for kind, value in merged.identifiers()}
+        merged.version_ids = [value for value in _union(
+            self.version_ids, other.version_ids,
+            [f"{kind}:{value}" for work in (self, other) for kind, value in work.identifiers()])
+            if value not in own]
         return merged
 
     def _is_preprint_of(self, other: Work) -> bool:
-        return self.kind == "preprint" and other.kind != "preprint"
+        return self._is_preprint() and not other._is_preprint()
+
+    def _is_preprint(self) -> bool:
+        """A preprint by its record's kind or by its DOI (OpenAlex calls an SSRN paper an
+        article)."""
+        return self.kind == "preprint" or is_preprint_doi(self.doi)
 
 
 class Material(Record):
@@ -300,6 +332,31 @@ class Passage(Record):
     sub_question_id: str | None = None
 
 
+PLAIN_PARTS = ("title", "abstract", "full_text")
+
+
+def passage_location(passage: Passage) -> str:
+    """Where a passage lies in its full text, as a citation shows it: its section (the first
+    and last titles of a deep path: 'Results > Table 2') and its page ('Methods, p. 4'); '' for
+    a title or an abstract."""
+    parts: list[str] = []
+    if passage.section not in PLAIN_PARTS:
+        titles = [title for title in passage.section.split(" > ") if title]
+        parts.append(" > ".join([titles[0], titles[-1]] if len(titles) > 2 else titles))
+    if passage.page is not None:
+        parts.append(f"p. {passage.page}")
+    return ", ".join(part for part in parts if part)
+
+
+def full_text_note(work: Work) -> str:
+    """'read in full: PMC JATS; licence CC BY 4.0 URL' for a work whose full text was read
+    (fetched or from the library), else ''."""
+    if not work.full_text_source:
+        return ""
+    licence = f"; licence {work.licence}" if work.licence else "; licence not stated"
+    return f"read in full: {work.full_text_source}{licence}"
+
+
 class SearchLogEntry(Record):
     """One query sent to one source, as sent, and what came of it."""
 
@@ -313,6 +370,15 @@ class SearchLogEntry(Record):
     """No connection could be made (refused, host not found): the source's other queries, this
     round and later, are skipped instead of failing the same way one by one."""
     at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+def _cleaned(value: object) -> object:
+    """A string, or the strings of a list, without control characters (see :func:`clean_text`)."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_text(item) if isinstance(item, str) else item for item in value]
+    return value
 
 
 def _union(*lists: list[str]) -> list[str]:

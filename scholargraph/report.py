@@ -7,7 +7,6 @@ produces the five files of the contract: ``review.md``, ``review.json``, ``refer
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,15 +16,21 @@ from pydantic import Field
 
 from scholargraph.context import ReviewContext
 from scholargraph.engines import engine_name
-from scholargraph.errors import OutputDirError
 from scholargraph.evidence_table import evidence_passages
-from scholargraph.records import Material, Passage, Record, SearchLogEntry, Work
+from scholargraph.exports.files import write_review
+from scholargraph.records import (
+    Material,
+    Passage,
+    Record,
+    SearchLogEntry,
+    Work,
+    passage_location,
+)
 from scholargraph.schemas import Evaluation, EvidenceRow, Finding, SubQuestion
 from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
                 "references.csl.json")
-FIGURE_FILES = ("review.html", "prisma.svg", "years.svg")
 """Written beside the contract's five: the self-contained HTML review and its two figures."""
 
 
@@ -105,69 +110,9 @@ class Report(Record):
         return self.model_dump_json(indent=2)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write the five output files and the three of ``FIGURE_FILES`` into ``out_dir``
-        (created if needed); return their paths."""
-        from scholargraph.exports import bibtex, csljson, html, markdown, prisma, ris
-
-        directory = prepare_out_dir(out_dir)
-        works = self.cited_works() or self.papers
-        contents = {
-            "review.md": markdown.render(self),
-            "review.json": self.to_json(),
-            "references.bib": bibtex.dumps(works),
-            "references.ris": ris.dumps(works),
-            "references.csl.json": json.dumps(csljson.to_csl(works), indent=2, ensure_ascii=False),
-            "review.html": html.render(self),
-            "prisma.svg": prisma.flow_svg(prisma.prisma_record(self.prisma, self.search_log)),
-            "years.svg": prisma.years_svg(self.papers),
-        }
-        paths = {}
-        for name, text in contents.items():
-            path = directory / name
-            path.write_text(text, encoding="utf-8")
-            paths[name] = path
-        return paths
-
-
-PLAIN_PARTS = ("title", "abstract", "full_text")
-
-
-def passage_location(passage: Passage) -> str:
-    """Where a passage lies in its full text, as a citation shows it: its section (the first
-    and last titles of a deep path: 'Results > Table 2') and its page ('Methods, p. 4'); '' for
-    a title or an abstract."""
-    parts: list[str] = []
-    if passage.section not in PLAIN_PARTS:
-        titles = [title for title in passage.section.split(" > ") if title]
-        parts.append(" > ".join([titles[0], titles[-1]] if len(titles) > 2 else titles))
-    if passage.page is not None:
-        parts.append(f"p. {passage.page}")
-    return ", ".join(part for part in parts if part)
-
-
-def full_text_note(work: Work) -> str:
-    """'read in full: PMC JATS; licence CC BY 4.0 URL' for a work whose full text was read
-    (fetched or from the library), else ''."""
-    if not work.full_text_source:
-        return ""
-    licence = f"; licence {work.licence}" if work.licence else "; licence not stated"
-    return f"read in full: {work.full_text_source}{licence}"
-
-
-def prepare_out_dir(out_dir: str | Path) -> Path:
-    """Create ``out_dir`` and check it is writable, or raise :class:`OutputDirError` saying why."""
-    directory = Path(out_dir).expanduser()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        probe = directory / ".scholargraph-write-test"
-        probe.write_text("ok", encoding="utf-8")
-        probe.unlink()
-    except OSError as exc:
-        raise OutputDirError(
-            f"cannot write to --out {str(directory)!r}: {exc.strerror or exc}; "
-            "choose a directory you can write to"
-        ) from exc
-    return directory
+        """Write the review's eight files into ``out_dir`` (see
+        :func:`scholargraph.exports.files.write_review`); return their paths."""
+        return write_review(self, out_dir)
 
 
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:

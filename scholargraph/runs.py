@@ -13,19 +13,17 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langgraph.types import Command
 
 from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer
 from scholargraph.errors import InputError
+from scholargraph.options import ReviewOptions
 from scholargraph.report import Report, report_from_state
 from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
-
-if TYPE_CHECKING:
-    from scholargraph.api import ReviewOptions
 
 ProgressCallback = Callable[[str, dict[str, Any]], None]
 OFFLINE_MP_KEY = "offline0replay0key0not0a0secret0"  # 32 characters, as mp_api requires
@@ -49,7 +47,7 @@ class ReviewRun:
         self.on_progress = on_progress
         self.thread = options.thread or f"run-{uuid.uuid4().hex[:12]}"
         self._memory = None if options.thread else memory_checkpointer()
-        self.settings = options.run_settings()
+        self.settings = options.run_settings
         self._in_force = self.settings
         """The run's configuration, read once here; ``--offline`` swaps its endpoints while the
         run goes (:func:`offline_services`)."""

@@ -8,12 +8,17 @@ last-writer-wins: one node owns it.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, NotRequired
+from typing import Annotated, Final, Literal, NotRequired
 
+from langgraph.graph import END
 from typing_extensions import TypedDict
 
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
 from scholargraph.schemas import Draft, Evaluation, Intent, SourceQuery, SubQuestion
+
+FINISH: Final[Literal["__end__"]] = "__end__"
+"""LangGraph's END, typed as the literal a ``Command[Literal[...]]`` route names."""
+assert FINISH == END
 
 
 class Prisma(TypedDict):

@@ -17,6 +17,73 @@ QUESTION_WORDS = frozenset(
 STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
     ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be", "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each", "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only", "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
 )
+_BREAKS = re.compile("\r\n?|[\x0b\x0c\x1c-\x1e\x85]")
+"""Line and page breaks other than '\\n' (carriage returns, form feeds, vertical tabs)."""
+_UNWANTED = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f\u00ad\u200b\u2060\ufeff\ufffe]")
+"""The other C0 and C1 control characters, and the invisible format characters that split a
+word (soft hyphen, zero-width space, word joiner, byte-order marks; zero-width joiners, which
+some scripts need, are kept)."""
+
+
+def clean_text(text: str) -> str:
+    """``text`` without control characters and invisible format characters.
+
+    Sources pass through bytes no reader should see: Crossref's sorting marks around a
+    journal's article ('\\x98The \\x9cLancet. Digital health'), a stray NUL or form feed from a
+    PDF, a zero-width space inside a word. Line breaks and tabs are kept (full text keeps its
+    layout), other line and page breaks become line breaks, and every other C0 and C1 control
+    character is dropped.
+    """
+    if text.isprintable():
+        return text
+    return _UNWANTED.sub("", _BREAKS.sub("\n", text))
+
+
+_LABEL = (r"(?:Crossref|CrossRef|PubMed|Scopus|Google Scholar|Web of Science|MEDLINE"
+          r"|PMC free article|Full Text|View Article|Article Location|Free Full Text)")
+_LINK_LABELS = re.compile(rf"\b{_LABEL}\b")
+_LABEL_RUN = re.compile(
+    rf"(?:\d|\b){_LABEL}\s*(?:\(\d+\)\s*)?{_LABEL}|\d{_LABEL}\b|{_LABEL}\d")
+"""The link labels publishers' pages print after each entry of a reference list, run
+together ('Crossref PubMed Scopus (2) Google Scholar') or glued to the pages before or the
+number after them ('908-915Crossref', 'Google Scholar2.'); a sentence naming databases ('We
+searched PubMed, Scopus and Google Scholar') has words or commas between them."""
+_CITATION_DETAILS = re.compile(
+    r"\b(?:19|20)\d{2}[a-z]?\s*[;,.]\s*\d{1,4}\s*(?:\(\s*[\w\s-]{1,12}\))?\s*:\s*[A-Za-z]?\d+"
+    r"(?:\s*[-\u2013]\s*[A-Za-z]?\d+)?")
+"""A citation's year; volume(issue): pages ('2021; 36: 908-915', '2019;17(3):e1002')."""
+_AUTHOR_LIST = re.compile(r"(?:\b[A-Z][a-z'\-]+ [A-Z]{1,3},\s+){2,}")
+"""A Vancouver author list ('Smith AB, Jones C, ...')."""
+_AUTHOR_RUN = re.compile(r"(?:(?:\b|(?<=\d))[A-Z][a-z'\-]+ [A-Z]{1,3}\b,?\s*){3,}")
+"""Three authors with their initials in a row, with or without commas ('Cartus AR Li Y
+Macmadu A'): a reference pasted into running text, never prose."""
+_REFERENCES_HEADING = re.compile(
+    r"\b(?:References|REFERENCES|Bibliography|Literature Cited|Works Cited)\s*:?\s*"
+    r"(?:1\b|\[1\]|1\.)")
+"""The heading of a numbered reference list, as a page's text runs into it ('References1.')."""
+
+
+def references_start(text: str) -> int | None:
+    """Where a numbered reference list starts in ``text`` (a web page or a publisher's
+    abstract field that carries the article's whole text), or None."""
+    match = _REFERENCES_HEADING.search(text)
+    return match.start() if match else None
+
+
+def reference_debris(sentence: str) -> bool:
+    """Whether a 'sentence' is part of a reference list or a run of citations rather than a
+    statement: the link labels of a publisher's reference list run together ('2021; 36:
+    908-915Crossref PubMed Scopus (2) Google Scholar'), a run of authors with initials, or a
+    citation's year, volume and pages with a link label, an author list, a DOI or 'et al.'.
+    Such text quoted as a finding says nothing."""
+    if _LABEL_RUN.search(sentence) or _AUTHOR_RUN.search(sentence):
+        return True
+    if not _CITATION_DETAILS.search(sentence):
+        return False
+    return bool(_LINK_LABELS.search(sentence) or _AUTHOR_LIST.search(sentence)
+                or re.search(r"\bdoi\b|\bet al\b", sentence, re.IGNORECASE))
+
+
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.']*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 

@@ -43,7 +43,7 @@ def test_an_arxiv_preprint_scores_below_a_journal_article():
     preprint = assess(Work(title="P", kind="preprint", venue="arXiv", year=2025), YEAR)
     article = assess(Work(title="A", venue="Physical Review B", year=2025), YEAR)
     assert preprint.source_type == "preprint"
-    assert preprint.reasons[0] == "preprint: not peer reviewed"
+    assert preprint.reasons[0] == "preprint (arXiv): not peer reviewed"
     assert preprint.weak and preprint.score < article.score
 
 

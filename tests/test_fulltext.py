@@ -30,7 +30,7 @@ from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.tools.fulltext import FullTextReader
 from scholargraph.tools.library import load_library
 from scholargraph.tools.openalex import work_from_openalex
-from scholargraph.web.render import evidence
+from scholargraph.webapp.render import evidence
 
 EFETCH = "fulltext/pmc/biotext_PMC4816447.xml"
 OA_NXML = "fulltext/pmc/s2orc-doc2json_PMC6398430.nxml"

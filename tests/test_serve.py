@@ -30,8 +30,8 @@ from scholargraph.schemas import Finding, Quote, SubQuestion
 from scholargraph.testing import ReplayServer
 from scholargraph.testing.server import ReplayRequest, ReplayResponse, ServiceHandler
 from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.web import create_app, render
-from scholargraph.web.reviews import EventLog, WebReview
+from scholargraph.webapp import create_app, render
+from scholargraph.webapp.reviews import EventLog, WebReview
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

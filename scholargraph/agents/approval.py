@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 from pydantic import Field, ValidationError
@@ -19,7 +18,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.errors import InputError
 from scholargraph.records import Record
 from scholargraph.schemas import SubQuestion
-from scholargraph.state import ReviewState
+from scholargraph.state import FINISH, ReviewState
 from scholargraph.tools.registry import source_names
 
 ApprovalRoute = Literal["query_generation", "__end__"]
@@ -80,7 +79,7 @@ def approve_plan(state: ReviewState, runtime: Runtime[ReviewContext]) -> Command
     decision = parse_decision(interrupt(plan_payload(state)))
     if decision.action == "reject":
         reason = decision.reason or "no reason given"
-        return Command(goto=END, update={"stop_reason": f"plan rejected: {reason}"})
+        return Command(goto=FINISH, update={"stop_reason": f"plan rejected: {reason}"})
     update = edited_plan(state, decision) if decision.action == "edit" else {}
     note = ["plan edited by the reviewer"] if update else []
     return Command(goto="query_generation", update={**update, "notes": note})

@@ -9,7 +9,7 @@ fast, and its other queries, this round and later ones, are ``skipped`` with the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any, Protocol
 
 from langgraph.runtime import Runtime
 
@@ -20,7 +20,13 @@ from scholargraph.state import ReviewState
 from scholargraph.tools.base import SearchRequest
 from scholargraph.tools.registry import get_agent
 
-SourceNode = Callable[[ReviewState, Runtime[ReviewContext]], dict]
+
+class SourceNode(Protocol):
+    """A tool-loop node: the state and the run's runtime in, the state update out."""
+
+    __name__: str
+
+    def __call__(self, state: ReviewState, runtime: Runtime[ReviewContext]) -> dict[str, Any]: ...
 
 
 def make_source_node(name: str) -> SourceNode:
@@ -56,7 +62,7 @@ def make_source_node(name: str) -> SourceNode:
                 log.append(SearchLogEntry(source=name, query=query.query, status="error",
                                           error=exc.message, round=round_number,
                                           unreachable=cut_off))
-                if cut_off:
+                if isinstance(exc, SourceUnreachable):
                     unreachable = exc.message
                     notes.append(_unreachable_note(agent.label, exc, len(queries) - len(log)))
                 continue

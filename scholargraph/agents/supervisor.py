@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from scholargraph.context import ReviewContext
-from scholargraph.state import ReviewState
+from scholargraph.state import FINISH, ReviewState
 
 SupervisorRoute = Literal["clean_query", "query_generation", "rag_filter", "__end__"]
 
@@ -27,9 +26,9 @@ def supervisor(state: ReviewState, runtime: Runtime[ReviewContext]) -> Command[S
     evaluation = state["evaluation"]
     iteration = state.get("iteration", 1)
     if evaluation.verdict == "accept":
-        return Command(goto=END, update={"stop_reason": f"accepted: {evaluation.reason}"})
+        return Command(goto=FINISH, update={"stop_reason": f"accepted: {evaluation.reason}"})
     if iteration >= context.max_iterations:
-        return Command(goto=END, update={
+        return Command(goto=FINISH, update={
             "stop_reason": f"iteration budget of {context.max_iterations} spent "
                            f"({evaluation.reason})"})
     if evaluation.verdict == "refilter":

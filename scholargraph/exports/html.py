@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from html import escape
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from scholargraph.exports import prisma, styles
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
-from scholargraph.records import Work
-from scholargraph.report import Report, full_text_note
+from scholargraph.records import Work, full_text_note
 from scholargraph.schemas import EvidenceRow, Finding, Quote
+
+if TYPE_CHECKING:
+    from scholargraph.report import Report
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
-from scholargraph.records import Material, SearchLogEntry, Work
-from scholargraph.report import Report, full_text_note
+from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
 from scholargraph.schemas import Finding
+
+if TYPE_CHECKING:
+    from scholargraph.report import Report
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~#]|&(?=#?\w+;))")
 _BLOCK_START = re.compile(r"^([-+=]|\d+(?=[.)]))")

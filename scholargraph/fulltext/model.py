@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from scholargraph.records import TextSpan
+from scholargraph.text import clean_text
 
 BlockKind = Literal["paragraph", "caption", "table"]
 BLOCK_SEPARATOR = "\n\n"
@@ -28,6 +29,14 @@ class TextBlock(BaseModel):
     section: str = Field(description="Title path of its section: 'Results > Subgroups'")
     page: int | None = Field(None, description="1-based page of a PDF; None for XML")
     kind: BlockKind = "paragraph"
+
+    @field_validator("text", "section", mode="before")
+    @classmethod
+    def _clean(cls, value: object) -> object:
+        """Cleaned as every record's text is (:func:`~scholargraph.text.clean_text`), here,
+        before the offsets of the joined text are taken, so a ``Work`` keeping the text does
+        not shift them by cleaning it again."""
+        return clean_text(value) if isinstance(value, str) else value
 
 
 class Table(BaseModel):

@@ -17,11 +17,21 @@ from __future__ import annotations
 import re
 
 from scholargraph.records import Passage, TextSpan, Work
+from scholargraph.text import reference_debris, references_start
 
 DEFAULT_MAX_CHARS = 1200
 """About 250 words: a typical abstract stays one passage, as most embedding models see it whole."""
 
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(
+    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
+    r"|(?<=[a-z0-9)%\]][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)")
+"""The end of a sentence: a full stop (or ! ?) and a space before a capital or a digit; or,
+where the space was lost when the text was put together ('...crowdsourced
+data.Conclusion: Findings'), a full stop between a lower-case word, a number or a bracket and
+a capitalised word. '3.5', 'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov' have no
+capitalised word right after the stop; web addresses and DOIs are told apart by the token the
+stop is in (:func:`_inside_address`)."""
+_ADDRESS = re.compile(r"://|www\.|@|\b10\.\d{4,9}/|/\S*$", re.IGNORECASE)
 _ABBREVIATIONS = frozenset({
     "al", "fig", "figs", "eq", "eqs", "ref", "refs", "vs", "e.g", "i.e", "cf", "approx",
     "resp", "no", "nos", "vol", "dr", "mr", "mrs", "ms", "prof", "st", "ca", "sp", "spp",
@@ -31,17 +41,30 @@ _ABBREVIATIONS = frozenset({
 
 
 def chunk_work(work: Work, max_chars: int = DEFAULT_MAX_CHARS) -> list[Passage]:
-    """Passages of the abstract and the full text; the title alone when there is neither."""
+    """Passages of the abstract and the full text (each up to its reference list); the title
+    alone when there is neither."""
     passages: list[Passage] = []
-    if work.abstract and work.abstract.strip():
-        passages.extend(_passages(work.id, "abstract", work.abstract, max_chars))
-    if work.full_text and work.full_text_spans:
+    abstract = _before_references(work.abstract)
+    if abstract and abstract.strip():
+        passages.extend(_passages(work.id, "abstract", abstract, max_chars))
+    if work.full_text and work.full_text_spans:  # parsed: reference lists are already left out
         passages.extend(_structured_passages(work, max_chars))
-    elif work.full_text and work.full_text.strip():
-        passages.extend(_passages(work.id, "full_text", work.full_text, max_chars))
+    else:
+        full_text = _before_references(work.full_text)
+        if full_text and full_text.strip():
+            passages.extend(_passages(work.id, "full_text", full_text, max_chars))
     if not passages and work.title.strip():
         passages.extend(_passages(work.id, "title", work.title, max_chars))
     return passages
+
+
+def _before_references(text: str | None) -> str | None:
+    """The text before its numbered reference list, if it has one (a web page, or a
+    publisher's abstract field holding the whole article: 'References1. Endsley MR. ...'):
+    a reference list holds no statement of the work, only the titles of others. The offsets
+    of what is kept are unchanged."""
+    cut = references_start(text or "")
+    return text[:cut] if text and cut is not None else text
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -49,7 +72,10 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        if _ends_with_abbreviation(text[start:match.start() + 1]):
+        spaced = bool(match.group(0))  # else a stop with no space after it (the lookbehind)
+        if _ends_with_abbreviation(text[start:match.start() + 1 if spaced else match.start()]):
+            continue
+        if not spaced and _inside_address(text, match.end()):
             continue
         end = match.end() - len(match.group(0)) + len(match.group(0).rstrip())
         spans.append(_strip(text, start, end))
@@ -59,11 +85,21 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return [span for span in spans if span[1] > span[0]]
 
 
+def _inside_address(text: str, position: int) -> bool:
+    """Whether ``position`` (right after a full stop with no space) is inside a web address,
+    an e-mail address or a DOI ('https://example.org/Data.Set', '10.1000/ABC.Def')."""
+    token_start = max(text.rfind(" ", 0, position), text.rfind("\n", 0, position)) + 1
+    return bool(_ADDRESS.search(text[token_start:position]))
+
+
 def _ends_with_abbreviation(sentence: str) -> bool:
-    """'et al.', 'Fig.', 'e.g.' and initials ('J. Smith') do not end a sentence; '12 h.' does."""
+    """'et al.', 'Fig.', 'e.g.', 'U.S.' and initials ('J. Smith') do not end a sentence; '12 h.'
+    does."""
     last = sentence.rstrip(".!?\"')]").rsplit(None, 1)[-1] if sentence.strip() else ""
     word = last.lstrip("([\"'")
-    return word.lower() in _ABBREVIATIONS or bool(re.fullmatch(r"[A-Z]", word))
+    return (word.lower() in _ABBREVIATIONS or bool(re.fullmatch(r"[A-Z]", word))
+            or bool(re.fullmatch(r"(?:[A-Z]\.)+[A-Z]", word)))  # 'U.S.', 'U.K.'
+
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
@@ -78,7 +114,8 @@ def _passages(work_id: str, section: str, text: str, max_chars: int) -> list[Pas
     return [
         Passage(id=f"{work_id}#{section}:{start}-{end}", work_id=work_id, text=text[start:end],
                 start=start, end=end, section=section)
-        for start, end in _pack(_bounded_sentences(text, max_chars), max_chars)
+        for run in _statement_runs(text, _bounded_sentences(text, max_chars))
+        for start, end in _pack(run, max_chars)
     ]
 
 
@@ -111,6 +148,20 @@ def _runs(spans: list[TextSpan]) -> list[list[TextSpan]]:
         else:
             runs.append([span])
     return runs
+
+
+def _statement_runs(text: str, sentences: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The sentences in runs of consecutive statements, without the reference-list debris
+    between them ('2021; 36: 908-915Crossref PubMed Scopus (2) Google Scholar'): a passage
+    never spans a citation pasted into the text, so it can be neither retrieved nor quoted."""
+    runs: list[list[tuple[int, int]]] = [[]]
+    for start, end in sentences:
+        if reference_debris(text[start:end]):
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append((start, end))
+    return [run for run in runs if run]
 
 
 def _bounded_sentences(text: str, max_chars: int) -> list[tuple[int, int]]:

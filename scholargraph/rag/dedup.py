@@ -5,9 +5,14 @@ article, arXiv the preprint, the web a landing page. A duplicate counts the same
 a false merge silently loses a paper. So the rules go from certain to probable, and each one
 refuses a merge that a stronger signal contradicts:
 
-1. **identifiers** (rules 'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url'): records sharing a
-   DOI, PMID, PMCID, arXiv id or OpenAlex id (or, for web pages and materials, a URL) are one
-   work; identifiers are normalised by :mod:`scholargraph.identifiers` when a ``Work`` is built;
+1. **identifiers** (rules 'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'osf', 'url'): records
+   sharing a DOI, PMID, PMCID, arXiv id, OpenAlex id or OSF id (or, for web pages and
+   materials, a URL) are one work; identifiers are normalised by :mod:`scholargraph.identifiers`
+   when a ``Work`` is built. **Versions** (rule 'version'): a record naming another record's
+   identifier as another version of itself (``Work.version_ids``: OpenAlex lists a journal
+   article's OSF or arXiv preprint among its locations, and a preprint's published DOI among
+   its own; JMIR's preprint '10.2196/preprints.N' is published as '10.2196/N') is one work
+   with it, unless their titles and first authors both disagree;
 2. **fuzzy title** (rule 'fuzzy_title', rapidfuzz): normalised titles near-identical (database
    notes such as '[Review]', '[Spanish]', '(Tutorial)', '[corrected]' or ', Guest Editors'
    Foreword' dropped; a long title may carry a subtitle the other lacks; a title given in two
@@ -55,8 +60,17 @@ refuses a merge that a stronger signal contradicts:
 Precision guards, each learnt from a false merge in the labelled sets of ``bench/dedup.py``:
 - a shared identifier is not trusted when title, first author and year all say otherwise (a
   DOI pasted into the wrong record);
-- different identifiers of a kind a work has only one of (two PMIDs, two non-preprint DOIs)
-  veto a merge, whatever the titles say (the versions of a Cochrane review, rule 5, aside);
+- different identifiers of a kind a work has only one of (two PMIDs, two journal DOIs, two
+  DOIs of one preprint server other than two versions of one preprint) veto a merge, whatever
+  the titles say (the versions of a Cochrane review, rule 5, aside). A preprint server's DOI
+  beside a journal's is the principled exception: a preprint and its article, joined when
+  title, authors and year agree (rule 2) or a record names the other (rule 1). Preprint
+  servers are told by their DOIs (:data:`~scholargraph.identifiers.PREPRINT_SERVERS`);
+- a journal's recurring column ('Editor's Comments', 'From the Editor', 'Guest Editorial':
+  a title made only of such words) has the same title, editor and year in every issue of a
+  volume: its records are joined only at the same volume and first page and the same issue
+  where both give one, or, with no place at all, as one record of each of two sources (the
+  next guard then refuses a record matching two columns of one source);
 - two volumes, or in one volume two page ranges that do not overlap, are two publications
   (a paper and its erratum printed under the same title, a letter and the article it
   discusses), unless rule 4 attaches one to the other; two single pages of a record labelled a
@@ -71,9 +85,10 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
   'Adult') is another work, a typo is not;
 - the same title in two journals is two publications (guidelines printed twice, a conference
   abstract and its paper) unless the volume and pages say it is one printed article;
-- one source lists a work once (per version): two records of one source are joined only by a
-  shared identifier, and a record that matches two records of one source (a recurring column
-  such as 'Book review column') is ambiguous and joins neither.
+- one source lists a work once per version (the published one, or one per preprint server):
+  two records of one source and version are joined only by a shared identifier, and a record
+  that matches two records of one source (a recurring column such as 'Book review column') is
+  ambiguous and joins neither.
 
 Groups are found with a union-find, then folded with :meth:`Work.merge` (attached items with
 :func:`~scholargraph.rag.dedup_notices.with_notice`) into their first record that is not an
@@ -107,11 +122,11 @@ from itertools import combinations
 
 from pydantic import Field
 
+from scholargraph.identifiers import PREPRINT_SERVERS
 from scholargraph.rag.dedup_groups import SINGLE_VALUED, UnionFind
 from scholargraph.rag.dedup_keys import (
     COCHRANE_ARTICLE,
     COCHRANE_DOI,
-    PREPRINT_DOI_PREFIXES,
     Keys,
     Pages,
     ReviewVersion,
@@ -143,6 +158,7 @@ from scholargraph.rag.dedup_rules import (
     contradicts,
     fuzzy_match,
     place_match,
+    versions_disagree,
 )
 from scholargraph.rag.dedup_titles import (
     MIN_EXTENDED_WORDS,
@@ -165,7 +181,7 @@ __all__ = [
     "MIN_TITLE_CHARS",
     "NOTICE_LABELS",
     "PLACE_TITLE_WORDS",
-    "PREPRINT_DOI_PREFIXES",
+    "PREPRINT_SERVERS",
     "SINGLE_VALUED",
     "TITLE_SIMILARITY",
     "CitedPlace",
@@ -195,10 +211,10 @@ MAX_BLOCK = 300
 class Merge(Record):
     """One record folded into another, and why."""
 
-    rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'url', "
-                      "'fuzzy_title', 'volume_pages', or, for a record attached to the work it "
-                      "concerns, 'erratum', 'reply', 'meeting_abstract' or 'review_version' "
-                      "(an earlier version of a Cochrane review)")
+    rule: str = Field(description="'doi', 'pmid', 'pmcid', 'arxiv', 'openalex', 'osf', 'url', "
+                      "'version', 'fuzzy_title', 'volume_pages', or, for a record attached to "
+                      "the work it concerns, 'erratum', 'reply', 'meeting_abstract' or "
+                      "'review_version' (an earlier version of a Cochrane review)")
     work_id: str = Field(description="Id of the merged work, as it is after deduplication")
     kept_id: str = Field(description="Id of the record folded into (the group's first record "
                          "that is not attached to it as a notice or an earlier version)")
@@ -237,7 +253,8 @@ def deduplicate(works: list[Work]) -> DedupResult:
 
 def _identifier_links(keys: list[Keys]) -> Iterator[tuple[str, int, int, str]]:
     """(rule, earlier record, record, identifier) for records sharing an identifier, unless
-    everything else the two records say contradicts it."""
+    everything else the two records say contradicts it; then (rule 'version') for a record
+    and the records of the other versions it names."""
     seen: dict[tuple[str, str], list[int]] = defaultdict(list)
     for index, key in enumerate(keys):
         for kind, value in key.identifiers.items():
@@ -246,6 +263,11 @@ def _identifier_links(keys: list[Keys]) -> Iterator[tuple[str, int, int, str]]:
             earlier.append(index)
             if twin is not None:
                 yield kind, twin, index, f"{kind}:{value}"
+    for index, key in enumerate(keys):
+        for kind, value in sorted(key.versions):
+            for other in seen.get((kind, value), []):
+                if other != index and not versions_disagree(key, keys[other]):
+                    yield "version", min(index, other), max(index, other), f"{kind}:{value}"
 
 
 def _candidate_pairs(keys: list[Keys]) -> list[tuple[int, int]]:
@@ -301,10 +323,10 @@ def _unambiguous(links: list[tuple[str, int, int, str]], keys: list[Keys]
         partners[j].append(i)
     ambiguous: set[frozenset[int]] = set()
     for index, others in partners.items():
-        by_version: dict[tuple[str, bool], list[int]] = defaultdict(list)
+        by_version: dict[tuple[str, str], list[int]] = defaultdict(list)
         for other in others:
             for source in keys[other].sources:
-                by_version[(source, keys[other].preprint)].append(other)
+                by_version[(source, keys[other].version)].append(other)
         for twins in by_version.values():
             if len(twins) > 1 and not _share_identifier([keys[t] for t in twins]):
                 ambiguous.update(frozenset((index, twin)) for twin in twins)

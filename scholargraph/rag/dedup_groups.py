@@ -3,7 +3,8 @@ identifiers, places or notice kinds contradict, and attaches notices and earlier
 
 from __future__ import annotations
 
-from scholargraph.rag.dedup_keys import Keys, is_preprint_doi
+from scholargraph.identifiers import preprint_server, without_version
+from scholargraph.rag.dedup_keys import Keys
 from scholargraph.rag.dedup_rules import compare_places, has_page_range
 
 SINGLE_VALUED = ("pmid", "pmcid", "arxiv", "doi")
@@ -19,9 +20,10 @@ class UnionFind:
         self.identifiers: list[dict[str, set[str]]] = [
             {kind: {value} for kind, value in key.identifiers.items()} for key in keys
         ]
-        self.versions = [{(source, key.preprint) for source in key.sources} for key in keys]
-        """(source, is preprint) of each group's records: a source lists a work once per
-        version, so a fuzzy match never joins two records of one source (identifiers may)."""
+        self.versions = [{(source, key.version) for source in key.sources} for key in keys]
+        """(source, version) of each group's records ('' for the published version, else the
+        preprint server): a source lists a work once per version, so a fuzzy match never joins
+        two records of one source and version (identifiers may)."""
         self.members: list[list[int]] = [[index] for index in range(len(keys))]
         self.links: dict[int, tuple[str, str]] = {}
         """For each record joined to another, the rule and detail of its first successful link."""
@@ -77,12 +79,18 @@ class UnionFind:
             self.identifiers[keep].setdefault(kind, set()).update(values)
 
     def _conflict(self, root_i: int, root_j: int) -> bool:
+        """Whether the groups hold two values of an identifier a work has one of: two PMIDs,
+        two journal DOIs, or two DOIs of one preprint server (other than two versions of one
+        preprint). A preprint server's DOI beside a journal's is a preprint and its article."""
         ids_i, ids_j = self.identifiers[root_i], self.identifiers[root_j]
         for kind in SINGLE_VALUED:
             values_i, values_j = ids_i.get(kind, set()), ids_j.get(kind, set())
             if kind == "doi":
-                values_i = {v for v in values_i if not is_preprint_doi(v)}
-                values_j = {v for v in values_j if not is_preprint_doi(v)}
+                servers_i, servers_j = _doi_registrars(values_i), _doi_registrars(values_j)
+                if any(servers_i[server].isdisjoint(servers_j[server])
+                       for server in servers_i.keys() & servers_j.keys()):
+                    return True
+                continue
             if values_i and values_j and not values_i & values_j:
                 return True
         return False
@@ -94,3 +102,13 @@ class UnionFind:
             compare_places(self.keys[x], self.keys[y]) == "conflict"
             or self.keys[x].notice != self.keys[y].notice
             for x in self.members[root_i] for y in self.members[root_j])
+
+
+def _doi_registrars(dois: set[str]) -> dict[str, set[str]]:
+    """DOIs by who registered them: each preprint server apart ('SSRN'), journals together
+    (''), a preprint's DOI without its version suffix."""
+    by_server: dict[str, set[str]] = {}
+    for doi in dois:
+        server = preprint_server(doi) or ""
+        by_server.setdefault(server, set()).add(without_version(doi) if server else doi)
+    return by_server

@@ -14,20 +14,28 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from scholargraph.identifiers import (
+    is_preprint_doi,
+    normalize_arxiv_id,
+    normalize_doi,
+    normalize_openalex_id,
+    normalize_pmcid,
+    normalize_pmid,
+    osf_id,
+    preprint_server,
+    published_doi_of_preprint,
+)
 from scholargraph.rag.dedup_titles import (
     CitedPlace,
     cited_errata,
     normalize_issue,
     notice_kind,
+    recurring_column,
     title_variants,
     to_ascii,
 )
 from scholargraph.records import Work
 
-PREPRINT_DOI_PREFIXES = ("10.48550/", "10.1101/", "10.21203/", "10.20944/", "10.2139/",
-                         "10.31219/", "10.31234/", "10.26434/", "10.36227/")
-"""arXiv, bioRxiv/medRxiv, Research Square, Preprints.org, SSRN, OSF, PsyArXiv, ChemRxiv,
-TechRxiv: a work may have one of these besides its published DOI."""
 COCHRANE_DOI = re.compile(r"10\.1002/14651858\.(cd\d+)(?:\.pub(\d+))?(?![\w.])", re.IGNORECASE)
 """A Cochrane Database of Systematic Reviews DOI: the review's number and its version suffix
 ('10.1002/14651858.CD002273.pub3'; without a suffix, the first version)."""
@@ -58,8 +66,12 @@ class Keys:
     """What the rules compare, computed once per record."""
 
     identifiers: dict[str, str]
+    versions: frozenset[tuple[str, str]]
+    """Identifiers of other versions of the work, as its record or its DOI says."""
     title: str
     titles: tuple[str, ...]
+    column: bool
+    """The title is a recurring column's ('Editor's Comments'): it does not identify an issue."""
     year: int | None
     author: str | None
     author_names: frozenset[str]
@@ -68,6 +80,12 @@ class Keys:
     venue: tuple[tuple[str, ...], ...]
     meeting: bool
     preprint: bool
+    posted: bool
+    """Its source says the record is a preprint (arXiv, OpenAlex's type, PubMed's publication
+    type), rather than a bibliography listing a server's DOI or name like a journal's."""
+    version: str
+    """Which version of the work the record is: '' for the published one, else the preprint
+    server ('SSRN', 'arXiv'; 'preprint' when the record does not say which)."""
     sources: frozenset[str]
     volume: str | None
     issue: str | None
@@ -85,11 +103,17 @@ def record_keys(work: Work) -> Keys:
         identifiers["arxiv"] = arxiv_from_doi
     if work.kind in ("web", "news", "material") and work.url:
         identifiers["url"] = re.sub(r"^https?://(www\.)?|/+$|#.*$", "", work.url.lower())
+    if guid := osf_id(work.doi):
+        identifiers["osf"] = guid
     titles = title_variants(work.title) or ("",)
+    preprint = (work.kind == "preprint" or (work.venue or "").lower() == "arxiv"
+                or is_preprint_doi(work.doi))
     return Keys(
         identifiers=identifiers,
+        versions=_version_ids(work, identifiers),
         title=titles[0],
         titles=titles,
+        column=recurring_column(titles[0]),
         year=work.year,
         author=author_key(work.authors[0]) if work.authors else None,
         author_names=_name_tokens(work.authors[0]) if work.authors else frozenset(),
@@ -97,8 +121,9 @@ def record_keys(work: Work) -> Keys:
         corporate=bool(work.authors) and bool(_CORPORATE.search(work.authors[0])),
         venue=venue_names(work.venue) if work.kind in ("article", "other") else (),
         meeting=bool(_MEETING.search(work.venue or "")),
-        preprint=work.kind == "preprint" or (work.venue or "").lower() == "arxiv"
-        or is_preprint_doi(work.doi),
+        preprint=preprint,
+        posted=work.kind == "preprint",
+        version=_version(work, identifiers) if preprint else "",
         sources=frozenset(work.sources),
         volume=normalize_volume(work.volume),
         issue=normalize_issue(work.issue),
@@ -110,8 +135,31 @@ def record_keys(work: Work) -> Keys:
     )
 
 
-def is_preprint_doi(doi: str | None) -> bool:
-    return bool(doi) and doi.startswith(PREPRINT_DOI_PREFIXES)
+def _version_ids(work: Work, own: dict[str, str]) -> frozenset[tuple[str, str]]:
+    """The (kind, value) identifiers of the work's other versions: those its record lists and
+    the article DOI a preprint DOI announces (JMIR's '10.2196/preprints.N' is '10.2196/N')."""
+    found: set[tuple[str, str]] = set()
+    for text in work.version_ids:
+        kind, _, raw = text.partition(":")
+        normalise = _NORMALISERS.get(kind)
+        if normalise is not None and (value := normalise(raw)):
+            found.add((kind, value))
+    if published := published_doi_of_preprint(work.doi):
+        found.add(("doi", published))
+    return frozenset(pair for pair in found if own.get(pair[0]) != pair[1])
+
+
+_NORMALISERS = {"doi": normalize_doi, "pmid": normalize_pmid, "pmcid": normalize_pmcid,
+                "arxiv": normalize_arxiv_id, "openalex": normalize_openalex_id,
+                "osf": lambda value: osf_id(f"osf.io/{value}")}
+
+
+def _version(work: Work, identifiers: dict[str, str]) -> str:
+    if server := preprint_server(work.doi):
+        return server
+    if "arxiv" in identifiers:
+        return "arXiv"
+    return work.venue or "preprint"
 
 
 def cochrane_review(work: Work) -> ReviewVersion | None:
@@ -192,7 +240,8 @@ def parse_pages(pages: str | None) -> Pages | None:
     return Pages(prefix, first_page, last_page)
 
 
-_PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
+_PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*"
+                    r"(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
                     re.IGNORECASE)
 
 

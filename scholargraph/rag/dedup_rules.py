@@ -35,6 +35,9 @@ two abstracts filed under a whole supplement's page range need not."""
 CONTRADICTING_TITLE_WORDS = 0.5
 """Below this rapidfuzz token-set ratio (0-1), titles name different works: with another first
 author and another year too, a shared identifier is a data error, not a duplicate."""
+PREPRINT_YEARS = 2
+"""A preprint and its published paper may be this many years apart (posted, reviewed, revised,
+printed)."""
 Place = Literal["same", "conflict", "unknown"]
 
 
@@ -47,6 +50,14 @@ def contradicts(a: Keys, b: Keys) -> bool:
     if a.author is None or b.author is None or first_authors_agree(a, b):
         return False
     return titles_disagree(a, b)
+
+
+def versions_disagree(a: Keys, b: Keys) -> bool:
+    """Whether a record naming ``b``'s identifier as another version of itself (OpenAlex's
+    locations, a JMIR preprint's DOI) is contradicted: titles that share too few words and
+    first authors that differ. A preprint retitled on publication keeps its first author; an
+    address pointing at the wrong work keeps neither."""
+    return titles_disagree(a, b) and not first_authors_agree(a, b)
 
 
 def titles_disagree(a: Keys, b: Keys) -> bool:
@@ -67,6 +78,8 @@ def fuzzy_match(a: Keys, b: Keys) -> str | None:
         return None
     place = compare_places(a, b)
     if place == "conflict" or not years_agree(a, b):
+        return None
+    if (a.column or b.column) and not one_issue_item(a, b, place):
         return None
     same_place = place == "same"
     if not (_authors_agree(a, b) or (same_place and (a.corporate or b.corporate))):
@@ -98,6 +111,8 @@ def place_match(a: Keys, b: Keys) -> str | None:
         return None
     if not first_authors_agree(a, b):
         return None
+    if (a.column or b.column) and not one_issue_item(a, b, "same"):
+        return None
     overlap = title_overlap(a, b)
     if overlap < PLACE_TITLE_WORDS:
         return None
@@ -113,6 +128,28 @@ def same_title(a: Keys, b: Keys) -> float | None:
     if similarity < TITLE_SIMILARITY or _substituted_words(title_a, title_b):
         return None
     return similarity
+
+
+def one_issue_item(a: Keys, b: Keys, place: Place) -> bool:
+    """Whether two records of a recurring column ('Editor's Comments', 'From the Editor') can
+    be the column of one issue: the title, the editor and the year are the same in every issue
+    of a volume, so only the place tells them apart.
+
+    Two issues given are compared: the same volume and issue is one column. Otherwise the same
+    volume and first page decide (front matter is paged in roman numerals that start again in
+    each issue, so it seldom has one). Without a place, only records of two different sources
+    may match: a source lists each issue's column, so a record matching two columns of one
+    source is ambiguous and joins neither (:func:`~scholargraph.rag.dedup._unambiguous`),
+    while records of unknown sources (a bibliography export) could be any two issues.
+    """
+    if a.issue and b.issue:
+        if a.issue != b.issue:
+            return False
+        if a.volume and a.volume == b.volume:
+            return True
+    if place == "same":
+        return True
+    return bool(a.sources and b.sources and a.sources.isdisjoint(b.sources))
 
 
 def compare_places(a: Keys, b: Keys) -> Place:
@@ -205,17 +242,24 @@ _TITLE_STOPWORDS = frozenset({
 
 
 def years_agree(a: Keys, b: Keys) -> bool:
-    """The same year; or a year apart for a preprint and its paper, for records of one journal
-    volume (online and print dates), or for an article online ahead of print (no volume yet)
-    and its printed record."""
+    """The same year; up to ``PREPRINT_YEARS`` apart for a preprint its source calls one and
+    a paper (review and publication take time); a year apart for a preprint known by its
+    server's DOI alone, for two preprints, for records of one journal volume (online and print
+    dates), or for an article online ahead of print (no volume yet) and its printed record.
+
+    A bibliography that lists a working paper like a journal item ('SSRN Electronic
+    Journal', 2016) beside the article (2018) treats them as two versions, each citable: the
+    labelled sets keep such versions apart, and so the wider gap needs the source's word."""
     if a.year is None or b.year is None:
         return False
     if a.year == b.year:
         return True
+    gap = abs(a.year - b.year)
+    if (a.posted or b.posted) and a.preprint != b.preprint:
+        return gap <= PREPRINT_YEARS
     one_volume = a.volume is not None and a.volume == b.volume
     ahead_of_print = (a.volume is None) != (b.volume is None)
-    return abs(a.year - b.year) == 1 and (a.preprint or b.preprint or one_volume
-                                          or ahead_of_print)
+    return gap == 1 and (a.preprint or b.preprint or one_volume or ahead_of_print)
 
 
 def _authors_agree(a: Keys, b: Keys) -> bool:

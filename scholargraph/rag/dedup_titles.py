@@ -92,6 +92,39 @@ _UNDECOMPOSED = str.maketrans({
 })
 
 
+def recurring_column(title: str) -> bool:
+    """Whether a normalised title is a journal's recurring column or front matter ('Editor's
+    Comments', 'From the Editor', 'Guest Editorial', 'Chair's Message', 'Book Reviews'): every
+    word one such titles are made of. Each issue prints one under the same title, often by the
+    same editor, so the title says which column it is, not which issue."""
+    words = [word for word in title.split() if not word.isdigit()]  # 'Reviewers 2017'
+    return bool(words) and all(word in _COLUMN_WORDS for word in words)
+
+
+_COLUMN_WORDS = frozenset({
+    "chief", "program", "programme", "general", "co", "thank", "you", "vol", "no",
+    "statement", "opinion", "opinions", "essay", "about", "author", "authors", "recognition",
+    "appointment", "appointments", "senior", "associate", "award", "awards", "best", "paper",
+    "summary", "abstracts", "list", "upcoming", "events", "frontmatter", "backmatter", "front",
+    "back", "matter", "cover",
+    "a", "an", "and", "the", "of", "to", "for", "from", "in", "on", "by", "this", "our", "with",
+    "at", "s", "editor", "editors", "editorial", "editorials", "guest", "chair", "chairs",
+    "chairman", "president", "presidents", "vice", "treasurer", "treasurers", "secretary",
+    "director", "directors", "publisher", "publishers", "members", "member", "message", "messages",
+    "letter", "letters", "note", "notes", "comment", "comments", "commentary", "column", "columns",
+    "corner", "desk", "introduction", "foreword", "preface", "prologue", "epilogue", "welcome",
+    "overview", "issue", "issues", "volume", "special", "section", "sections", "book", "books",
+    "review", "reviews", "reviewers", "reviewer", "acknowledgement", "acknowledgements",
+    "acknowledgment", "acknowledgments", "thanks", "news", "announcement", "announcements", "call",
+    "calls", "papers", "contents", "index", "masthead", "information", "board", "reports",
+    "report", "forum", "viewpoint", "perspective", "perspectives", "highlights", "update",
+    "updates", "erratum", "errata", "correction", "corrections", "obituary", "memoriam", "remarks",
+    "opening", "closing", "keynote", "address", "panel", "research", "new", "year", "annual"
+})
+"""The words recurring columns and front matter are titled with, and nothing else: a title
+made only of them names no subject."""
+
+
 def notice_kind(title: str) -> str | None:
     """'erratum', 'retraction', 'reply' or 'comment' when the title names a notice about a work.
 
@@ -157,15 +190,17 @@ _TRAILING_NOTE = re.compile(
     re.IGNORECASE)
 """Notes databases append to titles; the unclosed '(' is a note cut short by a length limit."""
 _FORMAT_LABEL = re.compile(
-    r"\[corrected\]|\((?:panel(?: session| abstract| summary)?|tutorial(?: session)?|keynote(?: talk)?"
+    r"\[corrected\]|\((?:panel(?: session| abstract| summary)?|tutorial(?: session)?"
+    r"|keynote(?: talk)?"
     r"|invited talk|demo(?:nstration)?(?: abstract| description| paper)?|experience paper"
     r"|industrial paper|extended abstract|extended version|short version|abstract only"
-    r"|poster(?: abstract)?)\)|^\s*(?:tutorial|panel|keynote)\s*:|^\s*tutorial on\s+(?=\w)"
+    r"|poster(?: abstract)?|preprint)\)|^\s*(?:tutorial|panel|keynote)\s*:|^\s*tutorial on\s+(?=\w)"
     r"|(?<=[?.!:])\s+panel\s*$|^\s*(?:guest\s+)?(?:editors?['’]?s?['’]?\s+)?foreword\s*:"
     r"|(?<=\w)\s*[,:\-\u2013]\s+(?:guest\s+)?editors?['’]?s?['’]?\s+(?:foreword|introduction)\s*$",
     re.IGNORECASE)
-"""Labels a proceedings, a journal or a database adds to a title: the format of the talk or
-the editor's role ('Guest Editors' Foreword', 'Foreword: '), not the work."""
+"""Labels a proceedings, a journal, a preprint server or a database adds to a title: the format
+of the talk, the editor's role ('Guest Editors' Foreword', 'Foreword: '), JMIR's '(Preprint)',
+not the work."""
 _NOTICES = (
     ("erratum", re.compile(
         r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+to\b|\s*[:.]|$)"

@@ -32,7 +32,6 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
@@ -213,7 +212,7 @@ class OpenAIEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return _normalised([self._call(self.client.embed_query, text)])[0]
 
-    def _call(self, method, argument):  # type: ignore[no-untyped-def]
+    def _call(self, method, argument):
         from openai import OpenAIError
 
         try:
@@ -395,7 +394,7 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _normalised(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+def _normalised(vectors: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     matrix = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1, norms)

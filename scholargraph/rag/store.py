@@ -15,8 +15,8 @@ Vectors are always computed here and handed to Chroma, so Chroma's own default e
 from __future__ import annotations
 
 import hashlib
-import threading
 import re
+import threading
 from collections.abc import Sequence
 
 import chromadb
@@ -105,7 +105,8 @@ class PassageStore:
         for offset in range(0, len(keys), self.max_batch):
             end = offset + self.max_batch
             self.collection.add(ids=keys[offset:end], embeddings=vectors[offset:end],
-                                metadatas=metadatas[offset:end] if metadatas else None)
+                                metadatas=metadatas[offset:end] if metadatas else None,  # type: ignore[arg-type]
+                                )
 
 
 def collection_name(model_name: str) -> str:

@@ -17,51 +17,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
+
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse, ServiceHandler
+from scholargraph.testing.services import default_handlers
+
+__all__ = ["Fault", "RateLimit", "ReplayRequest", "ReplayResponse", "ReplayServer",
+           "ServiceHandler", "temporary_environment"]
 
 FaultKind = Literal["latency", "429", "500", "hang", "truncated", "malformed", "empty",
                     "oversized"]
-
-
-@dataclass(frozen=True)
-class ReplayRequest:
-    """One request as the server saw it, with form fields and query parameters merged."""
-
-    service: str
-    method: str
-    path: str
-    params: dict[str, list[str]]
-    headers: dict[str, str]
-    body: bytes
-    at: float
-
-    def param(self, name: str, default: str | None = None) -> str | None:
-        values = self.params.get(name)
-        return values[0] if values else default
-
-
-@dataclass
-class ReplayResponse:
-    status: int = 200
-    body: bytes = b""
-    content_type: str = "application/json"
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-class ServiceHandler(Protocol):
-    """A recorded service: ``prefix`` is its path segment, ``handle`` answers one request.
-
-    A handler may also define ``endpoint_env(service_url) -> dict[str, str]``: the environment
-    variables that point its client at ``service_url`` (a plug-in's own endpoint variable), which
-    :meth:`ReplayServer.environment` then sets with the built-in ones.
-    """
-
-    prefix: str
-
-    def handle(self, request: ReplayRequest) -> ReplayResponse: ...
 
 
 @dataclass(frozen=True)
@@ -124,8 +92,6 @@ class ReplayServer:
     def default(cls, extra: Iterable[ServiceHandler] = (), **options: Any) -> ReplayServer:
         """The five recorded services, plus any handlers a plug-in brings (same prefix: the
         plug-in's handler wins); ``options`` as for the constructor."""
-        from scholargraph.testing.services import default_handlers
-
         return cls([*default_handlers(), *extra], **options)
 
     def add_handler(self, handler: ServiceHandler) -> None:
@@ -136,7 +102,7 @@ class ReplayServer:
         if self._httpd is None:
             raise RuntimeError("the replay server is not running; use it as a context manager")
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def service_url(self, prefix: str) -> str:
         """Base URL of one mounted service, with a trailing slash."""
@@ -321,7 +287,7 @@ class _QuietServer(ThreadingHTTPServer):
         import sys
 
         if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 @contextmanager

@@ -175,6 +175,7 @@ def _work(result: arxiv.Result) -> Work:
         url=result.entry_id.replace("http://", "https://"),
         sources=["arxiv"],
         kind="preprint",
+        journal_ref=result.journal_ref or None,
     )
 
 

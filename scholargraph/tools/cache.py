@@ -36,7 +36,7 @@ from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import requests
 from lxml import etree
@@ -156,7 +156,7 @@ class RewritingSession(requests.Session):
 
     rewrite: URLRewrite | None = None
 
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:  # type: ignore[override]
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:
         if self.rewrite and request.url and request.url.startswith(self.rewrite[0]):
             request.url = self.rewrite[1] + request.url[len(self.rewrite[0]):]
         return super().send(request, **kwargs)
@@ -171,7 +171,7 @@ class ReviewCachedSession(RewritingSession, CachedSession):
         written = _written.get()
         key = getattr(response, "cache_key", None)
         if written is not None and key and not getattr(response, "from_cache", False):
-            written.append((self.cache, key))
+            written.append((cast(SQLiteCache, self.cache), key))
         return response
 
 

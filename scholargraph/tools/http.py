@@ -373,7 +373,7 @@ class PoliteAdapter(HTTPAdapter):
         self._settings = settings
         self._declared = declared
 
-    def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
+    def send(self, request, **kwargs):  # type: ignore[override]
         rules = policy(self._service, self._settings, self._declared)
         kwargs["timeout"] = bounded_timeout(kwargs.get("timeout"), rules.timeout_s)
         response = self._send_politely(request, rules, kwargs)
@@ -397,9 +397,10 @@ class PoliteAdapter(HTTPAdapter):
                 delay = backoff_delay(rules, attempt)
                 reason = type(exc).__name__
             else:
-                delay = self._retry_delay(response, rules, attempt)
-                if delay is None or last:
+                wait = self._retry_delay(response, rules, attempt)
+                if wait is None or last:
                     return response
+                delay = wait
                 reason = f"HTTP {response.status_code}"
                 response.close()
             log.warning("%s: %s; retry %d of %d in %.2fs", self._service, reason, attempt + 1,

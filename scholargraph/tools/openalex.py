@@ -9,14 +9,21 @@ Each page is asked for while the one before is turned into works (:func:`one_ahe
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 import pyalex
 from pyalex import Works
 
 from scholargraph.errors import SourceResponseError
+from scholargraph.identifiers import (
+    identifiers_in_url,
+    is_preprint_doi,
+    normalize_arxiv_id,
+    normalize_doi,
+    osf_id,
+)
 from scholargraph.records import Work
-from scholargraph.schemas import Intent
+from scholargraph.schemas import Domain, Intent
 from scholargraph.settings import Settings
 from scholargraph.tools.base import (
     SearchRequest,
@@ -35,17 +42,17 @@ from scholargraph.tools.prefetch import one_ahead
 
 OFFICIAL_URL = "https://api.openalex.org"
 WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
-               "authorships", "primary_location", "abstract_inverted_index", "cited_by_count",
-               "is_retracted", "open_access", "best_oa_location", "referenced_works")
+               "authorships", "primary_location", "locations", "abstract_inverted_index",
+               "cited_by_count", "is_retracted", "open_access", "best_oa_location",
+               "referenced_works")
 """The fields :func:`work_from_openalex` reads: the only ones a search asks for (``select``),
-which leaves out the bulkiest parts of a Work (related works, concepts, topics, locations,
-yearly counts) and roughly halves what is downloaded."""
+which leaves out the bulkiest parts of a Work (related works, concepts, topics, yearly
+counts) and roughly halves what is downloaded. The locations are read for the other versions
+of a work they name (a journal article's preprint, a preprint's published version)."""
 PER_PAGE_MAX = 100
 PHRASE_WORDS = 2
 STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
-ALL_DOMAINS = frozenset(
-    {"biomedical", "physics", "computer_science", "materials", "chemistry", "general"}
-)
+ALL_DOMAINS: frozenset[Domain] = frozenset(get_args(Domain))
 
 
 class OpenAlexAgent(SourceAgent):
@@ -58,7 +65,7 @@ class OpenAlexAgent(SourceAgent):
         official_hosts=("openalex.org",), endpoint_envs=("SCHOLARGRAPH_OPENALEX_URL",))
     label: ClassVar[str] = "OpenAlex"
     always_active: ClassVar[bool] = True
-    domains = ALL_DOMAINS
+    domains: ClassVar[frozenset[Domain]] = ALL_DOMAINS
     query_syntax: ClassVar[str] = (
         'OpenAlex full-text search over titles and abstracts: plain words, phrases in double '
         'quotes, AND/OR/NOT in capitals; no field tags (years are applied as filters)'
@@ -133,12 +140,14 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             openalex_id=work.get("id"),
             url=work.get("doi") or location.get("landing_page_url") or work.get("id"),
             sources=["openalex"],
-            kind="preprint" if work.get("type") == "preprint" else "article",
+            kind="preprint" if work.get("type") == "preprint" or is_preprint_doi(work.get("doi"))
+            else "article",  # OpenAlex types an SSRN paper 'article'; its DOI says preprint
             cited_by_count=work.get("cited_by_count"),
             is_retracted=bool(work.get("is_retracted")),
             oa_url=open_access_url(work),
             licence=open_access_licence(work),
             referenced_works=work.get("referenced_works") or [],
+            version_ids=_other_versions(work),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
@@ -155,6 +164,21 @@ def open_access_url(item: dict[str, Any]) -> str | None:
 def open_access_licence(item: dict[str, Any]) -> str | None:
     """The licence of the best open-access copy ('cc-by'), where OpenAlex states one."""
     return (item.get("best_oa_location") or {}).get("license")
+
+
+def _other_versions(work: dict[str, Any]) -> list[str]:
+    """The DOIs, arXiv ids and OSF ids of the work's locations other than its own: OpenAlex
+    lists a journal article's preprint among its locations (an OSF or arXiv page) and a
+    preprint's published version among its own ('https://doi.org/10.2196/28749')."""
+    doi = normalize_doi(work.get("doi"))
+    own = {("doi", doi), ("osf", osf_id(doi)), ("arxiv", normalize_arxiv_id(doi))}
+    found: list[str] = []
+    for location in work.get("locations") or []:
+        for url in (location.get("landing_page_url"), location.get("pdf_url")):
+            for kind, value in identifiers_in_url(url):
+                if kind in ("doi", "arxiv", "osf") and (kind, value) not in own:
+                    found.append(f"{kind}:{value}")
+    return list(dict.fromkeys(found))
 
 
 def _author(authorship: dict[str, Any]) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 _END = object()
@@ -30,7 +30,12 @@ def one_ahead(items: Iterable[T]) -> Iterator[T]:
     iterator = iter(items)
     context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="one-ahead") as pool:
-        pending = pool.submit(context.run, next, iterator, _END)
+        pending = pool.submit(context.run, _next_or_end, iterator)
         while (item := pending.result()) is not _END:
-            pending = pool.submit(context.run, next, iterator, _END)
-            yield item  # type: ignore[misc]
+            pending = pool.submit(context.run, _next_or_end, iterator)
+            yield cast(T, item)
+
+
+def _next_or_end(iterator: Iterator[T]) -> T | object:
+    """The next item, or :data:`_END` when there is none."""
+    return next(iterator, _END)

@@ -250,10 +250,17 @@ def _article_work(article: etree._Element) -> Work:
         pmcid=ids.get("pmc"),
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
-        kind="article",
+        kind="preprint" if _is_preprint(body) else "article",
         is_retracted=any(notice.startswith("Retraction in:") for notice in notices),
         notices=notices,
     )
+
+
+def _is_preprint(article: etree._Element) -> bool:
+    """PubMed indexes preprints (from PMC's preprint pilot) under the publication type
+    'Preprint'; every other article it lists is a journal's."""
+    return any(_text(kind) == "Preprint"
+               for kind in article.iterfind("PublicationTypeList/PublicationType"))
 
 
 def _book_work(book: etree._Element) -> Work:

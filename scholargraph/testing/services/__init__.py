@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scholargraph.testing.server import ServiceHandler
+from scholargraph.testing.messages import ServiceHandler
 
 
 def default_handlers() -> list[ServiceHandler]:

@@ -18,7 +18,7 @@ from functools import cached_property
 from xml.sax.saxutils import escape
 
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 from scholargraph.testing.services import querymatch
 from scholargraph.testing.services.querymatch import Doc, Range, Term, Token
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 
 RESULTS_PAGE = "ddg/duckduckgo-synopsis.html_duckduckgo_com.html"
 NEWS_RESULTS = "ddg/news.json"

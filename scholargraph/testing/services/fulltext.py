@@ -20,7 +20,7 @@ import re
 from functools import cache
 
 from scholargraph.testing.fixtures import fixture_bytes, fixture_path
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 from scholargraph.testing.services.ddg import Site
 
 PMC_FOLDER = "fulltext/pmc"

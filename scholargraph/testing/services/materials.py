@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 
 Document = dict[str, Any]
 

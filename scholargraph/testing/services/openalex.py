@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 from scholargraph.identifiers import normalize_doi, normalize_openalex_id
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 from scholargraph.testing.services import querymatch
 from scholargraph.testing.services.querymatch import Doc, Term, Token
 
@@ -109,7 +109,8 @@ def _list_items(raw: bytes) -> list[bytes]:
     start = re.search(r'"results"\s*:\s*\[', text)
     if start is None:
         return []
-    items, at = [], start.end()
+    items: list[bytes] = []
+    at = start.end()
     while True:
         at = len(text) - len(text[at:].lstrip(" \n\r\t,"))
         if text[at] == "]":

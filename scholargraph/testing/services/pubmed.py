@@ -17,7 +17,7 @@ from functools import cached_property
 from xml.etree import ElementTree
 
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 from scholargraph.testing.services import querymatch
 from scholargraph.testing.services.querymatch import Doc, Range, Term, Token
 
@@ -99,7 +99,9 @@ class Article:
 
 def _article(raw: bytes) -> Article:
     root = ElementTree.fromstring(raw)
-    text = lambda path: " ".join("".join(node.itertext()) for node in root.iterfind(path))
+    def text(path: str) -> str:
+        return " ".join("".join(node.itertext()) for node in root.iterfind(path))
+
     year = (root.findtext(".//Article/Journal/JournalIssue/PubDate/Year")
             or (root.findtext(".//Article/Journal/JournalIssue/PubDate/MedlineDate") or "")[:4])
     fields = {

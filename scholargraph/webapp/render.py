@@ -1,5 +1,6 @@
-"""The pages' HTML, and the finished review as the page shows it: findings under their sub-questions, each with the
-passages it rests on (the quoted span marked inside its passage) and the work each comes from.
+"""The pages' HTML, and the finished review as the page shows it: findings under their
+sub-questions, each with the passages it rests on (the quoted span marked inside its passage)
+and the work each comes from.
 
 Everything here is plain data for the Jinja templates, which escape it; the one piece of ready
 HTML, a formatted reference, is built from escaped parts by :func:`reference_html`. Links are
@@ -16,8 +17,8 @@ import jinja2
 from markupsafe import Markup, escape
 
 from scholargraph.exports.citation import Styling, best_link, format_reference
-from scholargraph.records import Passage, Work
-from scholargraph.report import Report, passage_location
+from scholargraph.records import Passage, Work, passage_location
+from scholargraph.report import Report
 from scholargraph.schemas import Finding, Quote
 
 
@@ -121,7 +122,7 @@ def _split(passage: Passage, quote: Quote | None) -> tuple[str, str, str]:
 
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("scholargraph.web", "templates"),
+        loader=jinja2.PackageLoader("scholargraph.webapp", "templates"),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     )
     environment.globals.update(
@@ -135,5 +136,5 @@ TEMPLATES = _environment()
 
 
 def page(template: str, **context: Any) -> str:
-    """A template of ``scholargraph/web/templates`` rendered with every value escaped."""
+    """A template of ``scholargraph/webapp/templates`` rendered with every value escaped."""
     return TEMPLATES.get_template(template).render(**context)

@@ -162,7 +162,7 @@ class ReviewBoard:
         full."""
         options["offline"] = self.offline or bool(options.get("offline"))
         events = EventLog()
-        progress = JsonlEvents(events)
+        progress = JsonlEvents(events)  # type: ignore[arg-type]  # write and flush suffice
         run = start_review(question, on_progress=progress, **options)
         with self._lock:
             queued = sum(1 for r in self._reviews.values() if r.status == "queued")

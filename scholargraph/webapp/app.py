@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from scholargraph.errors import InputError
+from scholargraph.options import ReviewOptions
 from scholargraph.settings import get_settings
 from scholargraph.tools.registry import source_names
-from scholargraph.web import render
-from scholargraph.web.reviews import (
+from scholargraph.webapp import render
+from scholargraph.webapp.reviews import (
     MAX_RUNNING,
     ReviewBoard,
     ReviewBusy,
@@ -61,7 +63,9 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-FORM_FIELDS = {"question", "sources", "since", "until", "offline", "approve_plan"}
+FORM_FIELDS = {"question"} | {option.name for option in fields(ReviewOptions)
+                               if option.metadata.get("form")}
+"""What the page may set: the question and the run options the schema marks for the form."""
 EVENT_WAIT_SECONDS = 1.0
 SHUTDOWN_GRACE_SECONDS = 3
 
@@ -84,7 +88,7 @@ def create_app(*, offline: bool = False, out_root: Path | None = None,
         Route("/reviews/{review_id}/decision", pages.decide, methods=["POST"]),
         Route("/reviews/{review_id}/review", pages.review_fragment),
         Route("/reviews/{review_id}/files/{name}", pages.download),
-        Mount("/static", StaticFiles(packages=[("scholargraph.web", "static")]), name="static"),
+        Mount("/static", StaticFiles(packages=[("scholargraph.webapp", "static")]), name="static"),
     ]
     middleware = [Middleware(TrustedHostMiddleware,
                              allowed_hosts=allowed_hosts or LOOPBACK_HOSTS)]
@@ -190,11 +194,13 @@ def _review_request(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
                                     and all(isinstance(s, str) for s in sources)):
         raise InputError("sources must be a list of source names, or null to let the question "
                          "choose")
-    options = {"sources": [s.strip().lower() for s in sources] if sources is not None else None,
-               "since": _year(body.get("since"), "since"),
-               "until": _year(body.get("until"), "until"),
-               "offline": body.get("offline") is True,
-               "approve_plan": body.get("approve_plan") is True}
+    options: dict[str, Any] = {
+        "sources": [s.strip().lower() for s in sources] if sources is not None else None}
+    for option in fields(ReviewOptions):
+        if option.name in FORM_FIELDS and option.name != "sources":
+            value = body.get(option.name)
+            options[option.name] = (value is True if option.default is False
+                                    else _year(value, option.name))
     return body.get("question", ""), options
 
 

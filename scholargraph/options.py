@@ -1,0 +1,93 @@
+"""The options of a review, checked together before any request is sent.
+
+:class:`ReviewOptions` is what the Python API (:func:`scholargraph.review`), the CLI and the web
+page hand to a run; it turns into the run's :class:`~scholargraph.context.ReviewContext` and its
+:class:`~scholargraph.settings.Settings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from scholargraph.context import ReviewContext, option
+from scholargraph.engines import load_chat_model
+from scholargraph.errors import InputError
+from scholargraph.exports.styles import check_style
+from scholargraph.settings import Settings
+from scholargraph.tools.library import load_library
+from scholargraph.tools.registry import source_names
+
+MAX_RESULTS_LIMIT = 2000
+
+
+MAX_FULL_TEXTS = 200
+"""Full texts one review may read at most: beyond, the run would be a crawl."""
+
+@dataclass(kw_only=True)
+class ReviewOptions(ReviewContext):
+    """The options of a review: the run's context (:class:`ReviewContext`, written once) and
+    those that only start a run, checked together."""
+
+    thread: str | None = option(
+        None, "name the run; it is checkpointed after every step and the same name resumes it",
+        cli={})
+    offline: bool = option(
+        False, "search the small recorded corpus shipped with scholargraph instead of the live "
+        "services (no network needed)", cli={}, form=True)
+    no_cache: bool = option(
+        False, "ask the services afresh: neither read nor write the on-disk cache of their "
+        "answers", cli={})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.no_cache:
+            self.settings = self.run_settings.model_copy(update={"no_cache": True})
+
+    def check(self) -> None:
+        """Raise :class:`InputError` for an option that cannot work."""
+        known = source_names()
+        for name in self.sources or []:
+            if name not in known:
+                raise InputError(f"unknown source {name!r}; choose from {', '.join(known)}")
+        if self.sources is not None and not self.sources:
+            raise InputError("no source given; choose from " + ", ".join(known))
+        if not 1 <= self.max_results <= MAX_RESULTS_LIMIT:
+            raise InputError(f"max results must be between 1 and {MAX_RESULTS_LIMIT}")
+        for label, year in (("since", self.since), ("until", self.until)):
+            if year is not None and not 1800 <= year <= 2100:
+                raise InputError(f"--{label} {year} is not a plausible publication year")
+        if self.since and self.until and self.since > self.until:
+            raise InputError(f"--since {self.since} is after --until {self.until}")
+        if not 0 <= self.full_text <= MAX_FULL_TEXTS:
+            raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
+        if not 1 <= self.max_iterations <= 10:
+            raise InputError("max iterations must be between 1 and 10")
+        if self.model and self.chat_model is None:
+            self.chat_model = load_chat_model(self.model)
+        self.citation_style = check_style(self.citation_style)
+        if self.library is not None:
+            if not Path(self.library).expanduser().exists():
+                raise InputError(f"--library {self.library} does not exist")
+            load_library(Path(self.library).expanduser())  # a file that cannot be read says so
+            if self.sources is not None and "library" not in self.sources:
+                self.sources = ["library", *self.sources]
+
+    def context(self, settings: Settings) -> ReviewContext:
+        """The run's context: these options without the starting ones, with ``settings`` (the
+        run's own, its endpoints swapped while an offline run goes)."""
+        values = {f.name: getattr(self, f.name) for f in fields(ReviewContext)}
+        return ReviewContext(**{**values, "settings": settings})
+
+
+def options_from(values: dict[str, Any]) -> ReviewOptions:
+    """:class:`ReviewOptions` from keyword options (``style`` is ``citation_style``'s short
+    name), or :class:`InputError` naming an unknown one."""
+    values = dict(values)
+    if "style" in values:
+        values["citation_style"] = values.pop("style")
+    try:
+        return ReviewOptions(**values)
+    except TypeError as exc:
+        raise InputError(f"unknown option: {exc}") from exc

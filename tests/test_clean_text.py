@@ -1,0 +1,134 @@
+"""Clean text everywhere: control characters never reach a record, sentences split where a
+space was lost, and reference lists never become findings; over the recorded OpenAlex works
+whose fields showed each fault."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from scholargraph.exports import bibtex, csljson, ris
+from scholargraph.extractive import quotable
+from scholargraph.rag.chunking import chunk_work, split_sentences
+from scholargraph.records import Work
+from scholargraph.testing import fixture_bytes
+from scholargraph.text import clean_text, reference_debris, references_start
+from scholargraph.tools.openalex import work_from_openalex
+
+LANCET, HEALTH_SECURITY, OSF = ("10.1016/s2589-7500(22)00097-8", "10.1089/hs.2020.0194",
+                                "10.31219/osf.io/ndp8m")
+
+
+def recorded(doi: str) -> Work:
+    results = json.loads(fixture_bytes("openalex/peneira_works.json"))["results"]
+    [item] = [item for item in results if (item.get("doi") or "").endswith(doi)]
+    return work_from_openalex(item)
+
+
+def quoted(work: Work) -> list[str]:
+    return [c.quote.text for p in chunk_work(work) for c in quotable(p, work.year)]
+
+
+def test_control_characters_are_stripped_when_the_record_is_made() -> None:
+    raw = json.loads(fixture_bytes("openalex/peneira_works.json"))["results"]
+    [item] = [i for i in raw if (i.get("doi") or "").endswith(LANCET)]
+    venue = item["primary_location"]["source"]["display_name"]
+    assert venue == "\x98The \x9cLancet. Digital health"
+    assert recorded(LANCET).venue == "The Lancet. Digital health"
+    work = Work(title="Deep\u200blearning\x00 for\x07 surveillance", authors=["Abad,\x1b Zahra"],
+                abstract="Line one.\r\nLine two.\x0cPage two.", pages="e1\x9c")
+    assert (work.title, work.authors, work.pages) == (
+        "Deeplearning for surveillance", ["Abad, Zahra"], "e1")
+    assert work.abstract == "Line one. Line two. Page two."  # breaks kept, then spaced
+    assert clean_text("plain text, tabs\tand\nlines") == "plain text, tabs\tand\nlines"
+
+
+def test_a_sentence_run_into_the_next_is_split_at_its_full_stop() -> None:
+    abstract = recorded(OSF).abstract or ""
+    assert "crowdsourced data.Conclusion: Findings" in abstract
+    sentences = [abstract[start:end] for start, end in split_sentences(abstract)]
+    assert any(s.endswith("improve the quality and reliability of crowdsourced data.")
+               for s in sentences)
+    assert any(s.startswith("Conclusion: Findings indicate") for s in sentences)
+    conclusion = [q for q in quoted(recorded(OSF)) if q.startswith("Findings indicate")]
+    assert conclusion, "the label is cut off the quote, as for a spaced structured abstract"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The rate was 3.5 per 1000. It fell.", ["The rate was 3.5 per 1000.", "It fell."]),
+    ("E.coli and S.aureus grew in 2.5% of plates.", None),
+    ("Samples were collected, e.g.The first cohort was larger.", None),
+    ("The U.S. Army and the U.K. agreed.", None),
+    ("Smith et al.The trial was stopped.", None),
+    ("Data are at https://example.org/Data.Set and doi:10.1000/ABC.Def today.", None),
+    ("Registered at ClinicalTrials.gov in 2019.", None),
+    ("BRCA1.The gene was mutated.", ["BRCA1.", "The gene was mutated."]),
+    ("It rose by 12%.In contrast, it fell.", ["It rose by 12%.", "In contrast, it fell."]),
+])
+def test_sentence_splitting_keeps_decimals_abbreviations_and_addresses(
+        text: str, expected: list[str] | None) -> None:
+    assert [text[start:end] for start, end in split_sentences(text)] == (expected or [text])
+
+
+def test_reference_list_debris_is_never_a_quotable_sentence() -> None:
+    lancet = recorded(LANCET)
+    assert "Crossref PubMed Scopus (15) Google Scholar" in (lancet.abstract or "")
+    health_security = recorded(HEALTH_SECURITY)
+    assert "References1. Endsley MR." in (health_security.abstract or "")
+    for work in (lancet, health_security):
+        quotes = quoted(work)
+        assert quotes, work.doi
+        for quote in quotes:
+            assert "Crossref" not in quote and "Google Scholar" not in quote, quote
+            assert not reference_debris(quote), quote
+    assert not any("Endsley" in q or "Oxford University Press" in q
+                   for q in quoted(health_security))
+
+
+def test_reference_lists_are_not_indexed() -> None:
+    work = recorded(HEALTH_SECURITY)
+    cut = references_start(work.abstract or "")
+    assert cut is not None
+    passages = chunk_work(work)
+    assert passages and max(p.end for p in passages) <= cut
+    assert all(p.text == (work.abstract or "")[p.start:p.end] for p in passages)
+
+
+@pytest.mark.parametrize("text", [
+    "2021; 36: 908-915Crossref PubMed Scopus (2) Google Scholar—Smith J. A trial.",
+    "Smith AB, Jones CD, Brown E. Machine learning in health. Lancet 2019;394:1234-40.",
+    "Lancet Digit Health. 2020; 2: e1-e10. PubMed",
+    "Past risk,9Schell RC Allen B Goedel WC et al.Identifying predictors of overdose death.",
+])
+def test_reference_debris_is_recognised(text: str) -> None:
+    assert reference_debris(text)
+
+
+@pytest.mark.parametrize("text", [
+    "We searched PubMed, Scopus and Google Scholar for studies published 2010-2020.",
+    "The model improved accuracy by 12% (95% CI 8-16; p<0.001) in 2021.",
+    "Cases rose from 2019 to 2021 in 36 states, as Smith et al. reported.",
+])
+def test_statements_naming_databases_or_numbers_are_not_debris(text: str) -> None:
+    assert not reference_debris(text)
+
+
+def test_the_recorded_lancet_venue_is_exported_clean() -> None:
+    lancet = recorded(LANCET)
+    csl = json.dumps(csljson.to_csl([lancet]), ensure_ascii=False)
+    for text in (bibtex.dumps([lancet]), ris.dumps([lancet]), csl):
+        assert "Lancet. Digital health" in text
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
+
+
+def test_no_passage_spans_a_citation_pasted_into_the_text() -> None:
+    lancet = recorded(LANCET)
+    passages = chunk_work(lancet)
+    assert len(passages) > 1
+    for passage in passages:
+        assert "Crossref" not in passage.text and "Google Scholar" not in passage.text
+        assert passage.text == (lancet.abstract or "")[passage.start:passage.end]
+    statement = "the model performed well in different time periods"
+    assert any(statement in passage.text for passage in passages)
