@@ -57,7 +57,12 @@ class ReviewContext:
         "passages it cites, and remove those it is not (one more call)", cli={})
     library: str | None = option(
         None, "your own records, searched first: a .bib, .ris, CSL-JSON .json, .jsonl or .pdf "
-        "file, or a folder of them (unset: SCHOLARGRAPH_LIBRARY)", cli={"metavar": "PATH"})
+        "file, a JATS .nxml/.xml article, or a folder of them (unset: SCHOLARGRAPH_LIBRARY); "
+        "PDFs and JATS are read in full", cli={"metavar": "PATH"})
+    full_text: int = option(
+        10, "included works read in full where they are open access (PMC, arXiv, open-access "
+        "copies), best ranked first (0-200; 0: abstracts only)",
+        cli={"type": int, "metavar": "N"})
     citation_style: str = option(
         "apa", "citation style of the reference lists: apa or a CSL style name such as ieee, "
         "nature, chicago-author-date", cli={"flag": "--style", "metavar": "NAME"})

@@ -11,6 +11,11 @@ engine fills the same table through structured output; each of its rows must quo
 verbatim or it is dropped, and the deterministic table answers when the reply is malformed.
 Materials Project values (band gap, formation energy, energy above hull, density) come from the
 material records themselves, cited to the material's entry.
+
+Rows of full-text tables arrive as passages reading "Table 3, 42 TF: Age 38; Survival (months)
+14." (see :mod:`scholargraph.fulltext.jats`); a numeric cell whose column header names a unit in
+parentheses ("Survival (months)") is read as that value with that unit, and the row is cited like
+a sentence.
 """
 
 from __future__ import annotations
@@ -75,7 +80,8 @@ def evidence_table(question: str, intent: Intent, passages: list[Passage], paper
     rows = material_rows(question, materials, papers)
     notes: list[str] = []
     if model is None or not text_passages:
-        return rows + extract_rows(question, intent, text_passages), notes
+        candidates = text_passages + table_passages(papers, {p.id for p in text_passages})
+        return rows + extract_rows(question, intent, candidates), notes
     table, notes = ask_structured(
         model, EvidenceTable, system=SYSTEM, user=_prompt(question, text_passages),
         fallback=lambda: EvidenceTable(rows=extract_rows(question, intent, text_passages)),
@@ -90,9 +96,9 @@ def evidence_table(question: str, intent: Intent, passages: list[Passage], paper
 def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list[EvidenceRow]:
     """Per work, the sentence sharing most terms with the question that states a value."""
     terms = set(content_words(" ".join([question, *intent.keywords])))
-    best: dict[str, tuple[int, EvidenceRow]] = {}
+    best: dict[str, tuple[tuple[int, bool], EvidenceRow]] = {}
     for passage in sorted(passages, key=lambda p: -p.score):
-        for start, end in split_sentences(passage.text):
+        for start, end in _statements(passage):
             sentence = passage.text[start:end]
             found = first_value(sentence)
             overlap = len(terms & set(content_words(sentence)))
@@ -101,14 +107,66 @@ def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list
             row = EvidenceRow(measure=found.measure, value=found.value, unit=found.unit,
                               subject=subject_of(sentence, passage.text, intent),
                               passage_id=passage.id, quote=sentence, start=start, end=end)
-            if passage.work_id not in best or overlap > best[passage.work_id][0]:
-                best[passage.work_id] = (overlap, row)
+            rank = (overlap, found is not None and TABLE_ROW.match(sentence) is not None)
+            if passage.work_id not in best or rank > best[passage.work_id][0]:
+                best[passage.work_id] = (rank, row)
     return [row for _, row in best.values()]
 
 
+def _statements(passage: Passage) -> list[tuple[int, int]]:
+    """A table passage's rows (one a block: 'p.Glu746' inside a row does not end it), else the
+    passage's sentences."""
+    if not _is_table(passage):
+        return split_sentences(passage.text)
+    spans, start = [], 0
+    for row in passage.text.split("\n\n"):
+        if row.strip():
+            spans.append((start, start + len(row)))
+        start += len(row) + 2
+    return spans
+
+
+def _is_table(passage: Passage) -> bool:
+    return passage.section.rsplit(" > ", 1)[-1].lower().startswith("table")
+
+
+def table_passages(papers: list[Work], known: set[str]) -> list[Passage]:
+    """Passages of the full-text tables of the works, beyond those already selected: a value
+    stated in a table row is as citable as one stated in a sentence, and more exact."""
+    found: list[Passage] = []
+    for work in papers:
+        if not any(span.kind == "table" for span in work.full_text_spans):
+            continue
+        found += [passage for passage in chunk_work(work)
+                  if passage.id not in known and _is_table(passage)]
+    return found
+
+
+TABLE_ROW = re.compile(r"^(?:Table|TABLE) [\w.]+(?:, (?P<row>[^:]{1,120}))?: (?P<cells>.+)\.$")
+HEADER_UNIT = re.compile(r"^(?P<name>.+?)\s*[(\[](?P<unit>[^()\[\]]{1,20})[)\]]\s*$")
+CELL_NUMBER = re.compile(rf"^({_NUMBER})(?:\s*(?:±|\+/-)\s*{_NUMBER})?$")
+
+
+def table_value(sentence: str) -> _Value | None:
+    """The first cell of a table row whose header names a unit ('Survival (months) 14')."""
+    match = TABLE_ROW.match(sentence)
+    if match is None:
+        return None
+    for cell in match.group("cells").split("; "):
+        header, _, value = cell.rpartition(" ")
+        named = HEADER_UNIT.match(header)
+        if named and CELL_NUMBER.match(value):
+            row = (match.group("row") or "").strip()
+            measure = f"{named.group('name')} ({row})" if row else named.group("name")
+            return _Value(measure, value, named.group("unit"))
+    return None
+
+
 def first_value(sentence: str) -> _Value | None:
-    """The sentence's headline value: a ratio with its CI, else a measured quantity, else a
-    sample size."""
+    """The sentence's headline value: a table cell with its unit, a ratio with its CI, else a
+    measured quantity, else a sample size."""
+    if found := table_value(sentence):
+        return found
     if match := RATIO.search(sentence):
         name, value, low, high = match.groups()
         measure = RATIO_NAMES.get(name.lower(), name.lower().rstrip("s"))

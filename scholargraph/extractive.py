@@ -415,7 +415,17 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     findings += compared + source_limitations(ranked, used, cited)
     gaps = evidence_gaps(subs, findings, len(papers))
     return Draft(summary=extractive_summary(subs, findings, passages, papers), findings=findings,
-                 gaps=gaps, limitations=list(REVIEW_LIMITATIONS))
+                 gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
+
+
+def evidence_limitation(papers: list[Work]) -> str:
+    """What the evidence was read from: abstracts only, or how many works in full."""
+    read = sum(1 for work in papers if work.full_text_spans)
+    if not read:
+        return REVIEW_LIMITATIONS[0]
+    return (f"{read} of {len(papers)} included works were read in full (open-access full text, "
+            "cited by section and page); the others rest on their titles and abstracts, and what "
+            "their full papers add or qualify was not read.")
 
 
 def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int) -> list[str]:

@@ -22,6 +22,9 @@ from scholargraph.tools.registry import source_names
 MAX_RESULTS_LIMIT = 2000
 
 
+MAX_FULL_TEXTS = 200
+"""Full texts one review may read at most: beyond, the run would be a crawl."""
+
 @dataclass(kw_only=True)
 class ReviewOptions(ReviewContext):
     """The options of a review: the run's context (:class:`ReviewContext`, written once) and
@@ -57,6 +60,8 @@ class ReviewOptions(ReviewContext):
                 raise InputError(f"--{label} {year} is not a plausible publication year")
         if self.since and self.until and self.since > self.until:
             raise InputError(f"--since {self.since} is after --until {self.until}")
+        if not 0 <= self.full_text <= MAX_FULL_TEXTS:
+            raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
         if not 1 <= self.max_iterations <= 10:
             raise InputError("max iterations must be between 1 and 10")
         if self.model and self.chat_model is None:

@@ -78,6 +78,16 @@ class Credibility(Record):
         return f"{self.label} · credibility {self.score:.2f}: {'; '.join(self.reasons)}"
 
 
+class TextSpan(Record):
+    """Where one block of a structured full text lies in ``Work.full_text``, and what it is."""
+
+    start: int
+    end: int
+    section: str = Field(description="Title path of its section: 'Results > Subgroups'")
+    page: int | None = Field(None, description="1-based page, for a PDF")
+    kind: Literal["paragraph", "caption", "table"] = "paragraph"
+
+
 class Work(Record):
     """One scholarly work (article, preprint, book chapter, web page) with its identifiers."""
 
@@ -98,6 +108,15 @@ class Work(Record):
     sources: list[str] = Field(default_factory=list, description="Source agents that found it")
     kind: Literal["article", "preprint", "web", "news", "material", "other"] = "article"
     full_text: str | None = Field(None, description="Main text, where it was fetched")
+    full_text_spans: list[TextSpan] = Field(
+        default_factory=list,
+        description="Where each section, caption and table row of ``full_text`` lies, with its "
+        "page; empty for unstructured text (a web page's main text)")
+    full_text_source: str | None = Field(
+        None, description="Where the full text was read: 'PMC JATS', 'arXiv PDF', an "
+        "open-access URL, or a library file")
+    licence: str | None = Field(
+        None, description="Licence of the open-access full text, as its source states it")
     published: date | None = Field(None, description="Publication date, where known (news)")
     found_via: str | None = Field(
         None, description="The page whose link led to this one (the web agent's shallow crawl)")
@@ -115,7 +134,8 @@ class Work(Record):
         return value if value and value.strip() else None
     cited_by_count: int | None = None
     is_retracted: bool = False
-    oa_url: str | None = Field(None, description="An open-access copy (OpenAlex's oa_url)")
+    oa_url: str | None = Field(
+        None, description="An open-access copy: OpenAlex's best_oa_location PDF, else its oa_url")
     referenced_works: list[str] = Field(
         default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
     merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
@@ -210,9 +230,14 @@ class Work(Record):
         published, preprint = (other, self) if self._is_preprint_of(other) else (self, other)
         merged = published.model_copy(deep=True)
         for field in ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "url", "venue", "year",
-                      "volume", "issue", "pages", "full_text", "cited_by_count", "oa_url"):
+                      "volume", "issue", "pages", "cited_by_count", "oa_url"):
             if getattr(merged, field) is None:
                 setattr(merged, field, getattr(preprint, field))
+        if merged.full_text is None and preprint.full_text is not None:
+            merged.full_text = preprint.full_text
+            merged.full_text_spans = list(preprint.full_text_spans)
+            merged.full_text_source = preprint.full_text_source
+            merged.licence = preprint.licence
         if len(preprint.abstract or "") > len(merged.abstract or ""):
             merged.abstract = preprint.abstract
         if len(preprint.authors) > len(merged.authors):
@@ -299,9 +324,37 @@ class Passage(Record):
     text: str
     start: int
     end: int
-    section: Literal["title", "abstract", "full_text"] = "abstract"
+    section: str = Field(
+        "abstract", description="'title', 'abstract', 'full_text' (unstructured), or the title "
+        "path of the full text's section ('Results > Subgroups', 'Table 2')")
+    page: int | None = Field(None, description="1-based page of a PDF the text came from")
     score: float = 0.0
     sub_question_id: str | None = None
+
+
+PLAIN_PARTS = ("title", "abstract", "full_text")
+
+
+def passage_location(passage: Passage) -> str:
+    """Where a passage lies in its full text, as a citation shows it: its section (the first
+    and last titles of a deep path: 'Results > Table 2') and its page ('Methods, p. 4'); '' for
+    a title or an abstract."""
+    parts: list[str] = []
+    if passage.section not in PLAIN_PARTS:
+        titles = [title for title in passage.section.split(" > ") if title]
+        parts.append(" > ".join([titles[0], titles[-1]] if len(titles) > 2 else titles))
+    if passage.page is not None:
+        parts.append(f"p. {passage.page}")
+    return ", ".join(part for part in parts if part)
+
+
+def full_text_note(work: Work) -> str:
+    """'read in full: PMC JATS; licence CC BY 4.0 URL' for a work whose full text was read
+    (fetched or from the library), else ''."""
+    if not work.full_text_source:
+        return ""
+    licence = f"; licence {work.licence}" if work.licence else "; licence not stated"
+    return f"read in full: {work.full_text_source}{licence}"
 
 
 class SearchLogEntry(Record):

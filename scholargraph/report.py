@@ -7,6 +7,7 @@ produces the five files of the contract: ``review.md``, ``review.json``, ``refer
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,14 @@ from scholargraph.context import ReviewContext
 from scholargraph.engines import engine_name
 from scholargraph.evidence_table import evidence_passages
 from scholargraph.exports.files import write_review
-from scholargraph.records import Material, Passage, Record, SearchLogEntry, Work
+from scholargraph.records import (
+    Material,
+    Passage,
+    Record,
+    SearchLogEntry,
+    Work,
+    passage_location,
+)
 from scholargraph.schemas import Evaluation, EvidenceRow, Finding, SubQuestion
 from scholargraph.state import ReviewState
 
@@ -119,6 +127,19 @@ class Report(Record):
             if passage.id == passage_id:
                 return passage
         raise KeyError(passage_id)
+
+    def locations(self, passage_ids: Iterable[str]) -> dict[int, str]:
+        """Per reference number, where in the full text the cited passages lie ('Results,
+        p. 6'); works cited only from their title or abstract are left out."""
+        known = {passage.id: passage for passage in self.passages}
+        numbers = {pid: ref.number for ref in self.references for pid in ref.passage_ids}
+        found: dict[int, list[str]] = {}
+        for passage_id in passage_ids:
+            passage = known.get(passage_id)
+            label = passage_location(passage) if passage else ""
+            if label and passage_id in numbers:
+                found.setdefault(numbers[passage_id], []).append(label)
+        return {number: "; ".join(dict.fromkeys(labels)) for number, labels in found.items()}
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

@@ -8,7 +8,7 @@ last-writer-wins: one node owns it.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Final, Literal
+from typing import Annotated, Final, Literal, NotRequired
 
 from langgraph.graph import END
 from typing_extensions import TypedDict
@@ -22,7 +22,9 @@ assert FINISH == END
 
 
 class Prisma(TypedDict):
-    """PRISMA 2020 counts; ``included`` = ``screened`` - excluded, by construction."""
+    """PRISMA 2020 counts; ``included`` = ``screened`` - excluded, by construction. The
+    full-text stage (when works were sought in full): ``reports_assessed`` =
+    ``reports_sought`` - ``reports_not_retrieved``, whose reasons add up to it."""
 
     identified: dict[str, int]
     duplicates_removed: int
@@ -30,6 +32,11 @@ class Prisma(TypedDict):
     excluded: int
     excluded_reasons: dict[str, int]
     included: int
+    reports_sought: NotRequired[int]
+    reports_not_retrieved: NotRequired[int]
+    not_retrieved_reasons: NotRequired[dict[str, int]]
+    reports_assessed: NotRequired[int]
+    full_text_licences: NotRequired[dict[str, int]]
 
 
 class InputState(TypedDict):

@@ -7,8 +7,12 @@ Screening excludes works with no text to judge and works off the question's topi
 and abstract mention few of its key terms, :mod:`scholargraph.relevance`), each with its reason.
 When OpenAlex is one of the run's sources, the works are then enriched from it (citation counts,
 open-access links, retractions) and, with ``snowball``, joined by the works one citation away
-(see :mod:`scholargraph.tools.enrich`). Last, each included work gets its source type and
-credibility (:mod:`scholargraph.credibility`), from the merged and enriched record.
+(see :mod:`scholargraph.tools.enrich`). Then each included work gets its source type and
+credibility (:mod:`scholargraph.credibility`), from the merged and enriched record. Last, the
+best-ranked included works are read in full where they are open access (up to the run's
+``full_text`` budget; :mod:`scholargraph.tools.fulltext`), before ``rag_filter`` indexes their
+passages; PRISMA's full-text stage (reports sought, not retrieved and why, assessed) comes from
+that step.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from scholargraph.context import ReviewContext
 from scholargraph.credibility import assess
 from scholargraph.records import Work
 from scholargraph.relevance import EXCLUSION_OFF_TOPIC, off_topic
+from scholargraph.settings import Settings
 from scholargraph.state import Prisma, ReviewState
 from scholargraph.tools.enrich import augment_with_openalex
+from scholargraph.tools.fulltext import FullTextReader, rank_for_reading, readable
 
 EXCLUSION_NO_TEXT = "no title and abstract to assess"
 
@@ -69,5 +75,23 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         "excluded_reasons": dict(sorted(excluded.items())),
         "included": len(included),
     }
+    notes = list(found.notes)
+    if context.full_text > 0:
+        included, full_text_prisma, note = read_full_texts(state, included, context.full_text,
+                                                           context.run_settings)
+        prisma.update(full_text_prisma)  # type: ignore[typeddict-item]
+        notes += [note] if note else []
     return {"papers": included, "prisma": prisma, "records": found.added,
-            "search_log": found.log, "notes": found.notes}
+            "search_log": found.log, "notes": notes}
+
+
+def read_full_texts(state: ReviewState, included: list[Work], budget: int, settings: Settings
+                    ) -> tuple[list[Work], dict[str, object], str | None]:
+    """The included works with the best-ranked open ones read in full, PRISMA's full-text
+    counts, and the note saying what was read."""
+    texts = [state.get("cleaned_question") or state.get("question", ""),
+             *(sub.text for sub in state.get("sub_questions", []))]
+    ranked = rank_for_reading([work for work in included if readable(work)], texts)
+    done = FullTextReader(settings).read_all(ranked, budget)
+    by_id = {work.id: work for work in done.works}
+    return [by_id.get(work.id, work) for work in included], done.prisma(), done.note()

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 from scholargraph.exports import prisma, styles
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
-from scholargraph.records import Work
-from scholargraph.schemas import Finding, Quote
+from scholargraph.records import Work, full_text_note
+from scholargraph.schemas import EvidenceRow, Finding, Quote
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
@@ -85,11 +85,21 @@ class _Citer:
                           for pid in ref.passage_ids}
         self.work_of = {ref.number: report.work(ref.work_id) for ref in report.references}
 
-    def cite(self, numbers: Iterable[int], tooltips: dict[int, str] | None = None) -> str:
+    def cite(self, numbers: Iterable[int], tooltips: dict[int, str] | None = None,
+             passage_ids: Iterable[str] = ()) -> str:
+        """'[1, 2]', or one bracket per work with its full-text location ('[2, Results,
+        p. 6]') when any cited passage comes from a full text."""
         tooltips = tooltips or {}
+        locations = self.report.locations(passage_ids)
         links = [f'<a class="cite" href="#ref-{n}" title="{escape(tooltips.get(n, ""))}">{n}</a>'
                  for n in sorted(set(numbers))]
+        if any(n in locations for n in numbers):
+            return " ".join(f"[{link}, {escape(locations[n])}]" if n in locations else f"[{link}]"
+                            for n, link in zip(sorted(set(numbers)), links, strict=True))
         return f"[{', '.join(links)}]" if links else ""
+
+    def finding_cite(self, finding: Finding) -> str:
+        return self.cite(finding.citations, self.tooltips(finding), finding.passage_ids)
 
     def tooltips(self, finding: Finding) -> dict[int, str]:
         """Per reference number, the quoted sentences (else the passage) the finding rests on."""
@@ -112,7 +122,7 @@ class _Citer:
         return f"<blockquote>{escape(quote.text)}<br><small>{source}</small></blockquote>"
 
     def finding_item(self, finding: Finding) -> str:
-        text = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        text = f"{escape(finding.text)} {self.finding_cite(finding)}"
         if finding.weak_sources:
             text += " <em>(weak sources only)</em>"
         if finding.bearing == "opposes":
@@ -123,8 +133,12 @@ class _Citer:
 
     def side_by_side(self, finding: Finding) -> str:
         sides = "".join(f"<div>{self.quote_block(q)}</div>" for q in finding.quotes[:2])
-        head = f"{escape(finding.text)} {self.cite(finding.citations, self.tooltips(finding))}"
+        head = f"{escape(finding.text)} {self.finding_cite(finding)}"
         return f'<p>{head}</p><div class="pair">{sides}</div>'
+
+
+def _row_cite(citer: _Citer, row: EvidenceRow) -> str:
+    return citer.cite([row.citation] if row.citation else [], None, [row.passage_id])
 
 
 def _section(title: str, body: str) -> str:
@@ -172,7 +186,7 @@ def _references(report: Report) -> str:
     works = report.cited_works()
     formatted = styles.format_references(works, report.citation_style, "html", HTML_STYLING)
     items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}{_notices(work)}'
-             f'{_credibility(work)}</li>'
+             f'{_credibility(work)}{_full_text(work)}</li>'
              for ref, work, text in zip(report.references, works, formatted)]
     return f"<ol>{''.join(items)}</ol>" if items else ""
 
@@ -182,6 +196,11 @@ def _notices(work: Work) -> str:
     if not work.notices:
         return ""
     return f' <small class="notices">[{escape("; ".join(work.notices))}]</small>'
+
+
+def _full_text(work: Work) -> str:
+    note = full_text_note(work)
+    return f' <small class="full-text">[{escape(note)}]</small>' if note else ""
 
 
 def _credibility(work: Work) -> str:
@@ -199,7 +218,7 @@ def _evidence(report: Report, citer: _Citer) -> str:
     rows = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in (
             row.measure, row.value, row.unit, row.subject))
-        + f"<td>{citer.cite([row.citation] if row.citation else [])}</td>"
+        + f"<td>{_row_cite(citer, row)}</td>"
         + f"<td>“{escape(row.quote)}”</td></tr>" for row in report.evidence_table)
     return f"<table><tr>{head}</tr>{rows}</table>"
 

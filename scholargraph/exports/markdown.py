@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
-from scholargraph.records import Material, SearchLogEntry, Work
+from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
 from scholargraph.schemas import Finding
 
 if TYPE_CHECKING:
@@ -56,14 +56,19 @@ MARKDOWN = Styling(
 )
 
 
-def cite(numbers: Iterable[int]) -> str:
-    """Numbered citations as '[1]' or '[2, 5]' (empty when there are none)."""
+def cite(numbers: Iterable[int], locations: dict[int, str] | None = None) -> str:
+    """Numbered citations as '[1]' or '[2, 5]' (empty when there are none); with a full-text
+    location for any of them, one bracket each: '[2] [5, Results, p. 6]'."""
     ordered = sorted(set(numbers))
+    if locations and any(number in locations for number in ordered):
+        return " ".join(f"[{number}, {escape(locations[number])}]" if number in locations
+                        else f"[{number}]" for number in ordered)
     return f"[{', '.join(str(number) for number in ordered)}]" if ordered else ""
 
 
-def _finding_line(finding: Finding) -> str:
-    citation = cite(finding.citations)
+def _finding_line(finding: Finding, report: Report | None = None) -> str:
+    locations = report.locations(finding.passage_ids) if report else None
+    citation = cite(finding.citations, locations)
     weak = " (weak sources only)" if finding.weak_sources else ""
     against = " (evidence against the question as stated)" if finding.bearing == "opposes" else ""
     return f"- {escape_block(finding.text)} {citation}{weak}{against}".rstrip()
@@ -107,7 +112,8 @@ def _findings_section(report: Report) -> list[str]:
     for title, own in groups:
         if title:
             lines += [f"### {escape(title)}", ""]
-        lines += [_finding_line(f) for f in own] or ["- No passage answered this sub-question."]
+        lines += [_finding_line(f, report) for f in own] or [
+            "- No passage answered this sub-question."]
         lines.append("")
     return _section("Findings", lines[:-1])
 
@@ -119,7 +125,7 @@ def _agreement_section(report: Report) -> list[str]:
         if chosen:
             lines += [f"### {heading}", ""]
             for finding in chosen:
-                lines += [_finding_line(finding), "", *_side_by_side(report, finding)]
+                lines += [_finding_line(finding, report), "", *_side_by_side(report, finding)]
     if not lines:
         lines = ["No contradictions or explicit agreements between sources were found.", ""]
     return _section("Agreement and contradictions", lines[:-1])
@@ -140,7 +146,8 @@ def _side_by_side(report: Report, finding: Finding) -> list[str]:
 def _gaps_section(report: Report) -> list[str]:
     gaps = list(dict.fromkeys([*report.gaps, *report.evaluation.gaps]))
     lines = [f"- {escape_block(gap)}" for gap in gaps]
-    lines += [_finding_line(f) for f in report.findings if f.kind == "limitation"]
+    lines += [_finding_line(f, report) for f in report.findings
+              if f.kind == "limitation"]
     lines += [f"- {escape_block(limitation)}" for limitation in report.limitations]
     retracted = [ref.number for ref in report.references if report.work(ref.work_id).is_retracted]
     if retracted:
@@ -190,7 +197,7 @@ def _references_section(report: Report) -> list[str]:
     formatted = format_references([report.work(ref.work_id) for ref in references],
                                   report.citation_style, "markdown", MARKDOWN)
     lines = [f"{ref.number}. {text}{_notices(report.work(ref.work_id))}"
-             f"{_credibility(report.work(ref.work_id))}"
+             f"{_credibility(report.work(ref.work_id))}{_full_text(report.work(ref.work_id))}"
              for ref, text in zip(references, formatted)]
     return _section("References", lines)
 
@@ -198,6 +205,12 @@ def _references_section(report: Report) -> list[str]:
 def _notices(work: Work) -> str:
     """' \\[Erratum: PMID 19494218\\]': what deduplication attached to the work, or nothing."""
     return " " + escape("[" + "; ".join(work.notices) + "]") if work.notices else ""
+
+
+def _full_text(work: Work) -> str:
+    """' \\[read in full: PMC JATS; licence ...\\]', or nothing."""
+    note = full_text_note(work)
+    return f" {escape(f'[{note}]')}" if note else ""
 
 
 def _credibility(work: Work) -> str:
@@ -211,7 +224,8 @@ def _evidence_section(report: Report) -> list[str]:
     lines = _table(headers, [])
     for row in report.evidence_table:  # the citation is Markdown; the other cells are data
         cells = [escape(cell) for cell in (row.measure, row.value, row.unit, row.subject)]
-        citation = cite([row.citation] if row.citation else [])
+        citation = cite([row.citation] if row.citation else [],
+                        report.locations([row.passage_id]))
         lines.append("| " + " | ".join([*cells, citation, escape(f"“{row.quote}”")]) + " |")
     return _section("Evidence table", lines)
 
@@ -225,10 +239,15 @@ def _prisma_section(prisma: dict[str, Any]) -> list[str]:
     for source, count in identified.items():
         rows.append([f"Records identified: {source}", count])
     labels = {"duplicates_removed": "Duplicates removed", "screened": "Records screened",
-              "excluded": "Records excluded", "included": "Works included"}
+              "excluded": "Records excluded", "included": "Works included",
+              "reports_sought": "Reports sought for retrieval (full text)",
+              "reports_not_retrieved": "Reports not retrieved",
+              "not_retrieved_reasons": "Not retrieved, by reason",
+              "reports_assessed": "Reports assessed in full text",
+              "full_text_licences": "Licences of the full texts read"}
     for key, label in labels.items():
         if key in prisma:
-            rows.append([label, prisma[key]])
+            rows.append([label, _flat(prisma[key])])
     for key, value in prisma.items():
         if key not in labels and key != "identified":
             rows.append([key.replace("_", " ").capitalize(), _flat(value)])

@@ -30,6 +30,10 @@ MIN_BOX_HEIGHT = 84
 """Room for the longest rotated phase label ("Identification") beside the box."""
 
 
+FULL_TEXT_KEYS = ("reports_sought", "reports_not_retrieved", "not_retrieved_reasons",
+                  "reports_assessed", "full_text_licences")
+
+
 class PrismaSearch(Record):
     """One search as sent to one source."""
 
@@ -51,9 +55,15 @@ class PrismaRecord(Record):
     excluded: int = 0
     excluded_reasons: dict[str, int] = Field(default_factory=dict)
     included: int = 0
+    reports_sought: int | None = Field(None, description="Included works sought in full")
+    reports_not_retrieved: int = 0
+    not_retrieved_reasons: dict[str, int] = Field(default_factory=dict)
+    reports_assessed: int = Field(0, description="Works read in full")
+    full_text_licences: dict[str, int] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _adds_up(self) -> PrismaRecord:
+        self._full_text_adds_up()
         identified = sum(self.identified.values())
         if identified - self.duplicates_removed != self.screened:
             raise ValueError(f"PRISMA: {identified} identified - {self.duplicates_removed} "
@@ -67,6 +77,21 @@ class PrismaRecord(Record):
                              f" records, not the {self.excluded} excluded")
         return self
 
+    def _full_text_adds_up(self) -> None:
+        if self.reports_sought is None:
+            return
+        if self.reports_sought > self.included:
+            raise ValueError(f"PRISMA: {self.reports_sought} reports sought of only "
+                             f"{self.included} included")
+        if self.reports_sought - self.reports_not_retrieved != self.reports_assessed:
+            raise ValueError(f"PRISMA: {self.reports_sought} sought - "
+                             f"{self.reports_not_retrieved} not retrieved != "
+                             f"{self.reports_assessed} assessed")
+        if sum(self.not_retrieved_reasons.values()) != self.reports_not_retrieved:
+            raise ValueError("PRISMA: the reasons reports were not retrieved count "
+                             f"{sum(self.not_retrieved_reasons.values())}, not "
+                             f"{self.reports_not_retrieved}")
+
     @property
     def total_identified(self) -> int:
         return sum(self.identified.values())
@@ -77,7 +102,8 @@ def prisma_record(prisma: dict[str, Any], search_log: list[SearchLogEntry]) -> P
     searches = [PrismaSearch(source=e.source, query=e.query, date=e.at, identified=e.n_results,
                              round=e.round, status=e.status) for e in search_log]
     fields = {key: prisma[key] for key in ("identified", "duplicates_removed", "screened",
-                                           "excluded", "excluded_reasons", "included")
+                                           "excluded", "excluded_reasons", "included",
+                                           *FULL_TEXT_KEYS)
               if key in prisma}
     return PrismaRecord(searches=searches, **fields)
 
@@ -166,6 +192,8 @@ def flow_svg(record: PrismaRecord) -> str:
     screening = (y - 6, y + max(high, side_high) + 6)
     y += max(high, side_high) + gap
     body.append(_arrow(left + main_width / 2, y - gap, left + main_width / 2, y))
+    if record.reports_sought is not None:
+        y, screening = _full_text_stage(record, body, y, screening)
     box, high = _box(left, y, main_width, [f"Studies included in review (n = {record.included})"],
                      fill="#eef5fb")
     body.append(box)
@@ -173,6 +201,30 @@ def flow_svg(record: PrismaRecord) -> str:
     body += [_phase("Identification", *identification), _phase("Screening", *screening),
              _phase("Included", *included)]
     return _document(side_x + side_width + 14, y + high + 20, "PRISMA 2020 flow diagram", body)
+
+
+def _full_text_stage(record: PrismaRecord, body: list[str], y: float,
+                     screening: tuple[float, float]) -> tuple[float, tuple[float, float]]:
+    """Reports sought, not retrieved (with reasons) and assessed, below the screening boxes;
+    the screening phase grows to hold them. Returns the next box's top and that phase."""
+    left, main_width, side_x, side_width, gap = 46, 400, 486, 300, 34
+    box, high = _box(left, y, main_width,
+                     [f"Reports sought for retrieval (n = {record.reports_sought})"])
+    reasons = [f"{reason} (n = {count})" for reason, count in record.not_retrieved_reasons.items()]
+    side, side_high = _box(side_x, y, side_width,
+                           [f"Reports not retrieved (n = {record.reports_not_retrieved})",
+                            *reasons])
+    body += [box, side, _arrow(left + main_width, y + high / 2, side_x, y + high / 2)]
+    y += max(high, side_high) + gap
+    body.append(_arrow(left + main_width / 2, y - gap, left + main_width / 2, y))
+    licences = [f"{name} (n = {count})" for name, count in record.full_text_licences.items()]
+    box, high = _box(left, y, main_width,
+                     [f"Reports assessed in full text (n = {record.reports_assessed})",
+                      *([f"Licences: {'; '.join(licences)}"] if licences else [])])
+    body.append(box)
+    y += high + gap
+    body.append(_arrow(left + main_width / 2, y - gap, left + main_width / 2, y))
+    return y, (screening[0], y - gap + 6)
 
 
 def _search_dates(record: PrismaRecord) -> str:

@@ -1,16 +1,22 @@
 """Sentence-aware passages of a work's abstract and full text, with ids citations can point at.
 
 A passage is a run of whole sentences of one section, at most ``max_chars`` long (a sentence
-longer than that is cut at word boundaries). Its id is ``{work id}#{section}:{start}-{end}``, the
-character offsets into that section's text, so the same work always yields the same ids and a
-citation can be checked by slicing: ``passage.text == source[passage.start:passage.end]``.
+longer than that is cut at word boundaries). Its id is ``{work id}#{part}:{start}-{end}``, the
+character offsets into that part's text (``title``, ``abstract`` or ``full_text``), so the same
+work always yields the same ids and a citation can be checked by slicing:
+``passage.text == source[passage.start:passage.end]``.
+
+A structured full text (``Work.full_text_spans``, from a JATS article or a PDF) is cut within its
+sections: a passage never spans two sections, two pages, or a table and the prose around it, and
+it carries its section's title path and its page, which citations show ("Results > Efficacy",
+"p. 6").
 """
 
 from __future__ import annotations
 
 import re
 
-from scholargraph.records import Passage, Work
+from scholargraph.records import Passage, TextSpan, Work
 from scholargraph.text import reference_debris, references_start
 
 DEFAULT_MAX_CHARS = 600
@@ -42,10 +48,15 @@ def chunk_work(work: Work, max_chars: int = DEFAULT_MAX_CHARS) -> list[Passage]:
     """Passages of the abstract and the full text (each up to its reference list); the title
     alone when there is neither."""
     passages: list[Passage] = []
-    for section, text in (("abstract", work.abstract), ("full_text", work.full_text)):
-        text = _before_references(text)
-        if text and text.strip():
-            passages.extend(_passages(work.id, section, text, max_chars))
+    abstract = _before_references(work.abstract)
+    if abstract and abstract.strip():
+        passages.extend(_passages(work.id, "abstract", abstract, max_chars))
+    if work.full_text and work.full_text_spans:  # parsed: reference lists are already left out
+        passages.extend(_structured_passages(work, max_chars))
+    else:
+        full_text = _before_references(work.full_text)
+        if full_text and full_text.strip():
+            passages.extend(_passages(work.id, "full_text", full_text, max_chars))
     if not passages and work.title.strip():
         passages.extend(_passages(work.id, "title", work.title, max_chars))
     return passages
@@ -110,6 +121,37 @@ def _passages(work_id: str, section: str, text: str, max_chars: int) -> list[Pas
         for run in _statement_runs(text, _bounded_sentences(text, max_chars))
         for start, end in _pack(run, max_chars)
     ]
+
+
+def _structured_passages(work: Work, max_chars: int) -> list[Passage]:
+    """Passages of a structured full text, packed within runs of spans that share section,
+    page and kind; ids and offsets index ``work.full_text`` itself."""
+    text = work.full_text or ""
+    passages: list[Passage] = []
+    for run in _runs(work.full_text_spans):
+        sentences = [(span.start + start, span.start + end) for span in run
+                     for start, end in _bounded_sentences(text[span.start:span.end], max_chars)]
+        head = run[0]
+        passages.extend(
+            Passage(id=f"{work.id}#full_text:{start}-{end}", work_id=work.id,
+                    text=text[start:end], start=start, end=end,
+                    section=head.section or "full_text", page=head.page)
+            for start, end in _pack(sentences, max_chars))
+    return passages
+
+
+def _runs(spans: list[TextSpan]) -> list[list[TextSpan]]:
+    """Consecutive spans of one section and page, table rows apart from prose (a figure's
+    caption joins the paragraphs around it: one passage fewer to embed, the same citation)."""
+    runs: list[list[TextSpan]] = []
+    for span in spans:
+        previous = runs[-1][-1] if runs else None
+        if previous and (previous.section, previous.page, previous.kind == "table") == (
+                span.section, span.page, span.kind == "table"):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    return runs
 
 
 def _statement_runs(text: str, sentences: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:

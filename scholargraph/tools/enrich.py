@@ -32,7 +32,7 @@ from scholargraph.records import SearchLogEntry, Work
 from scholargraph.settings import Settings
 from scholargraph.tools.cache import all_or_nothing
 from scholargraph.tools.http import http_session, install_secret_filter, translate_errors
-from scholargraph.tools.openalex import work_from_openalex
+from scholargraph.tools.openalex import open_access_url, work_from_openalex
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,8 @@ OR_LIMIT = 100
 of each (an older blog post said 50; pyalex's ``Works()[ids]`` also batches 100). Every list call
 is billed alike whatever its size, so the largest batch is both the politest and the cheapest."""
 
-ENRICHMENT_FIELDS = ("id", "doi", "cited_by_count", "open_access", "is_retracted",
-                     "referenced_works")
+ENRICHMENT_FIELDS = ("id", "doi", "cited_by_count", "open_access", "best_oa_location",
+                     "is_retracted", "referenced_works")
 """The only fields an enrichment look-up asks for (``select``)."""
 
 OPENALEX = "openalex"
@@ -222,7 +222,7 @@ def _with_item(work: Work, item: dict[str, Any]) -> Work:
         return _apply(work, _Facts(
             openalex_id=item.get("id"),
             cited_by_count=item.get("cited_by_count"),
-            oa_url=(item.get("open_access") or {}).get("oa_url"),
+            oa_url=open_access_url(item),
             is_retracted=bool(item.get("is_retracted")),
             referenced_works=list(item.get("referenced_works") or []),
         ))

@@ -7,8 +7,11 @@
 - ``.json`` CSL-JSON (an array of items, as Zotero and pandoc write it),
 - ``.jsonl`` one record per line: a CSL-JSON item or a record with this project's work fields,
 - ``.pdf`` papers (pypdf): title and authors from the document's metadata or first page, the DOI
-  from its first page, the abstract after an "Abstract" heading, the text of the first pages as
-  full text.
+  from its first page, the abstract after an "Abstract" heading, and the whole text with its
+  pages and section headings (:mod:`scholargraph.fulltext.pdf`), so passages cite "p. 6";
+- ``.nxml`` / ``.xml`` JATS articles (a PMC download): metadata from the front matter, the body
+  with its sections, captions and tables (:mod:`scholargraph.fulltext.jats`), so passages cite
+  "Results > Subgroups".
 
 Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
 or parsed stops the run before any search with a :class:`LibraryError` naming it (the CLI exits 2).
@@ -22,6 +25,7 @@ word and phrase occurs in its title, abstract, keywords or authors (stemmed, so 
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -30,7 +34,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
 
-from scholargraph.errors import ConfigurationError
+from scholargraph.errors import ConfigurationError, InputError
+from scholargraph.fulltext.jats import parse_jats
+from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.rag.ranking import LexicalIndex, tokenize
 from scholargraph.records import Work
 from scholargraph.schemas import Domain, Intent
@@ -161,7 +167,7 @@ def _load(signature: tuple[tuple[str, int, int], ...]) -> tuple[Work, ...]:
         reader = READERS.get(path.suffix.lower())
         if reader is None:
             raise LibraryError(f"{path}: not a library file; use .bib, .ris, .json (CSL-JSON), "
-                               ".jsonl or .pdf")
+                               ".jsonl, .pdf or a JATS .nxml/.xml")
         works += _read_one(path, reader)
     return tuple(works)
 
@@ -345,21 +351,42 @@ def read_pdf(path: Path) -> list[Work]:
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        data = path.read_bytes()
+        reader = PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
+        document = parse_pdf(data)
     except (PdfReadError, OSError, ValueError) as exc:
         raise LibraryError(f"{path}: cannot read this PDF ({exc})") from exc
-    meta = reader.metadata or {}
+    meta: Any = reader.metadata or {}
     text = "\n".join(pages)
     first_lines = [line.strip() for line in (pages[0] if pages else "").splitlines()
                    if line.strip()]
     title = (meta.get("/Title") or "").strip() or (first_lines[0] if first_lines else path.stem)
     authors = pdf_authors(meta.get("/Author") or "")
     doi = _DOI.search(pages[0] if pages else "")
+    full_text, spans = document.joined()
     return [w for w in [_work(
         title=title, authors=authors, year=_pdf_year(meta.get("/CreationDate")),
-        abstract=pdf_abstract(text), doi=doi.group(0).rstrip(".,;)") if doi else None,
-        full_text=text.strip() or None, url=path.resolve().as_uri())] if w]
+        abstract=document.abstract or pdf_abstract(text),
+        doi=doi.group(0).rstrip(".,;)") if doi else None,
+        full_text=full_text or None, full_text_spans=spans,
+        full_text_source=f"library file {path.name}",
+        url=path.resolve().as_uri())] if w]
+
+
+def read_jats(path: Path) -> list[Work]:
+    """A JATS article (``.nxml`` from the PMC OA package, an efetch or Europe PMC ``.xml``)."""
+    try:
+        document = parse_jats(path.read_bytes())
+    except (InputError, OSError) as exc:
+        raise LibraryError(f"{path}: cannot read this JATS article ({exc})") from exc
+    full_text, spans = document.joined()
+    return [w for w in [_work(
+        title=document.title or path.stem, authors=document.authors, year=document.year,
+        venue=document.venue, abstract=document.abstract, doi=document.doi,
+        pmid=document.pmid, pmcid=document.pmcid, licence=document.licence,
+        full_text=full_text or None, full_text_spans=spans,
+        full_text_source=f"library file {path.name}", url=path.resolve().as_uri())] if w]
 
 
 def _pdf_year(value: Any) -> int | None:
@@ -387,5 +414,5 @@ def pdf_abstract(text: str) -> str | None:
 
 READERS: dict[str, Callable[[Path], list[Work]]] = {
     ".bib": read_bibtex, ".ris": read_ris, ".json": read_csl_json, ".jsonl": read_jsonl,
-    ".pdf": read_pdf,
+    ".pdf": read_pdf, ".nxml": read_jats, ".xml": read_jats,
 }

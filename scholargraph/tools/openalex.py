@@ -43,7 +43,8 @@ from scholargraph.tools.prefetch import one_ahead
 OFFICIAL_URL = "https://api.openalex.org"
 WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
                "authorships", "primary_location", "locations", "abstract_inverted_index",
-               "cited_by_count", "is_retracted", "open_access", "referenced_works")
+               "cited_by_count", "is_retracted", "open_access", "best_oa_location",
+               "referenced_works")
 """The fields :func:`work_from_openalex` reads: the only ones a search asks for (``select``),
 which leaves out the bulkiest parts of a Work (related works, concepts, topics, yearly
 counts) and roughly halves what is downloaded. The locations are read for the other versions
@@ -143,13 +144,26 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             else "article",  # OpenAlex types an SSRN paper 'article'; its DOI says preprint
             cited_by_count=work.get("cited_by_count"),
             is_retracted=bool(work.get("is_retracted")),
-            oa_url=(work.get("open_access") or {}).get("oa_url"),
+            oa_url=open_access_url(work),
+            licence=open_access_licence(work),
             referenced_works=work.get("referenced_works") or [],
             version_ids=_other_versions(work),
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
             from None
+
+
+def open_access_url(item: dict[str, Any]) -> str | None:
+    """The best open-access copy: the PDF of ``best_oa_location`` when OpenAlex knows one (the
+    paper itself), else ``open_access.oa_url`` (often a landing page)."""
+    best = item.get("best_oa_location") or {}
+    return best.get("pdf_url") or (item.get("open_access") or {}).get("oa_url")
+
+
+def open_access_licence(item: dict[str, Any]) -> str | None:
+    """The licence of the best open-access copy ('cc-by'), where OpenAlex states one."""
+    return (item.get("best_oa_location") or {}).get("license")
 
 
 def _other_versions(work: dict[str, Any]) -> list[str]:

@@ -17,7 +17,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from scholargraph.exports.citation import Styling, best_link, format_reference
-from scholargraph.records import Passage, Work
+from scholargraph.records import Passage, Work, passage_location
 from scholargraph.report import Report
 from scholargraph.schemas import Finding, Quote
 
@@ -33,6 +33,9 @@ class Evidence:
     before: str
     quote: str
     after: str
+    location: str = ""
+    """Where in the full text the passage lies ('Results > Efficacy, p. 6'); '' for an
+    abstract."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,8 @@ def evidence(report: Report, finding: Finding) -> list[Evidence]:
             continue
         work = report.work(passage.work_id)
         before, quote, after = _split(passage, quoted.get(passage_id))
-        shown.append(Evidence(numbers.get(work.id), work, work_link(work), before, quote, after))
+        shown.append(Evidence(numbers.get(work.id), work, work_link(work), before, quote, after,
+                              passage_location(passage)))
     return shown
 
 

@@ -6,12 +6,14 @@ from scholargraph.testing.messages import ServiceHandler
 
 
 def default_handlers() -> list[ServiceHandler]:
-    """Handlers for PubMed, arXiv, OpenAlex, the Materials Project and DuckDuckGo (plus web pages)."""
+    """Handlers for PubMed (with PMC full texts), arXiv, OpenAlex, the Materials Project and
+    DuckDuckGo, plus web pages and open-access copies."""
     from scholargraph.testing.services.arxiv import ArxivService
-    from scholargraph.testing.services.ddg import DuckDuckGoService, WebPagesService
+    from scholargraph.testing.services.ddg import SITES, DuckDuckGoService, WebPagesService
+    from scholargraph.testing.services.fulltext import OPEN_ACCESS_SITES
     from scholargraph.testing.services.materials import MaterialsService
     from scholargraph.testing.services.openalex import OpenAlexService
     from scholargraph.testing.services.pubmed import PubMedService
 
     return [PubMedService(), ArxivService(), OpenAlexService(), MaterialsService(),
-            DuckDuckGoService(), WebPagesService()]
+            DuckDuckGoService(), WebPagesService({**SITES, **OPEN_ACCESS_SITES})]

@@ -65,8 +65,9 @@ def _news(request: ReplayRequest) -> ReplayResponse:
 
 @dataclass(frozen=True)
 class Site:
-    """One mirrored host: its robots.txt (a file under ``fixtures/ddg/pages/``, or a status code),
-    its pages by path (files there, typed by suffix: ``.txt``, ``.pdf``, ``.js``, ``.json``, else
+    """One mirrored host: its robots.txt (a file under ``fixtures/ddg/pages/``, or under
+    ``fixtures/`` when it starts with '/'; or a status code), its pages by path (files there,
+    typed by suffix: ``.txt``, ``.pdf``, ``.js``, ``.json``, else
     HTML) and its redirects by path (to the ``Location`` given, answered 301)."""
 
     robots: str | int
@@ -118,7 +119,7 @@ class WebPagesService:
         page = site.pages.get(path)
         if page is None:
             return _not_found()
-        return ReplayResponse(200, fixture_bytes(PAGES + page), _content_type(page))
+        return ReplayResponse(200, fixture_bytes(_fixture(page)), _content_type(page))
 
 
 CONTENT_TYPES = {
@@ -137,7 +138,13 @@ def _robots(site: Site) -> ReplayResponse:
     if isinstance(site.robots, int):
         return ReplayResponse(site.robots, b"<html><body>robots.txt unavailable</body></html>",
                               HTML)
-    return ReplayResponse(200, fixture_bytes(PAGES + site.robots), "text/plain; charset=utf-8")
+    return ReplayResponse(200, fixture_bytes(_fixture(site.robots)), "text/plain; charset=utf-8")
+
+
+def _fixture(name: str) -> str:
+    """A page's file: under ``fixtures/ddg/pages/``, or under ``fixtures/`` when it starts
+    with '/' (the open-access copies of ``fulltext/``)."""
+    return name[1:] if name.startswith("/") else PAGES + name
 
 
 def _not_found() -> ReplayResponse:

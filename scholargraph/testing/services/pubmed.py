@@ -138,6 +138,10 @@ class PubMedService:
         utility = request.path.strip("/")
         if utility == "esearch.fcgi":
             return self._esearch(request)
+        if utility == "efetch.fcgi" and request.param("db") == "pmc":
+            from scholargraph.testing.services.fulltext import pmc_efetch
+
+            return pmc_efetch(request)
         if utility == "efetch.fcgi":
             return self._efetch(request)
         return ReplayResponse(404, b"<html><body>Not Found</body></html>", "text/html")

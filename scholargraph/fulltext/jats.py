@@ -1,0 +1,334 @@
+"""JATS XML (PubMed Central) into sections, paragraphs, captions and tables.
+
+Reads every shape PMC hands out: the OA package's ``.nxml`` (root ``<article>``), E-utilities
+``efetch db=pmc`` (``<pmc-articleset>``), an OAI-PMH ``GetRecord`` (a namespaced JATS 1.3 article
+inside ``<OAI-PMH>``) and Europe PMC's ``fullTextXML``. Namespaces are dropped, so the same code
+reads JATS 1.0-1.3 and NLM 3.0.
+
+The parser never resolves entities, loads a DTD or touches the network (``resolve_entities``,
+``load_dtd`` and ``no_network``), so a hostile file cannot read local files or call out; an
+undefined entity is left out rather than failing the whole article.
+
+Sections keep their title path ("Results > Subgroups"); a section without a title takes its
+``sec-type`` or its parent's path. Paragraphs, figure captions and table captions become blocks;
+each table row becomes a block that reads as a sentence ("Table 2, Age (years): Erlotinib 62;
+Placebo 61.") and the table itself is kept as rows of cells. Reference lists, acknowledgements,
+footnotes and formulas' markup are left out: they are not evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from scholargraph.errors import InputError
+from scholargraph.fulltext.model import FullTextDocument, Table, TextBlock
+
+BODY_SECTION = "Main text"
+"""Section of paragraphs that sit directly in ``<body>``, outside any ``<sec>``."""
+FLOATS = ("fig", "fig-group", "table-wrap", "table-wrap-group")
+CONTAINERS = ("list", "list-item", "boxed-text", "disp-quote", "statement", "def-list")
+"""Elements whose paragraphs belong to the section they sit in."""
+LEFT_OUT = frozenset({"ref-list", "ack", "fn-group", "ref", "fn", "glossary", "notes",
+                      "disp-formula", "table", "alternatives", "object-id", "graphic", "media",
+                      "supplementary-material", "tex-math", "permissions"})
+SEC_TYPE_TITLES = {"intro": "Introduction", "methods": "Methods", "materials|methods":
+                   "Materials and Methods", "results": "Results", "discussion": "Discussion",
+                   "conclusions": "Conclusions", "supplementary-material": "Supplementary"}
+
+
+
+def _parser() -> etree.XMLParser:
+    """A fresh parser per document (a recovering parser keeps state between documents)."""
+    return etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True,
+                           huge_tree=False, remove_comments=True, recover=True)
+
+
+def parse_jats(data: bytes) -> FullTextDocument:
+    """The article in ``data`` (any of the shapes above) as blocks and tables.
+
+    Raises :class:`InputError` when ``data`` holds no JATS ``<article>``.
+    """
+    article = _article(data)
+    meta = article.find("front/article-meta")
+    document = FullTextDocument(format="jats")
+    if meta is not None:
+        _read_meta(meta, document, article)
+    body = article.find("body")
+    if body is None:
+        return document  # front matter only: a scanned article, or one whose text is withheld
+    _read_container(body, [], document)
+    for back_part in article.findall("back/sec") + article.findall("back/app-group/app") \
+            + article.findall("back/app"):
+        _read_section(back_part, [], document)
+    floats = article.find("floats-group")
+    if floats is not None:
+        _read_container(floats, [], document)
+    return document
+
+
+def _article(data: bytes) -> etree._Element:
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        raise InputError(f"not readable XML ({exc}); give a JATS article (.nxml or .xml)") from None
+    if root is None:
+        raise InputError("empty XML; give a JATS article (.nxml or .xml)")
+    _drop_namespaces(root)
+    article = root if root.tag == "article" else root.find(".//article")
+    if article is None:
+        raise InputError(f"no JATS <article> in this XML (its root is <{root.tag}>)")
+    return article
+
+
+def _drop_namespaces(root: etree._Element) -> None:
+    for element in root.iter():
+        if isinstance(element.tag, str) and "}" in element.tag:
+            element.tag = etree.QName(element).localname
+    etree.cleanup_namespaces(root)
+
+
+def _read_meta(meta: etree._Element, document: FullTextDocument,
+               article: etree._Element) -> None:
+    ids = {node.get("pub-id-type"): _clean(node.text or "") for node in meta.findall("article-id")}
+    document.pmcid = ids.get("pmc") or ids.get("pmcid")
+    if document.pmcid and not document.pmcid.upper().startswith("PMC"):
+        document.pmcid = f"PMC{document.pmcid}"
+    document.pmid = ids.get("pmid")
+    document.doi = ids.get("doi")
+    title = meta.find("title-group/article-title")
+    document.title = _text(title) or None if title is not None else None
+    abstract = next((node for node in meta.findall("abstract") if not node.get("abstract-type")),
+                    meta.find("abstract"))
+    if abstract is not None:
+        document.abstract = " ".join(_text(p) for p in abstract.iter("p")) or _text(abstract)
+        document.abstract = document.abstract or None
+    document.authors = [_author(name) for name in
+                        meta.findall("contrib-group/contrib[@contrib-type='author']/name")]
+    document.year = _year(meta)
+    journal = article.find("front/journal-meta/journal-title-group/journal-title")
+    if journal is None:
+        journal = article.find("front/journal-meta/journal-title")
+    document.venue = _text(journal) or None if journal is not None else None
+    document.licence = _licence(meta)
+
+
+def _author(name: etree._Element) -> str:
+    surname = _clean(name.findtext("surname") or "")
+    given = _clean(name.findtext("given-names") or "")
+    return f"{surname}, {given}" if given else surname
+
+
+def _year(meta: etree._Element) -> int | None:
+    for date in meta.findall("pub-date"):
+        year = (date.findtext("year") or "").strip()
+        if year.isdigit():
+            return int(year)
+    return None
+
+
+def _licence(meta: etree._Element) -> str | None:
+    """The licence URL (``ali:license_ref``, ``xlink:href``) or, failing that, its statement."""
+    licence = meta.find("permissions/license")
+    if licence is None:
+        return None
+    ref = licence.find("license_ref")
+    if ref is not None and (ref.text or "").strip():
+        return ref.text.strip()
+    for name, value in licence.attrib.items():
+        if name.endswith("href") and value.strip():
+            return value.strip()
+    statement = _text(licence)
+    return statement[:300] or licence.get("license-type") or None
+
+
+def _read_container(element: etree._Element, path: list[str],
+                    document: FullTextDocument) -> None:
+    """Blocks of the children of a ``<body>``, ``<sec>`` or ``<floats-group>``, in order."""
+    section = " > ".join(path) or BODY_SECTION
+    for child in element:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag == "sec":
+            _read_section(child, path, document)
+        elif tag == "p":
+            _read_paragraph(child, section, document)
+        elif tag in FLOATS:
+            _read_float(child, section, document)
+        elif tag in CONTAINERS:
+            _read_container(child, path, document)
+
+
+def _read_section(sec: etree._Element, path: list[str], document: FullTextDocument) -> None:
+    title_node = sec.find("title")
+    title = _text(title_node) if title_node is not None else ""
+    label = _clean(sec.findtext("label") or "")
+    if not title:
+        title = SEC_TYPE_TITLES.get(sec.get("sec-type", ""), "")
+    if title and label and not title.startswith(label):
+        title = f"{label} {title}"
+    _read_container(sec, [*path, title] if title else path, document)
+
+
+def _read_paragraph(p: etree._Element, section: str, document: FullTextDocument) -> None:
+    text = _text(p)
+    if text:
+        document.blocks.append(TextBlock(text=text, section=section))
+    for child in p.iter(*FLOATS):
+        if child.getparent() is not None and not _inside_float(child.getparent()):
+            _read_float(child, section, document)
+
+
+def _inside_float(element: etree._Element) -> bool:
+    return any(ancestor.tag in FLOATS for ancestor in element.iterancestors()) \
+        or element.tag in FLOATS
+
+
+def _read_float(element: etree._Element, section: str, document: FullTextDocument) -> None:
+    if element.tag in ("fig-group", "table-wrap-group"):
+        for child in element:
+            if child.tag in FLOATS:
+                _read_float(child, section, document)
+        return
+    label = _clean(element.findtext("label") or "")
+    caption_node = element.find("caption")
+    caption = _text(caption_node) if caption_node is not None else ""
+    if caption or label:
+        text = f"{label}. {caption}" if label and caption else (caption or label)
+        document.blocks.append(TextBlock(text=text, section=section, kind="caption"))
+    if element.tag == "table-wrap":
+        _read_table(element, label, caption, section, document)
+
+
+def _read_table(wrap: etree._Element, label: str, caption: str, section: str,
+                document: FullTextDocument) -> None:
+    table_node = wrap.find(".//table")
+    if table_node is None:
+        return
+    head = table_node.findall("thead/tr")
+    body = table_node.findall("tbody/tr") + table_node.findall("tr")
+    if not head and body and body[0].find("td") is None and body[0].find("th") is not None:
+        head, body = body[:1], body[1:]
+    header_rows, body_rows = _grid(head), _grid(body)
+    header = _merge_header(header_rows)
+    rows = [row for row in body_rows if any(cell for cell in row)]
+    table = Table(label=label, caption=caption, section=section, header=header, rows=rows)
+    document.tables.append(table)
+    name = label or "Table"
+    previous: list[str] = []
+    for row in rows:
+        text = table_row_sentence(name, header, row, previous)
+        previous = row if row[:1] != [""] else [previous[0] if previous else "", *row[1:]]
+        if text:
+            document.blocks.append(TextBlock(text=text, section=f"{section} > {name}"
+                                             if section != BODY_SECTION else name, kind="table"))
+
+
+def _grid(rows: list[etree._Element]) -> list[list[str]]:
+    """Rows of cells with ``colspan`` and ``rowspan`` spread out, so columns line up: a cell
+    spanning several columns or rows is repeated in each."""
+    pending: dict[int, tuple[int, str]] = {}
+    grid: list[list[str]] = []
+    for tr in rows:
+        cells = iter(cell for cell in tr if cell.tag in ("td", "th"))
+        row: list[str] = []
+        column = 0
+        while True:
+            if column in pending:
+                left, text = pending[column]
+                row.append(text)
+                pending = {**pending, column: (left - 1, text)} if left > 1 else {
+                    key: value for key, value in pending.items() if key != column}
+                column += 1
+                continue
+            cell = next(cells, None)
+            if cell is None:
+                break
+            text = _text(cell)
+            for _ in range(_span(cell, "colspan")):
+                if _span(cell, "rowspan") > 1:
+                    pending[column] = (_span(cell, "rowspan") - 1, text)
+                row.append(text)
+                column += 1
+        grid.append(row)
+    return grid
+
+
+def _span(cell: etree._Element, attribute: str) -> int:
+    value = cell.get(attribute, "1").strip()
+    return max(1, min(int(value), 50)) if value.isdigit() else 1
+
+
+def _merge_header(rows: list[list[str]]) -> list[str]:
+    """Several header rows as one label per column ('Erlotinib n (%)')."""
+    if not rows:
+        return []
+    width = max(len(row) for row in rows)
+    merged = []
+    for column in range(width):
+        parts = [row[column] for row in rows if column < len(row) and row[column]]
+        merged.append(" ".join(dict.fromkeys(parts)))
+    return merged
+
+
+def table_row_sentence(name: str, header: list[str], row: list[str],
+                       previous: list[str] | None = None) -> str:
+    """A row as a sentence: 'Table 2, Age (years): Erlotinib 62.3 ± 8.1; Placebo 61.0.'
+
+    The row's label is its leading cells whose column has no header (the stub columns:
+    'Season, Breeding Season'); a blank first cell repeats the one above it, as tables print
+    a group's name once ('Performance status' over 'PS0', 'PS1'...)."""
+    if not any(row):
+        return ""
+    stub = _stub_width(header, row)
+    labels = list(row[:stub])
+    if labels and not labels[0] and previous and any(row[1:]):
+        labels[0] = previous[0]
+    pairs = []
+    for column, value in enumerate(row[stub:], start=stub):
+        if value:
+            head = header[column] if column < len(header) else ""
+            pairs.append(f"{head} {value}" if head else value)
+    label = ", ".join(cell for cell in labels if cell)
+    if not pairs:
+        return f"{name}: {label}."
+    lead = f"{name}, {label}:" if label else f"{name}:"
+    return f"{lead} {'; '.join(pairs)}."
+
+
+def _stub_width(header: list[str], row: list[str]) -> int:
+    """How many leading columns label the row: those without a header, at least the first,
+    never all of them."""
+    width = 1
+    while width < len(row) - 1 and width < len(header) and not header[width]:
+        width += 1
+    return width
+
+
+def _text(element: etree._Element | None) -> str:
+    """The element's words, floats and left-out elements skipped, whitespace normalised."""
+    if element is None:
+        return ""
+    parts: list[str] = []
+    _collect(element, parts, top=True)
+    return _clean("".join(parts))
+
+
+def _collect(element: etree._Element, parts: list[str], top: bool = False) -> None:
+    tag = element.tag if isinstance(element.tag, str) else ""
+    skip = not top and (tag in FLOATS or tag in LEFT_OUT)
+    if not skip and isinstance(element.tag, str):
+        if element.text:
+            parts.append(element.text)
+        for child in element:
+            _collect(child, parts)
+            if tag in ("caption",) and child.tag == "title":
+                parts.append(" ")
+        if tag in ("td", "th", "list-item", "title", "p") and not top:
+            parts.append(" ")
+    if not top and element.tail:
+        parts.append(element.tail)
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
