@@ -317,7 +317,8 @@ class Material(Record):
 
 
 class Passage(Record):
-    """A span of a work's text that a citation can point at; ``id`` is work id + character offsets."""
+    """A span of a work's text that a citation can point at; ``id`` is work id + character
+    offsets."""
 
     id: str
     work_id: str

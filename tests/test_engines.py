@@ -212,7 +212,8 @@ def test_the_run_model_wins_over_the_environment(monkeypatch):
     with pytest.raises(ConfigurationError, match="from-env"):
         chat_model_for(ReviewContext())
     scripted = ScriptedChatModel(responses=[])
-    assert chat_model_for(ReviewContext(model="openai:gpt-4o-mini", chat_model=scripted)) is scripted
+    context = ReviewContext(model="openai:gpt-4o-mini", chat_model=scripted)
+    assert chat_model_for(context) is scripted
     assert engine_name(ReviewContext(chat_model=scripted)) == "ScriptedChatModel"
 
 

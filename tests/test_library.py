@@ -51,7 +51,8 @@ JSONL = [
     {"title": "Cascade testing after genetic variants are found", "authors": ["Ito, Ken"],
      "year": 2020, "doi": "10.1000/jsonl.2020", "abstract": "Relatives were offered screening."},
     {"type": "article", "title": "A preprint on variant screening", "issued":
-     {"date-parts": [[2024]]}, "author": [{"literal": "Consortium X"}], "number": "arXiv:2401.00002"},
+     {"date-parts": [[2024]]}, "author": [{"literal": "Consortium X"}],
+     "number": "arXiv:2401.00002"},
 ]
 
 
@@ -198,8 +199,8 @@ def test_bad_library_or_style_is_bad_input(args, reason, capsys, tmp_path):
     assert code == 2 and reason in capsys.readouterr().err
 
 
-RIS_RECORD = ("TY  - JOUR\nTI  - Caf\u00e9 workers and shift work: a cohort\nAU  - M\u00fcller, Anna\n"
-              "PY  - 2019\nER  - \n")
+RIS_RECORD = ("TY  - JOUR\nTI  - Caf\u00e9 workers and shift work: a cohort\n"
+              "AU  - M\u00fcller, Anna\nPY  - 2019\nER  - \n")
 
 
 def run_cli_with_library(capsys: pytest.CaptureFixture[str], library: Path,

@@ -82,7 +82,8 @@ class Entry:
 
 def _text(raw: bytes, tag: bytes) -> str:
     return " ".join(part.decode("utf-8", "replace")
-                    for part in re.findall(rb"<" + tag + rb"[^>]*>(.*?)</" + tag + rb">", raw, re.DOTALL))
+                    for part in re.findall(rb"<" + tag + rb"[^>]*>(.*?)</" + tag + rb">", raw,
+                                           re.DOTALL))
 
 
 def _entry(raw: bytes) -> Entry:

@@ -248,7 +248,9 @@ def _sorted(hits: list[Recorded], spec: str | None) -> list[Recorded]:
     name, _, direction = spec.partition(":")
     if name not in SORT_FIELDS:
         raise FilterError(f"{name} is not a valid sort field")
-    key = lambda item: item.work.get(name) or 0
+    def key(item: Recorded) -> Any:
+        return item.work.get(name) or 0
+
     return sorted(hits, key=key, reverse=direction == "desc")
 
 
@@ -273,7 +275,9 @@ def _filter(key: str, values: list[str]) -> Any:
     def any_of(test: Any) -> Any:
         return lambda item: any(test(item, value) for value in values)
 
-    date = lambda item: str(item.work.get("publication_date") or "")
+    def date(item: Recorded) -> str:
+        return str(item.work.get("publication_date") or "")
+
     if key == "from_publication_date":
         return any_of(lambda item, value: date(item) >= value)
     if key == "to_publication_date":
@@ -283,7 +287,8 @@ def _filter(key: str, values: list[str]) -> Any:
             raise FilterError(f"publication_year takes a year, a range or >/< a year: {values}")
         return any_of(lambda item, value: _year_matches(item.work.get("publication_year"), value))
     if key == "doi":
-        return any_of(lambda item, value: normalize_doi(item.work.get("doi")) == normalize_doi(value))
+        return any_of(lambda item, value:
+                      normalize_doi(item.work.get("doi")) == normalize_doi(value))
     if key in ("openalex", "openalex_id", "ids.openalex"):
         return any_of(lambda item, value: item.openalex_id == normalize_openalex_id(value))
     if key == "cites":

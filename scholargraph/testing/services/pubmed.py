@@ -192,7 +192,8 @@ class PubMedService:
                       if pmid.strip()]
         by_id = {article.pmid: article for article in self.articles}
         chosen = [by_id[pmid].raw for pmid in wanted if pmid in by_id]
-        body = _set_prolog() + b"<PubmedArticleSet>\n" + b"\n".join(chosen) + b"\n</PubmedArticleSet>\n"
+        body = (_set_prolog() + b"<PubmedArticleSet>\n" + b"\n".join(chosen)
+                + b"\n</PubmedArticleSet>\n")
         return ReplayResponse(body=body, content_type=XML)
 
 
@@ -210,5 +211,6 @@ def _escape(text: str) -> str:
 
 
 def _error(utility: str, message: str) -> ReplayResponse:
-    body = f'<?xml version="1.0" encoding="UTF-8" ?>\n<eResult><ERROR>{_escape(message)}</ERROR></eResult>\n'
+    body = (f'<?xml version="1.0" encoding="UTF-8" ?>\n'
+            f'<eResult><ERROR>{_escape(message)}</ERROR></eResult>\n')
     return ReplayResponse(400, body.encode(), XML)

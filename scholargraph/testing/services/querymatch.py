@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 STOP_WORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "of", "on", "or", "the", "to", "with", "via", "using", "about"]
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "of",
+     "on", "or", "the", "to", "with", "via", "using", "about"]
 )
 
 
