@@ -57,6 +57,17 @@ class ReviewContext:
         default="apa",
         metadata={"description": "Reference list style: 'apa' or a CSL style name ('ieee')"},
     )
+    structured_output: str | None = field(
+        default=None,
+        metadata={"description": "How to ask the model for structured output: 'json_schema', "
+                  "'tools' or 'json_object'; unset: SCHOLARGRAPH_STRUCTURED_OUTPUT, else chosen "
+                  "per server (the first it accepts)"},
+    )
+    model_context: int | None = field(
+        default=None,
+        metadata={"description": "The model's context size in tokens; unset: asked of the "
+                  "server where it says, else 4096; SCHOLARGRAPH_MODEL_CONTEXT sets it too"},
+    )
     chat_model: Any = field(
         default=None,
         metadata={"description": "A chat model object (Python callers, tests); wins over model"},
@@ -69,3 +80,13 @@ class ReviewContext:
     def library_path(self) -> str | None:
         """The local library to search: the run's own, else ``SCHOLARGRAPH_LIBRARY``."""
         return self.library or os.environ.get("SCHOLARGRAPH_LIBRARY") or None
+
+    def structured_output_method(self) -> str | None:
+        """The structured-output method asked for: the run's own, else
+        ``SCHOLARGRAPH_STRUCTURED_OUTPUT``; None lets the engine choose per server."""
+        return self.structured_output or os.environ.get("SCHOLARGRAPH_STRUCTURED_OUTPUT") or None
+
+    def model_context_size(self) -> int | None:
+        """The model's context size given for the run, else ``SCHOLARGRAPH_MODEL_CONTEXT``."""
+        given = self.model_context or os.environ.get("SCHOLARGRAPH_MODEL_CONTEXT")
+        return int(given) if given else None

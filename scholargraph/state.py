@@ -13,7 +13,7 @@ from typing import Annotated
 from typing_extensions import TypedDict
 
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
-from scholargraph.schemas import Draft, Evaluation, Intent, SourceQuery, SubQuestion
+from scholargraph.schemas import Draft, Evaluation, Intent, ModelStep, SourceQuery, SubQuestion
 
 
 class Prisma(TypedDict):
@@ -51,6 +51,7 @@ class OutputState(TypedDict, total=False):
     iteration: int
     stop_reason: str
     notes: Annotated[list[str], operator.add]
+    model_steps: Annotated[list[ModelStep], operator.add]
 
 
 class ReviewState(OutputState, total=False):
