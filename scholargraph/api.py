@@ -13,7 +13,7 @@ from typing import Any
 
 from scholargraph.agents.clean_query import clean_question
 from scholargraph.context import ReviewContext
-from scholargraph.engines import load_chat_model
+from scholargraph.engines import load_chat_model, parse_method
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.report import Report, prepare_out_dir
@@ -42,6 +42,8 @@ class ReviewOptions:
     offline: bool = False
     style: str = "apa"
     library: str | None = None
+    structured_output: str | None = None
+    model_context: int | None = None
 
     def check(self) -> None:
         """Raise :class:`InputError` for an option that cannot work."""
@@ -60,6 +62,10 @@ class ReviewOptions:
             raise InputError(f"--since {self.since} is after --until {self.until}")
         if not 1 <= self.max_iterations <= 10:
             raise InputError("max iterations must be between 1 and 10")
+        # a typo in the option or its variable is refused before any request
+        parse_method(self.context().structured_output_method())
+        if self.model_context is not None and self.model_context < 512:
+            raise InputError("model context must be at least 512 tokens")
         if self.model and self.chat_model is None:
             self.chat_model = load_chat_model(self.model)
         self.style = check_style(self.style)
@@ -77,6 +83,8 @@ class ReviewOptions:
                              approve_plan=self.approve_plan, snowball=self.snowball,
                              judge=self.judge, citation_style=self.style,
                              library=self.library,
+                             structured_output=self.structured_output,
+                             model_context=self.model_context,
                              chat_model=self.chat_model)
 
 

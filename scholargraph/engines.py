@@ -61,6 +61,8 @@ OTHER_CONTEXT_TOKENS = 32_000
 """Other providers' chat models (Anthropic, Google, a test's scripted model): large contexts."""
 CHARS_PER_TOKEN = 3.5
 """A cautious estimate for English text with the BPE tokenizers of current models."""
+REPEAT_PENALTY = 1.1
+"""Sent to compatible servers: it turned a small model's looping replies into usable ones."""
 REFUSAL_WORDS = ("response_format", "json_schema", "tool", "function")
 OVERFLOW = re.compile(r"context (?:window|length)[^0-9]{0,40}(\d{3,7})", re.IGNORECASE)
 
@@ -161,6 +163,9 @@ def _openai_like(model: BaseChatModel) -> bool:
 def _base_url(model: BaseChatModel) -> str | None:
     """A compatible server's base URL (``.../v1``), or None for the official API."""
     url = getattr(model, "openai_api_base", None)
+    if not url:  # set from OPENAI_BASE_URL by the client itself, not by LangChain
+        client = getattr(model, "root_client", None)
+        url = str(getattr(client, "base_url", "") or "")
     if not url or "api.openai.com" in url:
         return None
     return str(url).rstrip("/")
@@ -231,6 +236,10 @@ class ReplyError(ValueError):
         self.cut = cut
 
 
+class PenaltyRefused(Exception):
+    """The server refuses the ``repeat_penalty`` parameter: ask again without it."""
+
+
 class MethodRefused(Exception):
     """The server does not take this structured-output method (it said so, or ignored it)."""
 
@@ -289,8 +298,12 @@ def parse_reply(schema: type[T], message: AIMessage, method: StructuredMethod) -
         data: Any = message.tool_calls[0]["args"]
     else:
         data = _json_in(str(message.content))
+    known = _known_fields(schema, data)
+    if isinstance(data, dict) and data and not known:
+        raise ReplyError(f"the reply has none of the fields of {schema.__name__} "
+                         f"(it has {', '.join(map(str, list(data)[:5]))})")
     try:
-        return schema.model_validate(_known_fields(schema, data))
+        return schema.model_validate(known)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "reply"
@@ -342,6 +355,7 @@ class ModelSession:
         self._context_tokens = context.model_context_size() or next(
             (s.context_tokens for s in reversed(earlier) if s.context_tokens), None)
         self.steps: list[ModelStep] = []
+        self.repeat_penalty = True
 
     @property
     def context_tokens(self) -> int:
@@ -396,6 +410,10 @@ class ModelSession:
                     problems = check(answer) if check else []
                     if problems:
                         raise ReplyError("; ".join(problems))
+                except PenaltyRefused as exc:
+                    log.warning("%s: the server refused repeat_penalty (%s); asking without",
+                                step, exc)
+                    continue
                 except MethodRefused as exc:
                     if len(self.methods()) == 1:  # forced, or nothing left to step down to
                         attempt += 1
@@ -442,6 +460,9 @@ class ModelSession:
                 record.tokens_out += usage.completion_tokens
             raise ReplyError("the reply was cut at the token limit", cut=True) from None
         except APIStatusError as exc:
+            if self.repeat_penalty and "repeat_penalty" in str(exc):
+                self.repeat_penalty = False
+                raise PenaltyRefused(_first_line(exc)) from None
             if _refusal(exc):
                 raise MethodRefused(f"the server refused {method}: {_first_line(exc)}") from None
             size = _overflow(exc)
@@ -473,8 +494,13 @@ class ModelSession:
             limits["max_tokens"] = max_tokens
             if _base_url(self.model):
                 # ChatOpenAI sends max_completion_tokens, which compatible servers (llama-cpp-
-                # python, older vLLM and Ollama) ignore: send the classic name too.
-                limits["extra_body"] = {"max_tokens": max_tokens}
+                # python, older vLLM and Ollama) ignore: send the classic name too. A mild
+                # repeat penalty keeps small local models from looping (llama.cpp's name;
+                # servers that do not know it ignore it, one that refuses it is asked without).
+                extra: dict[str, Any] = {"max_tokens": max_tokens}
+                if self.repeat_penalty:
+                    extra["repeat_penalty"] = REPEAT_PENALTY
+                limits["extra_body"] = extra
         if method == "function_calling":
             name = schema.model_config.get("title") or schema.__name__
             return self.model.bind_tools([schema], tool_choice=name, **limits)

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from scholargraph.context import ReviewContext
 from scholargraph.engines import engine_name
@@ -149,6 +149,12 @@ class Report(Record):
     stop_reason: str = ""
     notes: list[str] = Field(default_factory=list)
     citation_style: str = Field("apa", description="Style of the formatted reference lists")
+
+    @field_validator("engine", mode="before")
+    @classmethod
+    def _engine_by_name(cls, value: Any) -> Any:
+        """A bare name (what ``engine`` held before it had a section) is the engine's model."""
+        return EngineSection(model=value) if isinstance(value, str) else value
 
     def work(self, work_id: str) -> Work:
         for paper in self.papers:
