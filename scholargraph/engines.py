@@ -27,7 +27,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, get_args, get_origin
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
@@ -287,6 +287,20 @@ def _known_fields_of(annotation: Any, value: Any) -> Any:
     return value
 
 
+HINT = re.compile(r"^<.*>( \(or null\))?$|^\w+( \| \w+)+$", re.DOTALL)
+"""A value left as the prompt's example wrote it: ``<hint>`` or ``a | b | c``."""
+
+
+def _strings(data: Any) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for value in data.values() for s in _strings(value)]
+    if isinstance(data, list):
+        return [s for value in data for s in _strings(value)]
+    return []
+
+
 def parse_reply(schema: type[T], message: AIMessage, method: StructuredMethod) -> T:
     """The ``schema`` instance a reply carries, or :class:`ReplyError` saying why there is none."""
     finish = (message.response_metadata or {}).get("finish_reason")
@@ -298,6 +312,8 @@ def parse_reply(schema: type[T], message: AIMessage, method: StructuredMethod) -
         data: Any = message.tool_calls[0]["args"]
     else:
         data = _json_in(str(message.content))
+    if any(HINT.match(text) for text in _strings(data)):
+        raise ReplyError("the reply copies the example's hints instead of answering")
     known = _known_fields(schema, data)
     if isinstance(data, dict) and data and not known:
         raise ReplyError(f"the reply has none of the fields of {schema.__name__} "
@@ -416,9 +432,8 @@ class ModelSession:
                     continue
                 except MethodRefused as exc:
                     if len(self.methods()) == 1:  # forced, or nothing left to step down to
-                        attempt += 1
-                        error = str(exc)
-                        continue
+                        error = f"refused: {exc}"
+                        break  # asking again the same way would be refused again
                     log.warning("%s: %s; stepping down from %s", step, exc, method)
                     self.refused.add(method)
                     record.refused.append(method)
@@ -437,7 +452,9 @@ class ModelSession:
             record.seconds = round(time.monotonic() - started, 3)
             record.context_tokens = self._context_tokens
             self.steps.append(record)
-        note = (f"{step}: the model's reply was malformed twice ({error}); "
+        what = ("the server refused the request" if error.startswith("refused: ")
+                else "the model's reply was malformed twice")
+        note = (f"{step}: {what} ({error.removeprefix('refused: ')}); "
                 "the deterministic engine answered this step instead")
         return fallback(), [note]
 
@@ -522,14 +539,45 @@ TERSE = ("\n\nYour previous answer could not be used ({reason}). Answer again, b
 
 
 def schema_instruction(schema: type[BaseModel]) -> str:
-    """The schema written into the prompt, for servers that only take ``json_object``."""
-    spec = json.dumps(schema.model_json_schema(), separators=(",", ":"))
-    return ("Answer with one JSON object, nothing else, that validates against this JSON Schema "
-            f"(write values, not the schema):\n{spec}")
+    """The answer's shape written into the prompt, for servers that only take ``json_object``.
+
+    An example object with a hint in place of each value, not the JSON Schema itself: small
+    models copy a JSON Schema back instead of filling it in.
+    """
+    example = json.dumps(example_of(schema), ensure_ascii=False)
+    return ("Answer with one JSON object and nothing else, shaped like this example (replace "
+            f"each hint with a real value):\n{example}")
+
+
+def example_of(schema: type[BaseModel]) -> dict[str, Any]:
+    """An instance-shaped example of ``schema``: each field's value a hint saying what goes
+    there (its description, its allowed values), lists with one item."""
+    return {name: _example_value(field.annotation, field.description or name)
+            for name, field in schema.model_fields.items()}
+
+
+def _example_value(annotation: Any, hint: str) -> Any:
+    origin, args = get_origin(annotation), get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return example_of(annotation)
+    if origin is list:
+        return [_example_value(args[0] if args else str, hint)]
+    if origin is Literal:
+        return " | ".join(map(str, args))
+    if args and type(None) in args:  # Optional[X]: the X, said to be optional
+        inner = next(a for a in args if a is not type(None))
+        value = _example_value(inner, hint)
+        return f"{value} (or null)" if isinstance(value, str) else None
+    if annotation is bool:
+        return False
+    if annotation in (int, float):
+        return 0
+    return f"<{hint}>"
 
 
 def _first_line(exc: Exception) -> str:
-    return str(exc).splitlines()[0][:200]
+    """The error's message on one line, short enough for a note."""
+    return " ".join(str(exc).split())[:240]
 
 
 def session_for(context: ReviewContext, state: Mapping[str, Any] | None = None

@@ -170,7 +170,7 @@ def verdict(evaluation: Evaluation, passages: list[Passage], per_question: int) 
 
 
 class SubQuestionScore(Record):
-    sub_question_id: str
+    sub_question_id: str = Field(description="The sub-question's id as listed, e.g. q1")
     score: float = Field(description="0-1: how well the findings answer this sub-question")
 
 

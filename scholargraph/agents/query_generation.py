@@ -98,7 +98,7 @@ def deterministic_queries(
 
 class DraftQuery(Record):
     source: str = Field(description="One of the listed sources")
-    sub_question_id: str
+    sub_question_id: str = Field(description="The sub-question's id as listed, e.g. q1")
     query: str = Field(description="The query in that source's own syntax")
 
 
