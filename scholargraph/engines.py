@@ -385,7 +385,9 @@ class ModelSession:
         (system prompt, instructions, the schema in json_object mode) are counted."""
         schema_room = 600 if self.method() == "json_mode" else 0
         used = sum(estimate_tokens(text) for text in fixed) + schema_room + max_tokens + 64
-        return max(0, self.context_tokens - used)
+        # At most half the context: a small model reads long prompts slowly (12-300 tokens/s
+        # for SmolLM2-135M on two cores) and answers them no better.
+        return max(0, min(self.context_tokens // 2, self.context_tokens - used))
 
     def methods(self) -> list[StructuredMethod]:
         """The methods still to try, best first."""

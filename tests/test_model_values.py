@@ -17,7 +17,7 @@ from scholargraph.agents.query_generation import (
 )
 from scholargraph.context import ReviewContext
 from scholargraph.schemas import Intent, SubQuestion
-from scholargraph.testing import ScriptedChatModel, structured_reply
+from scholargraph.testing import ScriptedChatModel, structured_reply, tool_call_reply
 
 QUESTION = "machine learning for public health surveillance"
 SUBS = [SubQuestion(id="q1", text=QUESTION, answer_shape="studies"),
@@ -69,14 +69,15 @@ def test_the_intent_node_sends_no_dropped_value_on():
 
 
 def test_one_sub_question_is_retried_then_the_template_plan_is_used():
-    one = PlanReply(sub_questions=[PlannedQuestion(text=QUESTION, answer_shape="studies")])
+    one = {"sub_questions": [{"text": QUESTION, "answer_shape": "studies"}]}
     state = {"cleaned_question": QUESTION, "intent": detect_intent(QUESTION)}
-    update, model = _run(planning, state, structured_reply(one), structured_reply(one))
+    update, model = _run(planning, state, tool_call_reply(PlanReply, one),
+                         tool_call_reply(PlanReply, one))
     assert model.remaining == 0
     deterministic = planning(state, Runtime(context=ReviewContext()))
     assert update["sub_questions"] == deterministic["sub_questions"]
     (note,) = update["notes"]
-    assert "1 sub-questions where 2-5 are needed" in note and "malformed twice" in note
+    assert "at least 2 items" in note and "malformed twice" in note
     (step,) = update["model_steps"]
     assert (step.calls, step.answered_by, step.valid_first_time) == (2, "fallback", False)
 

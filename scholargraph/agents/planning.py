@@ -110,6 +110,7 @@ class PlanReply(Record):
     """What the model writes for a plan: the sub-questions only."""
 
     sub_questions: list[PlannedQuestion] = Field(
+        min_length=MIN_SUB_QUESTIONS, max_length=MODEL_MAX_SUB_QUESTIONS,
         description="2-5 sub-questions covering the question")
 
 

@@ -103,7 +103,8 @@ class DraftQuery(Record):
 
 
 class QueryPlan(Record):
-    queries: list[DraftQuery]
+    queries: list[DraftQuery] = Field(
+        min_length=1, description="One query per source and sub-question")
 
 
 SYSTEM = """You write search queries for scientific sources. For each source and sub-question,
@@ -135,7 +136,7 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
     plan, notes = session.ask(
         QueryPlan, system=SYSTEM,
         user=_prompt(agents, subs, targets, sent, round_number),
-        fallback=lambda: QueryPlan(queries=[]), step="query_generation",
+        fallback=lambda: QueryPlan.model_construct(queries=[]), step="query_generation",
         max_tokens=TOKENS_PER_QUERY * len(agents) * len(targets) + 40,
     )
     question = state.get("cleaned_question", "")
@@ -146,6 +147,7 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         queries = fallback()
         notes = notes or [("query_generation: the model proposed no new usable query; "
                            "the deterministic engine wrote them")]
+        session.steps[-1].answered_by = "fallback"
     return {"queries": queries, "notes": notes, "model_steps": session.steps}
 
 
