@@ -243,6 +243,10 @@ class PenaltyRefused(Exception):
 class MethodRefused(Exception):
     """The server does not take this structured-output method (it said so, or ignored it)."""
 
+    def __init__(self, message: str, *, by_server: bool = True) -> None:
+        super().__init__(message)
+        self.by_server = by_server
+
 
 def _json_in(text: str) -> Any:
     """The JSON object of a reply's text, tolerating code fences and words around it."""
@@ -308,7 +312,8 @@ def parse_reply(schema: type[T], message: AIMessage, method: StructuredMethod) -
         raise ReplyError("the reply was cut at the token limit", cut=True)
     if method == "function_calling":
         if not message.tool_calls:
-            raise MethodRefused("the server answered a required tool call with plain text")
+            raise MethodRefused("the server answered a required tool call with plain text",
+                                by_server=False)
         data: Any = message.tool_calls[0]["args"]
     else:
         data = _json_in(str(message.content))
@@ -433,9 +438,13 @@ class ModelSession:
                                 step, exc)
                     continue
                 except MethodRefused as exc:
-                    if len(self.methods()) == 1:  # forced, or nothing left to step down to
+                    if len(self.methods()) == 1 and exc.by_server:  # nothing to step down to
                         error = f"refused: {exc}"
                         break  # asking again the same way would be refused again
+                    if len(self.methods()) == 1:  # plain text for a tool call: a bad reply
+                        attempt += 1
+                        error = str(exc)
+                        continue
                     log.warning("%s: %s; stepping down from %s", step, exc, method)
                     self.refused.add(method)
                     record.refused.append(method)

@@ -189,8 +189,7 @@ def test_intent_comes_from_the_model_and_the_run_context_has_the_last_word():
 
 def test_planning_renumbers_drops_blank_and_caps_the_sub_questions():
     texts = ["Does aspirin prevent colorectal cancer?", "  ", "At which aspirin dose?",
-             "In whom does aspirin work?", "For how long must aspirin be taken?",
-             "With which harms of aspirin?"]
+             "In whom does aspirin work?", "For how long must aspirin be taken?"]
     plan = PlanReply(sub_questions=[PlannedQuestion(text=text, answer_shape="trials")
                                     for text in texts])
     update, model = _run(planning, planning_state(), structured_reply(plan))
