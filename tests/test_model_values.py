@@ -137,3 +137,19 @@ def test_no_invalid_model_query_is_sent_to_a_source():
             "category cond-mat.mtrl-sci is outside the question's fields",
             "no formula, elements or band-gap range"], strict=True):
         assert note.startswith("query_generation: dropped the model's query") and reason in note
+
+
+def test_a_source_named_by_its_host_and_a_query_with_an_invented_id_are_read_sensibly():
+    """SmolLM2 named PubMed by a misspelt URL and the sub-question by a random number."""
+    found = detect_intent(QUESTION)
+    state = {"cleaned_question": QUESTION, "intent": found, "sub_questions": SUBS,
+             "iteration": 1, "active_sources": ["pubmed", "openalex"], "search_log": []}
+    plan = QueryPlan(queries=[
+        DraftQuery(source="https://www.ncbi.nlm.nihgov", sub_question_id="1084239576",
+                   query="Which machine learning methods detect outbreaks?"),
+        DraftQuery(source="https://en.wikipedia.org/wiki/Machine", sub_question_id="q1",
+                   query="machine learning surveillance")])
+    update, _ = _run(query_generation, state, structured_reply(plan))
+    assert [(q.source, q.sub_question_id) for q in update["queries"]] == [("pubmed", "q2")]
+    assert "read as q2" in update["notes"][0] and "is not searched" in update["notes"][1]
+    assert update["model_steps"][0].answered_by == "model"

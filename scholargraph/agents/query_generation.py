@@ -219,20 +219,45 @@ def _materials_problem(query: str, intent: Intent, question: str) -> str | None:
     return None
 
 
+def closest_sub_question(query: str, subs: list[SubQuestion]) -> str | None:
+    """The sub-question sharing most content words with a query (none shared: None)."""
+    words = set(content_words(query))
+    shared = [(len(words & set(content_words(sub.text))), -i, sub.id) for i, sub in
+              enumerate(subs)]
+    best = max(shared, default=(0, 0, None))
+    return best[2] if best[0] else None
+
+
+def source_named(value: str, agents: list[SourceAgent]) -> SourceAgent | None:
+    """The active source a model named: by its name, or by its service's host as small models
+    write it ("https://www.ncbi.nlm.nih.gov" is PubMed)."""
+    said = value.strip().lower()
+    for agent in agents:
+        hosts = getattr(agent.politeness, "official_hosts", ()) if agent.politeness else ()
+        if said == agent.name or any(host.split(".")[0] in said for host in hosts):
+            return agent
+    return None
+
+
 def checked_queries(drafts: list[DraftQuery], agents: list[SourceAgent], subs: list[SubQuestion],
                     intent: Intent, question: str, sent: set[tuple[str, str]],
                     round_number: int) -> tuple[list[SourceQuery], list[str]]:
     """The model's queries that may be sent: an active source, a known sub-question (its id
     normalised), new to the search log, and passing :func:`query_problem`; a note per drop."""
-    by_name = {agent.name: agent for agent in agents}
     known = [s.id for s in subs]
     seen = set(sent)
     queries: list[SourceQuery] = []
     notes: list[str] = []
     for draft in drafts:
         text = draft.query.strip()
-        agent = by_name.get(draft.source.strip().lower())
+        agent = source_named(draft.source, agents)
         sid = sub_question_id(draft.sub_question_id, known)
+        if sid is None and agent is not None and text:
+            sid = closest_sub_question(text, subs)
+            if sid is not None:
+                notes.append(f"query_generation: the model's query {text[:80]!r} named "
+                             f"sub-question {draft.sub_question_id!r}; it is read as {sid}, "
+                             "whose words it shares most")
         if agent is None:
             problem = f"source {draft.source!r} is not searched in this run"
         elif sid is None:
@@ -253,7 +278,9 @@ def checked_queries(drafts: list[DraftQuery], agents: list[SourceAgent], subs: l
 
 def _prompt(agents: list[SourceAgent], subs: list[SubQuestion], targets: list[str],
             sent: set[tuple[str, str]], round_number: int) -> str:
-    lines = [f"Round {round_number}.", "Sources:"]
+    lines = [f"Round {round_number}.",
+             "Sources (write each query's source exactly as named here, e.g. "
+             f"{agents[0].name if agents else 'openalex'}):"]
     lines += [f"- {a.name}: {a.query_syntax}" for a in agents]
     lines.append("Sub-questions to search for:")
     lines += [f"- {s.id}: {s.text}" for s in subs if s.id in targets]
