@@ -47,8 +47,8 @@ MALFORMED_REPLY_ERRORS = (OutputParserException, ValidationError, ValueError, Ke
 ATTEMPTS = 2
 LADDER: tuple[StructuredMethod, ...] = ("json_schema", "function_calling", "json_mode")
 METHOD_NAMES: dict[str, StructuredMethod] = {
-    "json_schema": "json_schema", "function_calling": "function_calling", "tools": "function_calling",
-    "tool_calling": "function_calling", "json_mode": "json_mode", "json_object": "json_mode",
+    "json_schema": "json_schema", "function_calling": "function_calling",
+    "tools": "function_calling", "tool_calling": "function_calling", "json_mode": "json_mode", "json_object": "json_mode",
 }
 """What ``SCHOLARGRAPH_STRUCTURED_OUTPUT`` may say, and the method each name means."""
 

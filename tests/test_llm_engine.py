@@ -293,7 +293,8 @@ def test_the_judge_removes_a_finding_its_passages_do_not_state():
 def test_a_malformed_judgement_keeps_what_the_support_check_kept():
     update, model = _run(synthesis, synthesis_state(), structured_reply(model_written(GOOD_DRAFT)),
                          malformed_reply(Verdicts), malformed_reply(Verdicts), judge=True)
-    without_judge, _ = _run(synthesis, synthesis_state(), structured_reply(model_written(GOOD_DRAFT)))
+    without_judge, _ = _run(synthesis, synthesis_state(),
+                            structured_reply(model_written(GOOD_DRAFT)))
     assert update["draft"].findings == without_judge["draft"].findings
     assert any(note.startswith("synthesis judge: the model's reply was malformed twice")
                for note in update["notes"])
