@@ -48,7 +48,8 @@ ATTEMPTS = 2
 LADDER: tuple[StructuredMethod, ...] = ("json_schema", "function_calling", "json_mode")
 METHOD_NAMES: dict[str, StructuredMethod] = {
     "json_schema": "json_schema", "function_calling": "function_calling",
-    "tools": "function_calling", "tool_calling": "function_calling", "json_mode": "json_mode", "json_object": "json_mode",
+    "tools": "function_calling", "tool_calling": "function_calling",
+    "json_mode": "json_mode", "json_object": "json_mode",
 }
 """What ``SCHOLARGRAPH_STRUCTURED_OUTPUT`` may say, and the method each name means."""
 
