@@ -129,10 +129,12 @@ def test_no_invalid_model_query_is_sent_to_a_source():
     ])
     update, _ = _run(query_generation, state, structured_reply(plan))
     sent = [(q.source, q.sub_question_id, q.query) for q in update["queries"]]
-    assert sent == [("openalex", "q2", "machine learning outbreaks"),
-                    ("arxiv", "q2", 'abs:"public health" AND cat:cs.LG')]
-    assert len(update["notes"]) == 3
-    for note, reason in zip(update["notes"], [
+    assert sent[:2] == [("openalex", "q2", "machine learning outbreaks"),
+                        ("arxiv", "q2", 'abs:"public health" AND cat:cs.LG')]
+    assert {source for source, _, _ in sent[2:]} <= {"pubmed", "materials"}  # the template's
+    assert not any("1234567890" in q or "cond-mat" in q or q == ", " for _, _, q in sent)
+    assert len(update["notes"]) == 4
+    for note, reason in zip(update["notes"][:3], [
             "date 1234567890 is not a plausible publication year",
             "category cond-mat.mtrl-sci is outside the question's fields",
             "no formula, elements or band-gap range"], strict=True):
@@ -150,6 +152,7 @@ def test_a_source_named_by_its_host_and_a_query_with_an_invented_id_are_read_sen
         DraftQuery(source="https://en.wikipedia.org/wiki/Machine", sub_question_id="q1",
                    query="machine learning surveillance")])
     update, _ = _run(query_generation, state, structured_reply(plan))
-    assert [(q.source, q.sub_question_id) for q in update["queries"]] == [("pubmed", "q2")]
+    assert [(q.source, q.sub_question_id) for q in update["queries"]][0] == ("pubmed", "q2")
+    assert {q.source for q in update["queries"][1:]} == {"openalex"}  # the template's
     assert "read as q2" in update["notes"][0] and "is not searched" in update["notes"][1]
     assert update["model_steps"][0].answered_by == "model"

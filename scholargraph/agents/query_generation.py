@@ -148,6 +148,14 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         notes = notes or [("query_generation: the model proposed no new usable query; "
                            "the deterministic engine wrote them")]
         session.steps[-1].answered_by = "fallback"
+    else:
+        covered = {q.source for q in queries}
+        missing = [a for a in agents if a.name not in covered]
+        if missing:
+            queries += deterministic_queries(missing, subs, found, round_number=round_number,
+                                             targets=targets, already_sent=sent)
+            notes.append("query_generation: the model wrote no usable query for "
+                         f"{', '.join(a.name for a in missing)}; the deterministic engine did")
     return {"queries": queries, "notes": notes, "model_steps": session.steps}
 
 
