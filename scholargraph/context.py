@@ -66,6 +66,12 @@ class ReviewContext:
     citation_style: str = option(
         "apa", "citation style of the reference lists: apa or a CSL style name such as ieee, "
         "nature, chicago-author-date", cli={"flag": "--style", "metavar": "NAME"})
+    structured_output: str | None = option(
+        None, "how to ask the model for structured output: json_schema, tools or json_object "
+        "(unset: SCHOLARGRAPH_STRUCTURED_OUTPUT, else the first the server accepts)", cli={})
+    model_context: int | None = option(
+        None, "the model's context size in tokens (unset: SCHOLARGRAPH_MODEL_CONTEXT, else asked "
+        "of the server where it says, else 4096)", cli={"type": int})
     chat_model: Any = option(None, "a chat model object (Python callers, tests); wins over model")
 
     settings: Settings | dict[str, Any] | None = field(
@@ -91,3 +97,13 @@ class ReviewContext:
     def library_path(self) -> str | None:
         """The local library to search: the run's own, else ``SCHOLARGRAPH_LIBRARY``."""
         return self.library or self.run_settings.library or None
+
+    def structured_output_method(self) -> str | None:
+        """The structured-output method asked for: the run's own, else the settings'
+        (``SCHOLARGRAPH_STRUCTURED_OUTPUT``); None lets the engine choose per server."""
+        return self.structured_output or self.run_settings.structured_output or None
+
+    def model_context_size(self) -> int | None:
+        """The model's context size given for the run, else the settings'
+        (``SCHOLARGRAPH_MODEL_CONTEXT``)."""
+        return self.model_context or self.run_settings.model_context or None

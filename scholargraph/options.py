@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from scholargraph.context import ReviewContext, option
-from scholargraph.engines import load_chat_model
+from scholargraph.engines import load_chat_model, parse_method
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.settings import Settings
@@ -64,6 +64,11 @@ class ReviewOptions(ReviewContext):
             raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
         if not 1 <= self.max_iterations <= 10:
             raise InputError("max iterations must be between 1 and 10")
+        # a typo in the option or its variable is refused before any request
+        parse_method(self.structured_output_method())
+        model_context = self.model_context_size()
+        if model_context is not None and model_context < 512:
+            raise InputError("model context must be at least 512 tokens")
         if self.model and self.chat_model is None:
             self.chat_model = load_chat_model(self.model)
         self.citation_style = check_style(self.citation_style)

@@ -15,7 +15,24 @@ from rich.console import Console
 
 
 def describe_update(node: str, update: dict[str, Any]) -> str | None:
-    """One progress line for a node's update, or None for nodes not worth a line."""
+    """One progress line for a node's update, or None for nodes not worth a line; with what the
+    node asked of the chat model, when it asked."""
+    line = _describe(node, update)
+    steps = update.get("model_steps") or []
+    if line and steps:
+        line += "; " + "; ".join(model_line(step) for step in steps)
+    return line
+
+
+def model_line(step: Any) -> str:
+    """A model step in a few words: calls, tokens, seconds, and who answered."""
+    answered = "model answered" if step.answered_by == "model" else "fell back"
+    return (f"{step.step} model: {step.calls} call{'s' if step.calls != 1 else ''} "
+            f"({step.method}), {step.tokens_in}->{step.tokens_out} tokens, "
+            f"{step.seconds:.1f}s, {answered}")
+
+
+def _describe(node: str, update: dict[str, Any]) -> str | None:
     if node == "intent" and "intent" in update:
         return (f"intent: {update['intent'].kind}; sources: "
                 f"{', '.join(update.get('active_sources', [])) or 'none'}")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from scholargraph.context import ReviewContext
 from scholargraph.engines import engine_name
@@ -26,7 +26,14 @@ from scholargraph.records import (
     Work,
     passage_location,
 )
-from scholargraph.schemas import Evaluation, EvidenceRow, Finding, SubQuestion
+from scholargraph.schemas import (
+    Evaluation,
+    EvidenceRow,
+    Finding,
+    ModelStep,
+    StructuredMethod,
+    SubQuestion,
+)
 from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
@@ -80,12 +87,84 @@ class SourceFailure(Record):
     error: str
 
 
+class StepUsage(Record):
+    """What one step asked of the model over the run, summed over its asks (one per round)."""
+
+    step: str
+    asks: int = Field(0, description="Questions put to the model (one answer each)")
+    calls: int = Field(0, description="Requests sent, retries and method step-downs included")
+    valid_first_time: int = Field(0, description="Asks whose first reply was usable")
+    fallbacks: int = Field(0, description="Asks the deterministic engine answered instead")
+    cut: int = Field(0, description="Replies cut at the token limit")
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    answered_by: Literal["model", "fallback", "both"] = "model"
+
+
+class EngineSection(Record):
+    """Which engine made the review and, with a model, what each step asked of it."""
+
+    model: str = Field("deterministic", description="'deterministic' or the chat model's name")
+    method: StructuredMethod | None = Field(
+        None, description="How structured output was last requested (the method that worked)")
+    refused: list[StructuredMethod] = Field(
+        default_factory=list, description="Methods the server refused during the run")
+    context_tokens: int | None = Field(None, description="The model's context size used")
+    steps: list[StepUsage] = Field(default_factory=list)
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+
+    def answered_by_model(self) -> list[str]:
+        return [s.step for s in self.steps if s.answered_by != "fallback"]
+
+    def line(self) -> str:
+        """One sentence for review.md."""
+        if not self.steps:
+            return f"Engine: {self.model}."
+        fell = [s.step for s in self.steps if s.fallbacks]
+        return (f"Engine: {self.model} ({self.method}); {self.calls} model calls, "
+                f"{self.tokens_in} tokens in, {self.tokens_out} out, {self.seconds:.0f} s; "
+                f"answered by the model: {', '.join(self.answered_by_model()) or 'none'}; "
+                f"deterministic fallback: {', '.join(fell) or 'none'}.")
+
+
+def engine_section(model: str, steps: list[ModelStep]) -> EngineSection:
+    """The engine section from the run's recorded model steps, summed per step."""
+    usage: dict[str, StepUsage] = {}
+    for step in steps:
+        total = usage.setdefault(step.step, StepUsage(step=step.step))
+        total.asks += 1
+        total.calls += step.calls
+        total.valid_first_time += step.valid_first_time
+        total.fallbacks += step.answered_by == "fallback"
+        total.cut += step.cut
+        total.tokens_in += step.tokens_in
+        total.tokens_out += step.tokens_out
+        total.seconds = round(total.seconds + step.seconds, 3)
+    for total in usage.values():
+        total.answered_by = ("fallback" if total.fallbacks == total.asks
+                             else "both" if total.fallbacks else "model")
+    listed = list(usage.values())
+    return EngineSection(
+        model=model, method=steps[-1].method if steps else None,
+        refused=list(dict.fromkeys(m for s in steps for m in s.refused)),
+        context_tokens=next((s.context_tokens for s in reversed(steps) if s.context_tokens),
+                            None),
+        steps=listed, calls=sum(s.calls for s in listed),
+        tokens_in=sum(s.tokens_in for s in listed), tokens_out=sum(s.tokens_out for s in listed),
+        seconds=round(sum(s.seconds for s in listed), 3))
+
+
 class Report(Record):
     """A literature review, ready to read, check and export."""
 
     question: str
     cleaned_question: str = ""
-    engine: str = Field("deterministic", description="'deterministic' or the chat model's name")
+    engine: EngineSection = Field(default_factory=EngineSection,
+                                  description="The engine, and what each step asked of a model")
     generated_at: str = Field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     sources_searched: list[str] = Field(default_factory=list)
@@ -111,6 +190,12 @@ class Report(Record):
     citation_style: str = Field("apa", description="Style of the formatted reference lists")
     counts: ReviewCounts = Field(default_factory=ReviewCounts,
                                  description="The numbers the summary and the CLI report")
+
+    @field_validator("engine", mode="before")
+    @classmethod
+    def _engine_by_name(cls, value: Any) -> Any:
+        """A bare name (what ``engine`` held before it had a section) is the engine's model."""
+        return EngineSection(model=value) if isinstance(value, str) else value
 
     def work(self, work_id: str) -> Work:
         for paper in self.papers:
@@ -180,7 +265,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
     return Report(
         question=question,
         cleaned_question=state.get("cleaned_question", ""),
-        engine=engine_name(context),
+        engine=engine_section(engine_name(context), list(state.get("model_steps", []))),
         sources_searched=state.get("active_sources", []),
         sub_questions=state.get("sub_questions", []),
         summary=draft.summary if draft else "",

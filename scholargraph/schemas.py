@@ -21,6 +21,7 @@ Verdict = Literal["accept", "more_evidence", "refilter"]
 NewsWindow = Literal["day", "week", "month", "year"]
 FindingKind = Literal["finding", "agreement", "contradiction", "limitation"]
 Bearing = Literal["supports", "opposes"]
+StructuredMethod = Literal["json_schema", "function_calling", "json_mode"]
 
 
 class Intent(Record):
@@ -136,3 +137,22 @@ class Evaluation(Record):
     gaps: list[str] = Field(default_factory=list)
     verdict: Verdict = "accept"
     reason: str = ""
+
+
+class ModelStep(Record):
+    """One question put to the chat model by one step: how it was asked, what it cost, and
+    whether the model's answer or the deterministic fallback was used."""
+
+    step: str = Field(description="The agent that asked: intent, planning, synthesis...")
+    method: StructuredMethod = Field(description="How structured output was requested")
+    calls: int = Field(0, description="Requests sent (retries and method step-downs included)")
+    tokens_in: int = Field(0, description="Prompt tokens, as the server counted them")
+    tokens_out: int = Field(0, description="Completion tokens, as the server counted them")
+    seconds: float = 0.0
+    answered_by: Literal["model", "fallback"] = "fallback"
+    valid_first_time: bool = Field(False, description="The first reply was usable as it came")
+    cut: int = Field(0, description="Replies cut at the token limit")
+    refused: list[StructuredMethod] = Field(
+        default_factory=list, description="Methods the server refused during this step")
+    max_tokens: int | None = Field(None, description="The token limit sent with each call")
+    context_tokens: int | None = Field(None, description="The model's context size used")

@@ -130,6 +130,17 @@ class Settings(BaseSettings):
         "nothing is read from it or written to it (the CLI's --no-cache)",
     )
 
+    structured_output: str | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_STRUCTURED_OUTPUT"),
+        description="How to ask chat models for structured output: json_schema, tools or "
+        "json_object; unset: chosen per server",
+    )
+    model_context: int | None = Field(
+        None,
+        validation_alias=_env("SCHOLARGRAPH_MODEL_CONTEXT"),
+        description="The chat model's context size in tokens; unset: asked of the server",
+    )
     rate_scale: float | None = Field(
         None,
         validation_alias=_env("SCHOLARGRAPH_RATE_SCALE"),

@@ -14,7 +14,7 @@ from langgraph.graph import END
 from typing_extensions import TypedDict
 
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
-from scholargraph.schemas import Draft, Evaluation, Intent, SourceQuery, SubQuestion
+from scholargraph.schemas import Draft, Evaluation, Intent, ModelStep, SourceQuery, SubQuestion
 
 FINISH: Final[Literal["__end__"]] = "__end__"
 """LangGraph's END, typed as the literal a ``Command[Literal[...]]`` route names."""
@@ -63,6 +63,7 @@ class OutputState(TypedDict, total=False):
     iteration: int
     stop_reason: str
     notes: Annotated[list[str], operator.add]
+    model_steps: Annotated[list[ModelStep], operator.add]
 
 
 class ReviewState(OutputState, total=False):

@@ -15,12 +15,23 @@ from pydantic import BaseModel
 
 from scholargraph.agents.evaluation import CoverageJudgement, SubQuestionScore, evaluation, score
 from scholargraph.agents.intent import detect_intent, intent
-from scholargraph.agents.planning import MAX_SUB_QUESTIONS, planning
+from scholargraph.agents.planning import (
+    MAX_SUB_QUESTIONS,
+    PlannedQuestion,
+    PlanReply,
+    planning,
+)
 from scholargraph.agents.query_generation import DraftQuery, QueryPlan, query_generation
-from scholargraph.agents.synthesis import FindingVerdict, Verdicts, synthesis
+from scholargraph.agents.synthesis import (
+    DraftReply,
+    FindingReply,
+    FindingVerdict,
+    Verdicts,
+    synthesis,
+)
 from scholargraph.context import ReviewContext
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.schemas import Draft, Finding, Intent, Plan, SubQuestion
+from scholargraph.schemas import Draft, Finding, Intent, SubQuestion
 from scholargraph.testing import ScriptedChatModel, malformed_reply, structured_reply
 
 QUESTION = "Does aspirin reduce the risk of colorectal cancer?"
@@ -100,6 +111,14 @@ GOOD_DRAFT = Draft(summary="Aspirin and colorectal cancer.", findings=[
 ])
 
 
+def model_written(draft: Draft) -> DraftReply:
+    """The model's side of a draft: what it writes, without what the system fills."""
+    return DraftReply(summary=draft.summary, gaps=draft.gaps, limitations=draft.limitations,
+                      findings=[FindingReply(text=f.text, passage_ids=f.passage_ids,
+                                             sub_question_id=f.sub_question_id, kind=f.kind)
+                                for f in draft.findings])
+
+
 def evaluation_state() -> dict:
     return {**synthesis_state(), "draft": GOOD_DRAFT, "active_sources": ["pubmed", "openalex"]}
 
@@ -120,14 +139,20 @@ class Case:
 
 CASES = [
     Case("intent", intent, intent_state,
-         Intent(kind="review", domains=["physics"], keywords=["acetylsalicylic acid"]), "intent"),
+         Intent(kind="review", domains=["biomedical"], keywords=["acetylsalicylic acid"]),
+         "intent"),
     Case("planning", planning, planning_state,
-         Plan(sub_questions=[SubQuestion(id="x", text="Is aspirin chemopreventive?",
-                                         answer_shape="trials")]), "sub_questions"),
+         PlanReply(sub_questions=[
+             PlannedQuestion(text="Is aspirin chemopreventive?", answer_shape="trials"),
+             PlannedQuestion(text="At which aspirin dose?", answer_shape="dose-response")]),
+         "sub_questions"),
     Case("query_generation", query_generation, query_state,
          QueryPlan(queries=[DraftQuery(source="openalex", sub_question_id="q1",
-                                       query="aspirin chemoprevention")]), "queries"),
-    Case("synthesis", synthesis, synthesis_state, GOOD_DRAFT, "draft"),
+                                       query="aspirin chemoprevention"),
+                            DraftQuery(source="pubmed", sub_question_id="q2",
+                                       query='"aspirin"[tiab] AND "adenoma"[tiab]')]),
+         "queries"),
+    Case("synthesis", synthesis, synthesis_state, model_written(GOOD_DRAFT), "draft"),
     Case("evaluation", evaluation, evaluation_state,
          CoverageJudgement(coverage=[SubQuestionScore(sub_question_id="q1", score=0.0)],
                            gaps=["no trial in people under 50"]), "evaluation"),
@@ -155,22 +180,21 @@ def test_one_malformed_reply_is_retried_and_the_good_one_used(case: Case):
 
 
 def test_intent_comes_from_the_model_and_the_run_context_has_the_last_word():
-    answer = Intent(kind="review", domains=["physics"], keywords=["acetylsalicylic acid", "CRC"],
-                    since=2000, until=2020)
+    answer = Intent(kind="review", domains=["chemistry"], keywords=["acetylsalicylic acid", "CRC"])
     update, model = _run(intent, intent_state(), structured_reply(answer), since=2010)
     found = update["intent"]
-    assert (found.kind, found.domains, found.keywords) == ("review", ["physics"],
+    assert (found.kind, found.domains, found.keywords) == ("review", ["chemistry"],
                                                             ["acetylsalicylic acid", "CRC"])
-    assert (found.since, found.until) == (2010, 2020)
-    assert update["active_sources"] == ["arxiv", "openalex"]
+    assert (found.since, found.until) == (2010, None)
+    assert update["active_sources"] == ["pubmed", "openalex"]
     assert QUESTION in _prompt(model)
 
 
 def test_planning_renumbers_drops_blank_and_caps_the_sub_questions():
-    texts = ["Does aspirin prevent colorectal cancer?", "  ", "At which dose?", "In whom?",
-             "For how long?", "With which harms?"]
-    plan = Plan(sub_questions=[SubQuestion(id=f"step-{i}", text=text, answer_shape="trials")
-                               for i, text in enumerate(texts)])
+    texts = ["Does aspirin prevent colorectal cancer?", "  ", "At which aspirin dose?",
+             "In whom does aspirin work?", "For how long must aspirin be taken?"]
+    plan = PlanReply(sub_questions=[PlannedQuestion(text=text, answer_shape="trials")
+                                    for text in texts])
     update, model = _run(planning, planning_state(), structured_reply(plan))
     subs = update["sub_questions"]
     assert [s.id for s in subs] == [f"q{i}" for i in range(1, MAX_SUB_QUESTIONS + 1)]
@@ -196,7 +220,11 @@ def test_query_generation_keeps_only_new_queries_for_active_sources():
     update, model = _run(query_generation, state, structured_reply(plan))
     assert [(q.source, q.sub_question_id, q.query, q.round) for q in update["queries"]] == [
         ("pubmed", "q2", fresh.query, 1), ("openalex", "q1", "aspirin colorectal cancer", 1)]
-    assert update["notes"] == []
+    assert update["notes"] == [
+        "query_generation: dropped the model's query 'aspirin colorectal' for scopus "
+        "(source 'scopus' is not searched in this run)",
+        "query_generation: dropped the model's query 'aspirin colorectal' for arxiv "
+        "(source 'arxiv' is not searched in this run)"]
     prompt = _prompt(model)
     assert "Already sent (do not repeat):" in prompt and sent.query in prompt
     assert "scopus" not in prompt and "- pubmed: PubMed Boolean query" in prompt
@@ -227,7 +255,7 @@ def test_synthesis_drops_unknown_citations_and_unsupported_findings():
         Finding(text="Quantum entanglement governs galaxy formation at cosmological scales.",
                 passage_ids=[P3], sub_question_id="q2"),
     ], gaps=["harms"])
-    update, model = _run(synthesis, synthesis_state(), structured_reply(draft))
+    update, model = _run(synthesis, synthesis_state(), structured_reply(model_written(draft)))
     (kept,) = [f for f in update["draft"].findings if f.kind == "finding"]
     assert kept.passage_ids == [P1] and kept.citations == []
     (detected,) = [f for f in update["draft"].findings if f.kind == "contradiction"]
@@ -241,7 +269,7 @@ def test_synthesis_drops_unknown_citations_and_unsupported_findings():
 def test_synthesis_falls_back_to_the_extractive_draft_when_nothing_is_supported():
     draft = Draft(summary="Invented.", findings=[
         Finding(text="Aspirin cures colorectal cancer.", passage_ids=["invented#0-9"])])
-    update, _ = _run(synthesis, synthesis_state(), structured_reply(draft))
+    update, _ = _run(synthesis, synthesis_state(), structured_reply(model_written(draft)))
     assert update["draft"] == _deterministic(synthesis, synthesis_state())["draft"]
     assert update["notes"][-1].startswith("synthesis: no model-written finding survived")
 
@@ -252,7 +280,7 @@ def test_the_judge_removes_a_finding_its_passages_do_not_state():
     verdicts = Verdicts(verdicts=[
         FindingVerdict(finding=1, supported=True),
         FindingVerdict(finding=2, supported=False, reason="the trial reports no adenoma data")])
-    update, model = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT),
+    update, model = _run(synthesis, synthesis_state(), structured_reply(model_written(GOOD_DRAFT)),
                          structured_reply(verdicts), judge=True)
     written = [f for f in update["draft"].findings if f.kind == "finding"]
     assert [f.text for f in written] == [GOOD_DRAFT.findings[0].text]
@@ -266,9 +294,10 @@ def test_the_judge_removes_a_finding_its_passages_do_not_state():
 
 
 def test_a_malformed_judgement_keeps_what_the_support_check_kept():
-    update, model = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT),
+    update, model = _run(synthesis, synthesis_state(), structured_reply(model_written(GOOD_DRAFT)),
                          malformed_reply(Verdicts), malformed_reply(Verdicts), judge=True)
-    without_judge, _ = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT))
+    without_judge, _ = _run(synthesis, synthesis_state(),
+                            structured_reply(model_written(GOOD_DRAFT)))
     assert update["draft"].findings == without_judge["draft"].findings
     assert any(note.startswith("synthesis judge: the model's reply was malformed twice")
                for note in update["notes"])
@@ -276,7 +305,7 @@ def test_a_malformed_judgement_keeps_what_the_support_check_kept():
 
 
 def test_synthesis_fences_passages_as_untrusted_data():
-    _, model = _run(synthesis, synthesis_state(), structured_reply(GOOD_DRAFT))
+    _, model = _run(synthesis, synthesis_state(), structured_reply(model_written(GOOD_DRAFT)))
     prompt = _prompt(model)
     for passage in PASSAGES:
         assert f"<<<passage {passage.id} (for {passage.sub_question_id}) (untrusted data" in prompt
@@ -300,7 +329,8 @@ def test_evaluation_merges_model_coverage_without_raising_it():
     assert result.coverage == {"q1": measured["q1"], "q2": 0.1}
     assert result.gaps == ["no trial in people under 50"]
     assert result.verdict != "accept" and "q2" in result.reason
-    assert update["notes"] == []
+    assert update["notes"] == ["evaluation: dropped the model's score for 'q9' (not a "
+                               "sub-question of the plan)"]
     assert "<<<findings (untrusted data" in _prompt(model)
 
 

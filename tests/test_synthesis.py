@@ -297,7 +297,7 @@ def test_the_llm_engine_reports_what_its_check_removed(with_model, deterministic
     report, _ = with_model
     quoted = [f for f in deterministic[0].findings if f.kind == "finding"]
     written = [f for f in report.findings if f.kind == "finding"]
-    assert report.engine == "ScriptedChatModel" and len(written) == len(quoted)
+    assert report.engine.model == "ScriptedChatModel" and len(written) == len(quoted)
     assert not any("settles the question" in f.text for f in written)
     assert f"synthesis: removed {len(quoted)} unsupported sentences from model-written " \
            "findings" in report.notes

@@ -23,7 +23,7 @@ from pydantic import Field
 from scholargraph.agents.synthesis import run_embedder
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import credibility_of, passage_works, weak_only
-from scholargraph.engines import ask_structured, chat_model_for, fence
+from scholargraph.engines import fence, session_for, trim_to_tokens
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.relevance import DirectEvidence, term_share, topic_terms
@@ -173,7 +173,7 @@ def verdict(evaluation: Evaluation, passages: list[Passage], per_question: int) 
 
 
 class SubQuestionScore(Record):
-    sub_question_id: str
+    sub_question_id: str = Field(description="The sub-question's id as listed, e.g. q1")
     score: float = Field(description="0-1: how well the findings answer this sub-question")
 
 
@@ -199,25 +199,50 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     embedder = run_embedder(context.run_settings, notes) if draft.findings else None
     result = score(subs, draft, passages, papers, state.get("active_sources", []),
                    date.today().year, embedder)
-    model = chat_model_for(context)
-    if model is not None and draft.findings:
-        judged, asked = ask_structured(
-            model, CoverageJudgement, system=SYSTEM,
-            user="\n".join([f"{s.id}: {s.text}" for s in subs] + [fence("findings", "\n".join(
-                f"- ({f.sub_question_id}) {f.text}" for f in draft.findings))]),
+    session = session_for(context, state)
+    steps = []
+    if session is not None and draft.findings:
+        findings = "\n".join(f"- ({f.sub_question_id}) {f.text}" for f in draft.findings)
+        questions = "\n".join(f"{s.id}: {s.text}" for s in subs)
+        max_tokens = 40 * len(subs) + 200
+        budget = session.prompt_budget(max_tokens, SYSTEM, questions)
+        judged, asked = session.ask(
+            CoverageJudgement, system=SYSTEM,
+            user="\n".join([questions, fence("findings", trim_to_tokens(findings, budget))]),
             fallback=lambda: CoverageJudgement(coverage=[
                 SubQuestionScore(sub_question_id=sid, score=value)
                 for sid, value in result.coverage.items()], gaps=result.gaps),
-            agent="evaluation",
+            step="evaluation", max_tokens=max_tokens,
         )
-        notes += asked
-        known = {sub.id for sub in subs}
-        merged = {item.sub_question_id: min(result.coverage[item.sub_question_id],
-                                            max(0.0, min(1.0, item.score)))
-                  for item in judged.coverage if item.sub_question_id in known}
+        merged, dropped = judged_coverage(judged, result.coverage)
+        notes += asked + dropped
         result = result.model_copy(update={"coverage": {**result.coverage, **merged},
                                            "gaps": judged.gaps or result.gaps})
+        steps = session.steps
     per_question = context.passages_per_question + 3 * state.get("filter_depth", 0)
     decision, reason = verdict(result, passages, per_question)
     return {"evaluation": result.model_copy(update={"verdict": decision, "reason": reason}),
-            "notes": notes}
+            "notes": notes, "model_steps": steps}
+
+
+def judged_coverage(judged: CoverageJudgement, scored: dict[str, float]
+                    ) -> tuple[dict[str, float], list[str]]:
+    """The model's coverage scores that can be used, each capped by the deterministic score:
+    ids normalised as the plan numbers them ("1" is q1), unknown ids and scores outside 0-1
+    dropped with a note."""
+    from scholargraph.agents.query_generation import sub_question_id
+
+    known = list(scored)
+    merged: dict[str, float] = {}
+    notes: list[str] = []
+    for item in judged.coverage:
+        sid = sub_question_id(item.sub_question_id, known)
+        if sid is None:
+            notes.append(f"evaluation: dropped the model's score for {item.sub_question_id!r} "
+                         "(not a sub-question of the plan)")
+        elif not 0.0 <= item.score <= 1.0:
+            notes.append(f"evaluation: dropped the model's score {item.score} for {sid} "
+                         "(scores run from 0 to 1)")
+        else:
+            merged[sid] = min(scored[sid], item.score)
+    return merged, notes

@@ -13,7 +13,7 @@ from datetime import date
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
-from scholargraph.engines import ask_structured, chat_model_for
+from scholargraph.engines import session_for
 from scholargraph.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.state import ReviewState
 from scholargraph.text import chemical_formulas, content_words, key_phrases, year_window
@@ -110,21 +110,90 @@ a chemical formula only if the question names a material. Set a news window only
 question asks for news, the latest or recent developments; say whether it asks for specific
 values, numbers, a table or a dataset."""
 
+NEIGHBOUR_DOMAINS: dict[str, tuple[str, ...]] = {
+    "physics": ("materials", "chemistry"), "materials": ("physics", "chemistry"),
+    "chemistry": ("materials", "physics", "biomedical"), "biomedical": ("chemistry",),
+}
+"""Fields a question found in one field may also belong to without a cue word of its own (the
+band gap of ZnO is physics as well as materials); computer science always needs its own cue."""
+MAX_KEYWORD_CHARS = 80
+INTENT_TOKENS = 256
+"""Room for the intent's reply: a kind, a few domains, 3-8 short terms and a few scalars."""
+EARLIEST_YEAR, LATEST_YEAR = 1800, 2100
+"""The publication years a user may give (the same bounds as ``--since``/``--until``)."""
+
+
+def checked_intent(found: Intent, question: str, *, this_year: int | None = None
+                   ) -> tuple[Intent, list[str]]:
+    """The model's intent with every value a user could not have given, or the question does not
+    bear out, replaced by the deterministic reading (each with a note).
+
+    A model value must pass the rule its option passes from a user (years 1800-2100, since before
+    until) and have evidence in the question: a year window or news window only when the
+    question states one, a formula only one the question names, a domain only one its words
+    touches (or a neighbour of one it touches; any, when it touches none); key terms must be
+    searchable (not blank, at most 80 characters).
+    """
+    this_year = this_year or date.today().year
+    rules = detect_intent(question, this_year=this_year)
+    notes: list[str] = []
+    update: dict = {}
+
+    def drop(field: str, value: object, why: str, replacement: object) -> None:
+        notes.append(f"intent: dropped the model's {field} {value!r} ({why})")
+        update[field] = replacement
+
+    stated = year_window(question, this_year)
+    for field, value, said in (("since", found.since, stated[0]), ("until", found.until,
+                                                                   stated[1])):
+        if value is None:
+            continue
+        if not EARLIEST_YEAR <= value <= LATEST_YEAR:
+            drop(field, value, "not a plausible publication year", said)
+        elif said is None:
+            drop(field, value, "the question states no such year", None)
+    since = update.get("since", found.since)
+    until = update.get("until", found.until)
+    if since is not None and until is not None and since > until:
+        drop("until", until, f"it is before since {since}", stated[1])
+    if found.formula is not None and found.formula not in chemical_formulas(question):
+        drop("formula", found.formula, "not a chemical formula the question names", rules.formula)
+    if found.news_window is not None and rules.news_window is None:
+        drop("news_window", found.news_window, "the question asks for no news",
+             None)
+    known = set(rules.domains) - {"general"}
+    near = known | {n for d in known for n in NEIGHBOUR_DOMAINS.get(d, ())}
+    unsupported = [d for d in found.domains if known and d not in near and d != "general"]
+    if unsupported:
+        kept = [d for d in found.domains if d not in unsupported]
+        drop("domains", unsupported, "no word of the question belongs to those fields",
+             kept or rules.domains)
+    keywords = [k.strip() for k in found.keywords if k.strip() and len(k) <= MAX_KEYWORD_CHARS]
+    if len(keywords) < len(found.keywords):
+        dropped = [k for k in found.keywords if k.strip() not in keywords]
+        drop("keywords", dropped, "blank or too long to search for", keywords or rules.keywords)
+    return found.model_copy(update=update), notes
+
 
 def intent(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     question = state["cleaned_question"]
     notes: list[str] = []
-    model = chat_model_for(context)
-    if model is None:
+    session = session_for(context, state)
+    if session is None:
         found = detect_intent(question)
     else:
-        found, notes = ask_structured(
-            model, Intent, system=SYSTEM, user=f"Question: {question}",
-            fallback=lambda: detect_intent(question), agent="intent",
+        found, notes = session.ask(
+            Intent, system=SYSTEM, user=f"Question: {question}",
+            fallback=lambda: detect_intent(question), step="intent", max_tokens=INTENT_TOKENS,
         )
+        found, dropped = checked_intent(found, question)
+        notes = notes + dropped
     found = found.model_copy(update={
         "since": context.since if context.since is not None else found.since,
         "until": context.until if context.until is not None else found.until,
     })
-    return {"intent": found, "active_sources": active_sources(found, context), "notes": notes}
+    update = {"intent": found, "active_sources": active_sources(found, context), "notes": notes}
+    if session is not None:
+        update["model_steps"] = session.steps
+    return update

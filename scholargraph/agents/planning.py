@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 from langgraph.runtime import Runtime
+from pydantic import Field
 
 from scholargraph.context import ReviewContext
-from scholargraph.engines import ask_structured, chat_model_for
+from scholargraph.engines import session_for
 from scholargraph.questions import (
     Concept,
     alternatives,
@@ -25,8 +26,10 @@ from scholargraph.questions import (
     topic,
     with_alternative,
 )
+from scholargraph.records import Record
 from scholargraph.schemas import Intent, Plan, SubQuestion
 from scholargraph.state import ReviewState
+from scholargraph.text import content_words
 
 MAX_SUB_QUESTIONS = 4
 
@@ -160,20 +163,73 @@ def renumber(plan: Plan, question: str) -> list[SubQuestion]:
 
 SYSTEM = """You plan literature reviews. Break the research question into 2-4 self-contained
 sub-questions that together cover it; the first should be the question itself, made precise.
-For each, say what evidence would answer it. Use ids q1, q2, ..."""
+For each, say what evidence would answer it."""
+
+MIN_SUB_QUESTIONS = 2
+MODEL_MAX_SUB_QUESTIONS = 5
+"""A model's plan must hold 2-5 sub-questions (the schema's rule); the first four are kept."""
+PLAN_TOKENS = 400
+"""Room for five sub-questions of a sentence each, with what would answer them."""
+
+
+class PlannedQuestion(Record):
+    """One sub-question as the model writes it (the system numbers them)."""
+
+    text: str = Field(description="The sub-question, self-contained")
+    answer_shape: str = Field(description="What evidence would answer it, in a few words")
+
+
+class PlanReply(Record):
+    """What the model writes for a plan: the sub-questions only."""
+
+    sub_questions: list[PlannedQuestion] = Field(
+        min_length=MIN_SUB_QUESTIONS, max_length=MODEL_MAX_SUB_QUESTIONS,
+        description="2-5 sub-questions covering the question")
+
+
+def plan_problems(reply: PlanReply, question: str, keywords: list[str]) -> list[str]:
+    """Why a model's plan cannot be used as it is: too few or too many sub-questions, or
+    sub-questions that share no word with the question (the same count a user's plan must meet)."""
+    asked = set(content_words(" ".join([question, *keywords])))
+    written = [s for s in reply.sub_questions if s.text.strip()]
+    related = [s for s in written if set(content_words(s.text)) & asked]
+    if not MIN_SUB_QUESTIONS <= len(written) <= MODEL_MAX_SUB_QUESTIONS:
+        return [(f"{len(written)} sub-questions where "
+                 f"{MIN_SUB_QUESTIONS}-{MODEL_MAX_SUB_QUESTIONS} are needed")]
+    if len(related) < MIN_SUB_QUESTIONS:
+        return [f"only {len(related)} sub-questions share a word with the question"]
+    return []
+
+
+def plan_of(reply: PlanReply, question: str, keywords: list[str]) -> tuple[Plan, list[str]]:
+    """The model's plan without the sub-questions unrelated to the question (with a note)."""
+    asked = set(content_words(" ".join([question, *keywords])))
+    written = [s for s in reply.sub_questions if s.text.strip()]
+    kept = [s for s in written if set(content_words(s.text)) & asked]
+    notes = [f"planning: dropped the model's sub-question {s.text!r} (it shares no word with "
+             "the question)" for s in written if s not in kept]
+    return Plan(sub_questions=[SubQuestion(id=f"q{i}", text=s.text, answer_shape=s.answer_shape)
+                               for i, s in enumerate(kept, 1)]), notes
 
 
 def planning(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     question, found = state["cleaned_question"], state["intent"]
     notes: list[str] = []
-    model = chat_model_for(context)
-    if model is None:
+    session = session_for(context, state)
+    if session is None:
         plan = plan_from_template(question, found)
-    else:
-        plan, notes = ask_structured(
-            model, Plan, system=SYSTEM,
-            user=f"Question: {question}\nKind: {found.kind}\nKey terms: {', '.join(found.keywords)}",
-            fallback=lambda: plan_from_template(question, found), agent="planning",
-        )
-    return {"sub_questions": renumber(plan, question), "notes": notes}
+        return {"sub_questions": renumber(plan, question), "notes": notes}
+    template = plan_from_template(question, found)
+    reply, notes = session.ask(
+        PlanReply, system=SYSTEM,
+        user=f"Question: {question}\nKind: {found.kind}\nKey terms: {', '.join(found.keywords)}",
+        fallback=lambda: PlanReply(sub_questions=[
+            PlannedQuestion(text=s.text, answer_shape=s.answer_shape)
+            for s in template.sub_questions]),
+        step="planning", max_tokens=PLAN_TOKENS,
+        check=lambda r: plan_problems(r, question, found.keywords),
+    )
+    plan, dropped = plan_of(reply, question, found.keywords)
+    return {"sub_questions": renumber(plan, question), "notes": notes + dropped,
+            "model_steps": session.steps}

@@ -9,17 +9,19 @@ its own.
 
 from __future__ import annotations
 
+import re
+
 from langgraph.runtime import Runtime
 from pydantic import Field
 
 from scholargraph.agents.planning import TEMPLATE_WORDS
 from scholargraph.context import ReviewContext
-from scholargraph.engines import ask_structured, chat_model_for
+from scholargraph.engines import session_for
 from scholargraph.questions import alternatives
 from scholargraph.records import Record, SearchLogEntry
 from scholargraph.schemas import Intent, SourceQuery, SubQuestion
 from scholargraph.state import ReviewState
-from scholargraph.text import is_generic, key_phrases
+from scholargraph.text import chemical_formulas, content_words, is_generic, key_phrases
 from scholargraph.tools.base import SourceAgent
 from scholargraph.tools.registry import get_agent
 
@@ -116,18 +118,23 @@ def deterministic_queries(
 
 class DraftQuery(Record):
     source: str = Field(description="One of the listed sources")
-    sub_question_id: str
+    sub_question_id: str = Field(description="The sub-question's id as listed, e.g. q1")
     query: str = Field(description="The query in that source's own syntax")
 
 
 class QueryPlan(Record):
-    queries: list[DraftQuery]
+    queries: list[DraftQuery] = Field(
+        min_length=1, description="One query per source and sub-question")
 
 
 SYSTEM = """You write search queries for scientific sources. For each source and sub-question,
 write one query in that source's own syntax (described below), precise enough to find primary
 studies. In a refinement round, aim at the listed gaps and write broader or differently worded
 queries than the ones already sent."""
+
+TOKENS_PER_QUERY = 70
+"""Room for one query with its source and sub-question id."""
+MAX_QUERY_CHARS = 300
 
 
 def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
@@ -143,31 +150,162 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         return deterministic_queries(agents, subs, found, round_number=round_number,
                                      targets=targets, already_sent=sent)
 
-    model = chat_model_for(context)
-    if model is None or not agents:
+    session = session_for(context, state)
+    if session is None or not agents:
         written = fallback()
         return {"queries": written,
                 "search_log": unqueried(agents, written, found, round_number)}
-    plan, notes = ask_structured(
-        model, QueryPlan, system=SYSTEM,
+    plan, notes = session.ask(
+        QueryPlan, system=SYSTEM,
         user=_prompt(agents, subs, targets, sent, round_number),
-        fallback=lambda: QueryPlan(queries=[]), agent="query_generation",
+        fallback=lambda: QueryPlan.model_construct(queries=[]), step="query_generation",
+        max_tokens=TOKENS_PER_QUERY * len(agents) * len(targets) + 40,
     )
-    names = {agent.name for agent in agents}
-    seen = set(sent)
-    queries: list[SourceQuery] = []
-    for q in plan.queries:
-        key = (q.source, q.query.strip())
-        if q.source in names and key[1] and key not in seen:
-            seen.add(key)
-            queries.append(SourceQuery(source=q.source, sub_question_id=q.sub_question_id,
-                                       query=key[1], round=round_number))
+    question = state.get("cleaned_question", "")
+    queries, dropped = checked_queries(plan.queries, agents, subs, found, question, sent,
+                                       round_number)
+    notes = notes + dropped
     if not queries:
         queries = fallback()
         notes = notes or [("query_generation: the model proposed no new usable query; "
                            "the deterministic engine wrote them")]
-    return {"queries": queries, "notes": notes,
+        session.steps[-1].answered_by = "fallback"
+    else:
+        covered = {q.source for q in queries}
+        missing = [a for a in agents if a.name not in covered]
+        if missing:
+            queries += deterministic_queries(missing, subs, found, round_number=round_number,
+                                             targets=targets, already_sent=sent)
+            notes.append("query_generation: the model wrote no usable query for "
+                         f"{', '.join(a.name for a in missing)}; the deterministic engine did")
+    return {"queries": queries, "notes": notes, "model_steps": session.steps,
             "search_log": unqueried(agents, queries, found, round_number)}
+
+
+def sub_question_id(value: str, known: list[str]) -> str | None:
+    """A model's sub-question id as the plan numbers them: "q2", "2", "Q2" and "q 2" are q2."""
+    cleaned = value.strip().lower().replace(" ", "")
+    if cleaned in known:
+        return cleaned
+    if cleaned.isdigit() and f"q{cleaned}" in known:
+        return f"q{cleaned}"
+    return None
+
+
+ARXIV_CATEGORY_PREFIXES: dict[str, tuple[str, ...]] = {
+    "computer_science": ("cs.", "stat.", "eess.", "math.OC", "math.ST"),
+    "physics": ("physics.", "quant-ph", "cond-mat", "astro-ph", "hep-", "gr-qc", "nucl-",
+                "math-ph", "nlin."),
+    "materials": ("cond-mat.mtrl-sci", "cond-mat.mes-hall", "cond-mat.str-el",
+                  "cond-mat.supr-con", "physics.chem-ph", "physics.app-ph"),
+    "chemistry": ("physics.chem-ph", "cond-mat.soft", "q-bio.BM"),
+    "biomedical": ("q-bio.", "stat.AP", "physics.med-ph", "cs.LG", "stat.ML", "eess.IV"),
+    "general": (),
+}
+"""arXiv categories each field of a question lets a query restrict to."""
+DATE_VALUES = re.compile(
+    r'"?(\d+)(?:/\d+)*"?\s*\[(?:dp|pdat|edat)\]'           # PubMed "2015"[dp]
+    r'|(?:submittedDate|lastUpdatedDate):\s*\[\s*(\d+)\s+TO\s+(\d+)'  # arXiv
+    r'|publication_(?:date|year):\s*(\d+)', re.IGNORECASE)   # OpenAlex filters
+"""Dates in the sources' query syntaxes; each must be a plausible year (as --since must)."""
+
+
+def query_problem(agent: SourceAgent, query: str, intent: Intent, question: str) -> str | None:
+    """Why a model's query must not be sent, or None: the checks a user's options pass (years
+    1800-2100), the source's own syntax (Materials Project criteria), and evidence in the question
+    (formulas it names, arXiv categories of its fields, at least one of its words)."""
+    if len(query) > MAX_QUERY_CHARS:
+        return f"longer than {MAX_QUERY_CHARS} characters"
+    for match in DATE_VALUES.finditer(query):
+        for value in filter(None, match.groups()):
+            if len(value) not in (4, 8, 12) or not 1800 <= int(value[:4]) <= 2100:
+                return f"date {value} is not a plausible publication year"
+    if agent.name == "materials":
+        return _materials_problem(query, intent, question)
+    if agent.name == "arxiv":
+        allowed = [p for d in intent.domains for p in ARXIV_CATEGORY_PREFIXES.get(d, ())]
+        for category in re.findall(r"cat:\s*([\w.\-]+)", query):
+            if not any(category.startswith(prefix) for prefix in allowed):
+                return (f"category {category} is outside the question's fields "
+                        f"({', '.join(intent.domains)})")
+    asked = set(content_words(" ".join([question, *intent.keywords])))
+    if not set(content_words(query)) & asked:
+        return "it shares no word with the question"
+    return None
+
+
+def _materials_problem(query: str, intent: Intent, question: str) -> str | None:
+    from scholargraph.tools.materials import MaterialsQuery
+
+    try:
+        parsed = MaterialsQuery.parse(query)
+    except ValueError as exc:
+        return f"not Materials Project criteria ({exc})"
+    if not parsed.has_criteria:
+        return "no formula, elements or band-gap range"
+    named = set(chemical_formulas(question)) | ({intent.formula} if intent.formula else set())
+    foreign = [f for f in parsed.formulas if f not in named]
+    if foreign:
+        return f"formula {', '.join(foreign)} is not named by the question"
+    return None
+
+
+def closest_sub_question(query: str, subs: list[SubQuestion]) -> str | None:
+    """The sub-question sharing most content words with a query (none shared: None)."""
+    words = set(content_words(query))
+    shared = [(len(words & set(content_words(sub.text))), -i, sub.id) for i, sub in
+              enumerate(subs)]
+    best = max(shared, default=(0, 0, None))
+    return best[2] if best[0] else None
+
+
+def source_named(value: str, agents: list[SourceAgent]) -> SourceAgent | None:
+    """The active source a model named: by its name, or by its service's host as small models
+    write it ("https://www.ncbi.nlm.nih.gov" is PubMed)."""
+    said = value.strip().lower()
+    for agent in agents:
+        hosts = getattr(agent.politeness, "official_hosts", ()) if agent.politeness else ()
+        if said == agent.name or any(host.split(".")[0] in said for host in hosts):
+            return agent
+    return None
+
+
+def checked_queries(drafts: list[DraftQuery], agents: list[SourceAgent], subs: list[SubQuestion],
+                    intent: Intent, question: str, sent: set[tuple[str, str]],
+                    round_number: int) -> tuple[list[SourceQuery], list[str]]:
+    """The model's queries that may be sent: an active source, a known sub-question (its id
+    normalised), new to the search log, and passing :func:`query_problem`; a note per drop."""
+    known = [s.id for s in subs]
+    seen = set(sent)
+    queries: list[SourceQuery] = []
+    notes: list[str] = []
+    for draft in drafts:
+        text = draft.query.strip()
+        agent = source_named(draft.source, agents)
+        sid = sub_question_id(draft.sub_question_id, known)
+        if sid is None and agent is not None and text:
+            sid = closest_sub_question(text, subs)
+            if sid is not None:
+                notes.append(f"query_generation: the model's query {text[:80]!r} named "
+                             f"sub-question {draft.sub_question_id!r}; it is read as {sid}, "
+                             "whose words it shares most")
+        problem: str | None
+        if agent is None:
+            problem = f"source {draft.source!r} is not searched in this run"
+        elif sid is None:
+            problem = f"sub-question {draft.sub_question_id!r} is not in the plan"
+        elif not text or (agent.name, text) in seen:
+            continue
+        else:
+            problem = query_problem(agent, text, intent, question)
+        if problem or agent is None or sid is None:
+            notes.append(f"query_generation: dropped the model's query {text[:80]!r} for "
+                         f"{draft.source} ({problem})")
+            continue
+        seen.add((agent.name, text))
+        queries.append(SourceQuery(source=agent.name, sub_question_id=sid, query=text,
+                                   round=round_number))
+    return queries, notes
 
 
 def unqueried(agents: list[SourceAgent], queries: list[SourceQuery], intent: Intent,
@@ -184,7 +322,9 @@ def unqueried(agents: list[SourceAgent], queries: list[SourceQuery], intent: Int
 
 def _prompt(agents: list[SourceAgent], subs: list[SubQuestion], targets: list[str],
             sent: set[tuple[str, str]], round_number: int) -> str:
-    lines = [f"Round {round_number}.", "Sources:"]
+    lines = [f"Round {round_number}.",
+             "Sources (write each query's source exactly as named here, e.g. "
+             f"{agents[0].name if agents else 'openalex'}):"]
     lines += [f"- {a.name}: {a.query_syntax}" for a in agents]
     lines.append("Sub-questions to search for:")
     lines += [f"- {s.id}: {s.text}" for s in subs if s.id in targets]

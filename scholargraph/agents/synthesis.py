@@ -23,7 +23,7 @@ from pydantic import Field
 
 from scholargraph.context import ReviewContext
 from scholargraph.credibility import flag_weak_findings
-from scholargraph.engines import ask_structured, chat_model_for, fence
+from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.evidence_table import evidence_passages, evidence_table
 from scholargraph.extractive import (
     CONTRADICTIONS_PER_QUESTION,
@@ -38,7 +38,7 @@ from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_emb
 from scholargraph.records import Passage, Record, Work
 from scholargraph.relevance import DirectEvidence, question_itself, topic_terms
 from scholargraph.report import cited_work_ids, review_counts
-from scholargraph.schemas import Draft, Finding, SubQuestion
+from scholargraph.schemas import Draft, Finding, FindingKind, SubQuestion
 from scholargraph.settings import Settings
 from scholargraph.stance import compare, stance
 from scholargraph.state import ReviewState
@@ -121,13 +121,20 @@ def judge_draft(model: Any, draft: Draft, passages: list[Passage]) -> tuple[Draf
     a finding the model does not answer for, or a malformed reply, keeps what the first check
     kept (and says so).
     """
+    session = model if isinstance(model, ModelSession) else ModelSession(model)
     by_id = {p.id: p for p in passages}
+    max_tokens = 60 * len(draft.findings) + 40
+    statements = "\n".join(f.text for f in draft.findings)
+    budget = session.prompt_budget(max_tokens, JUDGE_SYSTEM, statements)
+    cited = dict.fromkeys(i for f in draft.findings for i in f.passage_ids if i in by_id)
+    texts = {p.id: text for p, text in passages_within([by_id[i] for i in cited], budget)}
     parts = []
     for number, finding in enumerate(draft.findings, 1):
         parts.append(f"Finding {number}: {finding.text}")
-        parts += [fence(f"passage {i}", by_id[i].text) for i in finding.passage_ids if i in by_id]
-    verdicts, notes = ask_structured(model, Verdicts, system=JUDGE_SYSTEM, user="\n".join(parts),
-                                     fallback=Verdicts, agent="synthesis judge")
+        parts += [fence(f"passage {i}", texts[i]) for i in finding.passage_ids if i in texts]
+    verdicts, notes = session.ask(Verdicts, system=JUDGE_SYSTEM, user="\n".join(parts),
+                                  fallback=Verdicts, step="synthesis judge",
+                                  max_tokens=max_tokens)
     rejected = {v.finding: v.reason for v in verdicts.verdicts
                 if not v.supported and 0 < v.finding <= len(draft.findings)}
     kept = [f for n, f in enumerate(draft.findings, 1) if n not in rejected]
@@ -160,9 +167,44 @@ def detected_contradictions(subs: list[SubQuestion], passages: list[Passage], pa
     return found
 
 
-def _prompt(subs: list[SubQuestion], passages: list[Passage]) -> str:
+class FindingReply(Record):
+    """A finding as the model writes it; quotes, support and citations are the system's."""
+
+    text: str = Field(description="One to three sentences stating what the cited passages report")
+    passage_ids: list[str] = Field(description="Ids of the passages that support the statement")
+    sub_question_id: str | None = Field(None, description="The sub-question it answers (q1...)")
+    kind: FindingKind = "finding"
+
+
+class DraftReply(Record):
+    """What the model writes for a draft (no evidence table, quotes or counts: the system's)."""
+
+    summary: str = Field(description="A short summary of what the passages show")
+    findings: list[FindingReply]
+    gaps: list[str] = Field(default_factory=list, description="What the evidence does not cover")
+    limitations: list[str] = Field(default_factory=list,
+                                   description="Limitations of the evidence")
+
+
+def draft_of(reply: DraftReply, subs: list[SubQuestion]) -> Draft:
+    """The model's draft as a :class:`Draft`, sub-question ids normalised ("1" is q1)."""
+    from scholargraph.agents.query_generation import sub_question_id
+
+    known = [s.id for s in subs]
+    findings = [Finding(text=f.text, passage_ids=f.passage_ids, kind=f.kind,
+                        sub_question_id=sub_question_id(f.sub_question_id or "", known))
+                for f in reply.findings]
+    return Draft(summary=reply.summary, findings=findings, gaps=reply.gaps,
+                 limitations=reply.limitations)
+
+
+TOKENS_PER_SUB_QUESTION = 220
+"""Room for two or three findings of a few sentences each, per sub-question."""
+
+
+def _prompt(subs: list[SubQuestion], passages: list[tuple[Passage, str]]) -> str:
     parts = ["Sub-questions:"] + [f"- {s.id}: {s.text}" for s in subs] + ["", "Passages:"]
-    parts += [fence(f"passage {p.id} (for {p.sub_question_id})", p.text) for p in passages]
+    parts += [fence(f"passage {p.id} (for {p.sub_question_id})", text) for p, text in passages]
     return "\n".join(parts)
 
 
@@ -183,14 +225,15 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     notes: list[str] = []
     passages = state.get("passages", [])
     embedder = run_embedder(context.run_settings, notes) if passages else None
-    update = write_draft(state, context, embedder, notes)
+    session = session_for(context, state)
+    update = write_draft(state, context, embedder, notes, session)
     this_year = date.today().year
     papers = state.get("papers", [])
     question = state.get("cleaned_question") or state.get("question", "")
     draft = flag_weak_findings(update["draft"], passages, papers, this_year)
     if state["intent"].wants_data:
         rows, table_notes = evidence_table(question, state["intent"], passages, papers,
-                                           state.get("materials", []), chat_model_for(context))
+                                           state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
     judge = DirectEvidence(passages, papers, embedder)
@@ -200,7 +243,8 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     model_summary = "" if update.get("extractive") else draft.summary
     summary = review_summary(model_summary, draft, state["sub_questions"], direct,
                              dict(state.get("prisma", {})), passages, papers)
-    return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes}
+    return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes,
+            "model_steps": session.steps if session else []}
 
 
 def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
@@ -259,7 +303,7 @@ def _count(number: int, noun: str) -> str:
 
 
 def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder | None,
-                notes: list[str]) -> dict:
+                notes: list[str], session: ModelSession | None = None) -> dict:
     """The draft of the run's engine: the model's, checked, or the extractive one."""
     subs, passages = state["sub_questions"], state.get("passages", [])
     papers, keywords = state.get("papers", []), state["intent"].keywords
@@ -270,23 +314,30 @@ def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder |
         extractive.append(extractive_draft(subs, passages, papers, keywords, embedder))
         return extractive[-1]
 
-    model = chat_model_for(context)
-    if model is None or not passages:
+    if session is None or not passages:
         return {"draft": fallback(), "notes": notes, "extractive": True}
-    draft, asked = ask_structured(model, Draft, system=SYSTEM, user=_prompt(subs, passages),
-                                  fallback=fallback, agent="synthesis")
+    max_tokens = min(2000, 200 + TOKENS_PER_SUB_QUESTION * len(subs))
+    questions = "\n".join(s.text for s in subs)
+    sent = passages_within(passages, session.prompt_budget(max_tokens, SYSTEM, questions))
+    reply, asked = session.ask(
+        DraftReply, system=SYSTEM, user=_prompt(subs, sent),
+        fallback=lambda: DraftReply(summary="", findings=[]), step="synthesis",
+        max_tokens=max_tokens)
     notes += asked
-    if extractive:
-        return {"draft": draft, "notes": notes, "extractive": True}
+    if asked:
+        return {"draft": fallback(), "notes": notes, "extractive": True}
+    draft = draft_of(reply, subs)
     checker = SupportChecker(embedder)
     draft, check_notes = check_draft(draft, passages, checker)
     notes += check_notes + checker.warnings
     if context.judge and draft.findings:
-        draft, judged = judge_draft(model, draft, passages)
+        draft, judged = judge_draft(session, draft, passages)
         notes += judged
     if not draft.findings:
         notes.append("synthesis: no model-written finding survived the support check; "
                      "the extractive draft is used")
+        written = next(s for s in reversed(session.steps) if s.step == "synthesis")
+        written.answered_by = "fallback"
         return {"draft": fallback(), "notes": notes, "extractive": True}
     extra = detected_contradictions(subs, passages, papers, keywords, draft.findings, embedder)
     limitations = list(dict.fromkeys([*draft.limitations, *REVIEW_LIMITATIONS[1:]]))

@@ -1,0 +1,104 @@
+"""End to end against a real model: an offline review through a real OpenAI-compatible server.
+
+Runs only where ``.ci/real-model`` (or a person) started one and exported
+``SCHOLARGRAPH_REAL_MODEL_URL`` (and ``SCHOLARGRAPH_REAL_MODEL_NAME``); skipped otherwise. Kept
+few and bounded: temperature 0, one search round, five results per query, and a per-call timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+URL = os.environ.get("SCHOLARGRAPH_REAL_MODEL_URL", "")
+NAME = os.environ.get("SCHOLARGRAPH_REAL_MODEL_NAME", "smollm2")
+QUESTION = "machine learning for public health surveillance"
+
+
+def _server_answers() -> bool:
+    if not URL:
+        return False
+    try:
+        with urllib.request.urlopen(f"{URL.rstrip('/')}/models", timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+pytestmark = [
+    pytest.mark.realmodel,
+    pytest.mark.skipif(not _server_answers(),
+                       reason="no real model server: run `. .ci/real-model` to start one"),
+]
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict, str]:
+    """One CLI review with the real model, as a user runs it: exit code, review.json, review.md."""
+    out = tmp_path_factory.mktemp("real-review")
+    home = tmp_path_factory.mktemp("real-home")
+    env = {**os.environ, "OPENAI_BASE_URL": URL, "OPENAI_API_KEY": "x", "NO_PROXY": "127.0.0.1",
+           "SCHOLARGRAPH_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "scholargraph.cli", "review", QUESTION, "--offline",
+         "--model", f"openai:{NAME}", "--max-results", "5", "--max-iterations", "1",
+         "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=1500, check=False)
+    report = json.loads((out / "review.json").read_text()) if done.returncode == 0 else {}
+    markdown = (out / "review.md").read_text() if done.returncode == 0 else done.stderr
+    return done.returncode, report, markdown
+
+
+def test_the_review_completes_and_the_model_answers_the_early_steps(reviewed):
+    code, report, markdown = reviewed
+    assert code == 0, markdown[-2000:]
+    engine = report["engine"]
+    assert engine["model"] == f"openai:{NAME}"
+    answered = {s["step"] for s in engine["steps"] if s["answered_by"] != "fallback"}
+    assert {"intent", "planning", "query_generation"} <= answered
+
+
+def test_every_step_used_the_model_or_fell_back_with_a_note(reviewed):
+    code, report, _ = reviewed
+    assert code == 0
+    for step in report["engine"]["steps"]:
+        if step["fallbacks"]:
+            assert any(note.startswith(f"{step['step']}:") for note in report["notes"]), step
+
+
+def test_the_engine_section_adds_up(reviewed):
+    code, report, markdown = reviewed
+    assert code == 0
+    engine = report["engine"]
+    assert engine["calls"] == sum(s["calls"] for s in engine["steps"]) > 0
+    assert engine["tokens_in"] == sum(s["tokens_in"] for s in engine["steps"]) > 0
+    assert engine["tokens_out"] == sum(s["tokens_out"] for s in engine["steps"]) > 0
+    assert all(s["calls"] >= s["asks"] >= s["fallbacks"] for s in engine["steps"])
+    assert "model calls" in markdown
+
+
+def test_findings_cite_passages_that_exist(reviewed):
+    code, report, _ = reviewed
+    assert code == 0
+    passages = {p["id"]: p for p in report["passages"]}
+    numbers = {r["number"] for r in report["references"]}
+    for finding in report["findings"]:
+        assert finding["citations"] and set(finding["citations"]) <= numbers
+        for quote in finding["quotes"]:
+            text = passages[quote["passage_id"]]["text"]
+            assert text[quote["start"]:quote["end"]] == quote["text"]
+
+
+def test_no_invalid_model_value_reached_a_source(reviewed):
+    code, report, _ = reviewed
+    assert code == 0
+    for entry in report["search_log"]:
+        assert "1234567890" not in entry["query"]
+        if entry["source"] == "arxiv":
+            assert "cond-mat" not in entry["query"]
+
