@@ -32,7 +32,8 @@ KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
 
 DOMAIN_CUES: dict[Domain, str] = {
     "biomedical": r"\b(patient\w*|clinical|disease\w*|cancer\w*|tumou?r\w*|gene\w*|protein\w*|"
-                  r"drug\w*|health\w*|therap\w*|(?<!solar )(?<!fuel )cell\w*|medic\w*|hospital\w*|infect\w*|vaccin\w*|"
+                  r"drug\w*|health\w*|therap\w*|(?<!solar )(?<!fuel )cell\w*|medic\w*|"
+                  r"hospital\w*|infect\w*|vaccin\w*|"
                   r"epidemi\w*|mortality|diagnos\w*|surveillance|covid\w*|pesticide\w*|thyroid\w*|"
                   r"lung\w*|heart|brain|neuro\w*|mice|mouse|rat|human\w*|dose\w*|trial\w*|sepsis|"
                   r"diabet\w*|stroke|obes\w*|asthma|alzheimer\w*|hypertension|syndrome\w*|"

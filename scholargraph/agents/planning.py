@@ -2,8 +2,8 @@
 
 The deterministic engine asks first for direct evidence on the question (restated, not repeated),
 then for each alternative of an "A or B" question, then the facets a reviewer of that kind of
-question checks, each written around the question's own concepts (``scholargraph.questions``). The LLM
-engine writes them freely into the same :class:`Plan` schema.
+question checks, each written around the question's own concepts (``scholargraph.questions``).
+The LLM engine writes them freely into the same :class:`Plan` schema.
 """
 
 from __future__ import annotations

@@ -108,7 +108,8 @@ def tool_call_reply(schema: type[BaseModel] | str, args: Mapping[str, Any]) -> A
 
 
 def structured_reply(answer: BaseModel) -> AIMessage:
-    """The well-formed reply that ``with_structured_output(type(answer))`` parses into ``answer``."""
+    """The well-formed reply that ``with_structured_output(type(answer))`` parses into
+    ``answer``."""
     return tool_call_reply(type(answer), answer.model_dump(mode="json"))
 
 
