@@ -27,7 +27,7 @@ import time
 from itertools import combinations
 from pathlib import Path
 
-from scholargraph.rag.dedup import DedupResult, deduplicate
+from scholargraph.dedup import DedupResult, deduplicate
 from scholargraph.records import Work
 
 Pair = frozenset[str]

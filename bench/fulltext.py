@@ -13,7 +13,7 @@ the count are not.
 A loopback replay server (bench handlers, below) serves them with realistic latency (``LATENCY``)
 at the sources' real pace (PubMed 3 requests/s, arXiv one every 3 s, a site 2/s) unless
 ``--rate-scale`` speeds that up. Each work is read through the project's own
-:class:`~scholargraph.tools.fulltext.FullTextReader` (robots.txt, limiter, size cap), with the
+:class:`~scholargraph.fulltext.fetch.FullTextReader` (robots.txt, limiter, size cap), with the
 on-disk cache off for the timed fetch.
 
 Printed: per work, where it was read from, wall seconds of fetch + parse, CPU seconds of that
@@ -41,17 +41,17 @@ from typing import ClassVar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scholargraph import review
+from scholargraph.agents.schemas import Intent, SubQuestion
+from scholargraph.fulltext.fetch import FullTextReader, with_full_text
 from scholargraph.fulltext.jats import parse_jats
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.select import select_passages
 from scholargraph.records import Work
-from scholargraph.schemas import Intent, SubQuestion
 from scholargraph.settings import get_settings
+from scholargraph.sources import registry
+from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.testing import ReplayRequest, ReplayResponse, ReplayServer
-from scholargraph.tools import registry
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.fulltext import FullTextReader, with_full_text
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "fulltext"
 JATS_FILES = ["pmc/biotext_PMC4816447.xml", "pmc/s2orc-doc2json_PMC6398430.nxml",

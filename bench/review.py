@@ -45,7 +45,7 @@ from pathlib import Path
 
 from scholargraph import review
 from scholargraph.agents.evaluation import COVERED
-from scholargraph.relevance import question_itself
+from scholargraph.deterministic.relevance import question_itself
 from scholargraph.report import Report
 from scholargraph.settings import Settings
 from scholargraph.testing import ReplayServer

@@ -340,8 +340,8 @@ def measure(server: ServerProcess, who: str, source: str, n: int,
 
 
 def scholargraph_fetch(source: str, n: int) -> Callable[[ServerProcess], int]:
-    from scholargraph.tools.base import SearchRequest
-    from scholargraph.tools.registry import get_agent
+    from scholargraph.sources.base import SearchRequest
+    from scholargraph.sources.registry import get_agent
 
     query = {"materials": "formula=TiO2"}.get(source, QUERY)
     agent = get_agent(source)  # imports and set-up happen here, outside the timed fetch

@@ -38,7 +38,8 @@ import numpy as np
 
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
-from scholargraph.extractive import extractive_draft
+from scholargraph.deterministic.extractive import extractive_draft
+from scholargraph.deterministic.stance import compare, stance
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.embeddings import load_embedder
 from scholargraph.rag.ranking import HybridIndex, top_k
@@ -46,7 +47,6 @@ from scholargraph.rag.select import indexed_text, select_passages
 from scholargraph.rag.store import PassageStore, open_client
 from scholargraph.records import Work
 from scholargraph.settings import Settings
-from scholargraph.stance import compare, stance
 
 POOL = 20
 """Works per claim handed to the RAG filter, as a source search would return them."""

@@ -18,7 +18,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from scholargraph import records, schemas
+from scholargraph import records
+from scholargraph.agents import schemas
 from scholargraph.errors import ConfigurationError
 from scholargraph.settings import Settings
 

@@ -190,8 +190,8 @@ def one_line(exc: BaseException) -> str:
 
 
 def run_cache(args: argparse.Namespace) -> int:
+    from scholargraph.http.cache import cache_summary, clear_cache
     from scholargraph.settings import get_settings
-    from scholargraph.tools.cache import cache_summary, clear_cache
 
     settings = get_settings()
     if args.action == "clear":

@@ -17,7 +17,7 @@ the next method, and the refusal is recorded in the run's state so later steps s
 Generation is bounded: every call sends ``max_tokens`` sized by the caller to its schema, and a
 reply cut at that limit counts as malformed (retried once with a terser instruction). Prompts are
 kept within the model's context (asked of the server where it says, see :func:`context_window`).
-Every ask is recorded as a :class:`~scholargraph.schemas.ModelStep` for the report.
+Every ask is recorded as a :class:`~scholargraph.agents.schemas.ModelStep` for the report.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from scholargraph.agents.schemas import ModelStep, StructuredMethod
 from scholargraph.context import ReviewContext
 from scholargraph.errors import ConfigurationError
 from scholargraph.records import Passage
-from scholargraph.schemas import ModelStep, StructuredMethod
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ stages.
           → [pubmed → arxiv → openalex → materials → web]   (registry order, active ones only)
           → retrieval → rag_filter → synthesis → evaluation → supervisor → END | refine
 
-The tool loop's nodes and order come from :mod:`scholargraph.tools.registry`; each step of it
+The tool loop's nodes and order come from :mod:`scholargraph.sources.registry`; each step of it
 routes to the next *active* source, so inactive ones are skipped without ``if`` chains here.
 ``graph`` (compiled without a checkpointer, as LangGraph Studio and Server bring their own) is
 what ``langgraph.json`` names.
@@ -33,8 +33,8 @@ from scholargraph.agents.sources import make_source_node
 from scholargraph.agents.supervisor import supervisor
 from scholargraph.agents.synthesis import synthesis
 from scholargraph.context import ReviewContext
+from scholargraph.sources.registry import source_names
 from scholargraph.state import InputState, OutputState, ReviewState
-from scholargraph.tools.registry import source_names
 
 AFTER_TOOLS = "retrieval"
 

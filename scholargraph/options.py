@@ -16,8 +16,8 @@ from scholargraph.engines import load_chat_model, parse_method
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.settings import Settings
-from scholargraph.tools.library import load_library
-from scholargraph.tools.registry import source_names
+from scholargraph.sources.library import load_library
+from scholargraph.sources.registry import source_names
 
 MAX_RESULTS_LIMIT = 2000
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
+from scholargraph.deterministic.text import clean_text
 from scholargraph.identifiers import (
     is_preprint_doi,
     normalize_arxiv_id,
@@ -23,7 +24,6 @@ from scholargraph.identifiers import (
     normalize_pmcid,
     normalize_pmid,
 )
-from scholargraph.text import clean_text
 
 _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 
@@ -59,7 +59,7 @@ CREDIBILITY_WEAK = 0.5
 
 class Credibility(Record):
     """A source's type and credibility score (0-1) with the reasons that make up the score
-    (computed by :func:`scholargraph.credibility.assess`)."""
+    (computed by :func:`scholargraph.deterministic.credibility.assess`)."""
 
     source_type: SourceType
     score: float = Field(ge=0.0, le=1.0)

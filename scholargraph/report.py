@@ -14,9 +14,17 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from scholargraph.agents.schemas import (
+    Evaluation,
+    EvidenceRow,
+    Finding,
+    ModelStep,
+    StructuredMethod,
+    SubQuestion,
+)
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.engines import engine_name
-from scholargraph.evidence_table import evidence_passages
 from scholargraph.exports.files import write_review
 from scholargraph.records import (
     Material,
@@ -25,14 +33,6 @@ from scholargraph.records import (
     SearchLogEntry,
     Work,
     passage_location,
-)
-from scholargraph.schemas import (
-    Evaluation,
-    EvidenceRow,
-    Finding,
-    ModelStep,
-    StructuredMethod,
-    SubQuestion,
 )
 from scholargraph.state import ReviewState
 

@@ -175,7 +175,7 @@ class Settings(BaseSettings):
     def variable(self, name: str) -> str | None:
         """The value in force of environment variable ``name`` for this run (``None`` when unset
         or blank): the field that reads it, else ``endpoints``. Variables this run does not carry
-        (a plug-in's key) are not read here: see :meth:`SourceAgent.env <scholargraph.tools.base
+        (a plug-in's key) are not read here: see :meth:`SourceAgent.env <scholargraph.sources.base
         .SourceAgent>`."""
         field = env_fields().get(name)
         if field is None:

@@ -13,8 +13,15 @@ from typing import Annotated, Final, Literal, NotRequired
 from langgraph.graph import END
 from typing_extensions import TypedDict
 
+from scholargraph.agents.schemas import (
+    Draft,
+    Evaluation,
+    Intent,
+    ModelStep,
+    SourceQuery,
+    SubQuestion,
+)
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
-from scholargraph.schemas import Draft, Evaluation, Intent, ModelStep, SourceQuery, SubQuestion
 
 FINISH: Final[Literal["__end__"]] = "__end__"
 """LangGraph's END, typed as the literal a ``Command[Literal[...]]`` route names."""

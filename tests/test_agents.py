@@ -8,13 +8,13 @@ from scholargraph.agents.evaluation import score, verdict
 from scholargraph.agents.intent import active_sources, detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
+from scholargraph.agents.schemas import Evaluation, SubQuestion
 from scholargraph.agents.supervisor import supervisor
 from scholargraph.agents.synthesis import contradictions, extractive_draft
 from scholargraph.context import ReviewContext
 from scholargraph.errors import InputError
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.schemas import Evaluation, SubQuestion
-from scholargraph.tools.registry import get_agent
+from scholargraph.sources.registry import get_agent
 
 
 @pytest.mark.parametrize("bad, reason", [

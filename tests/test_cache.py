@@ -12,17 +12,17 @@ import pytest
 
 from scholargraph import review
 from scholargraph.errors import SourceError
+from scholargraph.http.cache import CACHE_FILE, EXPIRE_AFTER, is_complete
+from scholargraph.http.policy import http_session
 from scholargraph.settings import Settings
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.materials import MaterialsAgent
+from scholargraph.sources.openalex import OpenAlexAgent
+from scholargraph.sources.pubmed import PubMedAgent
+from scholargraph.sources.web.agent import WebAgent
+from scholargraph.sources.web.pages import RobotsCache
 from scholargraph.testing import Fault, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.cache import CACHE_FILE, EXPIRE_AFTER, is_complete
-from scholargraph.tools.http import http_session
-from scholargraph.tools.materials import MaterialsAgent
-from scholargraph.tools.openalex import OpenAlexAgent
-from scholargraph.tools.pages import RobotsCache
-from scholargraph.tools.pubmed import PubMedAgent
-from scholargraph.tools.web import WebAgent
 
 QUESTION = "What is known about genetic variants and screening?"
 NCBI_KEY = "ncbi0secret0key0abcdef0123456789"
@@ -179,7 +179,7 @@ def test_the_cli_no_cache_flag(cached: ReplayServer, monkeypatch, tmp_path) -> N
 
 
 def test_expired_entries_are_dropped_when_the_file_is_opened(cached: ReplayServer) -> None:
-    from scholargraph.tools import cache
+    from scholargraph.sources import cache
 
     store = cache.ResultStore(cache_file(), "web_search")
     store.put("old", ["hit"], expire_after=timedelta(seconds=-1))

@@ -9,13 +9,13 @@ import re
 
 import pytest
 
+from scholargraph.deterministic.extractive import quotable
+from scholargraph.deterministic.text import clean_text, reference_debris, references_start
 from scholargraph.exports import bibtex, csljson, ris
-from scholargraph.extractive import quotable
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import Work
+from scholargraph.sources.openalex import work_from_openalex
 from scholargraph.testing import fixture_bytes
-from scholargraph.text import clean_text, reference_debris, references_start
-from scholargraph.tools.openalex import work_from_openalex
 
 LANCET, HEALTH_SECURITY, OSF = ("10.1016/s2589-7500(22)00097-8", "10.1089/hs.2020.0194",
                                 "10.31219/osf.io/ndp8m")

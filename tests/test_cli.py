@@ -84,8 +84,8 @@ def test_cache_info_and_clear(capsys, tmp_path, monkeypatch):
     """What the cache keeps is listed, and clearing it removes the file and its journals."""
     import sqlite3
 
+    from scholargraph.http.cache import CACHE_FILE
     from scholargraph.settings import Settings
-    from scholargraph.tools.cache import CACHE_FILE
 
     assert main(["cache", "info"]) == 0
     assert "no cache yet" in capsys.readouterr().out

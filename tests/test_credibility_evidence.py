@@ -10,13 +10,20 @@ from langgraph.runtime import Runtime
 
 from scholargraph import review
 from scholargraph.agents.evaluation import score
+from scholargraph.agents.schemas import (
+    Draft,
+    EvidenceRow,
+    EvidenceTable,
+    Finding,
+    Intent,
+    SubQuestion,
+)
 from scholargraph.agents.synthesis import synthesis
 from scholargraph.context import ReviewContext
-from scholargraph.credibility import assess
-from scholargraph.evidence_table import extract_rows
+from scholargraph.deterministic.credibility import assess
+from scholargraph.deterministic.evidence_table import extract_rows
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Work
-from scholargraph.schemas import Draft, EvidenceRow, EvidenceTable, Finding, Intent, SubQuestion
 from scholargraph.testing import ScriptedChatModel, structured_reply
 
 FAKE_MP_KEY = "0123456789abcdef0123456789abcdef"

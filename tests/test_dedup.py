@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scholargraph.rag.dedup import (
+from scholargraph.dedup import (
     CitedPlace,
     Pages,
     ReviewVersion,

@@ -22,10 +22,10 @@ from pydantic import BaseModel
 from scholargraph.agents.evaluation import CoverageJudgement, SubQuestionScore
 from scholargraph.agents.intent import detect_intent, intent
 from scholargraph.agents.query_generation import DraftQuery, QueryPlan
+from scholargraph.agents.schemas import Draft, Finding, Intent, Plan, SubQuestion
 from scholargraph.context import ReviewContext
 from scholargraph.engines import ask_structured, chat_model_for, engine_name, fence, load_chat_model
 from scholargraph.errors import ConfigurationError
-from scholargraph.schemas import Draft, Finding, Intent, Plan, SubQuestion
 from scholargraph.testing import ScriptedChatModel
 
 QUESTION = "How does lithium doping change the band gap of ZnO thin films?"

@@ -14,18 +14,18 @@ from pathlib import Path
 import pytest
 
 from scholargraph import review
+from scholargraph.agents.schemas import Finding
 from scholargraph.records import Passage, Work
 from scholargraph.report import Reference, Report
-from scholargraph.schemas import Finding
-from scholargraph.testing import Fault, ReplayServer, fixture_bytes
-from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.tools.enrich import (
+from scholargraph.sources.enrich import (
     OR_LIMIT,
     augment_with_openalex,
     enrich_with_openalex,
     snowball_citations,
 )
-from scholargraph.tools.openalex import work_from_openalex
+from scholargraph.sources.openalex import work_from_openalex
+from scholargraph.testing import Fault, ReplayServer, fixture_bytes
+from scholargraph.testing.services.openalex import OpenAlexService
 
 STATE_OF_OA = json.loads(fixture_bytes("openalex/openalex-python_W2741809807.json"))
 CHEMCROW_DOI = "10.1038/s42256-024-00832-8"

@@ -12,10 +12,10 @@ from langgraph.runtime import Runtime
 from scholargraph import review
 from scholargraph.agents.evaluation import RETRACTION_PENALTY, is_supported, score
 from scholargraph.agents.query_generation import query_generation
+from scholargraph.agents.schemas import Evaluation, Intent, Quote, SubQuestion
 from scholargraph.context import ReviewContext
-from scholargraph.extractive import extractive_draft
+from scholargraph.deterministic.extractive import extractive_draft
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.schemas import Evaluation, Intent, Quote, SubQuestion
 
 QUESTION = "What is known about genetic variants and screening?"
 SOURCES = ["pubmed", "arxiv", "openalex"]

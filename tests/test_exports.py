@@ -24,11 +24,11 @@ from scholargraph.exports import bibtex, csljson, ris
 from scholargraph.exports.citation import citation_keys, parse_name
 from scholargraph.records import Material, Work
 from scholargraph.report import Reference, Report
+from scholargraph.sources.arxiv import ArxivAgent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.openalex import OpenAlexAgent
+from scholargraph.sources.pubmed import PubMedAgent
 from scholargraph.testing import ReplayServer
-from scholargraph.tools.arxiv import ArxivAgent
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.openalex import OpenAlexAgent
-from scholargraph.tools.pubmed import PubMedAgent
 
 
 def sample_works() -> list[Work]:

@@ -17,19 +17,19 @@ from typing import ClassVar
 import pytest
 
 from scholargraph import review
+from scholargraph.agents.schemas import Intent
 from scholargraph.errors import InputError
+from scholargraph.fulltext.fetch import FullTextReader
 from scholargraph.fulltext.jats import parse_jats
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Work
-from scholargraph.schemas import Intent
 from scholargraph.settings import get_settings
+from scholargraph.sources import registry
+from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.sources.library import load_library
+from scholargraph.sources.openalex import work_from_openalex
 from scholargraph.testing import Fault, RateLimit, ReplayServer, fixture_bytes, fixture_path
-from scholargraph.tools import registry
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.fulltext import FullTextReader
-from scholargraph.tools.library import load_library
-from scholargraph.tools.openalex import work_from_openalex
 from scholargraph.webapp.render import evidence
 
 EFETCH = "fulltext/pmc/biotext_PMC4816447.xml"

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from scholargraph.graph import build_graph
-from scholargraph.tools.registry import source_names
+from scholargraph.sources.registry import source_names
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT = Path(__file__).parent / "snapshots" / "graph.mmd"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import lxml.html
 import pytest
 
+from scholargraph.agents.schemas import Evaluation, Finding, Quote, SubQuestion
 from scholargraph.exports import html
 from scholargraph.records import Passage, SearchLogEntry, Work
 from scholargraph.report import Reference, Report
-from scholargraph.schemas import Evaluation, Finding, Quote, SubQuestion
 
 HOSTILE = 'Aspirin <script>alert("x")</script> & <img src=x onerror=alert(1)> "trials"'
 

@@ -11,9 +11,9 @@ import requests
 
 from scholargraph.errors import ConfigurationError, SourceResponseError, SourceUnavailable
 from scholargraph.settings import Settings, get_settings
+from scholargraph.sources import http, registry
+from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer, fixture_bytes
-from scholargraph.tools import http, registry
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
 
 W_ID = "W2741809807"
 WORK_FILE = "openalex/openalex-python_W2741809807.json"
@@ -25,7 +25,7 @@ def test_rate_scale_speeds_up_mirrors_only(replay: ReplayServer, monkeypatch, ca
 
     monkeypatch.setenv("SCHOLARGRAPH_ARXIV_URL", "https://export.arxiv.org/api/query")
     monkeypatch.setattr(http, "_warned_scale", set())
-    with caplog.at_level(logging.WARNING, logger="scholargraph.tools.http"):
+    with caplog.at_level(logging.WARNING, logger="scholargraph.http.policy"):
         assert http.rate_scale("arxiv") == 1.0
     assert "official service" in caplog.text
     assert http.policy("arxiv").rates[0].interval == 3000

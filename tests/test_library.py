@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from scholargraph import review
+from scholargraph.agents.schemas import Intent
 from scholargraph.cli import main
 from scholargraph.errors import ConfigurationError
-from scholargraph.schemas import Intent
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.library import LibraryAgent, LibraryError, load_library, match
-from scholargraph.tools.registry import source_names
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.library import LibraryAgent, LibraryError, load_library, match
+from scholargraph.sources.registry import source_names
 
 BIBTEX = r"""
 @article{mueller2019,

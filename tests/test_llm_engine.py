@@ -22,6 +22,7 @@ from scholargraph.agents.planning import (
     planning,
 )
 from scholargraph.agents.query_generation import DraftQuery, QueryPlan, query_generation
+from scholargraph.agents.schemas import Draft, Finding, Intent, SubQuestion
 from scholargraph.agents.synthesis import (
     DraftReply,
     FindingReply,
@@ -31,7 +32,6 @@ from scholargraph.agents.synthesis import (
 )
 from scholargraph.context import ReviewContext
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.schemas import Draft, Finding, Intent, SubQuestion
 from scholargraph.testing import ScriptedChatModel, malformed_reply, structured_reply
 
 QUESTION = "Does aspirin reduce the risk of colorectal cancer?"

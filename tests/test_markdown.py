@@ -9,14 +9,14 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from scholargraph.agents.schemas import Evaluation, Finding, SubQuestion
 from scholargraph.exports import markdown
 from scholargraph.records import Material, SearchLogEntry, Work
 from scholargraph.report import Reference, Report, SourceFailure
-from scholargraph.schemas import Evaluation, Finding, SubQuestion
+from scholargraph.sources.arxiv import ArxivAgent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.pubmed import PubMedAgent
 from scholargraph.testing import ReplayServer
-from scholargraph.tools.arxiv import ArxivAgent
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.pubmed import PubMedAgent
 
 TRICKY_TITLE = "CRISPR *screens* of [DNA](http://evil.example) repair & <b>50%</b> | _x_ `y` #1"
 # Records strip markup from titles when they are made, so this is the title the report holds.

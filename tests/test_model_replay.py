@@ -19,9 +19,9 @@ from langgraph.runtime import Runtime
 
 from scholargraph.agents.intent import INTENT_TOKENS, detect_intent, intent
 from scholargraph.agents.planning import planning
+from scholargraph.agents.schemas import Intent
 from scholargraph.context import ReviewContext
 from scholargraph.engines import ModelSession
-from scholargraph.schemas import Intent
 from scholargraph.testing.chat import ChatReplayServer, Exchange, load_exchanges
 
 FIXTURES = Path(__file__).parents[1] / "scholargraph" / "testing" / "fixtures" / "chat"

@@ -15,8 +15,8 @@ from scholargraph.agents.query_generation import (
     query_generation,
     sub_question_id,
 )
+from scholargraph.agents.schemas import Intent, SubQuestion
 from scholargraph.context import ReviewContext
-from scholargraph.schemas import Intent, SubQuestion
 from scholargraph.testing import ScriptedChatModel, structured_reply, tool_call_reply
 
 QUESTION = "machine learning for public health surveillance"

@@ -13,9 +13,9 @@ from scholargraph import review
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
-from scholargraph.questions import statement
-from scholargraph.text import is_generic, key_phrases
-from scholargraph.tools.registry import get_agent
+from scholargraph.deterministic.questions import statement
+from scholargraph.deterministic.text import is_generic, key_phrases
+from scholargraph.sources.registry import get_agent
 
 MP_KEY = "0" * 32
 SOURCES = ("pubmed", "arxiv", "openalex", "materials", "web")

@@ -14,9 +14,9 @@ import pytest
 from scholargraph import review
 from scholargraph.errors import ConfigurationError, SourceResponseError
 from scholargraph.graph import build_graph
+from scholargraph.sources import http, registry
+from scholargraph.sources.base import SearchRequest
 from scholargraph.testing import Fault, RateLimit, ReplayServer
-from scholargraph.tools import http, registry
-from scholargraph.tools.base import SearchRequest
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "crossref_source"
 AGENT_PATH = "scholargraph_crossref.agent:CrossrefAgent"
@@ -218,8 +218,8 @@ def test_a_review_with_the_plug_in(crossref: ReplayServer) -> None:
 
 @pytest.mark.parametrize("value, message", [
     ("no_such_module:Agent", "cannot import no_such_module"),
-    ("scholargraph.tools.pubmed", "not a 'package.module:Class' path"),
-    ("scholargraph.tools.pubmed:NoSuchAgent", "has no NoSuchAgent"),
+    ("scholargraph.sources.pubmed", "not a 'package.module:Class' path"),
+    ("scholargraph.sources.pubmed:NoSuchAgent", "has no NoSuchAgent"),
     ("scholargraph.records:Work", "not a SourceAgent subclass"),
 ])
 def test_a_bad_plug_in_path_says_what_is_wrong(value: str, message: str,
@@ -272,12 +272,12 @@ def test_a_built_in_source_that_cannot_import_says_so(monkeypatch: pytest.Monkey
     """A missing dependency of a built-in source is not mistaken for a plug-in not installed."""
     import sys
 
-    from scholargraph.tools import registry
+    from scholargraph.sources import registry
 
-    monkeypatch.delitem(sys.modules, "scholargraph.tools.web")
+    monkeypatch.delitem(sys.modules, "scholargraph.sources.web.agent")
     monkeypatch.setitem(sys.modules, "ddgs", None)  # as if it were not installed
     with pytest.raises(ConfigurationError) as raised:
-        registry._load("scholargraph.tools.web:WebAgent", registry.BUILT_IN)
+        registry._load("scholargraph.sources.web.agent:WebAgent", registry.BUILT_IN)
     message = str(raised.value)
-    assert "scholargraph's own source module scholargraph.tools.web" in message
+    assert "scholargraph's own source module scholargraph.sources.web.agent" in message
     assert "reinstall scholargraph" in message and "plug-in" not in message

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholargraph.tools.prefetch import one_ahead
+from scholargraph.http.prefetch import one_ahead
 
 RUN = contextvars.ContextVar("run", default="none")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scholargraph.agents.schemas import SubQuestion
 from scholargraph.rag import select_passages
 from scholargraph.rag.embeddings import (
     MINILM,
@@ -25,7 +26,6 @@ from scholargraph.rag.embeddings import (
 )
 from scholargraph.rag.store import PassageStore, open_client
 from scholargraph.records import Work
-from scholargraph.schemas import SubQuestion
 from scholargraph.settings import Settings
 
 WORKS = [

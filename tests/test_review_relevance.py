@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 
 from scholargraph import review
+from scholargraph.agents.schemas import Draft, Finding, Quote, SubQuestion
 from scholargraph.agents.synthesis import with_bearing
-from scholargraph.extractive import extractive_draft
+from scholargraph.deterministic.extractive import extractive_draft
+from scholargraph.deterministic.relevance import EXCLUSION_OFF_TOPIC, off_topic, topic_terms
 from scholargraph.records import Passage, Work
-from scholargraph.relevance import EXCLUSION_OFF_TOPIC, off_topic, topic_terms
-from scholargraph.schemas import Draft, Finding, Quote, SubQuestion
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.openalex import OpenAlexAgent
 from scholargraph.testing import ReplayServer
 from scholargraph.testing.services.corpus import CorpusDoc, CorpusService, openalex_id_for
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.openalex import OpenAlexAgent
 
 CRISPR = "Does CRISPR-Cas9 gene editing cure sickle cell disease in adults?"
 SURVEILLANCE = "machine learning for public health surveillance"

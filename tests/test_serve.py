@@ -24,9 +24,9 @@ import pytest
 import requests
 import uvicorn
 
+from scholargraph.agents.schemas import Finding, Quote, SubQuestion
 from scholargraph.records import Passage, Work
 from scholargraph.report import Reference, Report
-from scholargraph.schemas import Finding, Quote, SubQuestion
 from scholargraph.testing import ReplayServer
 from scholargraph.testing.server import ReplayRequest, ReplayResponse, ServiceHandler
 from scholargraph.testing.services.openalex import OpenAlexService

@@ -51,7 +51,7 @@ def test_every_declared_requirement_is_locked() -> None:
 
 
 def test_every_built_in_source_imports_in_a_fresh_process() -> None:
-    code = ("from scholargraph.tools.registry import agent_classes; "
+    code = ("from scholargraph.sources.registry import agent_classes; "
             "print(','.join(cls.name for cls in agent_classes()))")
     names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, timeout=120).stdout.strip().split(",")

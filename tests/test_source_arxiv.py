@@ -6,11 +6,11 @@ import re
 
 import pytest
 
+from scholargraph.agents.schemas import Intent
 from scholargraph.errors import SourceResponseError, SourceUnavailable
-from scholargraph.schemas import Intent
+from scholargraph.sources.arxiv import ArxivAgent, with_dates
+from scholargraph.sources.base import SearchRequest
 from scholargraph.testing import Fault, ReplayServer, fixture_bytes
-from scholargraph.tools.arxiv import ArxivAgent, with_dates
-from scholargraph.tools.base import SearchRequest
 
 PAGE_1 = "arxiv/q_testing_s0_m10_bc5a6c384fe9.atom.xml"
 PAGE_2 = "arxiv/q_testing_s10_m10_34e56e15aaac.atom.xml"

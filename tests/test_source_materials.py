@@ -7,12 +7,17 @@ from collections.abc import Iterator
 
 import pytest
 
+from scholargraph.agents.schemas import Intent
 from scholargraph.errors import SourceError, SourceUnavailable
-from scholargraph.schemas import Intent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.materials import (
+    SUMMARY_FIELDS,
+    MaterialsAgent,
+    MaterialsQuery,
+    is_formula,
+)
 from scholargraph.testing import Fault, ReplayServer
 from scholargraph.testing.services.materials import MaterialsService, load_documents
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.materials import SUMMARY_FIELDS, MaterialsAgent, MaterialsQuery, is_formula
 
 FAKE_KEY = "0123456789abcdef0123456789abcdef"  # 32 characters, as mp_api demands
 

@@ -8,11 +8,11 @@ import logging
 import pytest
 from pyalex import invert_abstract
 
+from scholargraph.agents.schemas import Intent
 from scholargraph.errors import SourceResponseError, SourceUnavailable
-from scholargraph.schemas import Intent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.openalex import WORK_FIELDS, OpenAlexAgent
 from scholargraph.testing import Fault, ReplayServer, fixture_bytes
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.openalex import WORK_FIELDS, OpenAlexAgent
 
 KEY = "openalex-key-0123456789"
 STATE_OF_OA = "openalex/openalex-python_W2741809807.json"

@@ -9,13 +9,13 @@ from xml.etree import ElementTree
 
 import pytest
 
+from scholargraph.agents.schemas import Intent
 from scholargraph.errors import SourceResponseError, SourceUnavailable
 from scholargraph.records import SearchLogEntry
-from scholargraph.schemas import Intent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.pubmed import PubMedAgent, with_dates, works_from_efetch
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer, fixture_bytes
 from scholargraph.testing.services.pubmed import PubMedService
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.pubmed import PubMedAgent, with_dates, works_from_efetch
 
 KEY = "ncbi0123456789abcdef0123456789abcdef"
 
@@ -205,7 +205,7 @@ def test_api_key_is_sent_but_never_logged(replay: ReplayServer, monkeypatch, cap
 
 
 def test_the_three_literature_agents_in_the_registry() -> None:
-    from scholargraph.tools.registry import get_agent, source_names
+    from scholargraph.sources.registry import get_agent, source_names
 
     names = source_names()
     assert names.index("pubmed") < names.index("arxiv") < names.index("openalex")

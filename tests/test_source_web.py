@@ -11,13 +11,13 @@ import pytest
 
 from scholargraph.agents.intent import detect_intent
 from scholargraph.errors import SourceError
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.web.agent import WebAgent, unwrap_redirect, work_from_hit
+from scholargraph.sources.web.crawl import CrawlLimits, choose_links
+from scholargraph.sources.web.news import work_from_news
+from scholargraph.sources.web.pages import PageLimits, PageOutcome, RobotsCache
 from scholargraph.testing import Fault, ReplayRequest, ReplayServer
 from scholargraph.testing.services.ddg import DuckDuckGoService, Site, WebPagesService
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.crawl import CrawlLimits, choose_links
-from scholargraph.tools.news import work_from_news
-from scholargraph.tools.pages import PageLimits, PageOutcome, RobotsCache
-from scholargraph.tools.web import WebAgent, unwrap_redirect, work_from_hit
 
 MEDIUM = ("https://medium.com/homullus/fake-and-free-bypass-on-cookie-with-cloudflare-edge-cache-"
           "workers-for-wordpress-72c36d23c174")
@@ -343,8 +343,8 @@ def test_a_question_about_current_events_brings_the_web_in_whatever_its_field() 
 
 def test_only_a_whole_results_page_is_read_as_results():
     from scholargraph.errors import SourceResponseError
+    from scholargraph.sources.web.agent import check_results_page
     from scholargraph.testing import fixture_bytes
-    from scholargraph.tools.web import check_results_page
 
     page = fixture_bytes("ddg/duckduckgo-synopsis.html_duckduckgo_com.html").decode()
     check_results_page(page)

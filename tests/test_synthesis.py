@@ -17,14 +17,14 @@ from pybtex.database import parse_string
 
 from scholargraph import review
 from scholargraph.agents.evaluation import is_supported
+from scholargraph.agents.schemas import Draft, Finding, Intent, SubQuestion
 from scholargraph.agents.synthesis import check_draft, synthesis
 from scholargraph.context import ReviewContext
-from scholargraph.extractive import contradictions, extractive_draft, quotable
+from scholargraph.deterministic.extractive import contradictions, extractive_draft, quotable
+from scholargraph.deterministic.stance import compare, stance
+from scholargraph.deterministic.support import SupportChecker
 from scholargraph.records import Passage, Work
 from scholargraph.report import Report
-from scholargraph.schemas import Draft, Finding, Intent, SubQuestion
-from scholargraph.stance import compare, stance
-from scholargraph.support import SupportChecker
 from scholargraph.testing import (
     ReplayServer,
     ScriptedChatModel,

@@ -1,6 +1,11 @@
 """The deterministic engine's text tools: key phrases, sentences, year windows, formulas."""
 
-from scholargraph.text import chemical_formulas, content_words, key_phrases, year_window
+from scholargraph.deterministic.text import (
+    chemical_formulas,
+    content_words,
+    key_phrases,
+    year_window,
+)
 
 
 def test_key_phrases_keep_multiword_terms_and_formula_case():

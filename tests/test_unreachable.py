@@ -13,7 +13,7 @@ import requests
 
 from scholargraph.cli import main
 from scholargraph.errors import SourceUnreachable
-from scholargraph.tools.http import http_session, is_unreachable
+from scholargraph.http.policy import http_session, is_unreachable
 
 
 def closed_port() -> int:

@@ -16,21 +16,21 @@ from pathlib import Path
 import pytest
 
 from scholargraph import review
-from scholargraph.credibility import assess, source_type
+from scholargraph.dedup import deduplicate, normalize_title, title_variants
+from scholargraph.dedup.titles import recurring_column
+from scholargraph.deterministic.credibility import assess, source_type
 from scholargraph.identifiers import (
     identifiers_in_url,
     osf_id,
     preprint_server,
     published_doi_of_preprint,
 )
-from scholargraph.rag.dedup import deduplicate, normalize_title, title_variants
-from scholargraph.rag.dedup_titles import recurring_column
 from scholargraph.records import Work
+from scholargraph.sources.arxiv import ArxivAgent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.openalex import OpenAlexAgent, work_from_openalex
+from scholargraph.sources.pubmed import works_from_efetch
 from scholargraph.testing import ReplayServer, fixture_bytes
-from scholargraph.tools.arxiv import ArxivAgent
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.openalex import OpenAlexAgent, work_from_openalex
-from scholargraph.tools.pubmed import works_from_efetch
 
 CROWDSOURCING = "Crowdsourcing for Machine Learning in Public Health Surveillance"
 ARTICLE, OSF, JMIR_PREPRINT = "10.2196/28749", "10.31219/osf.io/ndp8m", "10.2196/preprints.28749"

@@ -10,12 +10,18 @@ from pathlib import Path
 import pytest
 
 from scholargraph.settings import Settings
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.web.agent import WebAgent
+from scholargraph.sources.web.browser import PageRenderer, find_chromium, playwright_installed
+from scholargraph.sources.web.pages import (
+    HtmlPage,
+    PageLimits,
+    RobotsCache,
+    needs_browser,
+    read_html,
+)
 from scholargraph.testing import ReplayServer
 from scholargraph.testing.services.ddg import DuckDuckGoService, Site, WebPagesService
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.browser import PageRenderer, find_chromium, playwright_installed
-from scholargraph.tools.pages import HtmlPage, PageLimits, RobotsCache, needs_browser, read_html
-from scholargraph.tools.web import WebAgent
 
 MEDIUM = ("https://medium.com/homullus/fake-and-free-bypass-on-cookie-with-cloudflare-edge-cache-"
           "workers-for-wordpress-72c36d23c174")

@@ -14,12 +14,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 from pydantic import Field, ValidationError
 
+from scholargraph.agents.schemas import SubQuestion
 from scholargraph.context import ReviewContext
 from scholargraph.errors import InputError
 from scholargraph.records import Record
-from scholargraph.schemas import SubQuestion
+from scholargraph.sources.registry import source_names
 from scholargraph.state import FINISH, ReviewState
-from scholargraph.tools.registry import source_names
 
 ApprovalRoute = Literal["query_generation", "__end__"]
 

@@ -6,9 +6,9 @@ the passages they cite), source diversity (sources behind the cited works), rece
 from the last five years), and the mean credibility of the cited works (reported, not weighted
 into the overall score). Retracted cited works are listed and lower the overall score. The gaps
 name each poorly covered sub-question and why, each sub-question whose findings rest only on weak
-sources (:mod:`scholargraph.credibility`), and what is thin about the evidence as a whole.
-The verdict: ``accept`` when every sub-question is covered; ``refilter`` when a poorly covered
-sub-question had more candidate passages than the filter kept; ``more_evidence`` otherwise.
+sources (:mod:`scholargraph.deterministic.credibility`), and what is thin about the evidence as a
+whole. The verdict: ``accept`` when every sub-question is covered; ``refilter`` when a poorly
+covered sub-question had more candidate passages than the filter kept; ``more_evidence`` otherwise.
 The LLM engine may judge coverage and gaps; the numeric checks stay deterministic so the verdict
 can be audited.
 """
@@ -20,16 +20,16 @@ from datetime import date
 from langgraph.runtime import Runtime
 from pydantic import Field
 
+from scholargraph.agents.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
 from scholargraph.agents.synthesis import run_embedder
 from scholargraph.context import ReviewContext
-from scholargraph.credibility import credibility_of, passage_works, weak_only
+from scholargraph.deterministic.credibility import credibility_of, passage_works, weak_only
+from scholargraph.deterministic.relevance import DirectEvidence, term_share, topic_terms
+from scholargraph.deterministic.support import LEXICAL_WITH_DENSE, lexical_support
 from scholargraph.engines import fence, session_for, trim_to_tokens
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.records import Passage, Record, Work
-from scholargraph.relevance import DirectEvidence, term_share, topic_terms
-from scholargraph.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
 from scholargraph.state import ReviewState
-from scholargraph.support import LEXICAL_WITH_DENSE, lexical_support
 
 COVERED = 0.5
 RECENT_YEARS = 5
@@ -43,10 +43,10 @@ def findings_of(sub: SubQuestion, draft: Draft) -> list[Finding]:
 
 def coverage(sub: SubQuestion, draft: Draft, passages: dict[str, Passage],
              judge: DirectEvidence) -> float:
-    """0 without a finding that answers the sub-question directly (:mod:`scholargraph.relevance`:
-    its work and its quoted sentence address the sub-question's key terms); otherwise at least
-    ``COVERED``, with a quarter more for a second work and a quarter for the share of its key
-    terms the direct findings state."""
+    """0 without a finding that answers the sub-question directly
+    (:mod:`scholargraph.deterministic.relevance`: its work and its quoted sentence address the
+    sub-question's key terms); otherwise at least ``COVERED``, with a quarter more for a second
+    work and a quarter for the share of its key terms the direct findings state."""
     direct = judge.findings(sub, draft.findings)
     if not direct:
         return 0.0

@@ -12,12 +12,17 @@ from datetime import date
 
 from langgraph.runtime import Runtime
 
+from scholargraph.agents.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.text import (
+    chemical_formulas,
+    content_words,
+    key_phrases,
+    year_window,
+)
 from scholargraph.engines import session_for
-from scholargraph.schemas import Domain, Intent, NewsWindow, QuestionKind
+from scholargraph.sources.registry import agent_classes
 from scholargraph.state import ReviewState
-from scholargraph.text import chemical_formulas, content_words, key_phrases, year_window
-from scholargraph.tools.registry import agent_classes
 
 KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
     ("comparative", (r"\b(compar\w*|versus|vs\.?|differ\w*|better than|outperform\w*|"

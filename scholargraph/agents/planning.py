@@ -2,8 +2,9 @@
 
 The deterministic engine asks first for direct evidence on the question (restated, not repeated),
 then for each alternative of an "A or B" question, then the facets a reviewer of that kind of
-question checks, each written around the question's own concepts (``scholargraph.questions``).
-The LLM engine writes them freely into the same :class:`Plan` schema.
+question checks, each written around the question's own concepts
+(``scholargraph.deterministic.questions``). The LLM engine writes them freely into the same
+:class:`Plan` schema.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import re
 from langgraph.runtime import Runtime
 from pydantic import Field
 
+from scholargraph.agents.schemas import Intent, Plan, SubQuestion
 from scholargraph.context import ReviewContext
-from scholargraph.engines import session_for
-from scholargraph.questions import (
+from scholargraph.deterministic.questions import (
     Concept,
     alternatives,
     comparison,
@@ -26,10 +27,10 @@ from scholargraph.questions import (
     topic,
     with_alternative,
 )
+from scholargraph.deterministic.text import content_words
+from scholargraph.engines import session_for
 from scholargraph.records import Record
-from scholargraph.schemas import Intent, Plan, SubQuestion
 from scholargraph.state import ReviewState
-from scholargraph.text import content_words
 
 MAX_SUB_QUESTIONS = 4
 

@@ -15,15 +15,20 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from scholargraph.agents.planning import TEMPLATE_WORDS
+from scholargraph.agents.schemas import Intent, SourceQuery, SubQuestion
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.questions import alternatives
+from scholargraph.deterministic.text import (
+    chemical_formulas,
+    content_words,
+    is_generic,
+    key_phrases,
+)
 from scholargraph.engines import session_for
-from scholargraph.questions import alternatives
 from scholargraph.records import Record, SearchLogEntry
-from scholargraph.schemas import Intent, SourceQuery, SubQuestion
+from scholargraph.sources.base import SourceAgent
+from scholargraph.sources.registry import get_agent
 from scholargraph.state import ReviewState
-from scholargraph.text import chemical_formulas, content_words, is_generic, key_phrases
-from scholargraph.tools.base import SourceAgent
-from scholargraph.tools.registry import get_agent
 
 MAX_QUERIES_PER_SOURCE = 3
 COVERED = 0.5
@@ -235,7 +240,7 @@ def query_problem(agent: SourceAgent, query: str, intent: Intent, question: str)
 
 
 def _materials_problem(query: str, intent: Intent, question: str) -> str | None:
-    from scholargraph.tools.materials import MaterialsQuery
+    from scholargraph.sources.materials import MaterialsQuery
 
     try:
         parsed = MaterialsQuery.parse(query)

@@ -15,7 +15,7 @@ from datetime import date
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
-from scholargraph.credibility import credibility_of
+from scholargraph.deterministic.credibility import credibility_of
 from scholargraph.rag import select_passages
 from scholargraph.records import Passage, Work
 from scholargraph.state import ReviewState

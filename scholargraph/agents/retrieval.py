@@ -4,13 +4,13 @@ Deduplication runs over all rounds' records together, so a work found again by a
 merged, not double-counted. The PRISMA counts come from the same pass, so they add up by
 construction: screened = identified - duplicates removed; included = screened - excluded.
 Screening excludes works with no text to judge and works off the question's topic (their title
-and abstract mention few of its key terms, :mod:`scholargraph.relevance`), each with its reason.
-When OpenAlex is one of the run's sources, the works are then enriched from it (citation counts,
-open-access links, retractions) and, with ``snowball``, joined by the works one citation away
-(see :mod:`scholargraph.tools.enrich`). Then each included work gets its source type and
-credibility (:mod:`scholargraph.credibility`), from the merged and enriched record. Last, the
-best-ranked included works are read in full where they are open access (up to the run's
-``full_text`` budget; :mod:`scholargraph.tools.fulltext`), before ``rag_filter`` indexes their
+and abstract mention few of its key terms, :mod:`scholargraph.deterministic.relevance`), each with
+its reason. When OpenAlex is one of the run's sources, the works are then enriched from it
+(citation counts, open-access links, retractions) and, with ``snowball``, joined by the works one
+citation away (see :mod:`scholargraph.sources.enrich`). Then each included work gets its source
+type and credibility (:mod:`scholargraph.deterministic.credibility`), from the merged and enriched
+record. Last, the best-ranked included works are read in full where they are open access (up to the
+run's ``full_text`` budget; :mod:`scholargraph.fulltext.fetch`), before ``rag_filter`` indexes their
 passages; PRISMA's full-text stage (reports sought, not retrieved and why, assessed) comes from
 that step.
 """
@@ -23,13 +23,13 @@ from datetime import date
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
-from scholargraph.credibility import assess
+from scholargraph.deterministic.credibility import assess
+from scholargraph.deterministic.relevance import EXCLUSION_OFF_TOPIC, off_topic
+from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.records import Work
-from scholargraph.relevance import EXCLUSION_OFF_TOPIC, off_topic
 from scholargraph.settings import Settings
+from scholargraph.sources.enrich import augment_with_openalex
 from scholargraph.state import Prisma, ReviewState
-from scholargraph.tools.enrich import augment_with_openalex
-from scholargraph.tools.fulltext import FullTextReader, rank_for_reading, readable
 
 EXCLUSION_NO_TEXT = "no title and abstract to assess"
 
@@ -41,9 +41,9 @@ def is_assessable(work: Work) -> bool:
 
 def screening_reason(work: Work, question: str) -> str | None:
     """Why a work is excluded at screening (no text to judge it by, or off topic: see
-    :func:`scholargraph.relevance.off_topic`), or None when it is included. A work found only by
-    following citations is not screened by the question's words: the citation that links it to
-    an included work is what made it a candidate."""
+    :func:`scholargraph.deterministic.relevance.off_topic`), or None when it is included. A work
+    found only by following citations is not screened by the question's words: the citation that
+    links it to an included work is what made it a candidate."""
     if not is_assessable(work):
         return EXCLUSION_NO_TEXT
     if question and work.sources != ["snowball"] and off_topic(work, question):

@@ -16,9 +16,9 @@ from langgraph.runtime import Runtime
 from scholargraph.context import ReviewContext
 from scholargraph.errors import SourceError, SourceUnreachable
 from scholargraph.records import SearchLogEntry
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.registry import get_agent
 from scholargraph.state import ReviewState
-from scholargraph.tools.base import SearchRequest
-from scholargraph.tools.registry import get_agent
 
 
 class SourceNode(Protocol):

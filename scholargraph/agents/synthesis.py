@@ -4,10 +4,11 @@ Both engines produce the same :class:`Draft`: a summary, findings per sub-questi
 agree and where they contradict each other (side by side, each with its quote), limitations the
 sources state, gaps, and the limitations of the review itself.
 
-The deterministic engine is extractive (:mod:`scholargraph.extractive`): verbatim quotes with
-their offsets, chosen for relevance and diversity. The LLM engine writes prose; each of its
-sentences is then checked against the passages it cites (:mod:`scholargraph.support`: term
-overlap and embedding closeness) and removed when they do not bear it out, and the count is
+The deterministic engine is extractive (:mod:`scholargraph.deterministic.extractive`): verbatim
+quotes with their offsets, chosen for relevance and diversity. The LLM engine writes prose; each of
+its
+sentences is then checked against the passages it cites (:mod:`scholargraph.deterministic.support`:
+term overlap and embedding closeness) and removed when they do not bear it out, and the count is
 reported in the notes and the draft. Contradictions the detector finds among the passages are
 added to the model's draft, so both engines set them side by side.
 """
@@ -21,11 +22,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import Field
 
+from scholargraph.agents.schemas import Draft, Finding, FindingKind, SubQuestion
 from scholargraph.context import ReviewContext
-from scholargraph.credibility import flag_weak_findings
-from scholargraph.engines import ModelSession, fence, passages_within, session_for
-from scholargraph.evidence_table import evidence_passages, evidence_table
-from scholargraph.extractive import (
+from scholargraph.deterministic.credibility import flag_weak_findings
+from scholargraph.deterministic.evidence_table import evidence_passages, evidence_table
+from scholargraph.deterministic.extractive import (
     CONTRADICTIONS_PER_QUESTION,
     REVIEW_LIMITATIONS,
     contradictions,
@@ -33,16 +34,16 @@ from scholargraph.extractive import (
     rank_candidates,
     stance_pool,
 )
+from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
+from scholargraph.deterministic.stance import compare, stance
+from scholargraph.deterministic.support import SupportChecker
+from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.records import Passage, Record, Work
-from scholargraph.relevance import DirectEvidence, question_itself, topic_terms
 from scholargraph.report import cited_work_ids, review_counts
-from scholargraph.schemas import Draft, Finding, FindingKind, SubQuestion
 from scholargraph.settings import Settings
-from scholargraph.stance import compare, stance
 from scholargraph.state import ReviewState
-from scholargraph.support import SupportChecker
 
 __all__ = ["check_draft", "contradictions", "extractive_draft", "synthesis"]
 
@@ -250,8 +251,9 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
 def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
     """The findings that answer the question itself directly (``direct``), read against the
     question's own claim: "opposes" when the quoted sentence points the other way on a shared
-    outcome (the stance detector of :mod:`scholargraph.stance`), "supports" when it points the
-    same way. Findings of the other sub-questions (methods, limitations) are not read so."""
+    outcome (the stance detector of :mod:`scholargraph.deterministic.stance`), "supports" when it
+    points the same way. Findings of the other sub-questions (methods, limitations) are not read
+    so."""
     claim = stance(question)
     direct_ids = {id(f) for f in direct}
     findings = []

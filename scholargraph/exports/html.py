@@ -17,10 +17,10 @@ from html import escape
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from scholargraph.agents.schemas import EvidenceRow, Finding, Quote
 from scholargraph.exports import prisma, styles
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
 from scholargraph.records import Work, full_text_note
-from scholargraph.schemas import EvidenceRow, Finding, Quote
 
 if TYPE_CHECKING:
     from scholargraph.report import Report

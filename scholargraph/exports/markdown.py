@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from scholargraph.agents.schemas import Finding
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
-from scholargraph.schemas import Finding
 
 if TYPE_CHECKING:
     from scholargraph.report import Report

@@ -1,3 +1,3 @@
 """Full texts as structured documents: JATS articles and PDFs parsed into sections, pages and
 tables (:mod:`.jats`, :mod:`.pdf`, :mod:`.model`). Fetching them is
-:mod:`scholargraph.tools.fulltext`."""
+:mod:`scholargraph.fulltext.fetch`."""

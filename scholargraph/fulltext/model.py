@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from scholargraph.deterministic.text import clean_text
 from scholargraph.records import TextSpan
-from scholargraph.text import clean_text
 
 BlockKind = Literal["paragraph", "caption", "table"]
 BLOCK_SEPARATOR = "\n\n"
@@ -33,8 +33,8 @@ class TextBlock(BaseModel):
     @field_validator("text", "section", mode="before")
     @classmethod
     def _clean(cls, value: object) -> object:
-        """Cleaned as every record's text is (:func:`~scholargraph.text.clean_text`), here,
-        before the offsets of the joined text are taken, so a ``Work`` keeping the text does
+        """Cleaned as every record's text is (:func:`~scholargraph.deterministic.text.clean_text`),
+        here, before the offsets of the joined text are taken, so a ``Work`` keeping the text does
         not shift them by cleaning it again."""
         return clean_text(value) if isinstance(value, str) else value
 

@@ -5,8 +5,8 @@
 - :func:`select_passages` (``rag.select``) keeps, per sub-question, the passages that answer it.
 """
 
+from scholargraph.dedup import DedupResult, Merge, deduplicate
 from scholargraph.rag.chunking import chunk_work
-from scholargraph.rag.dedup import DedupResult, Merge, deduplicate
 from scholargraph.rag.select import select_passages
 
 __all__ = ["DedupResult", "Merge", "chunk_work", "deduplicate", "select_passages"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
+from scholargraph.deterministic.text import reference_debris, references_start
 from scholargraph.records import Passage, TextSpan, Work
-from scholargraph.text import reference_debris, references_start
 
 DEFAULT_MAX_CHARS = 600
 """About 100 words, three or four sentences: with the title before it, the embedding model (192

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 from chromadb.errors import ChromaError
 
+from scholargraph.agents.schemas import SubQuestion
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.rag.ranking import HybridIndex, mmr, tokenize, top_k
 from scholargraph.rag.store import PassageStore, open_client
 from scholargraph.records import Passage, Work
-from scholargraph.schemas import SubQuestion
 from scholargraph.settings import Settings, get_settings
 
 CANDIDATES = 50

@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 from scholargraph.errors import InputError
 from scholargraph.options import ReviewOptions
 from scholargraph.settings import get_settings
-from scholargraph.tools.registry import source_names
+from scholargraph.sources.registry import source_names
 from scholargraph.webapp import render
 from scholargraph.webapp.reviews import (
     MAX_RUNNING,

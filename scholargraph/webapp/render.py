@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup, escape
 
+from scholargraph.agents.schemas import Finding, Quote
 from scholargraph.exports.citation import Styling, best_link, format_reference
 from scholargraph.records import Passage, Work, passage_location
 from scholargraph.report import Report
-from scholargraph.schemas import Finding, Quote
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,12 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from scholargraph.agents.schemas import Domain, Intent
 from scholargraph.errors import SourceResponseError
+from scholargraph.http.policy import Politeness, configured, translate_errors
 from scholargraph.records import Work
-from scholargraph.schemas import Domain, Intent
 from scholargraph.settings import Settings
-from scholargraph.tools.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.tools.http import Politeness, configured, translate_errors
+from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 
 ENDPOINT_ENV = "SCHOLARGRAPH_CROSSREF_URL"
 PLUS_TOKEN_ENV = "CROSSREF_PLUS_TOKEN"

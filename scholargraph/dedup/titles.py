@@ -1,0 +1,216 @@
+"""Titles as deduplication compares them, and what a title says about the record.
+
+Databases decorate titles: notes ('[Review] [16 refs]', '[Erratum appears in ...]'), format
+labels ('(Tutorial)'), a translation beside the original, and a notice's label ('Erratum: X',
+'X - Reply', 'Re: X'). :func:`normalize_title` and :func:`title_variants` strip all of it to
+the words that name the work; :func:`notice_kind` tells a notice from the work it concerns, and
+:func:`cited_errata` reads where a corrected article's note says its erratum is printed. The
+label patterns are shared by the stripping and the detection, so they live here together.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MIN_EXTENDED_WORDS = 6
+"""A title may be extended by a subtitle or note only if it has this many distinct words."""
+
+
+@dataclass(frozen=True)
+class CitedPlace:
+    """Where a record's note says a related item is printed: '360(23):2487'."""
+
+    volume: str
+    issue: str | None
+    page: int | None
+
+
+def normalize_title(title: str) -> str:
+    """Lower case ASCII words only: accents, markup, database annotations and punctuation dropped.
+
+    Bibliographic databases append notes to titles ('[Review] [16 refs]', '[Spanish]',
+    '[Erratum appears in ...]'), mark a word the publisher corrected ('[corrected]'), bracket
+    translated titles, and proceedings label a paper's format ('(Tutorial)', '(panel session)',
+    '(Demo Abstract)'); none of that names the work. A notice's label ('Erratum: ', ' - Reply',
+    'Re: ') goes too, leaving the title of the work it concerns: :func:`notice_kind` still tells
+    the notice from the work.
+    """
+    return _words(_strip_notes(title))
+
+
+def title_variants(title: str) -> tuple[str, ...]:
+    """The normalised title and, for a title given in two languages, each language's part.
+
+    Databases record a translated title beside the original: '[English] Original',
+    'Original; English' or 'Original = English'. Each part long enough to identify a work
+    (``MIN_EXTENDED_WORDS`` words) is a variant the fuzzy rule may match on.
+    """
+    text = _strip_notes(title)
+    parts: list[str] = []
+    if bracketed := re.fullmatch(r"\[([^\[\]]+)\]\.?\s*(.+)", text):
+        parts.extend(bracketed.groups())
+    parts.extend(re.split(r"\s*;\s+|\s+=\s+", text))
+    variants = [_words(text)]
+    variants += [words for words in map(_words, parts)
+                 if len(words.split()) >= MIN_EXTENDED_WORDS]
+    return tuple(dict.fromkeys(v for v in variants if v))
+
+
+def _strip_notes(title: str) -> str:
+    text = html.unescape(title).strip().strip("\"'“”")
+    text = re.sub(r"<[^>]+>", " ", text)
+    text = _FORMAT_LABEL.sub(" ", text)
+    if (note := _DATABASE_NOTE.search(text)) and note.start() > 0:
+        text = text[:note.start()].rstrip()
+    while (note := _TRAILING_NOTE.search(text)) and note.start() > 0:
+        text = text[:note.start()].rstrip()
+    text = _CORRECTION.sub("", text).strip().rstrip(".")
+    text = _REPLY_MARKER.sub("", text).strip().rstrip(".")
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    return text
+
+
+def _words(text: str) -> str:
+    text = to_ascii(text)
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def to_ascii(text: str) -> str:
+    """ASCII letters only: accents decomposed away ('é' -> 'e'), and the letters Unicode does
+    not decompose spelt as their ASCII transliteration ('ø' -> 'o', 'ß' -> 'ss', 'ł' -> 'l')."""
+    text = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return text.encode("ascii", "ignore").decode()
+
+
+_UNDECOMPOSED = str.maketrans({
+    "ø": "o", "Ø": "O", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ß": "ss", "ł": "l",
+    "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i",
+})
+
+
+def recurring_column(title: str) -> bool:
+    """Whether a normalised title is a journal's recurring column or front matter ('Editor's
+    Comments', 'From the Editor', 'Guest Editorial', 'Chair's Message', 'Book Reviews'): every
+    word one such titles are made of. Each issue prints one under the same title, often by the
+    same editor, so the title says which column it is, not which issue."""
+    words = [word for word in title.split() if not word.isdigit()]  # 'Reviewers 2017'
+    return bool(words) and all(word in _COLUMN_WORDS for word in words)
+
+
+_COLUMN_WORDS = frozenset({
+    "chief", "program", "programme", "general", "co", "thank", "you", "vol", "no",
+    "statement", "opinion", "opinions", "essay", "about", "author", "authors", "recognition",
+    "appointment", "appointments", "senior", "associate", "award", "awards", "best", "paper",
+    "summary", "abstracts", "list", "upcoming", "events", "frontmatter", "backmatter", "front",
+    "back", "matter", "cover",
+    "a", "an", "and", "the", "of", "to", "for", "from", "in", "on", "by", "this", "our", "with",
+    "at", "s", "editor", "editors", "editorial", "editorials", "guest", "chair", "chairs",
+    "chairman", "president", "presidents", "vice", "treasurer", "treasurers", "secretary",
+    "director", "directors", "publisher", "publishers", "members", "member", "message", "messages",
+    "letter", "letters", "note", "notes", "comment", "comments", "commentary", "column", "columns",
+    "corner", "desk", "introduction", "foreword", "preface", "prologue", "epilogue", "welcome",
+    "overview", "issue", "issues", "volume", "special", "section", "sections", "book", "books",
+    "review", "reviews", "reviewers", "reviewer", "acknowledgement", "acknowledgements",
+    "acknowledgment", "acknowledgments", "thanks", "news", "announcement", "announcements", "call",
+    "calls", "papers", "contents", "index", "masthead", "information", "board", "reports",
+    "report", "forum", "viewpoint", "perspective", "perspectives", "highlights", "update",
+    "updates", "erratum", "errata", "correction", "corrections", "obituary", "memoriam", "remarks",
+    "opening", "closing", "keynote", "address", "panel", "research", "new", "year", "annual"
+})
+"""The words recurring columns and front matter are titled with, and nothing else: a title
+made only of them names no subject."""
+
+
+def notice_kind(title: str) -> str | None:
+    """'erratum', 'retraction', 'reply' or 'comment' when the title names a notice about a work.
+
+    An erratum ('Erratum: X', 'Correction to X', Web of Science's 'X (vol 85, pg 553, 2010)'),
+    a retraction notice, a reply ('X - Reply', 'Reply to X') or a comment ('Comment on X',
+    'Re: X') carries the title of the work it is about but is a publication of its own, with
+    its own PMID and DOI in every source the project asks.
+    """
+    text = html.unescape(title).strip().strip("\"'“”[")
+    for kind, pattern in _NOTICES:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def cited_errata(title: str) -> tuple[CitedPlace, ...]:
+    """Where the record's note says the work's errata are printed.
+
+    MEDLINE appends '[Erratum appears in N Engl J Med. 2009 Jun 4;360(23):2487]' to the title
+    of a corrected article (PubMed keeps the same link as 'Erratum in:'): the volume, issue and
+    first page of the erratum, which :func:`~scholargraph.dedup.deduplicate` looks for
+    among the other records.
+    """
+    places = []
+    for volume, issue, page in _ERRATUM_IN.findall(html.unescape(title)):
+        places.append(CitedPlace(volume.lower(), normalize_issue(issue), int(page)))
+    return tuple(places)
+
+
+def normalize_issue(issue: str | None) -> str | None:
+    """The issue as written, without spaces or case ('Suppl1' from 'Suppl 1')."""
+    return re.sub(r"\s+", "", issue or "").lower().strip(".") or None
+
+
+_AUTHORS_REPLY = r"(?:the\s+)?authors?['’]?s?['’]?\s+reply"
+_CORRECTION = re.compile(r"^(erratum|correction|corrigendum)( to)?\s*[:.]?\s*", re.IGNORECASE)
+"""Stripped so that two records of one erratum compare their titles; :func:`notice_kind` keeps
+an erratum apart from the work it corrects."""
+_REPLY_MARKER = re.compile(
+    rf"^(?:re|(?:in\s+)?reply|{_AUTHORS_REPLY}|comments?|commentary)\s*:\s*"
+    rf"|^(?:(?:in\s+)?reply|{_AUTHORS_REPLY}|comments?|commentary)\s+(?:to|on)\s*:?\s+"
+    rf"|\s*[-:\u2013\u2014]\s*(?:{_AUTHORS_REPLY}|reply)(?:\s+to\s.*)?\W*$"
+    rf"|\s+{_AUTHORS_REPLY}\W*$|\s*\((?:{_AUTHORS_REPLY}|reply)\)$",
+    re.IGNORECASE)
+"""A reply's or a comment's label ('Reply to X', 'X - Reply', 'X: authors' reply', 'Re: X',
+'Comment on X'), stripped to the title of the work it answers; :func:`notice_kind` keeps the
+notice apart from that work, and the 'reply' rule attaches a reply to the letter it answers."""
+_DATABASE_NOTE = re.compile(
+    r"\s*\.?\s*\[(?:erratum|corrigendum|retraction|retracted|comment|update|summary for patients)"
+    r"\b.*$", re.IGNORECASE | re.DOTALL)
+"""MEDLINE's cross-reference notes ('[Erratum appears in ...]', '[Comment in ...]'), which may
+nest brackets ('Note: Philipp, T [added]]') or be cut short; all of it from the first note on."""
+_ERRATUM_IN = re.compile(
+    r"erratum (?:appears )?in:?\s[^\[\];]*;\s*(\d+[a-z]?)\s*(?:\(([^()]*)\))?\s*:\s*[a-z]*(\d+)",
+    re.IGNORECASE)
+_CITATION = (r"\((?:[^()]|\([^()]*\d{4}\))*\d{4}\)\s*\d+[a-z]?\s*(?::\s*\d+\s*)?"
+             r"\(\d+(?:\s*-\s*\d+)?\)\)")
+"""Embase's citation of a corrected article: '(New England Journal of Medicine (2009) 360
+(542-544))'."""
+_TRAILING_NOTE = re.compile(
+    r"\s*(\[[^\[\]]*\]|\((?:multiple letters|review|letter|abstract|vol \d+[^()]*)\)"
+    rf"|{_CITATION}|\([^()]*(?:\([^()]*)?|\bLA:.*|<original>.*)\.?$",
+    re.IGNORECASE)
+"""Notes databases append to titles; the unclosed '(' is a note cut short by a length limit."""
+_FORMAT_LABEL = re.compile(
+    r"\[corrected\]|\((?:panel(?: session| abstract| summary)?|tutorial(?: session)?"
+    r"|keynote(?: talk)?"
+    r"|invited talk|demo(?:nstration)?(?: abstract| description| paper)?|experience paper"
+    r"|industrial paper|extended abstract|extended version|short version|abstract only"
+    r"|poster(?: abstract)?|preprint)\)|^\s*(?:tutorial|panel|keynote)\s*:|^\s*tutorial on\s+(?=\w)"
+    r"|(?<=[?.!:])\s+panel\s*$|^\s*(?:guest\s+)?(?:editors?['’]?s?['’]?\s+)?foreword\s*:"
+    r"|(?<=\w)\s*[,:\-\u2013]\s+(?:guest\s+)?editors?['’]?s?['’]?\s+(?:foreword|introduction)\s*$",
+    re.IGNORECASE)
+"""Labels a proceedings, a journal, a preprint server or a database adds to a title: the format
+of the talk, the editor's role ('Guest Editors' Foreword', 'Foreword: '), JMIR's '(Preprint)',
+not the work."""
+_NOTICES = (
+    ("erratum", re.compile(
+        r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+to\b|\s*[:.]|$)"
+        rf"|\(vol\.? \d+,? (?:pg|p)\.? \d+|{_CITATION}\W*$", re.IGNORECASE)),
+    ("retraction", re.compile(
+        r"^(?:retraction(?: note| notice)?|retracted(?: article)?|notice of retraction)\s*[:.]",
+        re.IGNORECASE)),
+    ("reply", re.compile(
+        r"^(?:in )?reply\b|\breply to\b|\b(?:authors?'?|author's) reply\b|\s[-:]\s*reply\W*$",
+        re.IGNORECASE)),
+    ("comment", re.compile(r"^comments? on\b|^commentary on\b|^re\s*:|\beditorial comment\W*$",
+                           re.IGNORECASE)),
+)

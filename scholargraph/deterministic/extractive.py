@@ -1,0 +1,464 @@
+"""The deterministic engine's review: quoted sentences chosen, ordered and set side by side.
+
+For each sub-question the sentences of the passages the RAG filter kept are scored (BM25 against
+the sub-question and the question's key terms, closeness in meaning when an embedder is given,
+the kind of sentence the sub-question asks for — results, methods, limitations — and the rank of
+the passage), the best few are picked by maximal marginal relevance, one per work, and quoted
+verbatim with their offsets, oldest work first, as a review reads. A sentence of another work
+saying nearly the same thing is cited beside it as corroboration. Sentences on the same
+sub-question that point opposite ways (:mod:`scholargraph.deterministic.stance`) become
+contradictions, shown with both quotes; the same direction, agreement. Limitations the sources
+state are quoted too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQuestion
+from scholargraph.deterministic.relevance import CONTEXT_MIN, term_share, topic_terms, work_text
+from scholargraph.deterministic.stance import (
+    DIRECTION_WORDS,
+    Comparison,
+    Stance,
+    compare,
+    stance,
+    surface_terms,
+)
+from scholargraph.deterministic.text import reference_debris
+from scholargraph.rag.chunking import split_sentences
+from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
+from scholargraph.rag.ranking import LexicalIndex, mmr
+from scholargraph.records import Passage, Work
+
+FINDINGS_PER_QUESTION = 3
+CONTRADICTIONS_PER_QUESTION = 2
+AGREEMENTS_PER_QUESTION = 1
+SOURCE_LIMITATIONS = 4
+STANCE_POOL = 12
+"""Contradictions are looked for among this many of a sub-question's most relevant sentences."""
+MIN_SENTENCE, MAX_SENTENCE = 40, 600
+DIVERSITY = 0.3
+REDUNDANT = 0.6
+"""Sentences of two works sharing this much of their terms (Jaccard) say the same thing."""
+WEIGHTS = {"lexical": 0.35, "dense": 0.25, "facet": 0.25, "prior": 0.15}
+QUOTE_MIN = 0.25
+"""Share of the sub-question's topic terms a sentence must name to be quoted for it."""
+WORK_TOPIC_MIN = 0.5
+"""Share of the sub-question's topic terms, and of the question's key terms, a work must mention
+for its sentences to be quoted for it; sources are compared only between works mentioning
+``CONTEXT_MIN`` of the sub-question's. On the first 100 SciFact train claims
+(``bench/review.py``) asking it of the question's key terms too raised cited-precision from
+0.172 to 0.206 for one claim less whose gold abstract is cited (0.610 -> 0.593)."""
+SAME_TOPIC_MIN = 0.3
+"""Two sentences are compared only when each names this share of the sub-question's topic terms
+and they share one of them: both are about the sub-question's subject, not merely worded alike."""
+RELATIVE_FLOOR = 0.6
+"""A sentence is quoted only if its relevance reaches this share of the best one's. On SciFact
+train claims (``bench/synthesis.py``, 80 claims) 0.6 quotes 10% fewer sentences, none of them a
+rationale sentence, and raises the share of quotes that are rationale sentences from 0.090 to
+0.104 (0.7: 0.123 but a third fewer quotes; 0.8: 0.157 and half, losing rationale sentences).
+Whole-graph reviews (``bench/review.py``, the first 100 train claims) gain a little at 0.8
+(cited-precision 0.183 -> 0.201), but 0.8 drops a null result quoted beside two positive ones
+(tests/test_synthesis.py), and contrary evidence is what a review must not lose: kept at 0.6."""
+
+BOILERPLATE = re.compile(r"copyright|©|all rights reserved|licen[cs]e|published by|"
+                         r"this article is|creative commons|^keywords?\b|^key ?words|"
+                         r"^trial registration|^funding|^clinicaltrials\.gov", re.IGNORECASE)
+SECTION_WORDS = (r"Background|Introduction|Objectives?|Aims?|Purpose|Context|Importance|"
+                 r"Methods?|Design|Setting|Participants|Measurements|Results|Findings|"
+                 r"Conclusions?|Interpretation|Discussion")
+LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's start
+    rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
+    rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z])"
+    rf"|(?P<bare>{SECTION_WORDS})(?:\s+(?=[A-Z])|(?=[A-Z][a-z])))")
+LABEL_FACETS = {
+    "background": "background", "introduction": "background", "objective": "background",
+    "objectives": "background", "aim": "background", "aims": "background",
+    "purpose": "background", "context": "background", "importance": "background",
+    "methods": "method", "method": "method", "design": "method", "setting": "method",
+    "participants": "method", "materials and methods": "method", "measurements": "method",
+    "results": "result", "findings": "result", "conclusion": "result",
+    "conclusions": "result", "interpretation": "result", "discussion": "result",
+}
+FACET_CUES = {
+    "result": re.compile(
+        r"\b(found|find|show\w*|demonstrat\w*|associat\w*|increas\w*|decreas\w*|reduc\w*|"
+        r"significant\w*|odds ratio|hazard ratio|relative risk|conclud\w*|suggest\w*|"
+        r"indicat\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|improv\w*|higher|lower\w*|"
+        r"rais\w*|elevat\w*|no effect|not associated)\b"
+        r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
+    "method": re.compile(
+        r"\b(we (?:used|analy[sz]ed|collected|conducted|performed|developed|trained|"
+        r"recruited|measured|applied|compared)|data (?:from|were)|cohort|randomi[sz]ed|"
+        r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
+        r"questionnaire\w*|algorithm\w*|model\w*|assay\w*|sequenc\w*|n ?=)\b", re.IGNORECASE),
+    "limitation": re.compile(
+        r"\b(limitation\w*|limited by|caution\w*|bias\w*|small sample|further (?:research|"
+        r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
+        r"confound\w*|uncertain\w*|larger (?:studies|trials|cohorts))\b", re.IGNORECASE),
+    "background": re.compile(
+        r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
+        r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*)\b",
+        re.IGNORECASE),
+}
+WANTED_FACETS = {
+    "method": re.compile(r"\b(method\w*|data|design\w*|dataset\w*|benchmark\w*|sample\w*)\b",
+                         re.IGNORECASE),
+    "limitation": re.compile(r"\blimitation\w*\b", re.IGNORECASE),
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A sentence that may be quoted: where it is, whose it is, and how relevant."""
+
+    quote: Quote
+    work_id: str
+    year: int | None
+    facets: frozenset[str]
+    relevance: float = 0.0
+
+    def finding(self, sub_question_id: str | None, kind: FindingKind = "finding") -> Finding:
+        return Finding(text=self.quote.text, passage_ids=[self.quote.passage_id],
+                       sub_question_id=sub_question_id, kind=kind, quotes=[self.quote],
+                       support=1.0)
+
+
+def quotable(passage: Passage, year: int | None) -> list[Candidate]:
+    """The passage's sentences worth quoting, a structured-abstract label ("RESULTS:") cut off
+    the front (the quote stays verbatim: its start offset moves past the label); boilerplate
+    and reference-list debris are not statements and are left out."""
+    found = []
+    for start, end in split_sentences(passage.text):
+        label = LABEL.match(passage.text, start, end)
+        facet = None
+        if label:
+            name = next(g for g in label.groups() if g).lower()
+            if name in LABEL_FACETS:
+                facet, start = LABEL_FACETS[name], label.end()
+        text = passage.text[start:end]
+        if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text):
+            continue
+        if reference_debris(text):
+            continue
+        facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
+        if facet:
+            facets = {facet} | (facets & {"limitation"})
+        found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
+                               passage.work_id, year, frozenset(facets)))
+    return found
+
+
+def wanted_facets(sub: SubQuestion) -> set[str]:
+    """The kinds of sentence a sub-question asks for; results unless it asks for methods."""
+    text = f"{sub.text} {sub.answer_shape}"
+    wanted = {name for name, cue in WANTED_FACETS.items() if cue.search(sub.text)}
+    if "method" not in wanted or re.search(r"\b(finding\w*|result\w*|effect\w*)\b", text,
+                                            re.IGNORECASE):
+        wanted.add("result")
+    return wanted
+
+
+def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[str],
+                    years: dict[str, int | None],
+                    embedder: Embedder | None = None,
+                    on_topic: set[str] | None = None) -> list[Candidate]:
+    """The sub-question's quotable sentences scored, best first; sentences that share no term
+    with it and are not of a wanted kind are dropped.
+
+    Relevance mixes BM25 against the sub-question and its key terms, the cosine of the sentence
+    with the sub-question when an embedder is given, whether the sentence is of the kind asked
+    for, and the rank the RAG filter gave its passage (weights in ``WEIGHTS``). A sentence that
+    names less than ``QUOTE_MIN`` of the sub-question's topic terms
+    (:func:`scholargraph.deterministic.relevance.topic_terms`) is background, never a finding; with
+    ``on_topic``, only sentences of those works are considered.
+    """
+    pool = [c for p in passages for c in quotable(p, years.get(p.work_id))
+            if on_topic is None or p.work_id in on_topic]
+    if not pool:
+        return []
+    passage_rank = {p.id: rank for rank, p in enumerate(passages)}
+    texts = [c.quote.text for c in pool]
+    lexical = LexicalIndex(texts).scores(f"{sub.text} {' '.join(keywords)}")
+    lexical = lexical / (float(lexical.max()) or 1.0)
+    dense = _cosines(sub.text, texts, embedder)
+    weights = WEIGHTS if dense is not None else {**WEIGHTS, "lexical": WEIGHTS["lexical"]
+                                                 + WEIGHTS["dense"], "dense": 0.0}
+    wanted = wanted_facets(sub)
+    topic = topic_terms(sub.text)
+    scored = []
+    for index, candidate in enumerate(pool):
+        facet = 1.0 if candidate.facets & wanted else 0.0
+        if "background" in candidate.facets and "background" not in wanted:
+            facet -= 0.5
+        if term_share(topic, candidate.quote.text) < QUOTE_MIN:
+            continue
+        relevance = (weights["lexical"] * float(lexical[index]) + weights["facet"] * facet
+                     + weights["prior"] / (1 + passage_rank[candidate.quote.passage_id])
+                     + (weights["dense"] * float(dense[index]) if dense is not None else 0.0))
+        scored.append(_with_relevance(candidate, round(relevance, 6)))
+    scored.sort(key=lambda c: (-c.relevance, c.quote.passage_id, c.quote.start))
+    return scored
+
+
+def _cosines(query: str, texts: list[str], embedder: Embedder | None) -> np.ndarray | None:
+    """Cosine of each text with the query, or None without a (working) embedder."""
+    if embedder is None:
+        return None
+    try:
+        vectors = embedder.embed_documents(texts)
+        return np.clip(vectors @ embedder.embed_query(query), 0.0, 1.0)
+    except EmbeddingUnavailable:
+        return None
+
+
+def _with_relevance(candidate: Candidate, relevance: float) -> Candidate:
+    return Candidate(candidate.quote, candidate.work_id, candidate.year, candidate.facets,
+                     relevance)
+
+
+def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]:
+    """Up to ``k`` findings: relevant, mutually different sentences, one per work, none quoted
+    before, oldest work first as a review reads. A sentence of another work that says nearly
+    the same thing the same way is not quoted as a finding of its own: it is cited beside the
+    one it repeats, as corroboration."""
+    fresh = [c for c in candidates if c.quote.text not in used]
+    if not fresh:
+        return []
+    fresh = [c for c in fresh if c.relevance >= RELATIVE_FLOOR * fresh[0].relevance]
+    readings = [stance(c.quote.text) for c in fresh]
+    similarity = np.asarray([[len(a.terms & b.terms) / (len(a.terms | b.terms) or 1)
+                              for b in readings] for a in readings])
+    order = mmr(np.asarray([c.relevance for c in fresh]), similarity,
+                [c.work_id for c in fresh], len(fresh), diversity=DIVERSITY, max_per_group=1)
+    chosen: list[int] = []
+    twins: dict[int, list[int]] = {}
+    for index in order:
+        twin = next((c for c in chosen if similarity[index, c] >= REDUNDANT), None)
+        if twin is not None:
+            if _same_claim(readings[index], readings[twin]):
+                twins.setdefault(twin, []).append(index)
+            continue
+        if len(chosen) < k:
+            chosen.append(index)
+    findings = []
+    for index in sorted(chosen, key=lambda i: (fresh[i].year or 9999, -fresh[i].relevance)):
+        group = [fresh[i] for i in [index, *twins.get(index, [])]]
+        used.update(c.quote.text for c in group)
+        findings.append(Finding(
+            text=group[0].quote.text, passage_ids=[c.quote.passage_id for c in group],
+            quotes=[c.quote for c in group], support=1.0))
+    return findings
+
+
+def _same_claim(first: Stance, second: Stance) -> bool:
+    """Near-identical sentences corroborate each other unless their directions differ."""
+    relation = compare(first, second)
+    return (relation is None or relation.relation == "agree") and first.main == second.main
+
+
+def compared_pairs(statements: list[Finding], topic: frozenset[str] = frozenset()
+                   ) -> list[tuple[Comparison, Finding, Finding]]:
+    """Pairs of statements on one sub-question, from different works, that agree or oppose
+    about the same subject (each names ``SAME_TOPIC_MIN`` of the ``topic`` terms and they share
+    one); strongest (most shared outcome terms) first. Near-identical sentences (``REDUNDANT``)
+    pointing the same way are one statement repeated, often by two versions of one paper: they
+    are not an agreement (pointing opposite ways they are still a contradiction)."""
+    texts = [_quoted(s) for s in statements]
+    readings = [stance(text) for text in texts]
+    on_topic = [not topic or term_share(topic, text) >= SAME_TOPIC_MIN for text in texts]
+    pairs = []
+    for (i, a), (j, b) in combinations(enumerate(statements), 2):
+        if a.sub_question_id != b.sub_question_id or _works(a) & _works(b):
+            continue
+        if not (on_topic[i] and on_topic[j]) or (topic and not topic & readings[i].terms
+                                                 & readings[j].terms):
+            continue
+        result = compare(readings[i], readings[j])
+        repeated = _jaccard(readings[i].terms, readings[j].terms) >= REDUNDANT
+        if result is not None and not (repeated and result.relation == "agree"):
+            pairs.append((result, a, b))
+    pairs.sort(key=lambda item: -len(item[0].shared))
+    return pairs
+
+
+def _jaccard(first: frozenset[str], second: frozenset[str]) -> float:
+    return len(first & second) / (len(first | second) or 1)
+
+
+def _works(statement: Finding) -> set[str]:
+    """The works a statement cites (a passage id starts with its work's id)."""
+    return {passage_id.split("#")[0] for passage_id in statement.passage_ids}
+
+
+def contradictions(statements: list[Finding], limit: int | None = None,
+                   topic: frozenset[str] = frozenset(),
+                   seen: set[frozenset[str]] | None = None) -> list[Finding]:
+    """Contradiction findings: statements of two works on the same sub-question, subject and
+    outcome that point opposite ways, both quoted, both cited; no statement used in two
+    contradictions, and no pair of works set against each other twice (``seen`` carries the
+    pairs already reported across sub-questions)."""
+    found: list[Finding] = []
+    used: set[int] = set()
+    seen = set() if seen is None else seen
+    for result, a, b in compared_pairs(statements, topic):
+        pair = frozenset(_works(a) | _works(b))
+        if result.relation != "oppose" or id(a) in used or id(b) in used or pair in seen:
+            continue
+        used.update((id(a), id(b)))
+        seen.add(pair)
+        outcome = ", ".join(surface_terms(_quoted(a), result.shared)) or "the same outcome"
+        text = (f"Sources disagree on {outcome}: one reports {DIRECTION_WORDS[result.first]}, "
+                f"the other {DIRECTION_WORDS[result.second]}.")
+        found.append(_paired(text, a, b, "contradiction"))
+        if limit is not None and len(found) == limit:
+            break
+    return found
+
+
+def agreements(statements: list[Finding], limit: int, topic: frozenset[str] = frozenset(),
+               seen: set[frozenset[str]] | None = None) -> list[Finding]:
+    """Agreement findings: two works reporting the same direction on a shared outcome of the
+    same subject, each pair of works once (``seen`` as for :func:`contradictions`)."""
+    found: list[Finding] = []
+    seen = set() if seen is None else seen
+    for result, a, b in compared_pairs(statements, topic):
+        pair = frozenset(_works(a) | _works(b))
+        if result.relation == "agree" and len(found) < limit and pair not in seen:
+            seen.add(pair)
+            outcome = ", ".join(surface_terms(_quoted(a), result.shared))
+            found.append(_paired(f"Sources agree on {outcome}: both report "
+                                 f"{DIRECTION_WORDS[result.first]}.", a, b, "agreement"))
+    return found
+
+
+def _quoted(statement: Finding) -> str:
+    return " ".join(q.text for q in statement.quotes) or statement.text
+
+
+def _paired(text: str, a: Finding, b: Finding, kind: FindingKind) -> Finding:
+    return Finding(text=text, passage_ids=list(dict.fromkeys([*a.passage_ids, *b.passage_ids])),
+                   sub_question_id=a.sub_question_id, kind=kind, quotes=[*a.quotes, *b.quotes],
+                   support=1.0)
+
+
+def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
+    """The sub-question's most relevant sentences as single-quote statements, for comparison."""
+    return [c.finding(sub.id) for c in ranked[:STANCE_POOL]]
+
+
+def source_limitations(ranked: dict[str, list[Candidate]], used: set[str],
+                       cited: set[str] | None = None) -> list[Finding]:
+    """Limitations the sources state about themselves, quoted, one per work; with ``cited``,
+    only of those works (a limitation of a work the review does not otherwise cite is not one
+    of its evidence)."""
+    pool = [(c, sid) for sid, candidates in ranked.items() for c in candidates
+            if "limitation" in c.facets and c.quote.text not in used
+            and (cited is None or c.work_id in cited)]
+    pool.sort(key=lambda item: -item[0].relevance)
+    found, works = [], set()
+    for candidate, sid in pool:
+        if candidate.work_id in works or candidate.quote.text in used:
+            continue
+        works.add(candidate.work_id)
+        used.add(candidate.quote.text)
+        found.append(candidate.finding(sid, kind="limitation"))
+        if len(found) == SOURCE_LIMITATIONS:
+            break
+    return found
+
+
+REVIEW_LIMITATIONS = [
+    ("Evidence comes from titles and abstracts (and full text where a source provided it); "
+     "what the full papers add or qualify was not read."),
+    ("Contradictions and agreement are found from direction words (increase, decrease, no "
+     "effect) around shared terms; disagreements about numbers or populations are not "
+     "detected."),
+]
+
+
+def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: list[Work],
+                     keywords: list[str], embedder: Embedder | None = None) -> Draft:
+    """The deterministic review: quoted findings per sub-question, contradictions, agreement,
+    source limitations, gaps and the review's own limitations. With an ``embedder``, sentences
+    are also ranked by their closeness in meaning to the sub-question."""
+    years = {work.id: work.year for work in papers}
+    used: set[str] = set()
+    ranked: dict[str, list[Candidate]] = {}
+    findings: list[Finding] = []
+    compared: list[Finding] = []
+    opposed: set[frozenset[str]] = set()
+    agreed: set[frozenset[str]] = set()
+    texts = {w.id: work_text(w) for w in papers}
+    for passage in passages:
+        texts[passage.work_id] = f"{texts.get(passage.work_id, '')} {passage.text}"
+    question_topic = topic_terms(" ".join(keywords))
+    texts = {w: text for w, text in texts.items()
+             if not question_topic or term_share(question_topic, text) >= WORK_TOPIC_MIN}
+    for sub in subs:
+        own = [p for p in passages if p.sub_question_id == sub.id]
+        topic = topic_terms(sub.text)
+        on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
+        ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
+        findings += [f.model_copy(update={"sub_question_id": sub.id})
+                     for f in choose(ranked[sub.id], FINDINGS_PER_QUESTION, used)]
+        about = {w for w, text in texts.items() if term_share(topic, text) >= CONTEXT_MIN}
+        pool = [f for f in stance_pool(sub, ranked[sub.id]) if _works(f) <= about]
+        compared += contradictions(pool, CONTRADICTIONS_PER_QUESTION, topic, opposed)
+        compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
+    cited = {work for finding in findings for work in _works(finding)}
+    findings += compared + source_limitations(ranked, used, cited)
+    gaps = evidence_gaps(subs, findings, len(papers))
+    return Draft(summary=extractive_summary(subs, findings, passages, papers), findings=findings,
+                 gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
+
+
+def evidence_limitation(papers: list[Work]) -> str:
+    """What the evidence was read from: abstracts only, or how many works in full."""
+    read = sum(1 for work in papers if work.full_text_spans)
+    if not read:
+        return REVIEW_LIMITATIONS[0]
+    return (f"{read} of {len(papers)} included works were read in full (open-access full text, "
+            "cited by section and page); the others rest on their titles and abstracts, and what "
+            "their full papers add or qualify was not read.")
+
+
+def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int) -> list[str]:
+    """Sub-questions no finding answers, and those only one work speaks to."""
+    gaps = []
+    for sub in subs:
+        works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
+                 and f.kind == "finding" for pid in f.passage_ids}
+        if not works:
+            gaps.append(f"No passage among the {n_papers} included works addresses: {sub.text}")
+        elif len(works) == 1:
+            gaps.append(f"Only one work speaks to: {sub.text}")
+    return gaps
+
+
+def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passages: list[Passage],
+                       papers: list[Work]) -> str:
+    """What the review did and found, in numbers; the findings themselves are quoted below."""
+    cited = {p.work_id for p in passages if any(p.id in f.passage_ids for f in findings)}
+    years = sorted(w.year for w in papers if w.id in cited and w.year)
+    span = f" published {years[0]}–{years[-1]}" if years and years[0] != years[-1] else (
+        f" published in {years[0]}" if years else "")
+    answered = sum(1 for s in subs if any(f.sub_question_id == s.id and f.kind == "finding"
+                                          for f in findings))
+    kinds = [f.kind for f in findings]
+    return (f"This review screened {len(papers)} works and quotes {kinds.count('finding')} "
+            f"findings from {len(cited)} of them{span}, verbatim from their titles and "
+            f"abstracts. {answered} of {len(subs)} sub-questions have direct evidence. "
+            f"{_count(kinds.count('contradiction'), 'contradiction')} and "
+            f"{_count(kinds.count('agreement'), 'agreement')} between sources are set side by "
+            f"side below.")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

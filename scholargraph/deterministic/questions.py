@@ -1,0 +1,232 @@
+"""How a research question is put together, read without a language model.
+
+The deterministic planner needs more than key terms: which concepts are alternatives ("suicide
+ideation or opioid overdose"), which two are compared ("metformin versus sulfonylureas"), which
+qualify another ("in adults"), and the question turned into a clause ("whether CRISPR-Cas9 gene
+editing cures sickle cell disease in adults") so a sub-question can be written around it without
+repeating it. Everything here works on the concepts of
+:func:`scholargraph.deterministic.text.phrase_spans` and the words between them, so the same
+question always reads the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import pairwise
+
+from scholargraph.deterministic.text import (
+    PREDICATE_VERBS,
+    PREDICATES,
+    STOPWORDS,
+    is_generic,
+    phrase_spans,
+)
+
+AUXILIARIES = frozenset(["does", "do", "did", "is", "are", "was", "were", "can", "could",
+                         "should", "will", "would", "may", "might", "has", "have"])
+QUESTION_OPENERS = AUXILIARIES | {"what", "which", "who", "when", "where", "why", "how"}
+IMPERATIVES = re.compile(r"^(?:please\s+)?(?:compare|review|summari[sz]e|describe|explain|list|"
+                         r"find|investigate|assess|evaluate)\s+(?:the\s+)?", re.IGNORECASE)
+COMPARISON = re.compile(r"^,?\s*(?:vs\.?|versus|or|and|against|than|(?:[\w\-]+\s+)*compared "
+                        r"(?:with|to)|(?:better|worse|more \w+|less \w+) than)\s*$",
+                        re.IGNORECASE)
+ALTERNATIVE = re.compile(r"^\s*(?:,|,?\s*or|and/or)\s*$", re.IGNORECASE)
+QUALIFIER = re.compile(r"^\s*(in|among)(?:\s+the)?\s*$", re.IGNORECASE)
+COMPLEMENT = re.compile(r"^\s*(of|for)(?:\s+the)?\s*$", re.IGNORECASE)
+CONTEXT_PREPOSITION = re.compile(r"\b(for|in|on|against|among)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Concept:
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two compared concepts and what they are compared for ("for type 2 diabetes")."""
+
+    a: str
+    b: str
+    context: str
+
+
+def concepts(question: str) -> list[Concept]:
+    return [Concept(text, start, end) for text, start, end in phrase_spans(question)]
+
+
+def between(question: str, left: Concept, right: Concept) -> str:
+    return question[left.end:right.start]
+
+
+def alternatives(question: str) -> list[Concept]:
+    """The concepts of the first "A or B" (or "A, B or C") list of the question, else []."""
+    found = concepts(question)
+    group: list[Concept] = []
+    joined_by_or = False
+    for left, right in pairwise(found):
+        link = between(question, left, right)
+        if ALTERNATIVE.match(link):
+            group = group or [left]
+            group.append(right)
+            joined_by_or = joined_by_or or bool(re.search(r"\bor\b", link, re.IGNORECASE))
+        elif group:
+            break
+    return group if joined_by_or else []
+
+
+def comparison(question: str) -> Comparison | None:
+    """The two concepts the question compares, and the concepts they are compared for.
+
+    They stand on either side of "versus", "or", "than"..., except after "compared with", which
+    compares with the question's subject: "Do e-cigarettes help smokers quit compared with
+    nicotine replacement therapy?" compares e-cigarettes, not smokers."""
+    found = concepts(question)
+    for i, (left, right) in enumerate(pairwise(found)):
+        link = between(question, left, right)
+        if COMPARISON.match(link):
+            if "compared" in link.lower():
+                left = next(c for c in found[:i + 1] if not is_generic(c.text) or c is left)
+            rest = [c for c in found if c not in (left, right)]
+            return Comparison(left.text, right.text, _context(question, rest, right))
+    return None
+
+
+def _context(question: str, rest: list[Concept], right: Concept) -> str:
+    """What the pair is compared for: the concepts after it, led by the question's own
+    preposition ("for type 2 diabetes"), and specific ones before it ("in terms of formation
+    energy"); general words in between ("smokers") stay in the first sub-question only."""
+    inner = [c for c in rest if c.start < right.start and not is_generic(c.text)]
+    after = [c for c in rest if c.start > right.start]
+    parts = [f"in terms of {join(inner, question)}"] if inner else []
+    if after:
+        lead = CONTEXT_PREPOSITION.search(question[:after[0].start])
+        parts.append(f"{lead.group(1).lower() if lead else 'in'} {join(after, question)}")
+    return " ".join(parts)
+
+
+def join(items: list[Concept], question: str) -> str:
+    """Concepts as one readable phrase: qualifiers stay attached ("sickle cell disease in
+    adults"), alternatives keep their "or", the rest are listed with "and"."""
+    groups: list[str] = []
+    for i, concept in enumerate(items):
+        link = between(question, items[i - 1], concept) if i else ""
+        if i and (qualifier := QUALIFIER.match(link)):
+            groups[-1] += f" {qualifier.group(1).lower()} {concept.text}"
+        elif i and is_generic(items[i - 1].text.split()[-1]) and (
+                complement := COMPLEMENT.match(link)):
+            groups[-1] += f" {complement.group(1).lower()} {concept.text}"
+        elif i and ALTERNATIVE.match(link) and re.search(r"\bor\b", link, re.IGNORECASE):
+            groups[-1] += f" or {concept.text}"
+        elif i and ALTERNATIVE.match(link) and i + 1 < len(items) and re.search(
+                r"\bor\b", between(question, concept, items[i + 1]), re.IGNORECASE):
+            groups[-1] += f", {concept.text}"
+        else:
+            groups.append(concept.text)
+    if len(groups) <= 1:
+        return "".join(groups)
+    return ", ".join(groups[:-1]) + " and " + groups[-1]
+
+
+def is_question(text: str) -> bool:
+    """A question proper (rather than a topic such as "machine learning for surveillance")."""
+    first = text.split()[0].lower() if text.split() else ""
+    return text.rstrip().endswith("?") or first in QUESTION_OPENERS
+
+
+def topic(question: str, leave_out: frozenset[str] = frozenset()) -> str:
+    """What the question is about, as a noun phrase a template can hold.
+
+    A topic typed as a phrase is kept as typed ("machine learning for public health
+    surveillance"); a question becomes its concepts joined (``leave_out``: concepts made only of
+    these words, such as "datasets" in a question asking which datasets exist).
+    """
+    text = question.strip().rstrip("?.! ")
+    if not is_question(question):
+        text = IMPERATIVES.sub("", text)
+        while len(text.split()) > 1 and text.split()[-1].lower() in leave_out:
+            text = text.rsplit(None, 1)[0]
+        text = _lower_first(text)
+        return f"the {text}" if re.match(r"\w+ of\b", text) and text[:1].islower() else text
+    kept = [c for c in concepts(question)
+            if not set(c.text.lower().split()) <= leave_out] or concepts(question)
+    return join(kept, question) or _lower_first(text)
+
+
+def _lower_first(text: str) -> str:
+    """The text with its first word lower-cased, unless that word is a name ("TiO2", "DNA")."""
+    first, _, rest = text.partition(" ")
+    return " ".join(filter(None, [_sentence_case(first), rest]))
+
+
+def with_alternative(question: str, group: list[Concept], choice: Concept) -> str:
+    """The question asking about one alternative of ``group`` only."""
+    return question[:group[0].start] + choice.text + question[group[-1].end:]
+
+
+def statement(question: str) -> str | None:
+    """A yes/no or how/why question as a clause: "Does X cure Y?" -> "whether X cures Y",
+    "How does X reduce Y?" -> "how X reduces Y". None when its verb cannot be found."""
+    tokens = question.strip().rstrip("?.! ").split()
+    lead = "whether"
+    if len(tokens) > 2 and tokens[0].lower() in ("how", "why") and tokens[1].lower() in AUXILIARIES:
+        lead, tokens = tokens[0].lower(), tokens[1:]
+    if len(tokens) < 3 or tokens[0].lower() not in AUXILIARIES:
+        return None
+    auxiliary, rest = tokens[0].lower(), tokens[1:]
+    if rest[0].lower() == "there":
+        return " ".join([lead, "there", auxiliary, *rest[1:]])
+    at = _predicate_at(rest, auxiliary)
+    if at is None and auxiliary in ("does", "do", "did") and not STOPWORDS.intersection(
+            word.lower() for word in rest):
+        at = len(rest) - 1  # "Why do large language models hallucinate?": the verb comes last
+    if at is None or at == 0:
+        return None
+    subject = [_sentence_case(rest[0]), *rest[1:at]]
+    if auxiliary in ("does", "do", "did"):
+        inflect: dict[str, Callable[[str], str]] = {"does": third_person, "do": str, "did": past}
+        verb = inflect[auxiliary](rest[at].lower())
+        return " ".join([lead, *subject, verb, *rest[at + 1:]])
+    return " ".join([lead, *subject, auxiliary, *rest[at:]])
+
+
+def _predicate_at(rest: list[str], auxiliary: str) -> int | None:
+    """Where the predicate starts: the first known verb after do/does/did, else the first
+    judging word, comparative or article that does not continue the subject."""
+    for i, token in enumerate(rest[1:], 1):
+        word = token.lower().strip(",")
+        if auxiliary in ("does", "do", "did"):
+            if word in PREDICATE_VERBS:
+                return i
+        elif _starts_predicate(word, rest[i - 1]):
+            return i
+    return None
+
+
+def _starts_predicate(word: str, before: str) -> bool:
+    if word in PREDICATES or word in ("more", "less", "associated", "linked", "related"):
+        return True
+    return word in ("a", "an", "the") and before.lower() not in STOPWORDS
+
+
+def _sentence_case(token: str) -> str:
+    return token if re.search(r"[A-Z]|\d", token[1:]) else token.lower()
+
+
+def third_person(verb: str) -> str:
+    if verb.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def past(verb: str) -> str:
+    if verb.endswith("e"):
+        return verb + "d"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ied"
+    return verb + "ed"

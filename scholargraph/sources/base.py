@@ -1,0 +1,166 @@
+"""The source-agent protocol: what a module must provide to become a node of the tool loop.
+
+A source agent declares its ``name`` (the graph node), its ``order`` in the fixed tool loop
+(PubMed 10, arXiv 20, OpenAlex 30, Materials Project 40, web 50: a plug-in picks a number in
+between), the research ``domains`` that make it active, how to write a query in its own syntax,
+and its service's ``politeness`` (published rate, a key that raises it, timeout, size cap), which
+every session of :func:`~scholargraph.http.policy.http_session` under its name obeys.
+The public :meth:`SourceAgent.search` is a template method: it does the shared work (timing,
+turning client failures into typed :class:`~scholargraph.errors.SourceError`, logging, and keeping
+nothing in the on-disk cache from a search that failed) and calls the agent's own
+:meth:`SourceAgent._search`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import requests
+
+from scholargraph.agents.schemas import Domain, Intent, NewsWindow
+from scholargraph.errors import (
+    SourceError,
+    SourceResponseError,
+    SourceUnavailable,
+    SourceUnreachable,
+)
+from scholargraph.http.cache import all_or_nothing
+from scholargraph.http.policy import Declaration, Politeness, declare, http_session, is_unreachable
+from scholargraph.records import Material, Work
+from scholargraph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchRequest:
+    """One search: a query already in the source's syntax, and the run's limits."""
+
+    query: str
+    limit: int = 20
+    since: int | None = None
+    until: int | None = None
+    news_window: NewsWindow | None = None
+    """Set when the question is about current events: sources with news search it this far back."""
+    wants_data: bool = False
+    """Set when the question asks for specific values: sources may look one step further."""
+
+
+@dataclass(kw_only=True)
+class SourceResult:
+    """What a search found. Material agents fill ``materials`` as well as ``works``."""
+
+    works: list[Work] = field(default_factory=list)
+    materials: list[Material] = field(default_factory=list)
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    """What the reader of the review should know (a step skipped, and how to enable it)."""
+
+    def __len__(self) -> int:
+        return len(self.works) + len(self.materials)
+
+
+class SourceAgent(ABC):
+    """Base of every source agent. Subclasses set the class variables and implement ``_search``."""
+
+    name: ClassVar[str]
+    order: ClassVar[int]
+    label: ClassVar[str]
+    domains: ClassVar[frozenset[Domain]]
+    always_active: ClassVar[bool] = False
+    query_syntax: ClassVar[str] = "plain keywords"
+    politeness: ClassVar[Politeness | None] = None
+    """The service's manners, applied by :func:`~scholargraph.http.policy.http_session` to every
+    request made under this agent's ``name``. ``None``: two requests a second
+    (:data:`~scholargraph.http.policy.DEFAULT_POLITENESS`)."""
+    secret_envs: ClassVar[tuple[str, ...]] = ()
+    """Environment variables holding this source's own secrets (API keys, tokens). Their values
+    are scrubbed from errors, search logs and log lines, as the built-in keys are."""
+    secret_parameters: ClassVar[tuple[str, ...]] = ()
+    """Names of the headers, query parameters or form fields that carry those secrets: kept out
+    of the HTTP cache's keys and redacted in the requests it stores."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Declare the class's politeness and secrets to the HTTP policy, by its name, so that
+        every session under that name (the enrichment look-ups use OpenAlex's) obeys them."""
+        super().__init_subclass__(**kwargs)
+        name = getattr(cls, "name", None)
+        if isinstance(name, str):
+            declare(name, Declaration(cls.politeness, tuple(cls.secret_envs),
+                                      tuple(cls.secret_parameters)))
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        """``settings``: the run's configuration (the graph passes its context's); a script
+        calling an agent directly gets the environment's, read once here."""
+        self.settings: Settings = settings if settings is not None else Settings()
+
+    def session(self, *, rewrite: tuple[str, str] | None = None) -> requests.Session:
+        """An HTTP session for this agent's service, obeying its own declared politeness and
+        keeping its secret parameters out of the cache (see :func:`http_session`)."""
+        return http_session(self.name, self.settings, declared=self.politeness,
+                            secret_parameters=tuple(self.secret_parameters), rewrite=rewrite)
+
+    def unavailable_reason(self) -> str | None:
+        """Why the agent cannot run now (a missing key), or ``None`` when it can."""
+        return None
+
+    def is_relevant(self, intent: Intent) -> bool:
+        """Whether the question's domains call for this source."""
+        return self.always_active or bool(self.domains.intersection(intent.domains))
+
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """A query in this source's syntax from key terms (the deterministic query writer)."""
+        return " ".join(terms)
+
+    def no_query_reason(self, intent: Intent) -> str:
+        """Why ``build_query`` wrote no query for this question, for the search log."""
+        return f"no {self.label} query could be written from the question's terms"
+
+    def search(self, request: SearchRequest) -> SourceResult:
+        """Run one search; failures come out as :class:`SourceError`, never as a client's own."""
+        started = time.monotonic()
+        try:
+            with all_or_nothing():
+                result = self._search(request)
+        except SourceError:
+            raise
+        except (OSError, TimeoutError) as exc:
+            if is_unreachable(exc):
+                raise SourceUnreachable(self.name, _describe(exc)) from exc
+            raise SourceUnavailable(self.name, _describe(exc)) from exc
+        except Exception as exc:
+            log.debug("%s failed", self.name, exc_info=True)
+            raise SourceResponseError(self.name, _describe(exc)) from exc
+        result.seconds = time.monotonic() - started
+        log.info("%s: %d results for %r in %.1fs", self.name, len(result), request.query,
+                 result.seconds)
+        return result
+
+    @abstractmethod
+    def _search(self, request: SearchRequest) -> SourceResult:
+        """Send the query to the service through its client and normalise what comes back."""
+
+
+def clean_terms(terms: list[str], syntax_chars: str = '"():[]') -> list[str]:
+    """Search terms without the characters the source's query syntax gives meaning to (so a
+    term can never open a group or name a field), blank and repeated terms dropped."""
+    pattern = "[\\s" + re.escape(syntax_chars) + "]+"
+    cleaned = (re.sub(pattern, " ", term).strip() for term in terms)
+    return list(dict.fromkeys(term for term in cleaned if term))
+
+
+def first_and_any(groups: list[str]) -> str:
+    """``A AND (B OR C ...)``: the first (most specific) group required, any other may join it."""
+    if len(groups) <= 1:
+        return "".join(groups)
+    return f"{groups[0]} AND ({' OR '.join(groups[1:])})"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__

@@ -1,0 +1,190 @@
+"""OpenAlex through pyalex: full-text search plus publication-date filters, cursor paging.
+
+pyalex builds every URL on ``https://api.openalex.org`` whatever ``config.openalex_url`` says, so
+the paginator's session is replaced by one from the shared HTTP policy with an adapter mounted on
+that prefix which sends the requests to ``settings.openalex_url`` instead (and waits for the
+limiter, times out, retries). The API key goes in pyalex's ``Authorization`` header, never in a URL.
+Each page is asked for while the one before is turned into works (:func:`one_ahead`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, get_args
+
+import pyalex
+from pyalex import Works
+
+from scholargraph.agents.schemas import Domain, Intent
+from scholargraph.errors import SourceResponseError
+from scholargraph.http.policy import (
+    Politeness,
+    http_session,
+    install_secret_filter,
+    translate_errors,
+)
+from scholargraph.http.prefetch import one_ahead
+from scholargraph.identifiers import (
+    identifiers_in_url,
+    is_preprint_doi,
+    normalize_arxiv_id,
+    normalize_doi,
+    osf_id,
+)
+from scholargraph.records import Work
+from scholargraph.settings import Settings
+from scholargraph.sources.base import (
+    SearchRequest,
+    SourceAgent,
+    SourceResult,
+    clean_terms,
+    first_and_any,
+)
+
+OFFICIAL_URL = "https://api.openalex.org"
+WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
+               "authorships", "primary_location", "locations", "abstract_inverted_index",
+               "cited_by_count", "is_retracted", "open_access", "best_oa_location",
+               "referenced_works")
+"""The fields :func:`work_from_openalex` reads: the only ones a search asks for (``select``),
+which leaves out the bulkiest parts of a Work (related works, concepts, topics, yearly
+counts) and roughly halves what is downloaded. The locations are read for the other versions
+of a work they name (a journal article's preprint, a preprint's published version)."""
+PER_PAGE_MAX = 100
+PHRASE_WORDS = 2
+STOP_WORDS = frozenset({"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with"})
+ALL_DOMAINS: frozenset[Domain] = frozenset(get_args(Domain))
+
+
+class OpenAlexAgent(SourceAgent):
+    """Searches OpenAlex, the open catalogue of scholarly works across every field."""
+
+    name: ClassVar[str] = "openalex"
+    order: ClassVar[int] = 30
+    politeness: ClassVar[Politeness] = Politeness(
+        requests=10,  # OpenAlex caps at 100/s; ten keeps a review far from it and its 403s
+        official_hosts=("openalex.org",), endpoint_envs=("SCHOLARGRAPH_OPENALEX_URL",))
+    label: ClassVar[str] = "OpenAlex"
+    always_active: ClassVar[bool] = True
+    domains: ClassVar[frozenset[Domain]] = ALL_DOMAINS
+    query_syntax: ClassVar[str] = (
+        'OpenAlex full-text search over titles and abstracts: plain words, phrases in double '
+        'quotes, AND/OR/NOT in capitals; no field tags (years are applied as filters)'
+    )
+
+    def __init__(self, settings: Settings | None = None, *, per_page: int = PER_PAGE_MAX) -> None:
+        super().__init__(settings)
+        self.per_page = max(1, min(per_page, PER_PAGE_MAX))
+
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """The first (most specific) term is required, any of the others may join it."""
+        return first_and_any([_phrase(term) for term in clean_terms(terms)])
+
+    def _search(self, request: SearchRequest) -> SourceResult:
+        settings = self.settings
+        install_secret_filter()
+        if request.limit <= 0 or not request.query.strip():
+            return SourceResult()
+        _configure(settings)
+        query = Works().search(request.query).select(list(WORK_FIELDS))
+        if request.since is not None:
+            query = query.filter(from_publication_date=f"{request.since}-01-01")
+        if request.until is not None:
+            query = query.filter(to_publication_date=f"{request.until}-12-31")
+        pages = query.paginate(method="cursor", per_page=min(self.per_page, request.limit),
+                               n_max=request.limit)
+        pages._session = http_session("openalex", settings,
+                                      rewrite=(OFFICIAL_URL, settings.openalex_url.rstrip("/")))
+        works: list[Work] = []
+        with translate_errors(self.name, settings):
+            for page in one_ahead(pages):
+                works.extend(work_from_openalex(item) for item in page)
+                if len(works) >= request.limit:
+                    break
+        return SourceResult(works=works[: request.limit])
+
+
+def _configure(settings: Settings) -> None:
+    """pyalex's identity is module-wide: set it from the settings in force for this call."""
+    key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else None
+    pyalex.config.api_key = key or None
+    pyalex.config.email = settings.ncbi_email or None
+    pyalex.config.user_agent = settings.user_agent
+    pyalex.config.max_retries = 0  # the shared policy retries; pyalex's adapter is not used
+
+
+
+def _phrase(term: str) -> str:
+    """A short term as a phrase; a long one as its words, all required."""
+    words = [word for word in term.split() if word.lower() not in STOP_WORDS]
+    if len(words) > PHRASE_WORDS:
+        return "(" + " AND ".join(words) + ")"
+    return f'"{term}"' if " " in term else term
+
+
+def work_from_openalex(item: dict[str, Any]) -> Work:
+    """A :class:`Work` from one OpenAlex Work object (as the API documents it)."""
+    try:
+        work = pyalex.Work(item)
+        ids = work.get("ids") or {}
+        location = work.get("primary_location") or {}
+        source = location.get("source") or {}
+        return Work(
+            title=work.get("title") or work.get("display_name") or "(untitled)",
+            authors=[name for name in map(_author, work.get("authorships") or []) if name],
+            year=work.get("publication_year"),
+            venue=source.get("display_name"),
+            abstract=work["abstract"] if work.get("abstract_inverted_index") else None,
+            doi=work.get("doi") or ids.get("doi"),
+            pmid=ids.get("pmid"),
+            pmcid=ids.get("pmcid"),
+            openalex_id=work.get("id"),
+            url=work.get("doi") or location.get("landing_page_url") or work.get("id"),
+            sources=["openalex"],
+            kind="preprint" if work.get("type") == "preprint" or is_preprint_doi(work.get("doi"))
+            else "article",  # OpenAlex types an SSRN paper 'article'; its DOI says preprint
+            cited_by_count=work.get("cited_by_count"),
+            is_retracted=bool(work.get("is_retracted")),
+            oa_url=open_access_url(work),
+            licence=open_access_licence(work),
+            referenced_works=work.get("referenced_works") or [],
+            version_ids=_other_versions(work),
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
+            from None
+
+
+def open_access_url(item: dict[str, Any]) -> str | None:
+    """The best open-access copy: the PDF of ``best_oa_location`` when OpenAlex knows one (the
+    paper itself), else ``open_access.oa_url`` (often a landing page)."""
+    best = item.get("best_oa_location") or {}
+    return best.get("pdf_url") or (item.get("open_access") or {}).get("oa_url")
+
+
+def open_access_licence(item: dict[str, Any]) -> str | None:
+    """The licence of the best open-access copy ('cc-by'), where OpenAlex states one."""
+    return (item.get("best_oa_location") or {}).get("license")
+
+
+def _other_versions(work: dict[str, Any]) -> list[str]:
+    """The DOIs, arXiv ids and OSF ids of the work's locations other than its own: OpenAlex
+    lists a journal article's preprint among its locations (an OSF or arXiv page) and a
+    preprint's published version among its own ('https://doi.org/10.2196/28749')."""
+    doi = normalize_doi(work.get("doi"))
+    own = {("doi", doi), ("osf", osf_id(doi)), ("arxiv", normalize_arxiv_id(doi))}
+    found: list[str] = []
+    for location in work.get("locations") or []:
+        for url in (location.get("landing_page_url"), location.get("pdf_url")):
+            for kind, value in identifiers_in_url(url):
+                if kind in ("doi", "arxiv", "osf") and (kind, value) not in own:
+                    found.append(f"{kind}:{value}")
+    return list(dict.fromkeys(found))
+
+
+def _author(authorship: dict[str, Any]) -> str | None:
+    """'Given Family' as OpenAlex displays it, turned into 'Family, Given'."""
+    name = ((authorship.get("author") or {}).get("display_name") or "").strip()
+    if not name or "," in name or " " not in name:
+        return name or None
+    given, _, family = name.rpartition(" ")
+    return f"{family}, {given}"
