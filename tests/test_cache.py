@@ -179,7 +179,7 @@ def test_the_cli_no_cache_flag(cached: ReplayServer, monkeypatch, tmp_path) -> N
 
 
 def test_expired_entries_are_dropped_when_the_file_is_opened(cached: ReplayServer) -> None:
-    from scholargraph.sources import cache
+    from scholargraph.http import cache
 
     store = cache.ResultStore(cache_file(), "web_search")
     store.put("old", ["hit"], expire_after=timedelta(seconds=-1))

@@ -10,8 +10,9 @@ import pytest
 import requests
 
 from scholargraph.errors import ConfigurationError, SourceResponseError, SourceUnavailable
+from scholargraph.http import policy as http
 from scholargraph.settings import Settings, get_settings
-from scholargraph.sources import http, registry
+from scholargraph.sources import registry
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer, fixture_bytes
 

@@ -14,7 +14,8 @@ import pytest
 from scholargraph import review
 from scholargraph.errors import ConfigurationError, SourceResponseError
 from scholargraph.graph import build_graph
-from scholargraph.sources import http, registry
+from scholargraph.http import policy as http
+from scholargraph.sources import registry
 from scholargraph.sources.base import SearchRequest
 from scholargraph.testing import Fault, RateLimit, ReplayServer
 
