@@ -198,6 +198,11 @@ def test_stand_in_documents_follow_the_emmet_schema() -> None:
 
 def test_a_first_search_sends_one_heartbeat_and_one_search() -> None:
     """The summary rester alone asks the heartbeat once; MPRester would ask it three times."""
+    from mp_api.client.core.client import BaseRester
+
+    # mp_api keeps the heartbeat per endpoint and process: a loopback port reused from an
+    # earlier test would otherwise answer from that cache
+    BaseRester._get_heartbeat_info.cache_clear()
     with ReplayServer([MaterialsService()]) as fresh, fresh.environment(
         MP_API_KEY=FAKE_KEY, SCHOLARGRAPH_RATE_SCALE="1000",
     ):
