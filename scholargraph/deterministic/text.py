@@ -7,8 +7,10 @@ always gives the same plan and queries, and a scientist can predict what will be
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
+from wordfreq import zipf_frequency
 
 QUESTION_WORDS = frozenset(
     ["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did",
@@ -225,6 +227,36 @@ def key_phrases(text: str, limit: int = 6) -> list[str]:
     ranked = sorted(phrases, key=lambda p: (is_generic(p), -min(len(p.split()), 3),
                                             phrases.index(p)))
     return ranked[:limit]
+
+
+@lru_cache(maxsize=65536)
+def commonness(word: str) -> float:
+    """How common a word is in English, on wordfreq's Zipf scale (about 7 for "the", 3 for
+    "homocysteine", 0 for a word it has never seen, such as a gene symbol like "HNF4A").
+
+    The rarer a word, the more it says what a question is about: "HNF4A" and "diabetes" locate
+    the evidence for "a mutation in HNF4A leads to diabetes", "leads" does not. The counts are
+    wordfreq's own general-English data, shipped in its wheel, so nothing is downloaded.
+    """
+    return zipf_frequency(word, "en")
+
+
+def specific_words(text: str, limit: int | None = None) -> list[str]:
+    """The distinct content words of ``text``, rarest (most specific) first; ties keep the order
+    of the text. Acronyms and formulas keep their case, a possessive loses its "'s". Words
+    starting with a digit ("40mg/day", "76-85") are values, not topics; predicates ("improves")
+    join concepts rather than name one; words too general to search alone
+    (:data:`GENERIC_TERMS`) come last."""
+    found: dict[str, str] = {}
+    for token in words(text):
+        word = re.sub(r"'s?$", "", token)
+        lower = word.lower()
+        if (len(word) > 1 and word[0].isalpha() and lower not in STOPWORDS
+                and lower not in QUESTION_WORDS and lower not in PREDICATES):
+            found.setdefault(lower, _cased(word))
+    order = list(found)
+    ranked = sorted(order, key=lambda w: (w in GENERIC_TERMS, commonness(w), order.index(w)))
+    return [found[w] for w in ranked][:limit]
 
 
 def _keeps_case(token: str) -> bool:

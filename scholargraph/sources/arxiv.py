@@ -29,11 +29,12 @@ from scholargraph.http.policy import (
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.base import (
+    QueryShape,
     SearchRequest,
     SourceAgent,
     SourceResult,
     clean_terms,
-    first_and_any,
+    combine,
 )
 
 MAX_PAGE = 2000
@@ -65,9 +66,11 @@ class ArxivAgent(SourceAgent):
         super().__init__(settings)
         self.page_size = max(1, min(page_size, MAX_PAGE))
 
-    def build_query(self, terms: list[str], intent: Intent) -> str:
-        """The first (most specific) term is required, any of the others may join it."""
-        query = first_and_any([_term_group(term) for term in clean_terms(terms)])
+    def build_query(self, terms: list[str], intent: Intent,
+                    shape: QueryShape = QueryShape.FOCUSED) -> str:
+        """Title-or-abstract terms combined as ``shape`` says, within the question's arXiv
+        categories when its fields map to a few."""
+        query = combine([_term_group(term) for term in clean_terms(terms)], shape)
         if not query:
             return ""
         categories = _categories(intent)
