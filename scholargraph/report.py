@@ -261,7 +261,10 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
              for row in rows if row.passage_id in passages]
     cited_passages = [passages[i] for ref in references for i in ref.passage_ids]
     log = state.get("search_log", [])
-    failures = {entry.source: entry.error or "failed" for entry in log if entry.status == "error"}
+    failures: dict[str, str] = {}
+    for entry in log:  # a source's first failure: the later ones of a broken service repeat it
+        if entry.status == "error":
+            failures.setdefault(entry.source, entry.error or "failed")
     return Report(
         question=question,
         cleaned_question=state.get("cleaned_question", ""),

@@ -85,8 +85,10 @@ def test_a_review_survives_the_fault(server: ReplayServer, source: str, fault: s
 
 def test_retries_on_429_and_500_are_bounded(server: ReplayServer) -> None:
     server.inject("openalex", Fault("500", times=-1))
-    review(QUESTION, sources=["openalex"], max_results=5, max_iterations=1)
-    assert server.count("openalex") == 4  # one request and three retries
+    report = review(QUESTION, sources=["openalex"], max_results=5, max_iterations=1)
+    sent = [entry for entry in report.search_log if entry.source == "openalex"]
+    assert sent and all(entry.status == "error" for entry in sent)
+    assert server.count("openalex") == 4 * len(sent)  # per query: one request, three retries
 
 
 def test_latency_is_added_per_service(tmp_path: Path) -> None:

@@ -19,6 +19,14 @@ def cli(out, thread):
             "--max-iterations", "1"]
 
 
+def searches(server: ReplayServer, service: str) -> int:
+    """Requests of the source's search: the full-text fetches the retrieval step makes after
+    the tool loop (PubMed Central's ``db=pmc``, arXiv's PDFs) are not searches."""
+    return sum(1 for r in server.requests
+               if r.service == service and r.params.get("db") != ["pmc"]
+               and "/pdf/" not in r.path)
+
+
 def wait_for(condition, seconds=120.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -40,20 +48,23 @@ def test_sigkill_mid_run_then_resume_repeats_no_finished_source(tmp_path):
         assert process.poll() is None, "the review ended before it could be killed"
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
-        before = {s: server.count(s) for s in ("pubmed", "arxiv", "openalex")}
+        before = {s: searches(server, s) for s in ("pubmed", "arxiv", "openalex")}
         assert before["pubmed"] and before["arxiv"]
         server.clear_faults()
 
         resumed = subprocess.run(cli(out, "killed"), env=os.environ, capture_output=True,
                                  text=True, timeout=600, check=False)
         assert resumed.returncode == 0, resumed.stderr
-        assert server.count("pubmed") == before["pubmed"]
-        assert server.count("arxiv") == before["arxiv"]
-        assert server.count("openalex") > before["openalex"]
+        assert searches(server, "pubmed") == before["pubmed"]
+        assert searches(server, "arxiv") == before["arxiv"]
+        assert searches(server, "openalex") > before["openalex"]
     data = json.loads((out / "review.json").read_text())
-    statuses = {entry["source"]: entry["status"] for entry in data["search_log"]}
+    statuses: dict[str, set[str]] = {}
+    for entry in data["search_log"]:
+        statuses.setdefault(entry["source"], set()).add(entry["status"])
     assert set(statuses) == {"pubmed", "arxiv", "openalex"}
-    assert statuses["openalex"] == "ok" and data["iterations"] == 1
+    assert "ok" in statuses["openalex"] and statuses["openalex"] <= {"ok", "empty"}
+    assert data["iterations"] == 1
 
 
 def test_a_finished_thread_returns_its_report_without_requests(replay, monkeypatch):

@@ -224,7 +224,7 @@ def replay_env(tmp_path_factory) -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def deterministic(replay_env, tmp_path_factory) -> tuple[Report, Path]:
     out = tmp_path_factory.mktemp("deterministic")
-    return review(QUESTION, sources=SOURCES, out=out), out
+    return review(QUESTION, sources=SOURCES, out=out, max_iterations=1), out
 
 
 def llm_draft(report: Report) -> Draft:
@@ -246,9 +246,12 @@ def with_model(replay_env, deterministic, tmp_path_factory) -> tuple[Report, Pat
     are malformed (so they fall back, and search exactly as the deterministic run did); its
     draft is ``llm_draft``; its evaluation judgement is malformed too."""
     out = tmp_path_factory.mktemp("llm")
-    replies = [malformed_reply("Anything")] * 8 + [structured_reply(llm_draft(deterministic[0]))]
+    # one round: intent, planning and query generation each refuse twice (a retry, then the
+    # fallback), synthesis gets the draft, evaluation refuses twice
+    replies = [malformed_reply("Anything")] * 6 + [structured_reply(llm_draft(deterministic[0]))]
     model = ScriptedChatModel(responses=replies + [malformed_reply("Anything")] * 2)
-    report = review(QUESTION, sources=SOURCES, out=out, chat_model=model)
+    report = review(QUESTION, sources=SOURCES, out=out, chat_model=model,
+                    max_iterations=1)
     assert model.remaining == 0
     return report, out
 

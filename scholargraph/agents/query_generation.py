@@ -10,6 +10,7 @@ its own.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from langgraph.runtime import Runtime
 from pydantic import Field
@@ -28,7 +29,7 @@ from scholargraph.deterministic.text import (
 )
 from scholargraph.engines import session_for
 from scholargraph.records import Record, SearchLogEntry
-from scholargraph.sources.base import QueryShape, SourceAgent
+from scholargraph.sources.base import SourceAgent
 from scholargraph.sources.registry import get_agent
 from scholargraph.state import ReviewState
 
@@ -112,8 +113,13 @@ def _without_template_words(phrase: str, question_words: set[str]) -> str:
     return " ".join(kept)
 
 
+QueryForm = Literal["focused", "any two"]
+"""How a term set is asked: its first term required and any other joining it
+(``SourceAgent.build_query``), or any two of its words (``SourceAgent.build_any_two_query``)."""
+
+
 def term_sets(sub: SubQuestion, intent: Intent, round_number: int
-              ) -> list[tuple[list[str], QueryShape]]:
+              ) -> list[tuple[list[str], QueryForm]]:
     """The term combinations to try for a sub-question, and how to combine each, best first.
 
     Round 1 asks for the concepts together, the most specific required (as a librarian would),
@@ -126,10 +132,10 @@ def term_sets(sub: SubQuestion, intent: Intent, round_number: int
     """
     terms = terms_for(sub, intent)
     if round_number == 1:
-        return [(terms, QueryShape.FOCUSED), (words_for(sub, intent), QueryShape.ANY_TWO)]
+        return [(terms, "focused"), (words_for(sub, intent), "any two")]
     narrower = [terms[:keep] for keep in range(len(terms) - 1, 0, -1)]
     singles = [[term] for term in terms[1:] if not is_generic(term)]
-    return [(s, QueryShape.FOCUSED) for s in [*narrower, *singles]
+    return [(s, "focused") for s in [*narrower, *singles]
             if not (len(s) == 1 and is_generic(s[0]))]
 
 
@@ -152,8 +158,9 @@ def deterministic_queries(
             for sid, offered in offers.items():
                 if turn >= len(offered) or written[sid] >= PER_SUB_QUESTION:
                     continue
-                terms, shape = offered[turn]
-                text = agent.build_query(terms, intent, shape)
+                terms, form = offered[turn]
+                text = (agent.build_any_two_query(terms, intent) if form == "any two"
+                        else agent.build_query(terms, intent))
                 if (not text or text in seen or (agent.name, text) in already_sent
                         or len(seen) >= MAX_QUERIES_PER_SOURCE):
                     continue

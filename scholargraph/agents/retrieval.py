@@ -5,7 +5,12 @@ merged, not double-counted. The PRISMA counts come from the same pass, so they a
 construction: screened = identified - duplicates removed; included = screened - excluded.
 Screening excludes works with no text to judge and works off the question's topic (their title
 and abstract mention few of its key terms, :mod:`scholargraph.deterministic.relevance`), each with
-its reason. When OpenAlex is one of the run's sources, the works are then enriched from it
+its reason. When the question is a claim to check rather than a question or a topic
+(:func:`~scholargraph.deterministic.questions.is_claim`), the works screened in are ranked
+against it (:mod:`scholargraph.rag.works`) and only those closest to it are included
+(:func:`~scholargraph.deterministic.relevance.closest_to_claim`); the others are excluded with
+that reason, so the review cites the studies that test the claim, not those merely on its
+topic. When OpenAlex is one of the run's sources, the works are then enriched from it
 (citation counts, open-access links, retractions) and, with ``snowball``, joined by the works one
 citation away (see :mod:`scholargraph.sources.enrich`). Then each included work gets its source
 type and credibility (:mod:`scholargraph.deterministic.credibility`), from the merged and enriched
@@ -24,8 +29,15 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import assess
-from scholargraph.deterministic.relevance import EXCLUSION_OFF_TOPIC, off_topic
+from scholargraph.deterministic.questions import is_claim
+from scholargraph.deterministic.relevance import (
+    EXCLUSION_NOT_CLOSEST,
+    EXCLUSION_OFF_TOPIC,
+    closest_to_claim,
+    off_topic,
+)
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
+from scholargraph.rag.works import rank_works
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.enrich import augment_with_openalex
@@ -63,6 +75,14 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     this_year = date.today().year
     question = state.get("cleaned_question") or state.get("question", "")
     reasons = {work.id: screening_reason(work, question) for work in works}
+    notes = list(found.notes)
+    if is_claim(question):
+        screened_in = [work for work in works if reasons[work.id] is None]
+        ranked, warnings = rank_works(question, screened_in, context.run_settings)
+        closest = closest_to_claim(ranked)
+        reasons.update({work.id: EXCLUSION_NOT_CLOSEST for work in screened_in
+                        if work.id not in closest})
+        notes += [f"retrieval: {warning}" for warning in warnings]
     included = [work.model_copy(update={"credibility": assess(work, this_year)})
                 for work in works if reasons[work.id] is None]
     identified = Counter(source for record in records for source in record.sources)
@@ -75,7 +95,6 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         "excluded_reasons": dict(sorted(excluded.items())),
         "included": len(included),
     }
-    notes = list(found.notes)
     if context.full_text > 0:
         included, full_text_prisma, note = read_full_texts(state, included, context.full_text,
                                                            context.run_settings)

@@ -137,6 +137,32 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?") or first in QUESTION_OPENERS
 
 
+FINITE_VERB = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|can|cannot|does|do|did|doesn't|don't|isn't|aren't|"
+    r"will|would|may|might|could|should|must)\b", re.IGNORECASE)
+"""Auxiliaries and copulas: a sentence with one of them asserts something."""
+_ASSERTING = frozenset(f"{verb}{ending}" for verb in PREDICATE_VERBS
+                       for ending in ("s", "es", "d", "ed"))
+"""Inflected predicates ("increases", "reduced"): a finite verb, not a noun ("test")."""
+
+
+def is_claim(text: str) -> bool:
+    """A statement to check ("A deficiency of folate increases blood levels of homocysteine.")
+    rather than a question or a topic ("machine learning for public health surveillance").
+
+    A claim is not a question and either ends as a sentence does, with a full stop, or has a
+    finite verb (an auxiliary, or an inflected predicate such as "increases"). A topic is a noun
+    phrase: no full stop and no such verb.
+    """
+    stripped = text.strip()
+    if not stripped or is_question(stripped) or IMPERATIVES.match(stripped):
+        return False
+    if stripped.endswith(".") and len(stripped.split()) >= 3:
+        return True
+    return bool(FINITE_VERB.search(stripped)) or any(
+        word.lower() in _ASSERTING for word in re.findall(r"[A-Za-z]+", stripped))
+
+
 def topic(question: str, leave_out: frozenset[str] = frozenset()) -> str:
     """What the question is about, as a noun phrase a template can hold.
 

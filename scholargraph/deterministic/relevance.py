@@ -36,6 +36,7 @@ from scholargraph.agents.schemas import Finding, SubQuestion
 from scholargraph.deterministic.text import content_words
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
+from scholargraph.rag.works import WorkRelevance
 from scholargraph.records import Passage, Work
 
 SCREEN_MIN = 0.3
@@ -55,6 +56,17 @@ GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
 """Words that say what kind of evidence is wanted, not what it is about."""
 
 EXCLUSION_OFF_TOPIC = "off topic: the title and abstract mention few of the question's key terms"
+EXCLUSION_NOT_CLOSEST = ("not among the works closest to the claim: further from it in meaning "
+                         "or in words than the best-matching work")
+
+CLAIM_LEXICAL_SHARE = 0.7
+CLAIM_MIN_COSINE = 0.5
+"""A review of a claim rests on the works that test the claim itself (see
+:func:`closest_to_claim`). On SciFact train claims (``bench/review.py``'s corpus, the works each
+review included), keeping the best-ranked work and those at least as close in meaning, with 0.7
+of its BM25 and a cosine of 0.5, cites a gold evidence abstract for 83% of the first 100 claims
+(84% of the next 200) with 54% (56%) of the cited works relevant; keeping every included work
+cites one for 80% with 22% relevant. The second 200 claims were not used to choose the values."""
 
 
 def topic_terms(text: str) -> frozenset[str]:
@@ -87,6 +99,31 @@ def off_topic(work: Work, question: str) -> bool:
     """Whether the work's title and abstract mention too few of the question's topic terms."""
     terms = topic_terms(question)
     return bool(terms) and term_share(terms, work_text(work)) < SCREEN_MIN
+
+
+def closest_to_claim(ranked: Sequence[WorkRelevance]) -> set[str]:
+    """The ids of the works a review of a claim rests on, from the works ranked against it
+    (:func:`scholargraph.rag.works.rank_works`, best first).
+
+    A claim ("a deficiency of folate increases blood levels of homocysteine") is one
+    proposition, tested by few studies; a work that is merely on its topic is background, and
+    citing it as evidence says more than the review has. So the best-ranked work is kept, and
+    another only when it is at least as close to the claim in meaning as that work, names the
+    claim's words nearly as strongly (``CLAIM_LEXICAL_SHARE`` of its BM25) and is plainly
+    about it (cosine ``CLAIM_MIN_COSINE``). Without vectors, the lexical test alone decides.
+    """
+    if not ranked:
+        return set()
+    best = ranked[0]
+    kept = {best.work_id}
+    for other in ranked[1:]:
+        if other.lexical < CLAIM_LEXICAL_SHARE * best.lexical:
+            continue
+        if other.dense is not None and best.dense is not None and (
+                other.dense < max(best.dense, CLAIM_MIN_COSINE)):
+            continue
+        kept.add(other.work_id)
+    return kept
 
 
 def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion | None:

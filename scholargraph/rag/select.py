@@ -43,7 +43,7 @@ def select_passages(sub_questions: list[SubQuestion], works: list[Work], *, per_
     passages, texts, lexical_texts = _passages(works)
     if not passages:
         return {question.id: [] for question in sub_questions}, warnings
-    embedder = embedder or _embedder(settings, warnings)
+    embedder = embedder or load_run_embedder(settings, warnings)
     embeddings = _embed(texts, passages, embedder, settings, warnings) if embedder else None
     if embeddings is None:
         embedder = None
@@ -90,7 +90,8 @@ def _passages(works: list[Work]) -> tuple[list[Passage], list[str], list[str]]:
             [lexical for _, lexical in texts.values()])
 
 
-def _embedder(settings: Settings, warnings: list[str]) -> Embedder | None:
+def load_run_embedder(settings: Settings, warnings: list[str]) -> Embedder | None:
+    """The run's embedding model, or None with a warning saying ranking is lexical only."""
     try:
         return load_embedder(settings.embedding_model, models_dir=settings.models_path)
     except EmbeddingUnavailable as error:

@@ -29,12 +29,12 @@ from scholargraph.http.policy import (
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.base import (
-    QueryShape,
     SearchRequest,
     SourceAgent,
     SourceResult,
+    any_two,
     clean_terms,
-    combine,
+    first_and_any,
 )
 
 MAX_PAGE = 2000
@@ -66,11 +66,18 @@ class ArxivAgent(SourceAgent):
         super().__init__(settings)
         self.page_size = max(1, min(page_size, MAX_PAGE))
 
-    def build_query(self, terms: list[str], intent: Intent,
-                    shape: QueryShape = QueryShape.FOCUSED) -> str:
-        """Title-or-abstract terms combined as ``shape`` says, within the question's arXiv
-        categories when its fields map to a few."""
-        query = combine([_term_group(term) for term in clean_terms(terms)], shape)
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """The first (most specific) term is required, any of the others may join it."""
+        return self._in_categories(
+            first_and_any([_term_group(term) for term in clean_terms(terms)]), intent)
+
+    def build_any_two_query(self, words: list[str], intent: Intent) -> str:
+        return self._in_categories(
+            any_two([_term_group(word) for word in clean_terms(words)]), intent)
+
+    @staticmethod
+    def _in_categories(query: str, intent: Intent) -> str:
+        """The query within the question's arXiv categories when its fields map to a few."""
         if not query:
             return ""
         categories = _categories(intent)

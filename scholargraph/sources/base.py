@@ -18,7 +18,6 @@ import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from enum import StrEnum
 from itertools import combinations
 from typing import ClassVar
 
@@ -37,19 +36,6 @@ from scholargraph.records import Material, Work
 from scholargraph.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-class QueryShape(StrEnum):
-    """How a query written from key terms combines them (see :func:`combine`)."""
-
-    FOCUSED = "focused"
-    """The first (most specific) term required, any of the others may join it: the records
-    about the question's main subject, ranked by how many of the other terms they name."""
-    ANY_TWO = "any_two"
-    """Any two of the terms together: the records naming at least two of the question's most
-    specific words, whichever they are. It finds a study whose abstract words the question
-    differently ("folate" and "homocysteine" without "deficiency" or "blood levels"), which a
-    query requiring one chosen term misses when that term is not the study's word."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,12 +114,21 @@ class SourceAgent(ABC):
         """Whether the question's domains call for this source."""
         return self.always_active or bool(self.domains.intersection(intent.domains))
 
-    def build_query(self, terms: list[str], intent: Intent,
-                    shape: QueryShape = QueryShape.FOCUSED) -> str:
+    def build_query(self, terms: list[str], intent: Intent) -> str:
         """A query in this source's syntax from key terms, most specific first (the
-        deterministic query writer). ``""`` when the source cannot search that shape. This
-        default suits a keyword search box: the terms side by side, focused only."""
-        return " ".join(terms) if shape is QueryShape.FOCUSED else ""
+        deterministic query writer): the records about the first term, ranked by the others."""
+        return " ".join(terms)
+
+    def build_any_two_query(self, words: list[str], intent: Intent) -> str:
+        """A query for the records naming any two of ``words`` (the question's most specific
+        words, rarest first), or ``""`` when the source's syntax has no OR, as this default.
+
+        It finds a study that words the question differently ("folate" and "homocysteine"
+        without "deficiency" or "blood levels"), which a query requiring one chosen term misses
+        when that term is not the study's word. Sources with boolean search implement it with
+        :func:`any_two`.
+        """
+        return ""
 
     def no_query_reason(self, intent: Intent) -> str:
         """Why ``build_query`` wrote no query for this question, for the search log."""
@@ -172,12 +167,11 @@ def clean_terms(terms: list[str], syntax_chars: str = '"():[]') -> list[str]:
     return list(dict.fromkeys(term for term in cleaned if term))
 
 
-def combine(groups: list[str], shape: QueryShape) -> str:
-    """Groups already in a source's syntax joined with AND/OR as ``shape`` says: ``A AND (B OR
-    C)`` (focused) or ``(A AND B) OR (A AND C) OR (B AND C)`` (any two; one group alone is
-    itself)."""
-    if shape is QueryShape.FOCUSED or len(groups) <= 1:
-        return first_and_any(groups)
+def any_two(groups: list[str]) -> str:
+    """``(A AND B) OR (A AND C) OR (B AND C)``: groups already in a source's syntax, any two of
+    them together (one group alone is itself)."""
+    if len(groups) <= 1:
+        return "".join(groups)
     return " OR ".join(f"({a} AND {b})" for a, b in combinations(groups, 2))
 
 

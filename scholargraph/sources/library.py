@@ -40,7 +40,7 @@ from scholargraph.fulltext.jats import parse_jats
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.rag.ranking import LexicalIndex, tokenize
 from scholargraph.records import Work
-from scholargraph.sources.base import QueryShape, SearchRequest, SourceAgent, SourceResult
+from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +96,7 @@ class LibraryAgent(SourceAgent):
             return f"the library {path} does not exist"
         return None
 
-    def build_query(self, terms: list[str], intent: Intent,
-                    shape: QueryShape = QueryShape.FOCUSED) -> str:
-        """Every term required (the library's matching has no OR), so focused only."""
-        if shape is not QueryShape.FOCUSED:
-            return ""
+    def build_query(self, terms: list[str], intent: Intent) -> str:
         return " ".join(f'"{term}"' if " " in term else term for term in terms)
 
     def _search(self, request: SearchRequest) -> SourceResult:

@@ -33,7 +33,7 @@ from scholargraph.errors import SourceError, SourceResponseError, SourceUnavaila
 from scholargraph.http.policy import Politeness, http_session, redact, unavailable
 from scholargraph.records import Material
 from scholargraph.settings import Settings
-from scholargraph.sources.base import QueryShape, SearchRequest, SourceAgent, SourceResult
+from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 
 log = logging.getLogger(__name__)
 
@@ -200,14 +200,10 @@ class MaterialsAgent(SourceAgent):
                     "characters)")
         return None
 
-    def build_query(self, terms: list[str], intent: Intent,
-                    shape: QueryShape = QueryShape.FOCUSED) -> str:
+    def build_query(self, terms: list[str], intent: Intent) -> str:
         """Criteria from the question: every formula its terms name (else the intent's), or
         else the elements its terms name ("lithium cobalt oxide" is ``elements=Li,Co,O``), and
-        any band-gap range the terms state. No criteria at all gives ``""`` (no query), and so
-        does any shape but focused: criteria are not words to combine."""
-        if shape is not QueryShape.FOCUSED:
-            return ""
+        any band-gap range the terms state. No criteria at all gives ``""`` (no query)."""
         text = " ".join(terms)
         named = [*chemical_formulas(text), *(term for term in terms if is_formula(term))]
         formulas = list(dict.fromkeys(f for f in named if is_formula(f)))

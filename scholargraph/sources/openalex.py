@@ -33,12 +33,12 @@ from scholargraph.identifiers import (
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.base import (
-    QueryShape,
     SearchRequest,
     SourceAgent,
     SourceResult,
+    any_two,
     clean_terms,
-    combine,
+    first_and_any,
 )
 
 OFFICIAL_URL = "https://api.openalex.org"
@@ -76,10 +76,12 @@ class OpenAlexAgent(SourceAgent):
         super().__init__(settings)
         self.per_page = max(1, min(per_page, PER_PAGE_MAX))
 
-    def build_query(self, terms: list[str], intent: Intent,
-                    shape: QueryShape = QueryShape.FOCUSED) -> str:
-        """OpenAlex's boolean search over the terms, combined as ``shape`` says."""
-        return combine([_phrase(term) for term in clean_terms(terms)], shape)
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """The first (most specific) term is required, any of the others may join it."""
+        return first_and_any([_phrase(term) for term in clean_terms(terms)])
+
+    def build_any_two_query(self, words: list[str], intent: Intent) -> str:
+        return any_two(clean_terms(words))
 
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings

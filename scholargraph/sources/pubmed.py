@@ -41,12 +41,12 @@ from scholargraph.http.prefetch import one_ahead
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.base import (
-    QueryShape,
     SearchRequest,
     SourceAgent,
     SourceResult,
+    any_two,
     clean_terms,
-    combine,
+    first_and_any,
 )
 
 log = logging.getLogger(__name__)
@@ -109,14 +109,13 @@ class PubMedAgent(SourceAgent):
         super().__init__(settings)
         self.batch_size = max(1, min(batch_size, ESEARCH_MAX))
 
-    def build_query(self, terms: list[str], intent: Intent,
-                    shape: QueryShape = QueryShape.FOCUSED) -> str:
-        """Title/abstract terms combined as ``shape`` says; an any-two query's words as plain
-        ``[tiab]`` terms, which keeps its fifteen pairs within a URL."""
-        terms = clean_terms(terms, '"()[]')
-        if shape is QueryShape.ANY_TWO:
-            return combine([f"{term}[tiab]" for term in terms], shape)
-        return combine([_term_group(term) for term in terms], shape)
+    def build_query(self, terms: list[str], intent: Intent) -> str:
+        """The first (most specific) term is required, any of the others may join it."""
+        return first_and_any([_term_group(term) for term in clean_terms(terms, '"()[]')])
+
+    def build_any_two_query(self, words: list[str], intent: Intent) -> str:
+        """Plain ``[tiab]`` words, which keep fifteen pairs within a URL."""
+        return any_two([f"{word}[tiab]" for word in clean_terms(words, '"()[]')])
 
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
