@@ -150,3 +150,15 @@ def test_a_second_work_is_kept_only_when_as_close_in_meaning_and_words():
     assert closest_to_claim(_ranked(("best", 10.0, None), ("next", 7.5, None))) == {
         "best", "next"}
     assert closest_to_claim([]) == set()
+
+
+def test_a_claims_sub_questions_ask_whether_it_holds():
+    intent = detect_intent(CLAIM, this_year=2026)
+    texts = [s.text for s in plan_from_template(CLAIM, intent).sub_questions]
+    assert texts[0] == ("What do studies report on whether a deficiency of folate increases "
+                        "blood levels of homocysteine?")
+    assert all("whether a deficiency of folate increases blood levels of homocysteine?" in text
+               for text in texts)
+    either = "Aspirin or statins reduce colorectal cancer risk."
+    texts = [s.text for s in plan_from_template(either, detect_intent(either)).sub_questions]
+    assert "What do studies report on whether statins reduce colorectal cancer risk?" in texts

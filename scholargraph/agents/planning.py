@@ -19,8 +19,10 @@ from scholargraph.context import ReviewContext
 from scholargraph.deterministic.questions import (
     Concept,
     alternatives,
+    claim_clause,
     comparison,
     concepts,
+    is_claim,
     is_question,
     join,
     statement,
@@ -87,8 +89,11 @@ PROPERTY = re.compile(r"\b(band ?gaps?|formation energ(?:y|ies)|lattice (?:const
 
 def plan_from_template(question: str, intent: Intent) -> Plan:
     """Sub-questions a reviewer would ask: the direct evidence on the question first, then one
-    per alternative of an "A or B" question, then the facets of the question's kind."""
-    subject = topic(question, leave_out=TEMPLATE_WORDS)
+    per alternative of an "A or B" question, then the facets of the question's kind. A claim
+    is asked about as a clause ("What do studies report on whether X increases Y?"), never
+    as a noun phrase it is not."""
+    subject = (claim_clause(question) if is_claim(question)
+               else topic(question, leave_out=TEMPLATE_WORDS))
     subs = [SubQuestion(id="q1", text=direct_question(question, subject),
                         answer_shape=DIRECT_SHAPE)]
     group = alternatives(question) if intent.kind != "comparative" else []
@@ -145,6 +150,8 @@ def _material(question: str) -> str:
 
 
 def _as_question(text: str) -> str:
+    if is_claim(text):
+        return f"What do studies report on {claim_clause(text)}?"
     text = text.strip().rstrip("?.! ")
     if not is_question(text):
         return f"What do studies report on {text[:1].lower() + text[1:]}?"

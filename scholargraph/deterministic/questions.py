@@ -163,6 +163,13 @@ def is_claim(text: str) -> bool:
         word.lower() in _ASSERTING for word in re.findall(r"[A-Za-z]+", stripped))
 
 
+def claim_clause(claim: str) -> str:
+    """A claim as a clause a sub-question can hold: "whether a deficiency of folate increases
+    blood levels of homocysteine" (its first word lower-cased unless a name, its full stop
+    gone)."""
+    return f"whether {_lower_first(claim.strip().rstrip('.!; '))}"
+
+
 def topic(question: str, leave_out: frozenset[str] = frozenset()) -> str:
     """What the question is about, as a noun phrase a template can hold.
 
