@@ -162,3 +162,27 @@ def test_a_claims_sub_questions_ask_whether_it_holds():
     either = "Aspirin or statins reduce colorectal cancer risk."
     texts = [s.text for s in plan_from_template(either, detect_intent(either)).sub_questions]
     assert "What do studies report on whether statins reduce colorectal cancer risk?" in texts
+
+
+def test_one_work_may_fill_the_slots_only_when_too_few_works_share_them():
+    from scholargraph.rag.select import MAX_PER_WORK, per_work
+
+    assert per_work(6, 10) == per_work(6, 3) == MAX_PER_WORK  # two passages each at most
+    assert per_work(6, 2) == 3  # two works share the slots
+    assert per_work(12, 1) == 12  # a claim resting on one study reads all of its abstract
+
+
+def test_the_filter_reads_more_than_two_pieces_of_a_claims_only_work():
+    from scholargraph.agents.schemas import SubQuestion
+    from scholargraph.rag import chunk_work, select_passages
+    from scholargraph.records import Work
+
+    sentences = [f"In cohort {n}, folic acid supplementation lowered plasma homocysteine by "
+                 f"{10 + n}% over {n + 4} weeks compared with placebo in adults with low folate."
+                 for n in range(30)]
+    trial = Work(title="Folic acid and homocysteine: pooled cohorts", abstract=" ".join(sentences),
+                 doi="10.1000/pooled")
+    assert len(chunk_work(trial)) > 4
+    sub = SubQuestion(id="q1", text="Does folic acid lower homocysteine?", answer_shape="x")
+    selected, _ = select_passages([sub], [trial], per_question=6)
+    assert len(selected["q1"]) > 2
