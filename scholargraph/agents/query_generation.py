@@ -157,13 +157,13 @@ def deterministic_queries(
         written = dict.fromkeys(offers, 0)
         for turn in range(max((len(o) for o in offers.values()), default=0)):
             for sid, offered in offers.items():
-                if turn >= len(offered) or written[sid] >= PER_SUB_QUESTION:
+                if (turn >= len(offered) or written[sid] >= PER_SUB_QUESTION
+                        or len(seen) >= MAX_QUERIES_PER_SOURCE):
                     continue
                 terms, form = offered[turn]
                 text = (agent.build_any_two_query(terms, intent) if form == "any two"
                         else agent.build_query(terms, intent))
-                if (not text or text in seen or (agent.name, text) in already_sent
-                        or len(seen) >= MAX_QUERIES_PER_SOURCE):
+                if not text or text in seen or (agent.name, text) in already_sent:
                     continue
                 seen.add(text)
                 written[sid] += 1

@@ -250,10 +250,8 @@ def specific_words(text: str, limit: int | None = None) -> list[str]:
     found: dict[str, str] = {}
     for token in words(text):
         word = re.sub(r"'s?$", "", token)
-        lower = word.lower()
-        if (len(word) > 1 and word[0].isalpha() and lower not in STOPWORDS
-                and lower not in QUESTION_WORDS and lower not in PREDICATES):
-            found.setdefault(lower, _cased(word))
+        if word[:1].isalpha() and _token_kind(word) == "content":
+            found.setdefault(word.lower(), _cased(word))
     order = list(found)
     ranked = sorted(order, key=lambda w: (w in GENERIC_TERMS, commonness(w), order.index(w)))
     return [found[w] for w in ranked][:limit]

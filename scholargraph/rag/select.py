@@ -44,7 +44,8 @@ def select_passages(sub_questions: list[SubQuestion], works: list[Work], *, per_
     if not passages:
         return {question.id: [] for question in sub_questions}, warnings
     embedder = embedder or load_run_embedder(settings, warnings)
-    embeddings = _embed(texts, passages, embedder, settings, warnings) if embedder else None
+    embeddings = (stored_vectors(texts, [p.work_id for p in passages], embedder, settings,
+                                 warnings) if embedder else None)
     if embeddings is None:
         embedder = None
     index = HybridIndex(lexical_texts, embeddings)
@@ -99,13 +100,15 @@ def load_run_embedder(settings: Settings, warnings: list[str]) -> Embedder | Non
         return None
 
 
-def _embed(texts: list[str], passages: Sequence[Passage], embedder: Embedder, settings: Settings,
-           warnings: list[str]) -> np.ndarray | None:
-    """Passage vectors from the store (embedding only what it lacks), or None on failure."""
+def stored_vectors(texts: Sequence[str], work_ids: Sequence[str], embedder: Embedder,
+                   settings: Settings, warnings: list[str]) -> np.ndarray | None:
+    """Vectors of texts (each of the work named beside it) from the store, embedding only what
+    it lacks; embedded without the store when it is unavailable; None, with a warning, when the
+    model fails."""
     try:
         try:
             store = PassageStore(open_client(settings), embedder)
-            return store.embeddings(texts, [{"work_id": p.work_id} for p in passages])
+            return store.embeddings(texts, [{"work_id": work_id} for work_id in work_ids])
         except STORE_ERRORS as error:
             warnings.append(f"vector store unavailable ({error}); embeddings not cached")
             return embedder.embed_documents(texts)
@@ -116,8 +119,8 @@ def _embed(texts: list[str], passages: Sequence[Passage], embedder: Embedder, se
 
 def _select(question: SubQuestion, index: HybridIndex, embedder: Embedder | None,
             passages: list[Passage], per_question: int, warnings: list[str]) -> list[Passage]:
-    query_vector = _query_vector(question.text, embedder, warnings)
-    relevance, plausible = index.search(question.text, query_vector)
+    vector = query_vector(question.text, embedder, warnings)
+    relevance, plausible = index.search(question.text, vector)
     relevance = np.round(relevance, SCORE_DECIMALS)
     candidates = top_k(relevance, min(CANDIDATES, len(passages)))
     candidates = candidates[plausible[candidates]]
@@ -141,7 +144,8 @@ def per_work(slots: int, works: int) -> int:
     return -(-slots // works) if 0 < works <= 2 else MAX_PER_WORK
 
 
-def _query_vector(text: str, embedder: Embedder | None, warnings: list[str]) -> np.ndarray | None:
+def query_vector(text: str, embedder: Embedder | None, warnings: list[str]) -> np.ndarray | None:
+    """The query's vector, or None without a (working) embedder, with a warning."""
     if embedder is None:
         return None
     try:

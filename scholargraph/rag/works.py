@@ -15,10 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
+from scholargraph.rag.embeddings import Embedder
 from scholargraph.rag.ranking import LexicalIndex
-from scholargraph.rag.select import STORE_ERRORS, load_run_embedder
-from scholargraph.rag.store import PassageStore, open_client
+from scholargraph.rag.select import load_run_embedder, query_vector, stored_vectors
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 
@@ -76,14 +75,7 @@ def _reciprocal_rank(scores: np.ndarray) -> np.ndarray:
 
 def _cosines(question: str, texts: list[str], works: list[Work], embedder: Embedder,
              settings: Settings, warnings: list[str]) -> np.ndarray | None:
-    try:
-        try:
-            store = PassageStore(open_client(settings), embedder)
-            vectors = store.embeddings(texts, [{"work_id": work.id} for work in works])
-        except STORE_ERRORS as error:
-            warnings.append(f"vector store unavailable ({error}); embeddings not cached")
-            vectors = embedder.embed_documents(texts)
-        return vectors @ embedder.embed_query(question).astype(np.float32)
-    except EmbeddingUnavailable as error:
-        warnings.append(f"dense embeddings unavailable: {error}; works ranked lexically")
-        return None
+    """Cosine of each work's vector (through the store) with the question's, or None."""
+    vectors = stored_vectors(texts, [work.id for work in works], embedder, settings, warnings)
+    query = query_vector(question, embedder, warnings) if vectors is not None else None
+    return None if vectors is None or query is None else vectors @ query.astype(np.float32)
