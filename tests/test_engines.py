@@ -9,10 +9,7 @@ strict mode refuses, so every agent's schema is checked against those rules too.
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -27,6 +24,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.engines import ask_structured, chat_model_for, engine_name, fence, load_chat_model
 from scholargraph.errors import ConfigurationError
 from scholargraph.testing import ScriptedChatModel
+from scholargraph.testing.chat import Loopback
 
 QUESTION = "How does lithium doping change the band gap of ZnO thin films?"
 
@@ -48,7 +46,7 @@ def strict_schema_errors(schema: dict[str, Any], where: str = "") -> list[str]:
     return errors
 
 
-class OpenAICompatible:
+class OpenAICompatible(Loopback):
     """A loopback ``/v1/chat/completions`` endpoint answering with scripted message contents.
 
     Each reply is the assistant message's ``content`` (a JSON text for structured output) or a
@@ -56,35 +54,16 @@ class OpenAICompatible:
     """
 
     def __init__(self, replies: list[str | dict[str, Any]]) -> None:
+        super().__init__()
         self.replies = list(replies)
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.base_url = f"http://127.0.0.1:{self.server.server_port}/v1"
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server protocol
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                endpoint.requests.append(
-                    (self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                status, answer = endpoint.answer(self.path, body)
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                """Quiet: pytest shows failures well enough."""
-
-        return Handler
-
-    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        if path != "/v1/chat/completions":
+    def answer(self, method: str, path: str, body: dict[str, Any] | None,
+               headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        if method != "POST" or path != "/v1/chat/completions" or body is None:
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}
+        with self.lock:
+            self.requests.append((path, headers, body))
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema":
             spec = response_format["json_schema"]
@@ -103,15 +82,6 @@ class OpenAICompatible:
                          "logprobs": None}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
         }
-
-    def __enter__(self) -> OpenAICompatible:
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                         daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

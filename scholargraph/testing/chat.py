@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -48,15 +48,17 @@ def load_exchanges(path: str | Path) -> list[Exchange]:
     return [Exchange(**json.loads(line)) for line in lines if line.strip()]
 
 
-class _Loopback:
-    """An HTTP server on 127.0.0.1 in a thread; subclasses say how to answer."""
+class Loopback:
+    """An HTTP server on 127.0.0.1 in a thread; subclasses say how to answer (``answer``, given
+    the method, path, JSON body and lower-cased request headers)."""
 
     def __init__(self) -> None:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.base_url = f"http://127.0.0.1:{self.server.server_port}/v1"
         self.lock = threading.Lock()
 
-    def answer(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, Any]:
+    def answer(self, method: str, path: str, body: dict[str, Any] | None,
+               headers: dict[str, str]) -> tuple[int, Any]:
         raise NotImplementedError
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -64,12 +66,15 @@ class _Loopback:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - the http.server protocol
-                self._reply(*owner.answer("GET", self.path, None))
+                self._reply(*owner.answer("GET", self.path, None, self._headers()))
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                self._reply(*owner.answer("POST", self.path, body))
+                self._reply(*owner.answer("POST", self.path, body, self._headers()))
+
+            def _headers(self) -> dict[str, str]:
+                return {key.lower(): value for key, value in self.headers.items()}
 
             def _reply(self, status: int, payload: Any) -> None:
                 data = json.dumps(payload).encode()
@@ -84,7 +89,7 @@ class _Loopback:
 
         return Handler
 
-    def __enter__(self) -> _Loopback:
+    def __enter__(self) -> Self:
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                          daemon=True).start()
         return self
@@ -94,7 +99,7 @@ class _Loopback:
         self.server.server_close()
 
 
-class ChatReplayServer(_Loopback):
+class ChatReplayServer(Loopback):
     """Answers ``POST /v1/chat/completions`` with the recorded exchanges, in order.
 
     A request beyond the recording is answered 599 with a message saying so (the test sees an
@@ -112,7 +117,8 @@ class ChatReplayServer(_Loopback):
     def remaining(self) -> int:
         return len(self.chats) - len(self.requests)
 
-    def answer(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, Any]:
+    def answer(self, method: str, path: str, body: dict[str, Any] | None,
+               headers: dict[str, str]) -> tuple[int, Any]:
         if method == "GET" and path.endswith("/models"):
             if self.models is not None:
                 return self.models.status, self.models.response
@@ -129,7 +135,7 @@ class ChatReplayServer(_Loopback):
         return exchange.status, exchange.response
 
 
-class ChatRecorder(_Loopback):
+class ChatRecorder(Loopback):
     """Forwards every request to ``upstream`` (a ``.../v1`` URL) and keeps the exchange."""
 
     def __init__(self, upstream: str, timeout: float = 600.0) -> None:
@@ -138,7 +144,8 @@ class ChatRecorder(_Loopback):
         self.timeout = timeout
         self.exchanges: list[Exchange] = []
 
-    def answer(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, Any]:
+    def answer(self, method: str, path: str, body: dict[str, Any] | None,
+               headers: dict[str, str]) -> tuple[int, Any]:
         url = self.upstream + path.removeprefix("/v1")
         response = httpx.request(method, url, json=body, timeout=self.timeout,
                                  headers={"Authorization": "Bearer x"})
