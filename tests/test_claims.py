@@ -16,9 +16,15 @@ from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
 from scholargraph.deterministic.questions import is_claim
-from scholargraph.deterministic.relevance import EXCLUSION_NOT_CLOSEST, closest_to_claim
+from scholargraph.deterministic.relevance import (
+    CLAIM_MARGIN,
+    EXCLUSION_NOT_CLOSEST,
+    closest_to_claim,
+)
 from scholargraph.deterministic.text import specific_words
-from scholargraph.rag.works import WorkRelevance
+from scholargraph.rag.works import WorkRelevance, rank_works
+from scholargraph.records import Work
+from scholargraph.settings import Settings
 from scholargraph.sources.base import any_two, first_and_any
 from scholargraph.sources.registry import get_agent
 from scholargraph.testing import ReplayServer
@@ -33,6 +39,8 @@ CLAIM = "A deficiency of folate increases blood levels of homocysteine."
     "Folic acid supplementation reduces plasma homocysteine",  # no full stop: the verb says it
     "76-85% of people with severe mental disorder receive no treatment in low and middle income "
     "countries.",
+    "DUSP4 downregulation deactivates the Ras-ERK pathway",  # a verb before its object
+    "RTEL1 interacts with TRF2 through a C4C4 motif",  # a verb of mechanism
 ])
 def test_statements_are_claims(text):
     assert is_claim(text)
@@ -50,6 +58,19 @@ def test_statements_are_claims(text):
 ])
 def test_questions_and_topics_are_not_claims(text):
     assert not is_claim(text)
+
+
+@pytest.mark.parametrize(("text", "window"), [
+    ("Incidence of sepsis has fallen substantially from 2009 to 2014.", (None, None)),
+    ("Incidence of heart failure increased by 10% in women since 1979.", (None, None)),
+    ("Does metformin reduce cancer risk in studies since 2010?", (2010, None)),
+    ("perovskite solar cell stability 2018-2024", (2018, 2024)),
+])
+def test_a_claims_years_date_its_finding_not_the_studies(text, window):
+    """A claim's years say when its finding held; the studies that test it came later, so they
+    are no publication window (a question's or a topic's are)."""
+    intent = detect_intent(text, this_year=2026)
+    assert (intent.since, intent.until) == window
 
 
 def test_the_rarest_words_of_a_claim_come_first():
@@ -136,19 +157,62 @@ def test_a_topic_review_is_not_narrowed_to_one_work(tmp_path):
     assert len(report.papers) >= 2
 
 
-def _ranked(*scores: tuple[str, float, float | None]) -> list[WorkRelevance]:
-    return [WorkRelevance(work_id, lexical, dense, fused=1.0 / (60 + rank))
-            for rank, (work_id, lexical, dense) in enumerate(scores, 1)]
+def _works(*texts: tuple[str, str]) -> list[Work]:
+    return [Work(title=title, abstract=abstract, sources=["openalex"]) for title, abstract in texts]
 
 
-def test_a_second_work_is_kept_only_when_as_close_in_meaning_and_words():
-    ranked = _ranked(("best", 10.0, 0.70), ("as-close", 8.0, 0.72), ("fewer-words", 5.0, 0.80),
-                     ("further", 9.0, 0.60))
+TESTS_THE_CLAIM = ("Folate status and plasma homocysteine",
+                   "We measured plasma homocysteine in 300 adults. Folate deficiency raised "
+                   "plasma homocysteine concentrations by a third.")
+ON_THE_TOPIC = ("Folate intake in pregnancy", "Folate intake in pregnancy was assessed by a "
+                "questionnaire. Folate deficiency was common among younger women.")
+
+
+def test_without_vectors_works_rank_by_the_claims_words(tmp_path):
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None, embedding_model="none")
+    topic, tests_it = _works(ON_THE_TOPIC, TESTS_THE_CLAIM)
+    ranked, warnings = rank_works(CLAIM, [topic, tests_it], settings)
+    assert [work.work_id for work in ranked] == [tests_it.id, topic.id]
+    assert ranked[0].fused == 1.0 and ranked[1].fused == 0.0
+    assert ranked[0].specific > ranked[1].specific and ranked[0].lexical > ranked[1].lexical
+    assert ranked[0].dense is None and ranked[0].passage is None and warnings == []
+
+
+def test_a_sentence_stating_the_claim_lifts_its_work(tmp_path, shared_models):
+    """A long abstract whose one sentence states the claim is far from it as a whole and close
+    to it at that sentence: the passage score sees what the whole-work cosine averages away."""
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None,
+                        models_dir=shared_models)
+    states_it, background = _works(
+        ("Nutrition and vascular risk in older adults",
+         "Diet, smoking, exercise and sleep were recorded for 2,000 adults in three cities over "
+         "ten years, with yearly visits and questionnaires on income and education. " * 6
+         + "A deficiency of folate increased blood levels of homocysteine."),
+        ("Laboratory methods in a vascular clinic",
+         "Homocysteine and folate assays are described, with their costs and turnaround "
+         "times. " * 8 + "Samples were stored at -80 degrees."))
+    ranked, warnings = rank_works(CLAIM, [background, states_it], settings)
+    assert not warnings
+    by_id = {work.work_id: work for work in ranked}
+    lifted, plain = by_id[states_it.id], by_id[background.id]
+    assert lifted.passage is not None and lifted.dense is not None
+    assert lifted.passage - lifted.dense > 0.3
+    assert plain.passage is not None and plain.dense is not None
+    assert plain.passage - plain.dense < 0.1
+    assert [work.fused for work in ranked] == sorted((w.fused for w in ranked), reverse=True)
+    assert all(0.0 <= work.fused <= 1.0 for work in ranked)
+
+
+def _ranked(*scores: tuple[str, float]) -> list[WorkRelevance]:
+    return [WorkRelevance(work_id, lexical=1.0, specific=1.0, dense=None, passage=None,
+                          fused=fused) for work_id, fused in scores]
+
+
+def test_a_second_work_is_kept_only_when_it_ranks_nearly_as_high():
+    ranked = _ranked(("best", 0.90), ("as-close", 0.90 - CLAIM_MARGIN), ("further", 0.80),
+                     ("far", 0.20))
     assert closest_to_claim(ranked) == {"best", "as-close"}
-    weak = _ranked(("best", 10.0, 0.30), ("next", 9.5, 0.40))
-    assert closest_to_claim(weak) == {"best"}  # 0.40 is not plainly about the claim
-    assert closest_to_claim(_ranked(("best", 10.0, None), ("next", 7.5, None))) == {
-        "best", "next"}
+    assert closest_to_claim(_ranked(("only", 0.0))) == {"only"}
     assert closest_to_claim([]) == set()
 
 

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.agents.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.questions import asserts, is_question
 from scholargraph.deterministic.text import (
     chemical_formulas,
     content_words,
@@ -81,6 +82,15 @@ def news_window(lowered: str, since: int | None, this_year: int) -> NewsWindow |
     return window
 
 
+def publication_window(question: str, this_year: int) -> tuple[int | None, int | None]:
+    """The publication years the question asks for ("since 2015", "2010-2020", "last 5
+    years"). None for a statement of a finding: its years date the finding ("sepsis mortality
+    has risen from 2009 to 2014"), not the studies that test it, which come later."""
+    if not is_question(question) and asserts(question):
+        return None, None
+    return year_window(question, this_year)
+
+
 def detect_intent(question: str, *, this_year: int | None = None) -> Intent:
     """The deterministic reading of a question."""
     lowered = question.lower()
@@ -92,7 +102,7 @@ def detect_intent(question: str, *, this_year: int | None = None) -> Intent:
     if kind == "material_property" and "materials" not in domains:
         domains.append("materials")
     this_year = this_year or date.today().year
-    since, until = year_window(question, this_year)
+    since, until = publication_window(question, this_year)
     keywords = key_phrases(question) or content_words(question)[:6]
     wants_data = kind in ("dataset", "material_property") or bool(re.search(DATA_CUE, lowered))
     return Intent(kind=kind, domains=domains or ["general"], keywords=keywords, since=since,
@@ -149,7 +159,7 @@ def checked_intent(found: Intent, question: str, *, this_year: int | None = None
         notes.append(f"intent: dropped the model's {field} {value!r} ({why})")
         update[field] = replacement
 
-    stated = year_window(question, this_year)
+    stated = publication_window(question, this_year)
     for field, value, said in (("since", found.since, stated[0]), ("until", found.until,
                                                                    stated[1])):
         if value is None:

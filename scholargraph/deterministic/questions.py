@@ -141,9 +141,27 @@ FINITE_VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|can|cannot|does|do|did|doesn't|don't|isn't|aren't|"
     r"will|would|may|might|could|should|must)\b", re.IGNORECASE)
 """Auxiliaries and copulas: a sentence with one of them asserts something."""
-_ASSERTING = frozenset(f"{verb}{ending}" for verb in PREDICATE_VERBS
+STATING_VERBS = frozenset([
+    "activate", "bind", "confer", "control", "deactivate", "encode", "enhance", "expand",
+    "express", "form", "generate", "interact", "maintain", "recruit", "repress", "restore",
+    "target",
+])
+"""Verbs of statements about mechanisms ("RTEL1 interacts with TRF2") beyond the predicates
+questions put between their concepts."""
+_ASSERTING = frozenset(f"{verb}{ending}" for verb in PREDICATE_VERBS | STATING_VERBS
                        for ending in ("s", "es", "d", "ed"))
 """Inflected predicates ("increases", "reduced"): a finite verb, not a noun ("test")."""
+_VERB_BEFORE_OBJECT = re.compile(
+    r"\b[a-z]{2,}[^\Wsiu]s\s+(?:the|a|an|its|their|this|these|those)\b")
+"""A third-person verb before its object ("DUSP4 downregulation deactivates the Ras-ERK
+pathway"): a plural noun is rarely followed by an article in a topic phrase."""
+
+
+def asserts(text: str) -> bool:
+    """Whether the text has a finite verb: an auxiliary, an inflected predicate ("increases",
+    "reduced") or a third-person verb before its object."""
+    return bool(FINITE_VERB.search(text) or _VERB_BEFORE_OBJECT.search(text)) or any(
+        word.lower() in _ASSERTING for word in re.findall(r"[A-Za-z]+", text))
 
 
 def is_claim(text: str) -> bool:
@@ -151,16 +169,14 @@ def is_claim(text: str) -> bool:
     rather than a question or a topic ("machine learning for public health surveillance").
 
     A claim is not a question and either ends as a sentence does, with a full stop, or has a
-    finite verb (an auxiliary, or an inflected predicate such as "increases"). A topic is a noun
-    phrase: no full stop and no such verb.
+    finite verb (:func:`asserts`). A topic is a noun phrase: no full stop and no such verb.
     """
     stripped = text.strip()
     if not stripped or is_question(stripped) or IMPERATIVES.match(stripped):
         return False
     if stripped.endswith(".") and len(stripped.split()) >= 3:
         return True
-    return bool(FINITE_VERB.search(stripped)) or any(
-        word.lower() in _ASSERTING for word in re.findall(r"[A-Za-z]+", stripped))
+    return asserts(stripped)
 
 
 def claim_clause(claim: str) -> str:
