@@ -128,7 +128,10 @@ def _dense_scores(query: np.ndarray, texts: list[str], works: list[Work], embedd
 def _fused(scores: dict[str, np.ndarray]) -> np.ndarray:
     """Weighted mean of the min-max scaled scores (a score equal for every work adds 0)."""
     total = sum(SIGNAL_WEIGHTS[name] for name in scores)
-    return sum(SIGNAL_WEIGHTS[name] * _scaled(values) for name, values in scores.items()) / total
+    fused = np.zeros(len(next(iter(scores.values()))))
+    for name, values in scores.items():
+        fused += SIGNAL_WEIGHTS[name] * _scaled(values)
+    return fused / total
 
 
 def _scaled(values: np.ndarray) -> np.ndarray:
