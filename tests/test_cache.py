@@ -204,12 +204,14 @@ def test_recorded_answers_never_answer_a_run_aimed_at_another_endpoint(
     records, not the recorded ones under the same official URL the client addresses."""
     monkeypatch.delenv("SCHOLARGRAPH_NO_CACHE")
     question = "machine learning for public health surveillance"
-    offline = review(question, sources=["openalex"], max_iterations=1, offline=True)
-    assert offline.papers and cached_rows() > 0
-    assert not any(paper.title.startswith("Second server") for paper in offline.papers)
-    with ReplayServer([relabelled_openalex()]) as second, second.environment(
-            SCHOLARGRAPH_RATE_SCALE="1000"):
-        live = review(question, sources=["openalex"], max_iterations=1)
+    # The second server is up before the offline run starts its own, so the two never share a
+    # port (one closed and the next bound to the same ephemeral port would be one endpoint).
+    with ReplayServer([relabelled_openalex()]) as second:
+        offline = review(question, sources=["openalex"], max_iterations=1, offline=True)
+        assert offline.papers and cached_rows() > 0
+        assert not any(paper.title.startswith("Second server") for paper in offline.papers)
+        with second.environment(SCHOLARGRAPH_RATE_SCALE="1000"):
+            live = review(question, sources=["openalex"], max_iterations=1)
         assert second.count("openalex") > 0
     assert live.papers
     assert all(paper.title.startswith("Second server") for paper in live.papers)
