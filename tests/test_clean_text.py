@@ -10,7 +10,12 @@ import re
 import pytest
 
 from scholargraph.deterministic.extractive import quotable
-from scholargraph.deterministic.text import clean_text, reference_debris, references_start
+from scholargraph.deterministic.text import (
+    clean_text,
+    reference_debris,
+    references_start,
+    run_together,
+)
 from scholargraph.exports import bibtex, csljson, ris
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import Work
@@ -62,6 +67,10 @@ def test_a_sentence_run_into_the_next_is_split_at_its_full_stop() -> None:
     ("Samples were collected, e.g.The first cohort was larger.", None),
     ("The U.S. Army and the U.K. agreed.", None),
     ("Smith et al.The trial was stopped.", None),
+    ("It has monitored a variety of diseases.15 Science Clips, a weekly service, follows.",
+     ["It has monitored a variety of diseases.15", "Science Clips, a weekly service, follows."]),
+    ("Risk fell (ref.12 Table 2).", None),
+    ("The mean was 4.15 Gy in both arms.", None),
     ("Data are at https://example.org/Data.Set and doi:10.1000/ABC.Def today.", None),
     ("Registered at ClinicalTrials.gov in 2019.", None),
     ("BRCA1.The gene was mutated.", ["BRCA1.", "The gene was mutated."]),
@@ -85,6 +94,27 @@ def test_reference_list_debris_is_never_a_quotable_sentence() -> None:
             assert not reference_debris(quote), quote
     assert not any("Endsley" in q or "Oxford University Press" in q
                    for q in quoted(health_security))
+
+
+def test_cells_run_together_are_never_a_quotable_sentence() -> None:
+    """The recorded Health Security abstract field holds the article's text, a table among it
+    with its cells run together ('bias-freeOrganize in a purpose-built wayPrioritize')."""
+    work = recorded(HEALTH_SECURITY)
+    assert "wayPrioritize" in (work.abstract or "")
+    quotes = quoted(work)
+    assert quotes
+    assert not any("wayPrioritize" in quote or run_together(quote) for quote in quotes)
+
+
+@pytest.mark.parametrize(("text", "debris"), [
+    ("Access may require subscriptions or feesWork across disciplinesCollaboration among "
+     "scientists", True),
+    ("We searched PubMed and OpenAlex for eHealth and mHealth apps.", False),
+    ("The iPhone app by McDonald et al. stored each dataSet locally.", False),
+    ("Vaccination coverage rose by 12% in 2021.", False),
+])
+def test_run_together_text_is_told_from_names_in_camel_case(text: str, debris: bool) -> None:
+    assert run_together(text) is debris
 
 
 def test_reference_lists_are_not_indexed() -> None:

@@ -29,7 +29,7 @@ from scholargraph.deterministic.stance import (
     stance,
     surface_terms,
 )
-from scholargraph.deterministic.text import reference_debris
+from scholargraph.deterministic.text import reference_debris, run_together
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr
@@ -148,7 +148,7 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         text = passage.text[start:end]
         if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text):
             continue
-        if reference_debris(text):
+        if reference_debris(text) or run_together(text):
             continue
         facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
         if facet:

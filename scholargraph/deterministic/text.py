@@ -96,6 +96,28 @@ def reference_debris(sentence: str) -> bool:
                 or re.search(r"\bdoi\b|\bet al\b", sentence, re.IGNORECASE))
 
 
+_JOINED = re.compile(r"(?<![A-Za-z])([a-z]{2,})([A-Z][a-z]{2,})")
+"""A lower-case word run into a capitalised one with no space ('bias-freeOrganize')."""
+JOINS_IN_LAYOUT = 2
+COMMON_ZIPF = 3.0
+"""Joins that make a 'sentence' layout debris rather than prose (see :func:`run_together`), and
+how common (wordfreq Zipf) each part must be to count: everyday words, not names."""
+
+
+def run_together(sentence: str) -> bool:
+    """Whether a 'sentence' is table cells, list items or headings whose spaces were lost
+    ('...not bias-freeOrganize in a purpose-built wayPrioritize news databases...'): two or more
+    places where a common word runs into a capitalised common word. Names written that way
+    ('PubMed', 'eHealth', 'McDonald') do not count: the lower-case part must be a whole word
+    of its own, and both parts common English words."""
+    joins = 0
+    for match in _JOINED.finditer(sentence):
+        left, right = match.group(1), match.group(2).lower()
+        if commonness(left) >= COMMON_ZIPF and commonness(right) >= COMMON_ZIPF:
+            joins += 1
+    return joins >= JOINS_IN_LAYOUT
+
+
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.']*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 

@@ -28,13 +28,15 @@ many passages again to embed (``bench/retrieval.py``)."""
 
 _SENTENCE_END = re.compile(
     r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
-    r"|(?<=[a-z0-9)%\]][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)")
+    r"|(?<=[a-z0-9)%\]][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
+    r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])")
 """The end of a sentence: a full stop (or ! ?) and a space before a capital or a digit; or,
 where the space was lost when the text was put together ('...crowdsourced
 data.Conclusion: Findings'), a full stop between a lower-case word, a number or a bracket and
 a capitalised word. '3.5', 'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov' have no
 capitalised word right after the stop; web addresses and DOIs are told apart by the token the
-stop is in (:func:`_inside_address`)."""
+stop is in (:func:`_inside_address`). A note number after the stop ('...a variety of
+diseases.15 Science Clips, a weekly...') ends the sentence it belongs to."""
 _ADDRESS = re.compile(r"://|www\.|@|\b10\.\d{4,9}/|/\S*$", re.IGNORECASE)
 _ABBREVIATIONS = frozenset({
     "al", "fig", "figs", "eq", "eqs", "ref", "refs", "vs", "e.g", "i.e", "cf", "approx",
@@ -77,7 +79,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     start = 0
     for match in _SENTENCE_END.finditer(text):
         spaced = bool(match.group(0))  # else a stop with no space after it (the lookbehind)
-        if _ends_with_abbreviation(text[start:match.start() + 1 if spaced else match.start()]):
+        noted = match.group(0)[:1].isdigit()  # a note number after the stop
+        stop = match.start() + 1 if spaced and not noted else match.start()
+        if _ends_with_abbreviation(text[start:stop]):
             continue
         if not spaced and _inside_address(text, match.end()):
             continue
