@@ -68,7 +68,7 @@ def test_a_sentence_run_into_the_next_is_split_at_its_full_stop() -> None:
     ("The U.S. Army and the U.K. agreed.", None),
     ("Smith et al.The trial was stopped.", None),
     ("It has monitored a variety of diseases.15 Science Clips, a weekly service, follows.",
-     ["It has monitored a variety of diseases.15", "Science Clips, a weekly service, follows."]),
+     ["It has monitored a variety of diseases.", "Science Clips, a weekly service, follows."]),
     ("Risk fell (ref.12 Table 2).", None),
     ("The mean was 4.15 Gy in both arms.", None),
     ("Data are at https://example.org/Data.Set and doi:10.1000/ABC.Def today.", None),

@@ -36,7 +36,7 @@ data.Conclusion: Findings'), a full stop between a lower-case word, a number or 
 a capitalised word. '3.5', 'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov' have no
 capitalised word right after the stop; web addresses and DOIs are told apart by the token the
 stop is in (:func:`_inside_address`). A note number after the stop ('...a variety of
-diseases.15 Science Clips, a weekly...') ends the sentence it belongs to."""
+diseases.15 Science Clips, a weekly...') ends the sentence, and is left out of both."""
 _ADDRESS = re.compile(r"://|www\.|@|\b10\.\d{4,9}/|/\S*$", re.IGNORECASE)
 _ABBREVIATIONS = frozenset({
     "al", "fig", "figs", "eq", "eqs", "ref", "refs", "vs", "e.g", "i.e", "cf", "approx",
@@ -85,7 +85,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             continue
         if not spaced and _inside_address(text, match.end()):
             continue
-        end = match.end() - len(match.group(0)) + len(match.group(0).rstrip())
+        end = match.start() if noted else (  # the note number is left between the two
+            match.end() - len(match.group(0)) + len(match.group(0).rstrip()))
         spans.append(_strip(text, start, end))
         start = match.end()
     if text[start:].strip():
