@@ -29,7 +29,7 @@ from scholargraph.deterministic.stance import (
     stance,
     surface_terms,
 )
-from scholargraph.deterministic.text import reference_debris, run_together
+from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr
@@ -72,9 +72,6 @@ Whole-graph reviews (``bench/review.py``, the first 100 train claims) gain a lit
 BOILERPLATE = re.compile(r"copyright|©|all rights reserved|licen[cs]e|published by|"
                          r"this article is|creative commons|^keywords?\b|^key ?words|"
                          r"^trial registration|^funding|^clinicaltrials\.gov", re.IGNORECASE)
-SECTION_WORDS = (r"Background|Introduction|Objectives?|Aims?|Purpose|Context|Importance|"
-                 r"Methods?|Design|Setting|Participants|Measurements|Results|Findings|"
-                 r"Conclusions?|Interpretation|Discussion")
 LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's start
     rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
     rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z])"

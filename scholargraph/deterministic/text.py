@@ -75,6 +75,12 @@ _REFERENCES_HEADING = re.compile(
 """The heading of a numbered reference list, as a page's text runs into it ('References1.')."""
 
 
+SECTION_WORDS = (r"Background|Introduction|Objectives?|Aims?|Purpose|Context|Importance|"
+                 r"Methods?|Design|Setting|Participants|Measurements|Results|Findings|"
+                 r"Conclusions?|Interpretation|Discussion")
+"""The labels of a structured abstract's sections, as a regular-expression alternation."""
+
+
 def references_start(text: str) -> int | None:
     """Where a numbered reference list starts in ``text`` (a web page or a publisher's
     abstract field that carries the article's whole text), or None."""

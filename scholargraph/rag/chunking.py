@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from scholargraph.deterministic.text import reference_debris, references_start
+from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, references_start
 from scholargraph.records import Passage, TextSpan, Work
 
 DEFAULT_MAX_CHARS = 600
@@ -37,6 +37,9 @@ a capitalised word. '3.5', 'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov
 capitalised word right after the stop; web addresses and DOIs are told apart by the token the
 stop is in (:func:`_inside_address`). A note number after the stop ('...a variety of
 diseases.15 Science Clips, a weekly...') ends the sentence, and is left out of both."""
+_SECTION_NEXT = re.compile(rf"(?:{SECTION_WORDS}):?\s+[A-Z]")
+"""A structured abstract's next label ('...were conducted in R. Results The model...'): the
+stop before it ends a sentence even after what reads as an initial."""
 _ADDRESS = re.compile(r"://|www\.|@|\b10\.\d{4,9}/|/\S*$", re.IGNORECASE)
 _ABBREVIATIONS = frozenset({
     "al", "fig", "figs", "eq", "eqs", "ref", "refs", "vs", "e.g", "i.e", "cf", "approx",
@@ -81,7 +84,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         spaced = bool(match.group(0))  # else a stop with no space after it (the lookbehind)
         noted = match.group(0)[:1].isdigit()  # a note number after the stop
         stop = match.start() + 1 if spaced and not noted else match.start()
-        if _ends_with_abbreviation(text[start:stop]):
+        if _ends_with_abbreviation(text[start:stop]) and not _SECTION_NEXT.match(text,
+                                                                                 match.end()):
             continue
         if not spaced and _inside_address(text, match.end()):
             continue
