@@ -15,13 +15,16 @@ from scholargraph import review
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
-from scholargraph.deterministic.questions import is_claim
+from scholargraph.agents.schemas import SubQuestion
+from scholargraph.deterministic.extractive import rank_candidates
+from scholargraph.deterministic.questions import claim_clause, is_claim
 from scholargraph.deterministic.relevance import (
     CLAIM_MARGIN,
     EXCLUSION_NOT_CLOSEST,
     closest_to_claim,
 )
 from scholargraph.deterministic.text import specific_words
+from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.works import WorkRelevance, rank_works
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -250,3 +253,20 @@ def test_the_filter_reads_more_than_two_pieces_of_a_claims_only_work():
     sub = SubQuestion(id="q1", text="Does folic acid lower homocysteine?", answer_shape="x")
     selected, _ = select_passages([sub], [trial], per_question=6)
     assert len(selected["q1"]) > 2
+
+
+def test_a_sentence_naming_three_terms_of_a_long_claim_is_quotable():
+    """A sub-question restating a long claim has 14 topic terms; the study's sentence naming
+    three of them (a fifth) is on its subject, one naming two is not."""
+    claim = ("Citrullinated proteins externalized in neutrophil extracellular traps act indirectly "
+             "to perpetuate the inflammatory cycle via induction of autoantibodies.")
+    sub = SubQuestion(id="q1", text=f"What do studies report on {claim_clause(claim)}?",
+                      answer_shape="findings")
+    work = Work(title="NETs in rheumatoid arthritis", sources=["openalex"], abstract=(
+        "Indeed, during NETosis, neutrophils externalized the citrullinated autoantigens "
+        "implicated in rheumatoid arthritis. Synovial fibroblasts from these patients were "
+        "cultured with neutrophil products for two days."))
+    passages = [p.model_copy(update={"sub_question_id": "q1"}) for p in chunk_work(work)]
+    quoted = [c.quote.text for c in rank_candidates(sub, passages, [], {work.id: 2013})]
+    assert quoted == ["Indeed, during NETosis, neutrophils externalized the citrullinated "
+                      "autoantigens implicated in rheumatoid arthritis."]

@@ -32,7 +32,7 @@ from scholargraph.deterministic.stance import (
 from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
-from scholargraph.rag.ranking import LexicalIndex, mmr
+from scholargraph.rag.ranking import LexicalIndex, mmr, tokenize
 from scholargraph.records import Passage, Work
 
 FINDINGS_PER_QUESTION = 3
@@ -47,7 +47,14 @@ REDUNDANT = 0.6
 """Sentences of two works sharing this much of their terms (Jaccard) say the same thing."""
 WEIGHTS = {"lexical": 0.35, "dense": 0.25, "facet": 0.25, "prior": 0.15}
 QUOTE_MIN = 0.25
-"""Share of the sub-question's topic terms a sentence must name to be quoted for it."""
+QUOTE_MIN_TERMS = 3
+"""Share of the sub-question's topic terms a sentence must name to be quoted for it, or how many
+of them: a sub-question restating a long claim has a dozen terms or more ("citrullinated
+proteins externalized in neutrophil extracellular traps act indirectly to perpetuate the
+inflammatory cycle via induction of autoantibodies"), and a sentence of the study that tests it
+naming three of them ("neutrophils externalized the citrullinated autoantigens") is on its
+subject. On the SciFact train claims the whole-graph bench found three claims whose one included
+work, a gold evidence abstract, had no sentence reaching a quarter of the terms."""
 WORK_TOPIC_MIN = 0.3
 """Share of the sub-question's topic terms, and of the question's key terms, a work must mention
 for its sentences to be quoted for it (screening's own bar); sources are compared only between
@@ -175,9 +182,9 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
     Relevance mixes BM25 against the sub-question and its key terms, the cosine of the sentence
     with the sub-question when an embedder is given, whether the sentence is of the kind asked
     for, and the rank the RAG filter gave its passage (weights in ``WEIGHTS``). A sentence that
-    names less than ``QUOTE_MIN`` of the sub-question's topic terms
-    (:func:`scholargraph.deterministic.relevance.topic_terms`) is background, never a finding; with
-    ``on_topic``, only sentences of those works are considered.
+    names less than ``QUOTE_MIN`` (and fewer than ``QUOTE_MIN_TERMS``) of the sub-question's
+    topic terms (:func:`scholargraph.deterministic.relevance.topic_terms`) is background, never
+    a finding; with ``on_topic``, only sentences of those works are considered.
     """
     pool = [c for p in passages for c in quotable(p, years.get(p.work_id))
             if on_topic is None or p.work_id in on_topic]
@@ -197,7 +204,7 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
         facet = 1.0 if candidate.facets & wanted else 0.0
         if "background" in candidate.facets and "background" not in wanted:
             facet -= 0.5
-        if term_share(topic, candidate.quote.text) < QUOTE_MIN:
+        if not _names_subject(topic, candidate.quote.text):
             continue
         relevance = (weights["lexical"] * float(lexical[index]) + weights["facet"] * facet
                      + weights["prior"] / (1 + passage_rank[candidate.quote.passage_id])
@@ -205,6 +212,13 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
         scored.append(_with_relevance(candidate, round(relevance, 6)))
     scored.sort(key=lambda c: (-c.relevance, c.quote.passage_id, c.quote.start))
     return scored
+
+
+def _names_subject(topic: frozenset[str], sentence: str) -> bool:
+    """Whether a sentence names enough of the sub-question's topic terms to be quoted for it
+    (``QUOTE_MIN`` of them, or ``QUOTE_MIN_TERMS``)."""
+    named = len(topic & set(tokenize(sentence)))
+    return bool(topic) and (named >= QUOTE_MIN_TERMS or named / len(topic) >= QUOTE_MIN)
 
 
 def _cosines(query: str, texts: list[str], embedder: Embedder | None) -> np.ndarray | None:
