@@ -32,7 +32,7 @@ from scholargraph.deterministic.stance import (
 from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
-from scholargraph.rag.ranking import LexicalIndex, mmr, tokenize
+from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
 
 FINDINGS_PER_QUESTION = 3
@@ -217,7 +217,7 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
 def _names_subject(topic: frozenset[str], sentence: str) -> bool:
     """Whether a sentence names enough of the sub-question's topic terms to be quoted for it
     (``QUOTE_MIN`` of them, or ``QUOTE_MIN_TERMS``)."""
-    named = len(topic & set(tokenize(sentence)))
+    named = terms_named(topic, sentence)
     return bool(topic) and (named >= QUOTE_MIN_TERMS or named / len(topic) >= QUOTE_MIN)
 
 

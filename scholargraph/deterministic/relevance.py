@@ -35,7 +35,7 @@ import numpy as np
 from scholargraph.agents.schemas import Finding, SubQuestion
 from scholargraph.deterministic.text import content_words
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
-from scholargraph.rag.ranking import tokenize
+from scholargraph.rag.ranking import terms_named, tokenize
 from scholargraph.rag.works import WorkRelevance
 from scholargraph.records import Passage, Work
 
@@ -88,7 +88,7 @@ def term_share(terms: frozenset[str], text: str) -> float:
     """Share of ``terms`` that ``text`` mentions (stemmed)."""
     if not terms:
         return 0.0
-    return len(terms & set(tokenize(text))) / len(terms)
+    return terms_named(terms, text) / len(terms)
 
 
 def work_text(work: Work) -> str:

@@ -9,7 +9,7 @@ split only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -57,6 +57,11 @@ def tokenize(text: str) -> list[str]:
     """Lower-cased, stop-word-free, Snowball-stemmed word tokens."""
     words = [w for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS]
     return _stemmer().stemWords(words)
+
+
+def terms_named(terms: Collection[str], text: str) -> int:
+    """How many of ``terms`` (stemmed, as :func:`tokenize` gives them) ``text`` names."""
+    return len(set(terms) & set(tokenize(text)))
 
 
 class LexicalIndex:
@@ -115,15 +120,16 @@ class HybridIndex:
         """The two score vectors fused as ``params.method`` says."""
         params = self.params
         if params.method == "convex":
-            return (params.lexical_weight * _scaled(lexical, params)
-                    + params.dense_weight * _scaled(dense, params))
+            return (params.lexical_weight * min_max_scaled(lexical, params.depth)
+                    + params.dense_weight * min_max_scaled(dense, params.depth))
         return (params.lexical_weight * _reciprocal_ranks(lexical, params, True)
                 + params.dense_weight * _reciprocal_ranks(dense, params, False))
 
 
-def _scaled(scores: np.ndarray, params: FusionParams) -> np.ndarray:
-    """Scores of the top ``depth`` texts min-max scaled to 0-1 (within the top), 0 elsewhere."""
-    order = top_k(scores, min(params.depth, len(scores)))
+def min_max_scaled(scores: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """Scores min-max scaled to 0-1; with ``depth``, those of the top ``depth`` texts (scaled
+    within the top) and 0 elsewhere. Equal scores all scale to 0."""
+    order = top_k(scores, len(scores) if depth is None else min(depth, len(scores)))
     scaled = np.zeros(len(scores), np.float64)
     if len(order) == 0:
         return scaled

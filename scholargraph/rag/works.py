@@ -36,7 +36,7 @@ import numpy as np
 from scholargraph.deterministic.text import specific_words
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.embeddings import Embedder
-from scholargraph.rag.ranking import LexicalIndex, tokenize
+from scholargraph.rag.ranking import LexicalIndex, min_max_scaled, terms_named, tokenize
 from scholargraph.rag.select import indexed_text, load_run_embedder, query_vector, stored_vectors
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -102,7 +102,7 @@ def _specific_share(question: str, texts: list[str]) -> np.ndarray:
     wanted = {stem for word in specific_words(question, SPECIFIC_WORDS) for stem in tokenize(word)}
     if not wanted:
         return np.zeros(len(texts))
-    return np.array([len(wanted & set(tokenize(text))) / len(wanted) for text in texts])
+    return np.array([terms_named(wanted, text) / len(wanted) for text in texts])
 
 
 def _dense_scores(query: np.ndarray, texts: list[str], works: list[Work], embedder: Embedder,
@@ -110,16 +110,16 @@ def _dense_scores(query: np.ndarray, texts: list[str], works: list[Work], embedd
     """The whole-work and closest-passage cosines, or None when the model fails."""
     passages = [(index, indexed_text(work, passage))
                 for index, work in enumerate(works) for passage in chunk_work(work)]
+    owner_index = np.array([index for index, _ in passages], dtype=np.intp)
     all_texts = texts + [text for _, text in passages]
-    owners = [work.id for work in works] + [works[index].id for index, _ in passages]
+    owners = [work.id for work in works] + [works[index].id for index in owner_index]
     vectors = stored_vectors(all_texts, owners, embedder, settings, warnings)
     if vectors is None:
         return None
     cosines = vectors @ query.astype(np.float32)
     dense = cosines[:len(works)]
     closest = np.full(len(works), -np.inf, dtype=np.float64)
-    for (index, _), cosine in zip(passages, cosines[len(works):], strict=True):
-        closest[index] = max(closest[index], float(cosine))
+    np.maximum.at(closest, owner_index, cosines[len(works):])
     unchunked = np.isinf(closest)  # no passage: the work is its own closest passage
     closest[unchunked] = dense[unchunked]
     return {"dense": dense, "passage": closest}
@@ -130,13 +130,8 @@ def _fused(scores: dict[str, np.ndarray]) -> np.ndarray:
     total = sum(SIGNAL_WEIGHTS[name] for name in scores)
     fused = np.zeros(len(next(iter(scores.values()))))
     for name, values in scores.items():
-        fused += SIGNAL_WEIGHTS[name] * _scaled(values)
+        fused += SIGNAL_WEIGHTS[name] * min_max_scaled(values)
     return fused / total
-
-
-def _scaled(values: np.ndarray) -> np.ndarray:
-    spread = float(np.ptp(values))
-    return (values - values.min()) / spread if spread > 0 else np.zeros(len(values))
 
 
 def _optional(scores: dict[str, np.ndarray], name: str, index: int) -> float | None:
