@@ -39,8 +39,8 @@ from scholargraph.fulltext.jats import parse_jats, split_articles
 from scholargraph.fulltext.model import FullTextDocument
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.http.cache import EXPIRE_AFTER, ResultStore, result_store
-from scholargraph.ledger import RETRIEVED, FullTextFate, work_key
 from scholargraph.http.policy import http_session, translate_errors
+from scholargraph.ledger import RETRIEVED, FullTextFate, work_key
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.web.pages import PageFetcher

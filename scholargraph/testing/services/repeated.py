@@ -106,7 +106,7 @@ class RepeatedOpenAlex(OpenAlexService):
         super().__init__()
         self.total = total
 
-    def search(self, query: str, filters: str = "") -> list:  # type: ignore[override]
+    def search(self, query: str, filters: str = "") -> list:
         if filters and not query:
             return super().search(query, filters)
         return _Repeated(self.pool, self.total)  # type: ignore[return-value]
