@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from scholargraph.agents.schemas import Finding
+from scholargraph.exports import updates
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
@@ -280,12 +281,14 @@ def _failures_section(report: Report) -> list[str]:
 
 def render(report: Report) -> str:
     """The whole review as Markdown."""
-    lines = [f"# {escape(report.question)}", "", method_line(report), ""]
+    lines = [f"# {escape(report.question)}", "", *updates.markdown_flags(report),
+             method_line(report), ""]
     if report.engine.steps:
         lines += ["*" + escape(report.engine.line()) + "*", ""]
     lines += _evaluation_line(report)
     if report.summary:
         lines += _section("Summary", [escape_block(report.summary)])
+    lines += updates.markdown_section(report, lambda finding: _finding_line(finding, report))
     lines += _findings_section(report)
     if report.evidence_table:
         lines += _evidence_section(report)
