@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"scholargraph {_version()}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser,
-                                     metavar="{review,update,serve,cache}")
+                                     metavar="{" + ",".join(COMMANDS) + "}")
     run = commands.add_parser("review", help="run a literature review",
                               formatter_class=_HelpFormatter)
     run.add_argument("question", help="the research question, in quotes")

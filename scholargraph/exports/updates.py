@@ -1,7 +1,8 @@
 """What an update changed, as ``review.md`` and ``review.html`` show it: the retractions and
 corrections published since (at the top), and a "New since DATE" section with the update's
 PRISMA counts, the new works, the new versions joined to works already there, the new findings
-and the earlier runs. A review that was never updated shows neither."""
+and the earlier runs. A review that was never updated shows neither. The lines are written
+here once; :mod:`~scholargraph.exports.markdown` sets them as Markdown, this module as HTML."""
 
 from __future__ import annotations
 
@@ -64,42 +65,6 @@ def history_lines(report: Report) -> list[str]:
     return [f"{entry.date}: {entry.kind}, {entry.included} works, {entry.findings} findings"
             + (f"; its files are in {entry.files}" if entry.files else "")
             for entry in report.history]
-
-
-# ---------------------------------------------------------------- Markdown
-
-def markdown_flags(report: Report) -> list[str]:
-    """The flags as a quoted block for the top of ``review.md``."""
-    from scholargraph.exports.markdown import escape
-
-    lines = flag_lines(report)
-    if not lines:
-        return []
-    return ["> **Retracted or corrected since the last run**", ">",
-            *(f"> - {escape(line)}" for line in lines), ""]
-
-
-def markdown_section(report: Report, finding_line: Callable[[Finding], str]) -> list[str]:
-    """The "New since DATE" section of ``review.md``; ``finding_line`` renders a finding as the
-    findings section does."""
-    from scholargraph.exports.markdown import escape, escape_block
-
-    section = report.update
-    if section is None:
-        return []
-    lines = [f"## New since {section.since}", "", escape_block(counts_sentence(section)), ""]
-    parts = [("New works", new_work_lines(report)),
-             ("New versions of works already included", joined_lines(report))]
-    for title, items in parts:
-        if items:
-            lines += [f"### {title}", "", *(f"- {escape(item)}" for item in items), ""]
-    new = [report.findings[i] for i in section.new_findings if i < len(report.findings)]
-    if new:
-        lines += ["### New findings", "", *(finding_line(f) for f in new), ""]
-    if report.history:
-        lines += ["### Earlier runs", "", *(f"- {escape(item)}" for item in history_lines(report)),
-                  ""]
-    return lines
 
 
 # ---------------------------------------------------------------- HTML
