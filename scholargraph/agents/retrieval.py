@@ -8,9 +8,9 @@ and abstract mention few of its key terms, :mod:`scholargraph.deterministic.rele
 its reason. When the question is a claim to check rather than a question or a topic
 (:func:`~scholargraph.deterministic.questions.is_claim`), the works screened in are ranked
 against it (:mod:`scholargraph.rag.works`) and those that test it are included, most direct
-first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are excluded with
-that reason, so the review cites every study that tests the claim, not those merely on its
-topic. When OpenAlex is one of the run's sources, the works are then enriched from it
+first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are
+excluded with that reason, so the review cites every study that tests the claim, not those
+merely on its topic. When OpenAlex is one of the run's sources, the works are then enriched from it
 (citation counts, open-access links, retractions) and, with ``snowball``, joined by the works one
 citation away (see :mod:`scholargraph.sources.enrich`). Then each included work gets its source
 type and credibility (:mod:`scholargraph.deterministic.credibility`), from the merged and enriched
