@@ -62,3 +62,34 @@ def test_symbols_keep_their_case_in_sub_questions_and_queries(reviews: dict[str,
     assert all("si " not in text and " si," not in text for text in texts)
     assert any("Si and GaAs" in text for text in texts)
     assert any("Si" in query.split() or "(Si" in query for query in queries)
+
+
+ROWS = {
+    "si-gaas": {("Si", "band gap", "0.61"), ("GaAs", "band gap", "0.19")},
+    "gan-silicon": {("Si", "band gap", "0.61"), ("Si", "energy above hull", "0"),
+                    ("Si", "formation energy", "0")},
+    "zno-tio2": {("ZnO", "band gap", "0.73"), ("ZnO", "energy above hull", "0"),
+                 ("TiO2", "band gap", "2.06"), ("TiO2", "energy above hull", "0")},
+    "absorber": {("GaAs", "band gap", "0.19"), ("GaAs", "energy above hull", "0"),
+                 ("Si", "band gap", "0.61"), ("Si", "energy above hull", "0"),
+                 ("Si", "formation energy", "0")},
+}
+
+
+@pytest.mark.parametrize("name", list(QUESTIONS))
+def test_the_evidence_table_has_a_row_per_material_and_property(reviews: dict[str, Report],
+                                                                name: str) -> None:
+    """A comparison brings in what decides it (gap, energy above hull, formation energy); a
+    list of materials asks for the property it names. Only values the entry states are rows."""
+    report = reviews[name]
+    rows = {(row.subject.split()[0], row.measure.split(" (")[0], row.value)
+            for row in report.evidence_table}
+
+    assert rows == ROWS[name]
+    papers = {paper.id: paper for paper in report.papers}
+    cited = {ref.number: papers[ref.work_id] for ref in report.references}
+    for row in report.evidence_table:
+        assert row.citation is not None
+        entry = cited[row.citation]
+        assert entry.title.endswith(": " + row.subject.split()[0])  # the material's own entry
+        assert row.quote in (entry.abstract or "") and row.unit in ("eV", "eV/atom")

@@ -235,6 +235,17 @@ def compound_formula(cations: list[str], group: str, charge: int,
     return formulas.pop() if len(formulas) == 1 else None
 
 
+def reduced_formula(formula: str) -> str:
+    """The formula reduced as pymatgen writes it, so TiO2 and Ti2O4 are one composition (a
+    formula pymatgen cannot read is returned as given)."""
+    from pymatgen.core.composition import Composition
+
+    try:
+        return str(Composition(formula).reduced_formula)
+    except (ValueError, KeyError):
+        return formula
+
+
 def _ambiguous(material: NamedMaterial, text: str) -> bool:
     """A symbol or name that is also an English word, read as a material only in context."""
     written = material.written

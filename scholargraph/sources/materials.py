@@ -33,6 +33,7 @@ from scholargraph.deterministic.material_names import (
     is_formula,
     named_elements,
     named_materials,
+    reduced_formula,
 )
 from scholargraph.deterministic.text import ELEMENTS, chemical_formulas
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
@@ -271,23 +272,13 @@ def absent_note(query: MaterialsQuery, found: list[Material], db_version: str) -
     Materials Project record in the recorded corpus"), or on an elements search that found
     nothing; ``None`` when everything asked for was found."""
     where = " in the recorded corpus" if db_version == STAND_IN_DB_VERSION else ""
-    held = {_reduced(m.formula) for m in found}
-    missing = [f for f in query.formulas if _reduced(f) not in held]
+    held = {reduced_formula(m.formula) for m in found}
+    missing = [f for f in query.formulas if reduced_formula(f) not in held]
     if not query.formulas and query.elements and not found:
         missing = ["elements " + ", ".join(query.elements)]
     if not missing:
         return None
     return "; ".join(f"{name}: no Materials Project record{where}" for name in missing)
-
-
-def _reduced(formula: str) -> str:
-    """The formula reduced as pymatgen writes it, so TiO2 and Ti2O4 are one composition."""
-    from pymatgen.core.composition import Composition
-
-    try:
-        return str(Composition(formula).reduced_formula)
-    except (ValueError, KeyError):
-        return formula
 
 
 def material_from_summary(source: str, doc: dict[str, Any]) -> Material:
