@@ -31,6 +31,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import assess
+from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import (
     EXCLUSION_NOT_TESTING,
@@ -48,7 +49,7 @@ from scholargraph.ledger import (
     work_key,
 )
 from scholargraph.rag.works import rank_works
-from scholargraph.records import Work
+from scholargraph.records import Material, Work
 from scholargraph.settings import Settings
 from scholargraph.sources.enrich import augment_with_openalex
 from scholargraph.state import Prisma, ReviewState
@@ -61,16 +62,27 @@ def is_assessable(work: Work) -> bool:
     return bool(work.abstract or work.full_text)
 
 
-def screening_reason(work: Work, question: str) -> str | None:
+def screening_reason(work: Work, question: str, named: frozenset[str] = frozenset()
+                     ) -> str | None:
     """Why a work is excluded at screening (no text to judge it by, or off topic: see
     :func:`scholargraph.deterministic.relevance.off_topic`), or None when it is included. A work
     found only by following citations is not screened by the question's words: the citation that
-    links it to an included work is what made it a candidate."""
+    links it to an included work is what made it a candidate; nor is the Materials Project entry
+    of a material the question names (``named``: their work ids), which was looked up by that
+    name and is the question's subject whatever words its entry uses."""
     if not is_assessable(work):
         return EXCLUSION_NO_TEXT
+    if work.id in named:
+        return None
     if question and work.sources != ["snowball"] and off_topic(work, question):
         return EXCLUSION_OFF_TOPIC
     return None
+
+
+def named_entries(materials: list[Material], question: str) -> frozenset[str]:
+    """The work ids of the Materials Project entries whose formula the question names."""
+    named = {reduced_formula(m.formula) for m in named_materials(question) if m.formula}
+    return frozenset(m.as_work().id for m in materials if reduced_formula(m.formula) in named)
 
 
 def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
@@ -84,7 +96,8 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     works = carry_full_texts(found.works, state.get("papers", []))
     this_year = date.today().year
     question = state.get("cleaned_question") or state.get("question", "")
-    reasons = [screening_reason(work, question) for work in works]
+    named = named_entries(state.get("materials", []), question)
+    reasons = [screening_reason(work, question, named) for work in works]
     notes = list(found.notes)
     order: dict[str, int] = {}
     # a claim's included works go most directly testing it first
