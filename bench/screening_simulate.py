@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scholargraph.rag.select import load_run_embedder, query_vector, stored_vectors
+from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.screening.learner import Features, Ranker, build_features, next_batch
 from scholargraph.screening.session import zero_shot_scores
 from scholargraph.screening.stopping import estimate
@@ -50,7 +50,8 @@ BATCH = 10
 RECALL_TARGET = 0.95
 READ_SHARE = 0.10
 PRIOR_SEED = 42
-ASREVIEW_SPEC = "asreview>=2,<3"
+ASREVIEW_SPEC = "asreview>=3,<4"
+"""The peer script uses ASReview 3's Python API (Simulate, ActiveLearningCycle)."""
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "scholargraph-bench-store"
 
 
@@ -82,8 +83,8 @@ def review_features(review: Review, settings: Settings) -> Features:
     if embedder is not None:
         ids = [f"{review.name}:{i}" for i in range(len(review.texts))]
         vectors = stored_vectors(review.texts, ids, embedder, settings, warnings)
-    prior = zero_shot_scores(review.question, review.criteria, vectors, review.texts,
-                             lambda text: query_vector(text, embedder, warnings))
+    prior = zero_shot_scores(review.question, review.criteria, review.texts, embedder, vectors,
+                             warnings)
     for warning in warnings:
         print(f"  {review.name}: {warning}", file=sys.stderr)
     return build_features(review.texts, prior, vectors)
@@ -136,22 +137,27 @@ def simulate(features: Features, truth: np.ndarray) -> Simulation:
 
 PEER_SCRIPT = r'''
 import json, sys
-import pandas as pd
 import asreview
+from asreview import load_dataset
+from asreview.learner import ActiveLearningCycle
+from asreview.models.models import get_ai_config
 from asreview.models.queriers import TopDown
-from asreview.models import get_ai_config
+from asreview.models.stoppers import IsFittable
+from asreview.simulation.simulate import Simulate
 
 csv_path, prior_included, prior_excluded = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-data = pd.read_csv(csv_path)
-labels = data["label_included"].to_numpy()
 config = get_ai_config()
-cycles = [config.value]
-simulation = asreview.Simulate(data, labels, cycles)
-simulation.label([prior_included, prior_excluded])
-simulation.review()
-order = [int(i) for i in simulation._results["record_id"].tolist()]
-print(json.dumps({"order": order, "model": config.name,
-                  "version": asreview.__version__}))
+with load_dataset(csv_path, dataset_id="bench") as db:
+    cycles = [ActiveLearningCycle(querier=TopDown(), stopper=IsFittable()),
+              ActiveLearningCycle.from_meta(config["value"])]
+    simulation = Simulate(db.input.get_df(), db.input["included"], cycles,
+                          print_progress=False)
+    simulation.label([prior_included, prior_excluded])
+    simulation.review()
+results = simulation._results
+print(json.dumps({"order": [int(i) for i in results["record_id"]],
+                  "labels": [int(v) for v in results["label"]],
+                  "model": config["name"], "version": asreview.__version__}))
 '''
 
 
@@ -194,6 +200,9 @@ def peer_order(python: Path, review: Review) -> tuple[list[int], str]:
     if done.returncode != 0:
         raise RuntimeError(f"ASReview failed on {review.name}: {done.stderr.strip()[-600:]}")
     answer = json.loads(done.stdout.strip().splitlines()[-1])
+    if [bool(v) for v in answer["labels"]] != review.truth[answer["order"]].tolist():
+        raise RuntimeError(f"ASReview's record ids on {review.name} are not the rows of "
+                           "records.csv in order")
     order = list(dict.fromkeys(answer["order"]))
     seen = set(order)
     order += [i for i in range(len(review.truth)) if i not in seen]  # never reached: last

@@ -20,7 +20,7 @@ import csv
 import io
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from scholargraph.deterministic.text import GENERIC_TERMS, commonness, specific_
 from scholargraph.errors import InputError
 from scholargraph.exports import ris
 from scholargraph.exports.files import prepare_out_dir
+from scholargraph.rag.embeddings import Embedder
 from scholargraph.rag.ranking import tokenize
 from scholargraph.rag.select import load_run_embedder, query_vector, stored_vectors
 from scholargraph.records import Work
@@ -71,15 +72,19 @@ def read_criteria(value: str | Path | None) -> str:
     return str(value).strip()
 
 
-def zero_shot_scores(question: str, criteria: str, vectors: np.ndarray | None,
-                     texts: Sequence[str], embed: Callable[[str], np.ndarray | None]
-                     ) -> np.ndarray:
-    """The score of each record from the question and criteria alone: the cosine of its
-    vector with the question's and the criteria's (0 without vectors)."""
-    if vectors is None:
+def zero_shot_scores(question: str, criteria: str, texts: Sequence[str],
+                     embedder: Embedder | None, vectors: np.ndarray | None,
+                     warnings: list[str]) -> np.ndarray:
+    """The score of each record from the question and criteria alone (no labels): the cosine
+    of its vector with the question's and the criteria's; zeros without an embedder.
+
+    This is the seam to the review's zero-shot screening score (issue 21,
+    ``scholargraph.screening.relevance.score_records``), which replaces it when it lands.
+    """
+    if vectors is None or embedder is None:
         return np.zeros(len(texts))
     queries = [vector for text in (question, criteria) if text
-               and (vector := embed(text)) is not None]
+               and (vector := query_vector(text, embedder, warnings)) is not None]
     if not queries:
         return np.zeros(len(texts))
     return np.asarray(vectors @ np.stack(queries).T).mean(axis=1)
@@ -262,11 +267,7 @@ def _features(entries: list[Entry], question: str, criteria: str, settings: Sett
     if embedder is not None:
         vectors = stored_vectors(texts, [entry.work.id for entry in entries], embedder,
                                  settings, warnings)
-
-    def embed(text: str) -> np.ndarray | None:
-        return query_vector(text, embedder, warnings)
-
-    prior = zero_shot_scores(question, criteria, vectors, texts, embed)
+    prior = zero_shot_scores(question, criteria, texts, embedder, vectors, warnings)
     return build_features(texts, prior, vectors)
 
 
