@@ -3,6 +3,7 @@
 >>> from scholargraph import review                                   # doctest: +SKIP
 >>> report = review("machine learning for public health surveillance", offline=True)
 >>> report.write("review/")
+>>> update("review/", offline=True)       # later: what the services added since  # doctest: +SKIP
 
 ``graph`` (the compiled LangGraph graph that ``langgraph.json`` names) is imported lazily, so
 ``import scholargraph`` stays fast for the CLI's input checks.
@@ -25,6 +26,7 @@ from scholargraph.errors import (
 from scholargraph.options import ReviewOptions
 from scholargraph.report import Report
 from scholargraph.runs import PendingApproval, ReviewRun
+from scholargraph.updating import update
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
@@ -46,6 +48,7 @@ __all__ = [
     "graph",
     "review",
     "start_review",
+    "update",
 ]
 
 

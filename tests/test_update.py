@@ -22,7 +22,7 @@ from scholargraph.cli import main
 from scholargraph.report import Report
 from scholargraph.testing import Fault, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.update import update
+from scholargraph.updating import update
 
 QUESTION = "machine learning for public health surveillance"
 SOURCES = ["pubmed", "arxiv", "openalex", "web"]
@@ -185,3 +185,19 @@ def test_a_failing_source_is_recorded_and_the_earlier_review_kept(
     assert [f.source for f in report.sources_failed] == ["arxiv"]
     assert len(report.history) == 2 and report.history[-1].kind == "update"
     assert (folder / report.history[-1].files / "review.json").read_bytes() == before
+
+
+def test_an_offline_update_finds_what_the_second_recording_added(tmp_path: Path) -> None:
+    """The README's example: the offline review sees the corpus of 2023-06-30, the offline
+    update the rest; a full text the corpus does not hold is not called a failure."""
+    folder = tmp_path / "review"
+    earlier = review(QUESTION, offline=True, out=folder)
+    assert earlier.searched_through == "2023-06-30"
+    reasons = earlier.prisma.get("not_retrieved_reasons", {})
+    assert "failed" not in reasons and reasons.get("not in the recorded corpus", 0) > 0
+    report = update(folder, offline=True)
+    assert report.update is not None and report.update.since == "2023-06-30"
+    assert report.searched_through == "2026-04-12"
+    assert report.update.new_work_ids and [j.earlier_id for j in report.update.joined] == [
+        PREPRINT]
+    assert (folder / "history" / "2023-06-30" / "review.json").is_file()

@@ -20,7 +20,7 @@ import re
 from functools import cache
 
 from scholargraph.testing.fixtures import fixture_bytes, fixture_path
-from scholargraph.testing.messages import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse, not_recorded
 from scholargraph.testing.services.ddg import Site
 
 PMC_FOLDER = "fulltext/pmc"
@@ -65,4 +65,6 @@ def pmc_efetch(request: ReplayRequest) -> ReplayResponse:
     """The recorded article for ``id`` (digits, with or without 'PMC')."""
     wanted = (request.param("id", "") or "").upper().removeprefix("PMC").split(",")[0].strip()
     path = recorded_pmc_articles().get(wanted)
-    return ReplayResponse(body=fixture_bytes(path) if path else EMPTY_SET, content_type=XML)
+    if path is None:
+        return not_recorded(EMPTY_SET, XML, status=200)  # efetch's answer for no article
+    return ReplayResponse(body=fixture_bytes(path), content_type=XML)
