@@ -14,7 +14,12 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, NoReturn
 
-from scholargraph.errors import ConfigurationError, InputError, ScholargraphError
+from scholargraph.errors import (
+    ConfigurationError,
+    FilesNotWritten,
+    InputError,
+    ScholargraphError,
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -163,7 +168,12 @@ def run_review(args: argparse.Namespace) -> int:
     outcome = run.start()
     while isinstance(outcome, PendingApproval):
         outcome = run.resume(ask_plan_decision(outcome.plan))
-    outcome.write(args.out)
+    try:
+        outcome.write(args.out)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
         counts = outcome.counts

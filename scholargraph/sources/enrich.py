@@ -60,6 +60,9 @@ class Augmented:
     """Records found by snowballing (source ``snowball``): they belong to the run's records."""
     log: list[SearchLogEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    groups: list[list[int]] = field(default_factory=list)
+    """For each work, the positions in ``[*records, *added]`` of the records folded into it
+    (what the PRISMA ledger counts)."""
 
 
 def augment_with_openalex(records: list[Work], *, known: Iterable[Work] = (),
@@ -72,19 +75,21 @@ def augment_with_openalex(records: list[Work], *, known: Iterable[Work] = (),
     is not one of the run's sources) nothing is asked of it: the works are only deduplicated.
     """
     known = list(known)
+    deduplicated = deduplicate(records)
     if not use_openalex:
         notes = [SNOWBALL_NEEDS_OPENALEX] if snowball else []
-        return Augmented(deduplicate(records).works, notes=notes)
-    works, entries = enrich_with_openalex(deduplicate(records).works, settings, known=known,
+        return Augmented(deduplicated.works, notes=notes, groups=deduplicated.groups)
+    works, entries = enrich_with_openalex(deduplicated.works, settings, known=known,
                                           round_number=round_number)
     if not snowball:
-        return Augmented(works, [], entries)
+        return Augmented(works, [], entries, groups=deduplicated.groups)
     added, more = snowball_citations(works, settings, known=known, limit=limit,
                                      round_number=round_number)
     if added:
-        works, _ = enrich_with_openalex(deduplicate([*records, *added]).works, settings,
+        deduplicated = deduplicate([*records, *added])
+        works, _ = enrich_with_openalex(deduplicated.works, settings,
                                         known=[*known, *works], round_number=round_number)
-    return Augmented(works, added, entries + more)
+    return Augmented(works, added, entries + more, groups=deduplicated.groups)
 
 
 def enrich_with_openalex(works: list[Work], settings: Settings | None = None, *,
