@@ -215,8 +215,13 @@ def run_update(args: argparse.Namespace) -> int:
 
     options = {name: getattr(args, name)
                for name in ("offline", "max_results", "model", "full_text", "no_cache")}
-    report = update(args.directory, since=args.since, on_progress=progress_callback(args),
-                    **options)
+    try:
+        report = update(args.directory, since=args.since, on_progress=progress_callback(args),
+                        **options)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
     if not args.quiet and report.update is not None:
         change = report.update
         cited = {ref.work_id for ref in report.references}
