@@ -5,8 +5,11 @@
 >>> report.write("review/")
 >>> update("review/", offline=True)       # later: what the services added since  # doctest: +SKIP
 
-``graph`` (the compiled LangGraph graph that ``langgraph.json`` names) is imported lazily, so
-``import scholargraph`` stays fast for the CLI's input checks.
+``screen(library, question, criteria=None, labels=None, out=None)`` ranks a library for a person
+screening it and learns from their labels (:mod:`scholargraph.screening.session`).
+
+``graph`` (the compiled LangGraph graph that ``langgraph.json`` names) and ``screen`` are
+imported lazily, so ``import scholargraph`` stays fast for the CLI's input checks.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from scholargraph.updating import update
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
+    from scholargraph.screening.session import screen
+
     graph: CompiledStateGraph
 
 __all__ = [
@@ -49,6 +54,7 @@ __all__ = [
     "SourceError",
     "graph",
     "review",
+    "screen",
     "start_review",
     "update",
 ]
@@ -59,4 +65,8 @@ def __getattr__(name: str) -> Any:
         from scholargraph.graph import graph
 
         return graph
+    if name == "screen":
+        from scholargraph.screening.session import screen
+
+        return screen
     raise AttributeError(name)
