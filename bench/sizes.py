@@ -15,7 +15,9 @@ review). The endpoints reach the review through the run's settings, not the envi
 
 Each review runs in a fresh child process, so its peak memory is its own. Printed per review:
 records asked per source; wall seconds; graph seconds without network waits (wall time less the
-time at least one request was in flight); peak RSS (MB); files written of the eight; requests
+time at least one request was in flight); CPU seconds of the review's process (all threads: on
+a machine shared with other work, graph seconds grow with the load and CPU seconds do not);
+peak RSS (MB); files written of the eight; requests
 per source as the server counted them; PRISMA's identified, screened and included. With
 ``--each``, also one review per source alone. Goals on two cores: every size writes all eight
 files; 1,000 records from each of the five sources in one run within 2 GB and 60 s of graph
@@ -43,10 +45,14 @@ SIZES = (200, 1000)
 SOURCES = ("pubmed", "arxiv", "openalex", "materials", "web")
 SERVICE = {"pubmed": "pubmed", "arxiv": "arxiv", "openalex": "openalex", "materials": "mp",
            "web": "ddg"}
-QUESTION = "risk factors, treatment and outcomes of patients in cohort studies"
+QUESTION = ("titanium dioxide (TiO2) exposure: risk factors, treatment and outcomes of patients "
+            "in cohort studies")
+"""Issue 20's question, naming a material so that the Materials Project is searched too."""
 LATENCY = {"pubmed": 0.25, "arxiv": 0.5, "openalex": 0.15, "mp": 0.2, "ddg": 0.3, "web": 0.2}
 MP_KEY = "bench0replay0key0not0a0secret000"  # 32 characters, as mp_api requires
 FILES = 8
+OTHER = {"web": "web pages and open copies", "pubmed": "PubMed (PMC full texts)",
+         "openalex": "OpenAlex (enrichment)"}
 
 
 # ---- the server, in a process of its own ---------------------------------------------------
@@ -150,10 +156,10 @@ def child(args: argparse.Namespace) -> int:
     settings = Settings().with_variables(variables)
     meter = InFlight()
     meter.install()
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
     error = ""
     try:
-        report = review(QUESTION, sources=args.sources.split(","), max_results=args.n,
+        report = review(args.question, sources=args.sources.split(","), max_results=args.n,
                         out=args.out, settings=settings)
         prisma = report.prisma
     except FilesNotWritten as exc:
@@ -162,24 +168,27 @@ def child(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - the bench reports what failed
         error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
         prisma = {}
-    wall = time.monotonic() - started
+    wall, cpu = time.monotonic() - started, time.process_time() - cpu_started
     written = sum(1 for path in Path(args.out).iterdir() if path.is_file()
                   and not path.name.startswith("."))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"wall": wall, "graph": wall - meter.seconds, "rss_mb": peak_mb,
+    print(json.dumps({"wall": wall, "graph": wall - meter.seconds, "cpu": cpu, "rss_mb": peak_mb,
                       "written": written, "error": error,
+                      "by_source": prisma.get("identified", {}),
                       "identified": sum(prisma.get("identified", {}).values()),
                       "screened": prisma.get("screened", 0),
                       "included": prisma.get("included", 0)}))
     return 0
 
 
-def run_one(server: ServerProcess, sources: list[str], n: int, polite: bool) -> dict[str, Any]:
+def run_one(server: ServerProcess, question: str, sources: list[str], n: int,
+            polite: bool) -> dict[str, Any]:
     endpoints = server.fresh()
     with tempfile.TemporaryDirectory(prefix="scholargraph-sizes-") as home:
         out = Path(home) / "out"
         env = {**os.environ, "SCHOLARGRAPH_HOME": home}
-        command = [sys.executable, __file__, "--child", "--n", str(n), "--sources",
+        command = [sys.executable, __file__, "--child", "--question", question, "--n", str(n),
+                   "--sources",
                    ",".join(sources), "--out", str(out), "--endpoints", json.dumps(endpoints)]
         if polite:
             command.append("--polite")
@@ -192,19 +201,23 @@ def run_one(server: ServerProcess, sources: list[str], n: int, polite: bool) -> 
     return {**json.loads(lines[-1]), "sources": sources, "n": n, "requests": server.counts()}
 
 
-HEADER = (f"{'sources':34} {'N':>5} {'wall s':>7} {'graph s':>8} {'RSS MB':>7} {'files':>5} "
-          f"{'ident':>6} {'screen':>6} {'incl':>5}  requests per source")
+HEADER = (f"{'sources':34} {'N':>5} {'wall s':>7} {'graph s':>8} {'cpu s':>6} {'RSS MB':>7} "
+          f"{'files':>5} "
+          f"{'ident':>6} {'screen':>6} {'incl':>5}  requests per source (records identified)")
 
 
 def line(result: dict[str, Any]) -> str:
     requests = ", ".join(f"{source} {result['requests'].get(SERVICE[source], 0)}"
+                         f" ({result.get('by_source', {}).get(source, 0)} records)"
                          for source in result["sources"])
     others = {name: count for name, count in result["requests"].items()
               if name not in {SERVICE[source] for source in result["sources"]}}
     if others:
-        requests += "; also " + ", ".join(f"{name} {count}" for name, count in others.items())
+        requests += "; also " + ", ".join(f"{OTHER.get(name, name)} {count}"
+                                          for name, count in others.items())
     text = (f"{','.join(result['sources']):34} {result['n']:5} {result.get('wall', 0):7.1f} "
-            f"{result.get('graph', 0):8.1f} {result.get('rss_mb', 0):7.0f} "
+            f"{result.get('graph', 0):8.1f} {result.get('cpu', 0):6.1f} "
+            f"{result.get('rss_mb', 0):7.0f} "
             f"{result['written']:3}/8 {result.get('identified', 0):6} "
             f"{result.get('screened', 0):6} {result.get('included', 0):5}  {requests}")
     return text + (f"  FAILED: {result['error']}" if result.get("error") else "")
@@ -214,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--sources", default=",".join(SOURCES))
+    parser.add_argument("--question", default=QUESTION)
     parser.add_argument("--each", action="store_true", help="also one review per source alone")
     parser.add_argument("--polite", action="store_true", help="the services' real pace")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -230,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown sources: {', '.join(unknown)}")
     shapes = [sources] + ([[source] for source in sources] if args.each and len(sources) > 1
                           else [])
-    print(f"question: {QUESTION!r}; latency per answer (s): {LATENCY}; "
+    print(f"question: {args.question!r}; latency per answer (s): {LATENCY}; "
           f"limiters: {'real pace' if args.polite else 'x1000'}")
     print(HEADER, flush=True)
     server = ServerProcess()
@@ -238,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for n in sizes:
             for shape in shapes:
-                result = run_one(server, shape, n, args.polite)
+                result = run_one(server, args.question, shape, n, args.polite)
                 failed += bool(result.get("error")) or result["written"] != FILES
                 print(line(result), flush=True)
     finally:
