@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"scholargraph {_version()}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser,
-                                     metavar="{review,serve,cache}")
+                                     metavar="{" + ",".join(COMMANDS) + "}")
     run = commands.add_parser("review", help="run a literature review",
                               formatter_class=_HelpFormatter)
     run.add_argument("question", help="the research question, in quotes")
@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--events", choices=["jsonl"], default=None,
                      help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    add_update_command(commands)
     page = commands.add_parser("serve", help="start the live review page in a local web server",
                                formatter_class=_HelpFormatter)
     page.add_argument("--host", default="127.0.0.1",
@@ -183,6 +184,53 @@ def run_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def add_update_command(commands: Any) -> None:
+    """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
+    from scholargraph.options import ReviewOptions
+
+    defaults = {option.name: option for option in fields(ReviewOptions)}
+    update = commands.add_parser(
+        "update", formatter_class=_HelpFormatter,
+        help="add to a review what the services added since it was run")
+    update.add_argument("directory", metavar="DIR", help="the folder a review was written to")
+    update.add_argument("--since", metavar="DATE", default=None,
+                        help="search from this day, YYYY-MM-DD (default: the review's day)")
+    for name, extra in (("offline", {}), ("max_results", {"type": int}),
+                        ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
+                        ("no_cache", {})):
+        option = defaults[name]
+        kwargs: dict[str, Any] = {"dest": name, "default": option.default,
+                                  "help": option.metadata["description"], **extra}
+        if option.default is False:
+            kwargs["action"] = "store_true"
+        update.add_argument("--" + name.replace("_", "-"), **kwargs)
+    update.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    update.add_argument("--events", choices=["jsonl"], default=None,
+                        help="print one JSON object per step on standard output, for machines")
+    update.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+
+
+def run_update(args: argparse.Namespace) -> int:
+    from scholargraph.update import update
+
+    options = {name: getattr(args, name)
+               for name in ("offline", "max_results", "model", "full_text", "no_cache")}
+    report = update(args.directory, since=args.since, on_progress=progress_callback(args),
+                    **options)
+    if not args.quiet and report.update is not None:
+        change = report.update
+        cited = {ref.work_id for ref in report.references}
+        new_cited = sum(work_id in cited for work_id in change.new_work_ids)
+        flags = f"; {len(change.flags)} retractions or corrections flagged" if change.flags \
+            else ""
+        print(f"updated {args.directory}/review.md since {change.since}: "
+              f"{len(change.new_work_ids)} new works ({new_cited} cited), "
+              f"{len(change.joined)} new versions joined, "
+              f"{len(change.new_findings)} new findings{flags}; earlier files in "
+              f"{args.directory}/{report.history[-1].files}", file=sys.stderr)
+    return EXIT_OK
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from scholargraph.webapp import serve
 
@@ -212,7 +260,8 @@ def run_cache(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"review": run_review, "serve": run_serve, "cache": run_cache}
+COMMANDS = {"review": run_review, "update": run_update, "serve": run_serve,
+            "cache": run_cache}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -146,6 +146,14 @@ def snowball_citations(works: list[Work], settings: Settings | None = None, *,
     return list(found.values()), entries + more
 
 
+def openalex_records(key: str, values: list[str], settings: Settings, *,
+                     select: Iterable[str] = (), round_number: int = 1,
+                     ) -> tuple[list[dict[str, Any]], list[SearchLogEntry]]:
+    """Every OpenAlex work whose ``key`` (a filter: ``doi``, ``openalex``) is one of
+    ``values``, in batched look-ups, each one search-log entry; a failed batch is logged."""
+    return _Lookup(settings, round_number).batched(key, values, select=select)
+
+
 class _Lookup:
     """Batched ``/works`` look-ups by one filter key, through the shared HTTP policy."""
 
@@ -199,7 +207,7 @@ class _Lookup:
 
     @staticmethod
     def _purpose(key: str) -> str:
-        return {"doi": "enrichment look-up", "openalex": "backward snowballing",
+        return {"doi": "enrichment look-up", "openalex": "look-up by OpenAlex id",
                 "cites": "forward snowballing"}.get(key, "look-up")
 
 
