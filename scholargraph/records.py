@@ -371,6 +371,8 @@ class SearchLogEntry(Record):
     n_results: int = 0
     status: SourceStatus = "ok"
     error: str | None = None
+    note: str | None = None
+    """What the count alone does not say ("GaN: no Materials Project record")."""
     round: int = 1
     unreachable: bool = False
     """No connection could be made (refused, host not found): the source's other queries, this

@@ -263,9 +263,10 @@ def _flat(value: Any) -> str:
 
 def _search_log_section(log: list[SearchLogEntry]) -> list[str]:
     rows = [[entry.round, entry.source, entry.query, entry.n_results, entry.status,
-             entry.error or ""] for entry in log]
+             entry.error or entry.note or ""] for entry in log]
     return _section("Search log",
-                    _table(["Round", "Source", "Query", "Results", "Status", "Error"], rows))
+                    _table(["Round", "Source", "Query", "Results", "Status", "Error or note"],
+                           rows))
 
 
 def _notes_section(report: Report) -> list[str]:
