@@ -2,7 +2,7 @@
 limits the services publish, and the same fetches through langchain-community's wrappers.
 
     python bench/sources.py [--sizes 50,200,1000] [--sources pubmed,arxiv,openalex,materials,web]
-                            [--no-langchain]
+                            [--no-langchain] [--cache DIR]
 
 Each fetch runs against a fresh loopback replay server that delays every answer by a realistic
 latency (``LATENCY``) and ENFORCES each service's rate limit (``LIMITS``): a request beyond it is
@@ -32,8 +32,9 @@ counts are not. The agents reach the server through the run's settings (the endp
 server gives, a fresh home, the on-disk cache off), never through the environment.
 
 langchain-community is the peer compared against. It is not a scholargraph dependency, so it is
-installed in a virtual environment of its own under the bench cache (``PEER_VENV``, made on
-first use with ``PEER_PACKAGES``; never the project's), and each of its fetches runs there
+installed in a virtual environment of its own under the bench cache (``--cache``, default
+``$TMPDIR/scholargraph-bench-store``; made on first use with ``PEER_PACKAGES``; never the
+project's), and each of its fetches runs there
 (``bench/peers/langchain_fetch.py``). ``--no-langchain`` leaves it out.
 
 The bench exits 1 when a row it was asked for could not be measured (a fetch failed or got no
@@ -46,7 +47,6 @@ import argparse
 import json
 import math
 import multiprocessing
-import os
 import subprocess
 import sys
 import tempfile
@@ -78,8 +78,8 @@ LIMITS = {
 }
 LATENCY = {"pubmed": 0.25, "arxiv": 0.5, "openalex": 0.15, "mp": 0.2, "ddg": 0.3}
 LANGCHAIN_DEADLINE_S = 150.0  # per fetch: PubMedAPIWrapper's back-off doubles without end
-PEER_VENV = Path(os.environ.get("SCHOLARGRAPH_BENCH_CACHE")
-                 or Path.home() / ".cache" / "scholargraph-bench") / "langchain-peer"
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "scholargraph-bench-store"
+"""The benches' cache (as ``bench/screening_simulate.py``'s): peers' environments live here."""
 PEER_PACKAGES = ("langchain-community==0.4.2", "arxiv>=2.1,<3", "xmltodict>=0.13,<2")
 """langchain-community and the packages its PubMed and arXiv wrappers import on first use."""
 PEER_SCRIPT = Path(__file__).resolve().parent / "peers" / "langchain_fetch.py"
@@ -255,15 +255,16 @@ def scholargraph_fetch(source: str, n: int) -> Callable[[ServerProcess, Settings
     return prepare
 
 
-def peer_python() -> Path:
+def peer_python(cache: Path) -> Path:
     """The peer's interpreter, in its own virtual environment under the bench cache (made, and
     ``PEER_PACKAGES`` installed into it, on first use)."""
-    python = PEER_VENV / "bin" / "python"
-    marker = PEER_VENV / ".installed"
+    peer_venv = cache / "langchain-venv"
+    python = peer_venv / "bin" / "python"
+    marker = peer_venv / ".installed"
     if marker.exists() and marker.read_text() == " ".join(PEER_PACKAGES):
         return python
-    print(f"installing the langchain peer into {PEER_VENV} ...", file=sys.stderr, flush=True)
-    venv.create(PEER_VENV, with_pip=True, clear=True)
+    print(f"installing the langchain peer into {peer_venv} ...", file=sys.stderr, flush=True)
+    venv.create(peer_venv, with_pip=True, clear=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", *PEER_PACKAGES], check=True)
     marker.write_text(" ".join(PEER_PACKAGES))
     return python
@@ -302,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--sources", default="pubmed,arxiv,openalex,materials,web")
     parser.add_argument("--no-langchain", action="store_true")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                        help="the benches' cache, where the langchain peer's venv is made")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
     sources = args.sources.split(",")
@@ -320,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                                        scholargraph_fetch(source, n)))
                 print(results[-1].line(), flush=True)
         if not args.no_langchain and {"pubmed", "arxiv"} & set(sources):
-            python = peer_python()
+            python = peer_python(args.cache)
             for source in ("pubmed", "arxiv"):
                 if source not in sources:
                     continue
