@@ -248,8 +248,10 @@ BALANCE_WORDS = (("supports", "supports it", "support it"),
 
 
 def balance_line(stances: list[WorkStance]) -> str:
-    """The balance of the studies that test a claim, each cited: "Of the 4 included studies, 2
-    support it [1][3], 1 contradicts it [2], 1 finds no effect [4]."; empty without stances."""
+    """The balance of the studies that test a claim, each cited: "Of the 4 included studies read
+    against the claim, 2 support it [1][3], 1 contradicts it [2], 1 finds no effect [4]."; a
+    study not cited (it states no result) is counted without a number; empty without
+    stances."""
     if not stances:
         return ""
     parts = []
@@ -259,8 +261,9 @@ def balance_line(stances: list[WorkStance]) -> str:
         if count:
             cited = "".join(f"[{number}]" for number in numbers)
             parts.append(f"{count} {one if count == 1 else several}{' ' + cited if cited else ''}")
-    noun = "study" if len(stances) == 1 else "studies"
-    return f"Of the {len(stances)} included {noun} read against the claim, {', '.join(parts)}."
+    if len(stances) == 1:
+        return f"The one included study {parts[0].removeprefix('1 ')}."
+    return f"Of the {len(stances)} included studies read against the claim, {', '.join(parts)}."
 
 
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:

@@ -94,3 +94,9 @@ def test_the_balance_line_counts_each_reading_and_cites_each_study():
                                      "support it [1][3], 1 contradicts it [2], 2 find no "
                                      "effect [4][5].")
     assert balance_line([]) == ""
+    assert balance_line([WorkStance(work_id="a", reading="supports", citation=2)]) == (
+        "The one included study supports it [2].")
+    silent = WorkStance(work_id="b", reading="neither")  # states no result: not cited for one
+    assert balance_line([stances[0], silent]) == (
+        "Of the 2 included studies read against the claim, 1 supports it [1], 1 reads neither "
+        "way.")

@@ -272,7 +272,8 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, passages: list[P
     for work in papers:
         own = [c for c in ranked if c.work_id == work.id
                and "result" in c.facets and "background" not in c.facets][:STANCE_SENTENCES]
-        if not own:
+        if not own:  # it states no result on the claim's subject: it reads neither way
+            stances.append(WorkStance(work_id=work.id, reading="neither"))
             continue
         readings = [(reading(claim, c.quote.text), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])

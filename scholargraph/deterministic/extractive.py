@@ -117,7 +117,11 @@ FACET_CUES = {
     "background": re.compile(
         r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
         r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
-        r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*)\b",
+        r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
+        r"there is an? (?:\w+ )?need|in recent (?:years|decades)|has seen|have seen|"
+        r"(?:has|have) (?:become|been increasingly)|increasingly (?:used|popular|important)|"
+        r"(?:is|are) (?:an? )?(?:critical|important|key|valuable|essential|powerful) "
+        r"(?:tools?|components?|approach\w*|parts?))\b",
         re.IGNORECASE),
 }
 PAPER_DOES = re.compile(
