@@ -214,3 +214,17 @@ def test_crispr_review_sends_sickle_cell_disease_to_every_source(replay, tmp_pat
     assert {e.source for e in first} == {"pubmed", "openalex"}
     assert all("sickle" in e.query for e in first)
     assert not any(_searched_words(e.query) == ["adults"] for e in report.search_log)
+
+
+@pytest.mark.parametrize(("question", "compared"), [
+    ("What is the band gap of GaN compared with silicon?",
+     "What results compare GaN with silicon in terms of band gap?"),
+    ("Is gallium arsenide a better photovoltaic absorber than silicon?",
+     "What results compare gallium arsenide with silicon as photovoltaic absorber?"),
+    ("Is LiFePO4 more stable than LiCoO2 as a cathode?",
+     "What results compare LiFePO4 with LiCoO2 as cathode?"),
+])
+def test_a_materials_comparison_compares_the_materials(question, compared):
+    """The materials named are what is compared, never the property with one of them."""
+    _, subs = _plan(question)
+    assert compared in [sub.text for sub in subs]
