@@ -1,4 +1,5 @@
 """The command line: ``scholargraph review "QUESTION" --out DIR [options]``,
+``scholargraph screen LIBRARY --question Q --out DIR`` to screen a library with a person,
 ``scholargraph serve`` for the live review page, and ``scholargraph cache info|clear``.
 
 Exit codes: 0 on success (also when some sources failed: ``review.json`` says which), 2 on bad
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     add_update_command(commands)
+    add_screen_command(commands)
     page = commands.add_parser("serve", help="start the live review page in a local web server",
                                formatter_class=_HelpFormatter)
     page.add_argument("--host", default="127.0.0.1",
@@ -231,6 +233,53 @@ def run_update(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def add_screen_command(commands: argparse._SubParsersAction) -> None:
+    """``scholargraph screen LIBRARY --question Q [--criteria FILE] [--labels FILE] --out DIR``."""
+    from scholargraph.screening.session import BATCH
+
+    screen = commands.add_parser(
+        "screen", help="rank a library for screening, learning from your include/exclude labels",
+        formatter_class=_HelpFormatter)
+    screen.add_argument("library", help="a file or folder: BibTeX, RIS, CSL-JSON, JSONL, PDF, "
+                        "JATS, or CSV with title and abstract columns")
+    screen.add_argument("--question", required=True, help="the review's question")
+    screen.add_argument("--criteria", default=None,
+                        help="the eligibility criteria: a text file, or the text in quotes")
+    screen.add_argument("--labels", default=None,
+                        help="CSV of record id (or DOI) and 1 (include) or 0 (exclude); "
+                             "--interactive appends to it (and creates it)")
+    screen.add_argument("--out", required=True, help="directory for screening.csv, "
+                        "to-screen.ris, included.ris and summary.json")
+    screen.add_argument("--batch", type=int, default=BATCH, help="works in to-screen.ris")
+    screen.add_argument("--interactive", action="store_true",
+                        help="screen in the terminal, one record at a time (needs --labels)")
+    screen.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    screen.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+
+
+def run_screen(args: argparse.Namespace) -> int:
+    from scholargraph.screening.session import open_session
+
+    if args.interactive and not args.labels:
+        raise InputError("--interactive needs --labels FILE, where every decision is saved")
+    if args.batch < 1:
+        raise InputError("--batch must be at least 1")
+    session = open_session(args.library, args.question, args.criteria, args.labels,
+                           create_labels=args.interactive)
+    if args.interactive:
+        from scholargraph.screening.interactive import run_interactive
+
+        run_interactive(session, out=args.out, batch=args.batch)
+    paths = session.write(args.out, args.batch)
+    for warning in session.warnings:
+        print(f"scholargraph: warning: {' '.join(warning.split())}", file=sys.stderr)
+    if not args.quiet:
+        for line in session.summary_lines():
+            print(line, file=sys.stderr)
+        print(f"wrote {paths['screening.csv']} and {len(paths) - 1} more files", file=sys.stderr)
+    return EXIT_OK
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from scholargraph.webapp import serve
 
@@ -260,8 +309,8 @@ def run_cache(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"review": run_review, "update": run_update, "serve": run_serve,
-            "cache": run_cache}
+COMMANDS = {"review": run_review, "update": run_update, "screen": run_screen,
+            "serve": run_serve, "cache": run_cache}
 
 
 def main(argv: list[str] | None = None) -> int:
