@@ -19,6 +19,7 @@ from scholargraph.api import review, start_review
 from scholargraph.context import ReviewContext
 from scholargraph.errors import (
     ConfigurationError,
+    FilesNotWritten,
     InputError,
     ModelError,
     OutputDirError,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigurationError",
+    "FilesNotWritten",
     "InputError",
     "ModelError",
     "OutputDirError",

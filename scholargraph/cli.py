@@ -15,7 +15,12 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, NoReturn
 
-from scholargraph.errors import ConfigurationError, InputError, ScholargraphError
+from scholargraph.errors import (
+    ConfigurationError,
+    FilesNotWritten,
+    InputError,
+    ScholargraphError,
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -88,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"scholargraph {_version()}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser,
-                                     metavar="{review,screen,serve,cache}")
+                                     metavar="{" + ",".join(COMMANDS) + "}")
     run = commands.add_parser("review", help="run a literature review",
                               formatter_class=_HelpFormatter)
     run.add_argument("question", help="the research question, in quotes")
@@ -98,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--events", choices=["jsonl"], default=None,
                      help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    add_update_command(commands)
     add_screen_command(commands)
     page = commands.add_parser("serve", help="start the live review page in a local web server",
                                formatter_class=_HelpFormatter)
@@ -164,7 +170,12 @@ def run_review(args: argparse.Namespace) -> int:
     outcome = run.start()
     while isinstance(outcome, PendingApproval):
         outcome = run.resume(ask_plan_decision(outcome.plan))
-    outcome.write(args.out)
+    try:
+        outcome.write(args.out)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
         counts = outcome.counts
@@ -175,7 +186,7 @@ def run_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_screen_command(commands: argparse._SubParsersAction) -> None:
+def add_screen_command(commands: Any) -> None:
     """``scholargraph screen LIBRARY --question Q [--criteria FILE] [--labels FILE] --out DIR``."""
     from scholargraph.screening.session import BATCH
 
@@ -222,6 +233,53 @@ def run_screen(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def add_update_command(commands: Any) -> None:
+    """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
+    from scholargraph.options import ReviewOptions
+
+    defaults = {option.name: option for option in fields(ReviewOptions)}
+    update = commands.add_parser(
+        "update", formatter_class=_HelpFormatter,
+        help="add to a review what the services added since it was run")
+    update.add_argument("directory", metavar="DIR", help="the folder a review was written to")
+    update.add_argument("--since", metavar="DATE", default=None,
+                        help="search from this day, YYYY-MM-DD (default: the review's day)")
+    for name, extra in (("offline", {}), ("max_results", {"type": int}),
+                        ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
+                        ("no_cache", {})):
+        option = defaults[name]
+        kwargs: dict[str, Any] = {"dest": name, "default": option.default,
+                                  "help": option.metadata["description"], **extra}
+        if option.default is False:
+            kwargs["action"] = "store_true"
+        update.add_argument("--" + name.replace("_", "-"), **kwargs)
+    update.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    update.add_argument("--events", choices=["jsonl"], default=None,
+                        help="print one JSON object per step on standard output, for machines")
+    update.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+
+
+def run_update(args: argparse.Namespace) -> int:
+    from scholargraph.update import update
+
+    options = {name: getattr(args, name)
+               for name in ("offline", "max_results", "model", "full_text", "no_cache")}
+    report = update(args.directory, since=args.since, on_progress=progress_callback(args),
+                    **options)
+    if not args.quiet and report.update is not None:
+        change = report.update
+        cited = {ref.work_id for ref in report.references}
+        new_cited = sum(work_id in cited for work_id in change.new_work_ids)
+        flags = f"; {len(change.flags)} retractions or corrections flagged" if change.flags \
+            else ""
+        print(f"updated {args.directory}/review.md since {change.since}: "
+              f"{len(change.new_work_ids)} new works ({new_cited} cited), "
+              f"{len(change.joined)} new versions joined, "
+              f"{len(change.new_findings)} new findings{flags}; earlier files in "
+              f"{args.directory}/{report.history[-1].files}", file=sys.stderr)
+    return EXIT_OK
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from scholargraph.webapp import serve
 
@@ -251,7 +309,8 @@ def run_cache(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"review": run_review, "screen": run_screen, "serve": run_serve, "cache": run_cache}
+COMMANDS = {"review": run_review, "update": run_update, "screen": run_screen,
+            "serve": run_serve, "cache": run_cache}
 
 
 def main(argv: list[str] | None = None) -> int:

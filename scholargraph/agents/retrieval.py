@@ -1,8 +1,9 @@
 """retrieval: gather every record the sources returned into one deduplicated list of works.
 
 Deduplication runs over all rounds' records together, so a work found again by a gap query is
-merged, not double-counted. The PRISMA counts come from the same pass, so they add up by
-construction: screened = identified - duplicates removed; included = screened - excluded.
+merged, not double-counted. The PRISMA counts come from the fate of every record identified
+(:mod:`scholargraph.ledger`: a duplicate, excluded with its reason, or included), so they add up
+by construction, whatever the rounds and whichever works share an id.
 Screening excludes works with no text to judge and works off the question's topic (their title
 and abstract mention few of its key terms, :mod:`scholargraph.deterministic.relevance`), each with
 its reason. When the question is a claim to check rather than a question or a topic
@@ -17,13 +18,14 @@ type and credibility (:mod:`scholargraph.deterministic.credibility`), from the m
 record. Last, the best-ranked included works are read in full where they are open access (up to the
 run's ``full_text`` budget; :mod:`scholargraph.fulltext.fetch`), before ``rag_filter`` indexes their
 passages; PRISMA's full-text stage (reports sought, not retrieved and why, assessed) comes from
-that step.
+that step. A work sought in full is sought once a run: its outcome stays in the state
+(``full_texts``) and its text is carried to the next round's works.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import date
+from typing import cast
 
 from langgraph.runtime import Runtime
 
@@ -37,6 +39,14 @@ from scholargraph.deterministic.relevance import (
     off_topic,
 )
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
+from scholargraph.ledger import (
+    RETRIEVED,
+    FullTextFate,
+    Ledger,
+    full_text_fates,
+    identifying_source,
+    work_key,
+)
 from scholargraph.rag.works import rank_works
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -71,46 +81,62 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         limit=context.max_results, round_number=state.get("iteration", 1),
         settings=context.run_settings)
     records = [*state.get("records", []), *found.added]
-    works = found.works
+    works = carry_full_texts(found.works, state.get("papers", []))
     this_year = date.today().year
     question = state.get("cleaned_question") or state.get("question", "")
-    reasons = {work.id: screening_reason(work, question) for work in works}
+    reasons = [screening_reason(work, question) for work in works]
     notes = list(found.notes)
     if is_claim(question):
-        screened_in = [work for work in works if reasons[work.id] is None]
+        screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
         ranked, warnings = rank_works(question, screened_in, context.run_settings)
         closest = closest_to_claim(ranked)
-        reasons.update({work.id: EXCLUSION_NOT_CLOSEST for work in screened_in
-                        if work.id not in closest})
+        reasons = [EXCLUSION_NOT_CLOSEST if reason is None and work.id not in closest else reason
+                   for work, reason in zip(works, reasons, strict=True)]
         notes += [f"retrieval: {warning}" for warning in warnings]
     included = [work.model_copy(update={"credibility": assess(work, this_year)})
-                for work in works if reasons[work.id] is None]
-    identified = Counter(source for record in records for source in record.sources)
-    excluded = Counter(reason for reason in reasons.values() if reason is not None)
-    prisma: Prisma = {
-        "identified": dict(sorted(identified.items())),
-        "duplicates_removed": len(records) - len(works),
-        "screened": len(works),
-        "excluded": len(works) - len(included),
-        "excluded_reasons": dict(sorted(excluded.items())),
-        "included": len(included),
-    }
+                for work, reason in zip(works, reasons, strict=True) if reason is None]
+    full_texts = dict(state.get("full_texts", {}))
     if context.full_text > 0:
-        included, full_text_prisma, note = read_full_texts(state, included, context.full_text,
-                                                           context.run_settings)
-        prisma.update(full_text_prisma)  # type: ignore[typeddict-item]
+        included, read, note = read_full_texts(state, included, context.full_text,
+                                               context.run_settings, full_texts)
+        full_texts.update(read)
         notes += [note] if note else []
+    ledger = Ledger.build([identifying_source(record.sources) for record in records],
+                          found.groups, reasons,
+                          full_text_fates(full_texts, works))
+    prisma = cast(Prisma, ledger.prisma(full_text_stage=context.full_text > 0))
     return {"papers": included, "prisma": prisma, "records": found.added,
-            "search_log": found.log, "notes": notes}
+            "search_log": found.log, "notes": notes, "full_texts": full_texts}
 
 
-def read_full_texts(state: ReviewState, included: list[Work], budget: int, settings: Settings
-                    ) -> tuple[list[Work], dict[str, object], str | None]:
-    """The included works with the best-ranked open ones read in full, PRISMA's full-text
-    counts, and the note saying what was read."""
+def carry_full_texts(works: list[Work], earlier: list[Work]) -> list[Work]:
+    """``works`` with the full texts read in earlier rounds put back: each round folds the
+    records afresh, and an article is read at most once a run."""
+    read = {work_key(work): work for work in earlier if work.full_text_spans}
+    return [_with_text_of(work, read[work_key(work)])
+            if work_key(work) in read and not work.full_text_spans else work for work in works]
+
+
+def _with_text_of(work: Work, earlier: Work) -> Work:
+    return work.model_copy(update={
+        "full_text": earlier.full_text, "full_text_spans": earlier.full_text_spans,
+        "full_text_source": earlier.full_text_source, "licence": earlier.licence,
+        "abstract": work.abstract or earlier.abstract})
+
+
+def read_full_texts(state: ReviewState, included: list[Work], budget: int, settings: Settings,
+                    known: dict[str, FullTextFate]
+                    ) -> tuple[list[Work], dict[str, FullTextFate], str | None]:
+    """The included works with the best-ranked open ones read in full, what became of each
+    work sought this round, and the note saying what was read. Works sought in an earlier round
+    count against the budget and are not asked for again (``known``)."""
     texts = [state.get("cleaned_question") or state.get("question", ""),
              *(sub.text for sub in state.get("sub_questions", []))]
-    ranked = rank_for_reading([work for work in included if readable(work)], texts)
-    done = FullTextReader(settings).read_all(ranked, budget)
-    by_id = {work.id: work for work in done.works}
-    return [by_id.get(work.id, work) for work in included], done.prisma(), done.note()
+    already = len({work_key(work) for work in included} & set(known))
+    candidates = [work for work in included if readable(work) and known.get(
+        work_key(work), FullTextFate(status=RETRIEVED)).status == RETRIEVED]
+    ranked = rank_for_reading(candidates, texts)
+    done = FullTextReader(settings).read_all(ranked, max(0, budget - already))
+    read = {work_key(work): work for work in done.works if work.full_text_spans}
+    return ([read.get(work_key(work), work) for work in included], done.fates(),
+            done.note())

@@ -18,6 +18,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from datetime import date
 from itertools import combinations
 from typing import ClassVar
 
@@ -50,6 +51,12 @@ class SearchRequest:
     """Set when the question is about current events: sources with news search it this far back."""
     wants_data: bool = False
     """Set when the question asks for specific values: sources may look one step further."""
+    added_since: date | None = None
+    """Set by an update (``scholargraph update``): only records the service added on or after
+    this day (PubMed's Entrez date, arXiv's submission date, OpenAlex's creation date, the
+    web's time window), up to ``added_until``."""
+    added_until: date | None = None
+    """The last day of the added-records window (an update: the day it runs)."""
 
 
 @dataclass(kw_only=True)
