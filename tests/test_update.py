@@ -187,15 +187,20 @@ def test_a_failing_source_is_recorded_and_the_earlier_review_kept(
     assert (folder / report.history[-1].files / "review.json").read_bytes() == before
 
 
-def test_an_offline_update_finds_what_the_second_recording_added(tmp_path: Path) -> None:
+def test_an_offline_update_finds_what_the_second_recording_added(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The README's example: the offline review sees the corpus of 2023-06-30, the offline
-    update the rest; a full text the corpus does not hold is not called a failure."""
+    update (here with --events jsonl) the rest; a full text the corpus does not hold is not
+    called a failure."""
     folder = tmp_path / "review"
     earlier = review(QUESTION, offline=True, out=folder)
     assert earlier.searched_through == "2023-06-30"
     reasons = earlier.prisma.get("not_retrieved_reasons", {})
     assert "failed" not in reasons and reasons.get("not in the recorded corpus", 0) > 0
-    report = update(folder, offline=True)
+    assert main(["update", str(folder), "--offline", "--events", "jsonl"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"retrieval", "synthesis"} <= {event.get("node") for event in events}
+    report = Report.model_validate_json((folder / "review.json").read_text(encoding="utf-8"))
     assert report.update is not None and report.update.since == "2023-06-30"
     assert report.searched_through == "2026-04-12"
     assert report.update.new_work_ids and [j.earlier_id for j in report.update.joined] == [
