@@ -20,7 +20,7 @@ import pytest
 from scholargraph import review
 from scholargraph.cli import main
 from scholargraph.report import Report
-from scholargraph.testing import Fault, ReplayServer
+from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
 from scholargraph.updating import update
 
@@ -258,3 +258,32 @@ def test_the_readme_offline_example_cites_a_full_text_by_section() -> None:
     sections = {p.section for p in cited} - {"title", "abstract", "full_text"}
     assert sections & {"Conclusion", "Discussion", "Results", "Introduction"}, sections
     assert any(report.locations(f.passage_ids) for f in report.findings)
+
+
+class PremiumOnlyOpenAlex(OpenAlexService):
+    """The recorded OpenAlex, refusing the creation-date filters as it long did for keys without
+    Premium (the 403 is written here, in the API's error shape; no refusal was recorded)."""
+
+    def handle(self, request: ReplayRequest) -> ReplayResponse:
+        if "created_date" in (request.param("filter") or ""):
+            return ReplayResponse(403, json.dumps({
+                "error": "Forbidden", "message": "from_created_date requires a Premium key"
+            }).encode())
+        return super().handle(request)
+
+
+def test_openalex_refusing_the_creation_date_falls_back_to_the_publication_date(
+        tmp_path: Path) -> None:
+    from scholargraph.settings import get_settings
+    from scholargraph.sources.base import SearchRequest
+    from scholargraph.sources.openalex import OpenAlexAgent
+
+    with ReplayServer.default(extra=[PremiumOnlyOpenAlex()]) as server, server.environment(
+            SCHOLARGRAPH_HOME=str(tmp_path / "home"), **RATES):
+        result = OpenAlexAgent(get_settings()).search(SearchRequest(
+            query="machine learning", added_since=CUT, added_until=date(2024, 12, 31)))
+        filters = [r.param("filter") for r in server.requests if r.param("search")]
+    assert filters == ["from_created_date:2023-06-30,to_created_date:2024-12-31",
+                       "from_publication_date:2023-06-30"]
+    assert result.works and all((w.year or 0) >= 2023 for w in result.works)
+    assert "refused the creation-date filter" in result.notes[0]
