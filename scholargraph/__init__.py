@@ -4,8 +4,11 @@
 >>> report = review("machine learning for public health surveillance", offline=True)
 >>> report.write("review/")
 
-``graph`` (the compiled LangGraph graph that ``langgraph.json`` names) is imported lazily, so
-``import scholargraph`` stays fast for the CLI's input checks.
+``screen(library, question, criteria=None, labels=None, out=None)`` ranks a library for a person
+screening it and learns from their labels (:mod:`scholargraph.screening.session`).
+
+``graph`` (the compiled LangGraph graph that ``langgraph.json`` names) and ``screen`` are
+imported lazily, so ``import scholargraph`` stays fast for the CLI's input checks.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from scholargraph.api import review, start_review
 from scholargraph.context import ReviewContext
 from scholargraph.errors import (
     ConfigurationError,
+    FilesNotWritten,
     InputError,
     ModelError,
     OutputDirError,
@@ -29,10 +33,13 @@ from scholargraph.runs import PendingApproval, ReviewRun
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
+    from scholargraph.screening.session import screen
+
     graph: CompiledStateGraph
 
 __all__ = [
     "ConfigurationError",
+    "FilesNotWritten",
     "InputError",
     "ModelError",
     "OutputDirError",
@@ -45,6 +52,7 @@ __all__ = [
     "SourceError",
     "graph",
     "review",
+    "screen",
     "start_review",
 ]
 
@@ -54,4 +62,8 @@ def __getattr__(name: str) -> Any:
         from scholargraph.graph import graph
 
         return graph
+    if name == "screen":
+        from scholargraph.screening.session import screen
+
+        return screen
     raise AttributeError(name)

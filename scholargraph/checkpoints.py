@@ -18,7 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from scholargraph import records
+from scholargraph import ledger, records
 from scholargraph.agents import schemas
 from scholargraph.errors import ConfigurationError
 from scholargraph.settings import Settings
@@ -29,7 +29,7 @@ CHECKPOINT_FILE = "checkpoints.sqlite"
 def checkpoint_types() -> list[tuple[str, str]]:
     """(module, class) of every pydantic record the state holds."""
     found = []
-    for module in (records, schemas):
+    for module in (records, schemas, ledger):
         for name, value in vars(module).items():
             if isinstance(value, type) and issubclass(value, records.Record) \
                     and value.__module__ == module.__name__:

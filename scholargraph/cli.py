@@ -1,4 +1,5 @@
 """The command line: ``scholargraph review "QUESTION" --out DIR [options]``,
+``scholargraph screen LIBRARY --question Q --out DIR`` to screen a library with a person,
 ``scholargraph serve`` for the live review page, and ``scholargraph cache info|clear``.
 
 Exit codes: 0 on success (also when some sources failed: ``review.json`` says which), 2 on bad
@@ -14,7 +15,12 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, NoReturn
 
-from scholargraph.errors import ConfigurationError, InputError, ScholargraphError
+from scholargraph.errors import (
+    ConfigurationError,
+    FilesNotWritten,
+    InputError,
+    ScholargraphError,
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -87,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"scholargraph {_version()}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser,
-                                     metavar="{review,serve,cache}")
+                                     metavar="{" + ",".join(COMMANDS) + "}")
     run = commands.add_parser("review", help="run a literature review",
                               formatter_class=_HelpFormatter)
     run.add_argument("question", help="the research question, in quotes")
@@ -97,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--events", choices=["jsonl"], default=None,
                      help="print one JSON object per step on standard output, for machines")
     run.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    add_update_command(commands)
+    add_screen_command(commands)
     page = commands.add_parser("serve", help="start the live review page in a local web server",
                                formatter_class=_HelpFormatter)
     page.add_argument("--host", default="127.0.0.1",
@@ -162,7 +170,12 @@ def run_review(args: argparse.Namespace) -> int:
     outcome = run.start()
     while isinstance(outcome, PendingApproval):
         outcome = run.resume(ask_plan_decision(outcome.plan))
-    outcome.write(args.out)
+    try:
+        outcome.write(args.out)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
         counts = outcome.counts
@@ -170,6 +183,100 @@ def run_review(args: argparse.Namespace) -> int:
               f"{counts.included} included, {counts.findings} findings, "
               f"{counts.cited_works} references"
               + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
+    return EXIT_OK
+
+
+def add_update_command(commands: Any) -> None:
+    """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
+    from scholargraph.options import ReviewOptions
+
+    defaults = {option.name: option for option in fields(ReviewOptions)}
+    update = commands.add_parser(
+        "update", formatter_class=_HelpFormatter,
+        help="add to a review what the services added since it was run")
+    update.add_argument("directory", metavar="DIR", help="the folder a review was written to")
+    update.add_argument("--since", metavar="DATE", default=None,
+                        help="search from this day, YYYY-MM-DD (default: the review's day)")
+    for name, extra in (("offline", {}), ("max_results", {"type": int}),
+                        ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
+                        ("no_cache", {})):
+        option = defaults[name]
+        kwargs: dict[str, Any] = {"dest": name, "default": option.default,
+                                  "help": option.metadata["description"], **extra}
+        if option.default is False:
+            kwargs["action"] = "store_true"
+        update.add_argument("--" + name.replace("_", "-"), **kwargs)
+    update.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    update.add_argument("--events", choices=["jsonl"], default=None,
+                        help="print one JSON object per step on standard output, for machines")
+    update.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+
+
+def run_update(args: argparse.Namespace) -> int:
+    from scholargraph.update import update
+
+    options = {name: getattr(args, name)
+               for name in ("offline", "max_results", "model", "full_text", "no_cache")}
+    report = update(args.directory, since=args.since, on_progress=progress_callback(args),
+                    **options)
+    if not args.quiet and report.update is not None:
+        change = report.update
+        cited = {ref.work_id for ref in report.references}
+        new_cited = sum(work_id in cited for work_id in change.new_work_ids)
+        flags = f"; {len(change.flags)} retractions or corrections flagged" if change.flags \
+            else ""
+        print(f"updated {args.directory}/review.md since {change.since}: "
+              f"{len(change.new_work_ids)} new works ({new_cited} cited), "
+              f"{len(change.joined)} new versions joined, "
+              f"{len(change.new_findings)} new findings{flags}; earlier files in "
+              f"{args.directory}/{report.history[-1].files}", file=sys.stderr)
+    return EXIT_OK
+
+
+def add_screen_command(commands: argparse._SubParsersAction) -> None:
+    """``scholargraph screen LIBRARY --question Q [--criteria FILE] [--labels FILE] --out DIR``."""
+    from scholargraph.screening.session import BATCH
+
+    screen = commands.add_parser(
+        "screen", help="rank a library for screening, learning from your include/exclude labels",
+        formatter_class=_HelpFormatter)
+    screen.add_argument("library", help="a file or folder: BibTeX, RIS, CSL-JSON, JSONL, PDF, "
+                        "JATS, or CSV with title and abstract columns")
+    screen.add_argument("--question", required=True, help="the review's question")
+    screen.add_argument("--criteria", default=None,
+                        help="the eligibility criteria: a text file, or the text in quotes")
+    screen.add_argument("--labels", default=None,
+                        help="CSV of record id (or DOI) and 1 (include) or 0 (exclude); "
+                             "--interactive appends to it (and creates it)")
+    screen.add_argument("--out", required=True, help="directory for screening.csv, "
+                        "to-screen.ris, included.ris and summary.json")
+    screen.add_argument("--batch", type=int, default=BATCH, help="works in to-screen.ris")
+    screen.add_argument("--interactive", action="store_true",
+                        help="screen in the terminal, one record at a time (needs --labels)")
+    screen.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    screen.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+
+
+def run_screen(args: argparse.Namespace) -> int:
+    from scholargraph.screening.session import open_session
+
+    if args.interactive and not args.labels:
+        raise InputError("--interactive needs --labels FILE, where every decision is saved")
+    if args.batch < 1:
+        raise InputError("--batch must be at least 1")
+    session = open_session(args.library, args.question, args.criteria, args.labels,
+                           create_labels=args.interactive)
+    if args.interactive:
+        from scholargraph.screening.interactive import run_interactive
+
+        run_interactive(session, out=args.out, batch=args.batch)
+    paths = session.write(args.out, args.batch)
+    for warning in session.warnings:
+        print(f"scholargraph: warning: {' '.join(warning.split())}", file=sys.stderr)
+    if not args.quiet:
+        for line in session.summary_lines():
+            print(line, file=sys.stderr)
+        print(f"wrote {paths['screening.csv']} and {len(paths) - 1} more files", file=sys.stderr)
     return EXIT_OK
 
 
@@ -202,7 +309,8 @@ def run_cache(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"review": run_review, "serve": run_serve, "cache": run_cache}
+COMMANDS = {"review": run_review, "update": run_update, "screen": run_screen,
+            "serve": run_serve, "cache": run_cache}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,7 @@ to the settings' model (``SCHOLARGRAPH_MODEL``) only when left unset.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any
 
 from scholargraph.settings import Settings, get_settings
@@ -73,6 +74,10 @@ class ReviewContext:
         None, "the model's context size in tokens (unset: SCHOLARGRAPH_MODEL_CONTEXT, else asked "
         "of the server where it says, else 4096)", cli={"type": int})
     chat_model: Any = option(None, "a chat model object (Python callers, tests); wins over model")
+    added_since: str | None = option(
+        None, "only records the services added on or after this day, YYYY-MM-DD (what "
+        "`scholargraph update` sets: PubMed's Entrez date, arXiv's submission date, OpenAlex's "
+        "creation date, the web's time window)")
 
     settings: Settings | dict[str, Any] | None = field(
         default=None,
@@ -89,6 +94,12 @@ class ReviewContext:
         """The run's configuration (always a :class:`Settings` once the context is made)."""
         assert isinstance(self.settings, Settings)
         return self.settings
+
+    def added_window(self) -> tuple[date, date] | None:
+        """The days an update's searches cover (``added_since`` to today, UTC), or ``None``."""
+        if not self.added_since:
+            return None
+        return date.fromisoformat(self.added_since), datetime.now(UTC).date()
 
     def model_name(self) -> str | None:
         """The configured model name: the run's own, else the settings' (``SCHOLARGRAPH_MODEL``)."""

@@ -11,12 +11,16 @@
     │   │   └── SourceUnreachable  connection refused or host not found: not retried, and the
     │   │                          source's other queries of the round are skipped
     │   └── SourceResponseError the service answered with a body that cannot be parsed
-    └── ModelError              the chat model's reply stayed unusable after a retry
+    ├── ModelError              the chat model's reply stayed unusable after a retry
+    └── FilesNotWritten         some of a review's files could not be written (the others were)
 
 ``retryable`` tells a caller whether the same call may succeed later.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 
 class ScholargraphError(Exception):
@@ -66,3 +70,23 @@ class ModelError(ScholargraphError):
     retry."""
 
     retryable = True
+
+
+@dataclass(frozen=True)
+class NotWritten:
+    """One file of a review that could not be written, and why (one line)."""
+
+    path: Path
+    reason: str
+
+
+class FilesNotWritten(ScholargraphError):
+    """Some of a review's files could not be written; every other file was. ``not_written``
+    names each with its reason, ``written`` maps the names of those written to their paths.
+    The same ``--thread`` with another ``--out`` writes them all again without a request."""
+
+    def __init__(self, not_written: list[NotWritten], written: dict[str, Path]) -> None:
+        names = ", ".join(f"{item.path.name} ({item.reason})" for item in not_written)
+        super().__init__(f"{len(not_written)} of the review's files not written: {names}")
+        self.not_written = not_written
+        self.written = written

@@ -8,6 +8,7 @@ page hand to a run; it turns into the run's :class:`~scholargraph.context.Review
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,8 @@ class ReviewOptions(ReviewContext):
                 raise InputError(f"--{label} {year} is not a plausible publication year")
         if self.since and self.until and self.since > self.until:
             raise InputError(f"--since {self.since} is after --until {self.until}")
+        if self.added_since is not None:
+            check_day(self.added_since, "added since")
         if not 0 <= self.full_text <= MAX_FULL_TEXTS:
             raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
         if not 1 <= self.max_iterations <= 10:
@@ -84,6 +87,17 @@ class ReviewOptions(ReviewContext):
         run's own, its endpoints swapped while an offline run goes)."""
         values = {f.name: getattr(self, f.name) for f in fields(ReviewContext)}
         return ReviewContext(**{**values, "settings": settings})
+
+
+def check_day(text: str, label: str) -> date:
+    """``text`` as a day (YYYY-MM-DD) no later than today, or :class:`InputError` saying so."""
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{label} {text!r} is not a date; write it as YYYY-MM-DD") from None
+    if day > datetime.now(UTC).date():
+        raise InputError(f"{label} {text} is in the future")
+    return day
 
 
 def options_from(values: dict[str, Any]) -> ReviewOptions:

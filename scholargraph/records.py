@@ -149,6 +149,9 @@ class Work(Record):
         "Jun;66(6):1 (PMID 27920200)')")
     credibility: Credibility | None = Field(
         None, description="Source type and credibility, set by the retrieval node")
+    first_seen: date | None = Field(
+        None, description="The day the review first included it (set by ``scholargraph "
+        "update``: the earlier run's day for the works it had, the update's for new ones)")
 
     @field_validator("doi", mode="before")
     @classmethod
@@ -247,6 +250,8 @@ class Work(Record):
         merged.notices = _union(self.notices, other.notices)
         merged.is_retracted = self.is_retracted or other.is_retracted
         merged.published = merged.published or preprint.published
+        seen = [day for day in (self.first_seen, other.first_seen) if day is not None]
+        merged.first_seen = min(seen) if seen else None
         if merged.kind == "web" and preprint.kind == "news":
             merged.kind = "news"  # the same page found as a news item keeps its label
         merged.referenced_works = _union(self.referenced_works, other.referenced_works)
@@ -366,6 +371,8 @@ class SearchLogEntry(Record):
     n_results: int = 0
     status: SourceStatus = "ok"
     error: str | None = None
+    note: str | None = None
+    """What the count alone does not say ("GaN: no Materials Project record")."""
     round: int = 1
     unreachable: bool = False
     """No connection could be made (refused, host not found): the source's other queries, this

@@ -26,6 +26,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.engines import engine_name
 from scholargraph.exports.files import write_review
+from scholargraph.history import HistoryEntry, UpdateSection
 from scholargraph.records import (
     Material,
     Passage,
@@ -190,6 +191,19 @@ class Report(Record):
     citation_style: str = Field("apa", description="Style of the formatted reference lists")
     counts: ReviewCounts = Field(default_factory=ReviewCounts,
                                  description="The numbers the summary and the CLI report")
+    searched_through: str = Field(
+        "", description="The day the searches reached (YYYY-MM-DD; unset: the day it was "
+        "generated): an update searches from it")
+    history: list[HistoryEntry] = Field(
+        default_factory=list, description="Earlier runs of this review, oldest first (written "
+        "by `scholargraph update`)")
+    update: UpdateSection | None = Field(
+        None, description="What the last update changed (`scholargraph update`)")
+
+    @property
+    def day(self) -> str:
+        """The day this run's searches reached (YYYY-MM-DD)."""
+        return self.searched_through or self.generated_at[:10]
 
     @field_validator("engine", mode="before")
     @classmethod

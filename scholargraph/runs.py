@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from langgraph.types import Command
@@ -90,7 +91,10 @@ class ReviewRun:
         return self._report(final or snapshot.values)
 
     def _report(self, state: ReviewState) -> Report:
-        return report_from_state(self.question, state, self.options.context(self.settings))
+        report = report_from_state(self.question, state, self.options.context(self.settings))
+        if self.options.offline:
+            report.searched_through = recording_day(self.options.added_since).isoformat()
+        return report
 
     def _check_same_question(self, values: ReviewState) -> None:
         held = values.get("question")
@@ -106,16 +110,33 @@ class ReviewRun:
         from scholargraph.graph import compile_graph
 
         with ExitStack() as stack:
-            self._in_force = stack.enter_context(offline_services(self.settings,
-                                                                  self.options.offline))
+            self._in_force = stack.enter_context(offline_services(
+                self.settings, self.options.offline,
+                as_of=recording_day(self.options.added_since)))
             saver = self._memory or stack.enter_context(run_checkpointer(self.settings))
             yield compile_graph(saver)
 
 
+FIRST_RECORDING = date(2023, 6, 30)
+"""An offline review searches the recorded corpus as the services held it on this day: the
+PubMed, arXiv and OpenAlex records added later are its second recording, which only an offline
+update (``added_since`` set) sees, so that ``scholargraph update --offline`` finds new works."""
+LATEST_RECORDING = date(2026, 4, 12)
+"""The day of the corpus's newest recording (arXiv's): how far an offline update searches."""
+
+
+def recording_day(added_since: str | None) -> date:
+    """The day the recorded corpus is served as of: the first recording for a review, the
+    latest for an update."""
+    return LATEST_RECORDING if added_since else FIRST_RECORDING
+
+
 @contextmanager
-def offline_services(settings: Settings, enabled: bool) -> Iterator[Settings]:
+def offline_services(settings: Settings, enabled: bool,
+                     as_of: date | None = None) -> Iterator[Settings]:
     """``settings``, or with ``enabled`` a copy whose endpoints point every source at a replay
-    server of recorded responses started for the block (nothing else in the process moves)."""
+    server of recorded responses started for the block (nothing else in the process moves);
+    ``as_of``: the corpus as the services held it that day (unset: all of it)."""
     if not enabled:
         yield settings
         return
@@ -124,5 +145,5 @@ def offline_services(settings: Settings, enabled: bool) -> Iterator[Settings]:
     extra = {"SCHOLARGRAPH_RATE_SCALE": "100"}
     if settings.mp_api_key is None:
         extra["MP_API_KEY"] = OFFLINE_MP_KEY
-    with ReplayServer.default() as server:
+    with ReplayServer.default(as_of=as_of) as server:
         yield settings.with_variables({**server.endpoint_env(), **extra})

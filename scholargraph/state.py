@@ -21,6 +21,7 @@ from scholargraph.agents.schemas import (
     SourceQuery,
     SubQuestion,
 )
+from scholargraph.ledger import FullTextFate
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
 
 FINISH: Final[Literal["__end__"]] = "__end__"
@@ -79,3 +80,5 @@ class ReviewState(OutputState, total=False):
     queries: list[SourceQuery]
     records: Annotated[list[Work], operator.add]
     filter_depth: int
+    full_texts: dict[str, FullTextFate]
+    """What became of each work sought in full, by work id, over all rounds (retrieval owns it)."""

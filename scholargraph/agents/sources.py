@@ -45,6 +45,7 @@ def make_source_node(name: str) -> SourceNode:
         records, materials, log, notes = [], [], [], []
         intent = state["intent"]
         unreachable = _earlier_unreachable(state.get("search_log", []), name)
+        added = context.added_window()
         for query in queries:
             if unreachable is not None:
                 log.append(SearchLogEntry(
@@ -54,7 +55,9 @@ def make_source_node(name: str) -> SourceNode:
                 continue
             request = SearchRequest(query=query.query, limit=context.max_results,
                                     since=intent.since, until=intent.until,
-                                    news_window=intent.news_window, wants_data=intent.wants_data)
+                                    news_window=intent.news_window, wants_data=intent.wants_data,
+                                    added_since=added[0] if added else None,
+                                    added_until=added[1] if added else None)
             try:
                 result = agent.search(request)
             except SourceError as exc:
@@ -70,7 +73,8 @@ def make_source_node(name: str) -> SourceNode:
             materials.extend(result.materials)
             notes.extend(result.notes)
             log.append(SearchLogEntry(source=name, query=query.query, n_results=len(result.works),
-                                      status="ok" if len(result) else "empty", round=round_number))
+                                      status="ok" if len(result) else "empty",
+                                      note=result.log_note, round=round_number))
         return {"records": records, "materials": materials, "search_log": log,
                 "notes": list(dict.fromkeys(notes))}
 

@@ -6,40 +6,88 @@ Kept apart from :mod:`scholargraph.report`, the model, which reaches it only thr
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from errno import EISDIR
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scholargraph.errors import OutputDirError
+from scholargraph.errors import FilesNotWritten, NotWritten, OutputDirError
 from scholargraph.exports import bibtex, csljson, html, markdown, prisma, ris
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
+
+log = logging.getLogger(__name__)
 
 FIGURE_FILES = ("review.html", "prisma.svg", "years.svg")
 
 
 def write_review(report: Report, out_dir: str | Path) -> dict[str, Path]:
     """Write the five output files and the three of ``FIGURE_FILES`` into ``out_dir``
-    (created if needed); return their paths."""
+    (created if needed); return their paths.
+
+    Each file is written on its own, ``review.json`` first: a format that fails (a renderer's
+    bug, a folder where the file should go, a full disk) costs that file only. Each goes to a
+    temporary name beside it and is renamed into place, so no file is ever left half-written.
+    When some could not be written, the others are, and :class:`FilesNotWritten` names them.
+    """
     directory = prepare_out_dir(out_dir)
     works = report.cited_works() or report.papers
-    contents = {
-        "review.md": markdown.render(report),
-        "review.json": report.to_json(),
-        "references.bib": bibtex.dumps(works),
-        "references.ris": ris.dumps(works),
-        "references.csl.json": json.dumps(csljson.to_csl(works), indent=2, ensure_ascii=False),
-        "review.html": html.render(report),
-        "prisma.svg": prisma.flow_svg(prisma.prisma_record(report.prisma, report.search_log)),
-        "years.svg": prisma.years_svg(report.papers),
+    renderers: dict[str, Callable[[], str]] = {
+        "review.json": report.to_json,
+        "review.md": lambda: markdown.render(report),
+        "references.bib": lambda: bibtex.dumps(works),
+        "references.ris": lambda: ris.dumps(works),
+        "references.csl.json": lambda: json.dumps(csljson.to_csl(works), indent=2,
+                                                  ensure_ascii=False),
+        "review.html": lambda: html.render(report),
+        "prisma.svg": lambda: prisma.flow_svg(prisma.prisma_record(report.prisma,
+                                                                   report.search_log)),
+        "years.svg": lambda: prisma.years_svg(report.papers),
     }
-    paths = {}
-    for name, text in contents.items():
+    paths: dict[str, Path] = {}
+    failures: list[NotWritten] = []
+    for name, render in renderers.items():
         path = directory / name
-        path.write_text(text, encoding="utf-8")
+        try:
+            write_atomically(path, render())
+        except Exception as exc:  # noqa: BLE001 - any failure costs this file only, and is named
+            log.debug("%s not written", path, exc_info=True)
+            failures.append(NotWritten(path, _reason(exc)))
+            continue
         paths[name] = path
+    if failures:
+        raise FilesNotWritten(failures, paths)
     return paths
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a temporary file in the same folder, renamed into place
+    (``os.replace`` is atomic on one file system): the file is whole or untouched."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a file was not written, in one line."""
+    if isinstance(exc, IsADirectoryError) or (isinstance(exc, OSError) and exc.errno == EISDIR):
+        return "a folder of that name is in the way; move it and write the files again"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}; free the space or fix the permissions, then write again"
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text} (a bug: please report it)"
 
 
 def prepare_out_dir(out_dir: str | Path) -> Path:

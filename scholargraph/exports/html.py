@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from scholargraph.agents.schemas import EvidenceRow, Finding, Quote
-from scholargraph.exports import prisma, styles
+from scholargraph.exports import prisma, styles, updates
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
 from scholargraph.records import Work, full_text_note
 
@@ -37,6 +37,7 @@ blockquote{margin:.4rem 0 .4rem 1rem;padding-left:.8rem;border-left:3px solid #9
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem;margin:.4rem 0 1.2rem}
 .pair>div{border:1px solid #ddd;border-radius:4px;padding:.6rem;background:#fafafa}
 .retracted{color:#b00020;font-weight:bold}
+.flags{border:2px solid #b00020;border-radius:4px;padding:.6rem 1rem;margin:1rem 0}
 table{border-collapse:collapse;font-size:.85rem;width:100%}
 td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}
 figure{margin:1rem 0;overflow-x:auto}figcaption{font-size:.85rem;color:#555}
@@ -253,8 +254,10 @@ def render(report: Report) -> str:
               f"{evaluation.verdict}" + (f" ({evaluation.reason})" if evaluation.reason else ""))
     body = [
         f"<h1>{escape(report.question)}</h1>",
+        updates.html_flags(report),
         f'<p class="method">{escape(method)}</p><p class="evaluation">{escape(scores)}</p>',
         _section("Summary", f"<p>{escape(report.summary)}</p>" if report.summary else ""),
+        updates.html_section(report, citer.finding_item),
         _section("Findings", _findings(report, citer)),
         _section("Evidence table", _evidence(report, citer)),
         _section("Agreement and contradictions", _compared(report, citer)),

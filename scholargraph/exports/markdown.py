@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from scholargraph.agents.schemas import Finding
+from scholargraph.exports import updates
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
@@ -262,9 +263,10 @@ def _flat(value: Any) -> str:
 
 def _search_log_section(log: list[SearchLogEntry]) -> list[str]:
     rows = [[entry.round, entry.source, entry.query, entry.n_results, entry.status,
-             entry.error or ""] for entry in log]
+             entry.error or entry.note or ""] for entry in log]
     return _section("Search log",
-                    _table(["Round", "Source", "Query", "Results", "Status", "Error"], rows))
+                    _table(["Round", "Source", "Query", "Results", "Status", "Error or note"],
+                           rows))
 
 
 def _notes_section(report: Report) -> list[str]:
@@ -278,14 +280,46 @@ def _failures_section(report: Report) -> list[str]:
     return _section("Failed sources", lines)
 
 
+def _flags(report: Report) -> list[str]:
+    """The retractions and corrections an update found, quoted at the top."""
+    lines = updates.flag_lines(report)
+    if not lines:
+        return []
+    return ["> **Retracted or corrected since the last run**", ">",
+            *(f"> - {escape(line)}" for line in lines), ""]
+
+
+def _new_since_section(report: Report) -> list[str]:
+    """What the last update added: its PRISMA counts, new works, joined versions, new findings
+    and the earlier runs (see :mod:`scholargraph.exports.updates`)."""
+    change = report.update
+    if change is None:
+        return []
+    lines = [escape_block(updates.counts_sentence(change)), ""]
+    parts = [("New works", updates.new_work_lines(report)),
+             ("New versions of works already included", updates.joined_lines(report)),
+             ("New findings", None), ("Earlier runs", updates.history_lines(report))]
+    for title, items in parts:
+        if items is None:
+            found = [report.findings[i] for i in change.new_findings if i < len(report.findings)]
+            rendered = [_finding_line(finding, report) for finding in found]
+        else:
+            rendered = [f"- {escape_block(item)}" for item in items]
+        if rendered:
+            lines += [f"### {title}", "", *rendered, ""]
+    return _section(f"New since {change.since}", lines[:-1])
+
+
 def render(report: Report) -> str:
     """The whole review as Markdown."""
-    lines = [f"# {escape(report.question)}", "", method_line(report), ""]
+    lines = [f"# {escape(report.question)}", "", *_flags(report),
+             method_line(report), ""]
     if report.engine.steps:
         lines += ["*" + escape(report.engine.line()) + "*", ""]
     lines += _evaluation_line(report)
     if report.summary:
         lines += _section("Summary", [escape_block(report.summary)])
+    lines += _new_since_section(report)
     lines += _findings_section(report)
     if report.evidence_table:
         lines += _evidence_section(report)

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 
@@ -35,11 +35,12 @@ import requests
 
 from scholargraph.deterministic.text import content_words
 from scholargraph.errors import InputError, SourceError
-from scholargraph.fulltext.jats import parse_jats
+from scholargraph.fulltext.jats import parse_jats, split_articles
 from scholargraph.fulltext.model import FullTextDocument
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.http.cache import EXPIRE_AFTER, ResultStore, result_store
 from scholargraph.http.policy import http_session, translate_errors
+from scholargraph.ledger import RETRIEVED, FullTextFate, work_key
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.web.pages import PageFetcher
@@ -65,6 +66,10 @@ NOT_RETRIEVED_REASONS: dict[str, str] = {
     "failed": "failed",
 }
 """PRISMA's reasons a sought report was not retrieved, by status."""
+PMC_BATCH = 20
+"""PMC articles asked for in one efetch request: NCBI accepts a comma-separated list of ids,
+and a JATS article weighs up to a few megabytes, so twenty keep one answer within the HTTP
+policy's size cap while sparing nineteen requests in twenty."""
 MAX_REDIRECTS = 5
 LASTING_STATUS = frozenset({401, 403, 404, 410, 451})
 """Answers that will not change on asking again soon: cached like a full text."""
@@ -81,6 +86,8 @@ class FullTextOutcome:
     source: str = ""
     detail: str = ""
     licence: str | None = None
+    key: str = ""
+    """The work's :func:`~scholargraph.ledger.work_key`, which the run keeps the outcome under."""
 
 
 @dataclass(frozen=True)
@@ -93,16 +100,24 @@ class FullTextRound:
     def prisma(self) -> dict[str, object]:
         """PRISMA 2020's full-text stage: sought = retrieved + not retrieved (by reason);
         assessed = retrieved."""
-        retrieved = sum(1 for outcome in self.outcomes if outcome.status == "retrieved")
-        reasons = Counter(NOT_RETRIEVED_REASONS[outcome.status] for outcome in self.outcomes
+        outcomes = self.outcomes
+        retrieved = sum(1 for outcome in outcomes if outcome.status == "retrieved")
+        reasons = Counter(NOT_RETRIEVED_REASONS[outcome.status] for outcome in outcomes
                           if outcome.status != "retrieved")
         return {"reports_sought": len(self.outcomes),
                 "reports_not_retrieved": len(self.outcomes) - retrieved,
                 "not_retrieved_reasons": dict(sorted(reasons.items())),
                 "reports_assessed": retrieved,
                 "full_text_licences": dict(sorted(Counter(
-                    outcome.licence or "not stated" for outcome in self.outcomes
+                    outcome.licence or "not stated" for outcome in outcomes
                     if outcome.status == "retrieved").items()))}
+
+    def fates(self) -> dict[str, FullTextFate]:
+        """What became of each work sought, by work id, as the PRISMA ledger counts it."""
+        return {outcome.key: FullTextFate(
+            status=RETRIEVED if outcome.status == "retrieved"
+            else NOT_RETRIEVED_REASONS[outcome.status], licence=outcome.licence)
+            for outcome in self.outcomes}
 
     def note(self) -> str | None:
         """One line for the report: how many works were read in full, from where, and why the
@@ -138,20 +153,52 @@ class FullTextReader:
         self.settings = settings
         self.pages = pages or PageFetcher(settings)
         self.store = result_store(settings, STORE_TABLE)
+        self._prefetched: dict[str, bytes | _NotRead] = {}
+        """PMC articles asked for in batches (:meth:`prefetch_pmc`), by PMCID digits: the
+        article, or why it is not there."""
 
     def read_all(self, works: list[Work], budget: int) -> FullTextRound:
-        """The first ``budget`` works without a full text are sought, in the order given."""
-        sought = [work for work in works if not work.full_text_spans][:max(0, budget)]
+        """The first ``budget`` works without a full text are sought, in the order given (a
+        paper whose records dedup kept apart, one :func:`~scholargraph.ledger.work_key`, once).
+        The PMC articles among them are asked for first, many in one request
+        (:meth:`prefetch_pmc`)."""
+        unread = {work_key(work): work for work in works if not work.full_text_spans}
+        sought = list(unread.items())[:max(0, budget)]
+        self.prefetch_pmc([work.pmcid for _, work in sought if work.pmcid])
         with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="fulltext") as pool:
-            results = dict(zip([work.id for work in sought], pool.map(self.read, sought),
-                               strict=True))
+            results = dict(zip([key for key, _ in sought],
+                               pool.map(self.read, [work for _, work in sought]), strict=True))
         filled = []
         for work in works:
-            outcome, document = results.get(work.id, (None, None))
+            outcome, document = results.get(work_key(work), (None, None))
             if outcome is not None and document is not None:
                 work = with_full_text(work, document, outcome.source, outcome.licence)
             filled.append(work)
-        return FullTextRound(works=filled, outcomes=[outcome for outcome, _ in results.values()])
+        return FullTextRound(works=filled, outcomes=[
+            replace(outcome, key=key) for key, (outcome, _) in results.items()])
+
+    def prefetch_pmc(self, pmcids: list[str]) -> None:
+        """Ask PMC for the articles not yet in the result store, :data:`PMC_BATCH` ids a
+        request (efetch takes a comma-separated list), and keep each answer for :meth:`_pmc`:
+        one request for many articles instead of one each."""
+        wanted = []
+        for pmcid in dict.fromkeys(pmcids):
+            key = ResultStore.key("full text", self._pmc_location(pmcid))
+            if not (self.store and self.store.get(key) is not None):
+                wanted.append(pmcid.upper().removeprefix("PMC"))
+        for start in range(0, len(wanted), PMC_BATCH):
+            batch = wanted[start:start + PMC_BATCH]
+            try:
+                body, _ = self._get("pubmed", f"{self.settings.pubmed_url}efetch.fcgi",
+                                    self._pmc_params(",".join(batch)))
+                articles = split_articles(body)
+            except (_NotRead, InputError) as exc:
+                reason = exc if isinstance(exc, _NotRead) else _NotRead("failed", str(exc))
+                self._prefetched.update((digits, reason) for digits in batch)
+                continue
+            for digits in batch:
+                self._prefetched[digits] = articles.get(digits) or _NotRead(
+                    "failed", f"PMC's answer holds no article PMC{digits}")
 
     def read(self, work: Work) -> tuple[FullTextOutcome, FullTextDocument | None]:
         """The first open source that yields a full text, or the most telling reason none did."""
@@ -178,7 +225,7 @@ class FullTextReader:
         answers a run aimed elsewhere."""
         found: list[tuple[str, str, _Reader]] = []
         if work.pmcid:
-            asked = f"{self.settings.pubmed_url}efetch.fcgi?db=pmc&id={work.pmcid}"
+            asked = self._pmc_location(work.pmcid)
             found.append(("PMC JATS", asked, lambda: self._pmc(work.pmcid or "")))
         if work.arxiv_id:
             url = f"{_arxiv_root(self.settings.arxiv_url)}/pdf/{work.arxiv_id}"
@@ -207,14 +254,27 @@ class FullTextReader:
             self.store.put(key, document.model_dump(mode="json"), EXPIRE_AFTER)
         return document
 
-    def _pmc(self, pmcid: str) -> FullTextDocument:
-        params = {"db": "pmc", "id": pmcid.removeprefix("PMC"), "retmode": "xml"}
+    def _pmc_location(self, pmcid: str) -> str:
+        return f"{self.settings.pubmed_url}efetch.fcgi?db=pmc&id={pmcid}"
+
+    def _pmc_params(self, ids: str) -> dict[str, str]:
+        params = {"db": "pmc", "id": ids, "retmode": "xml"}
         if self.settings.ncbi_email:
             params["email"] = self.settings.ncbi_email
         if self.settings.ncbi_api_key:
             params["api_key"] = self.settings.ncbi_api_key.get_secret_value()
-        body, _ = self._get("pubmed", f"{self.settings.pubmed_url}efetch.fcgi", params)
-        return _with_body(_parse(parse_jats, body))
+        return params
+
+    def _pmc(self, pmcid: str) -> FullTextDocument:
+        """The article from the batch it was asked for in, else asked for alone."""
+        digits = pmcid.upper().removeprefix("PMC")
+        prefetched = self._prefetched.get(digits)
+        if isinstance(prefetched, _NotRead):
+            raise prefetched
+        if prefetched is None:
+            prefetched, _ = self._get("pubmed", f"{self.settings.pubmed_url}efetch.fcgi",
+                                      self._pmc_params(digits))
+        return _with_body(_parse(parse_jats, prefetched))
 
     def _arxiv(self, url: str) -> FullTextDocument:
         body, _ = self._get("arxiv", url)

@@ -68,6 +68,27 @@ def parse_jats(data: bytes) -> FullTextDocument:
     return document
 
 
+def split_articles(data: bytes) -> dict[str, bytes]:
+    """Each JATS article of an efetch answer of many (``<pmc-articleset>``), by its PMCID's
+    digits, as a document of its own for :func:`parse_jats`. Raises :class:`InputError` when
+    ``data`` is not XML."""
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        raise InputError(f"not readable XML ({exc})") from None
+    if root is None:
+        return {}
+    _drop_namespaces(root)
+    found: dict[str, bytes] = {}
+    for article in ([root] if root.tag == "article" else root.iter("article")):
+        ids = {node.get("pub-id-type"): (node.text or "").strip()
+               for node in article.findall("front/article-meta/article-id")}
+        pmcid = (ids.get("pmc") or ids.get("pmcid") or "").upper().removeprefix("PMC")
+        if pmcid:
+            found.setdefault(pmcid, etree.tostring(article))
+    return found
+
+
 def _article(data: bytes) -> etree._Element:
     try:
         root = etree.fromstring(data, _parser())

@@ -86,7 +86,8 @@ class ArxivAgent(SourceAgent):
         return query
 
     def _search(self, request: SearchRequest) -> SourceResult:
-        query = with_dates(request.query, request.since, request.until)
+        query = with_added_window(with_dates(request.query, request.since, request.until),
+                                  request)
         if request.limit <= 0 or not query.strip():
             return SourceResult()
         return SourceResult(works=self._run(arxiv.Search(query=query, max_results=request.limit)))
@@ -112,6 +113,16 @@ class ArxivAgent(SourceAgent):
             except arxiv.UnexpectedEmptyPageError:
                 raise SourceResponseError(self.name, "arXiv returned an empty page in the middle "
                                           "of the results, twice; try again later") from None
+
+
+def with_added_window(query: str, request: SearchRequest) -> str:
+    """``query`` restricted to the entries submitted in an update's window (arXiv keeps no
+    other date of addition; a new version of an old entry keeps its first submission date)."""
+    if request.added_since is None or not query.strip():
+        return query
+    until = request.added_until or request.added_since
+    window = (f"submittedDate:[{request.added_since:%Y%m%d}0000 TO {until:%Y%m%d}2359]")
+    return f"({query}) AND {window}"
 
 
 def with_dates(query: str, since: int | None, until: int | None) -> str:

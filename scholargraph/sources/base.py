@@ -18,6 +18,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from datetime import date
 from itertools import combinations
 from typing import ClassVar
 
@@ -50,6 +51,12 @@ class SearchRequest:
     """Set when the question is about current events: sources with news search it this far back."""
     wants_data: bool = False
     """Set when the question asks for specific values: sources may look one step further."""
+    added_since: date | None = None
+    """Set by an update (``scholargraph update``): only records the service added on or after
+    this day (PubMed's Entrez date, arXiv's submission date, OpenAlex's creation date, the
+    web's time window), up to ``added_until``."""
+    added_until: date | None = None
+    """The last day of the added-records window (an update: the day it runs)."""
 
 
 @dataclass(kw_only=True)
@@ -61,6 +68,9 @@ class SourceResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     """What the reader of the review should know (a step skipped, and how to enable it)."""
+    log_note: str | None = None
+    """What the search log should say beside the count (a material the source holds no record
+    of)."""
 
     def __len__(self) -> int:
         return len(self.works) + len(self.materials)
@@ -118,6 +128,12 @@ class SourceAgent(ABC):
         """A query in this source's syntax from key terms, most specific first (the
         deterministic query writer): the records about the first term, ranked by the others."""
         return " ".join(terms)
+
+    def named_queries(self, question: str, intent: Intent) -> list[str]:
+        """One query per thing the question names that this source looks up by name (the
+        Materials Project: each material), searched whatever the sub-questions' terms; ``[]``
+        (this default): the source is searched by terms (:meth:`build_query`)."""
+        return []
 
     def build_any_two_query(self, words: list[str], intent: Intent) -> str:
         """A query for the records naming any two of ``words`` (the question's most specific

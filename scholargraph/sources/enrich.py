@@ -60,6 +60,9 @@ class Augmented:
     """Records found by snowballing (source ``snowball``): they belong to the run's records."""
     log: list[SearchLogEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    groups: list[list[int]] = field(default_factory=list)
+    """For each work, the positions in ``[*records, *added]`` of the records folded into it
+    (what the PRISMA ledger counts)."""
 
 
 def augment_with_openalex(records: list[Work], *, known: Iterable[Work] = (),
@@ -72,19 +75,21 @@ def augment_with_openalex(records: list[Work], *, known: Iterable[Work] = (),
     is not one of the run's sources) nothing is asked of it: the works are only deduplicated.
     """
     known = list(known)
+    deduplicated = deduplicate(records)
     if not use_openalex:
         notes = [SNOWBALL_NEEDS_OPENALEX] if snowball else []
-        return Augmented(deduplicate(records).works, notes=notes)
-    works, entries = enrich_with_openalex(deduplicate(records).works, settings, known=known,
+        return Augmented(deduplicated.works, notes=notes, groups=deduplicated.groups)
+    works, entries = enrich_with_openalex(deduplicated.works, settings, known=known,
                                           round_number=round_number)
     if not snowball:
-        return Augmented(works, [], entries)
+        return Augmented(works, [], entries, groups=deduplicated.groups)
     added, more = snowball_citations(works, settings, known=known, limit=limit,
                                      round_number=round_number)
     if added:
-        works, _ = enrich_with_openalex(deduplicate([*records, *added]).works, settings,
+        deduplicated = deduplicate([*records, *added])
+        works, _ = enrich_with_openalex(deduplicated.works, settings,
                                         known=[*known, *works], round_number=round_number)
-    return Augmented(works, added, entries + more)
+    return Augmented(works, added, entries + more, groups=deduplicated.groups)
 
 
 def enrich_with_openalex(works: list[Work], settings: Settings | None = None, *,
@@ -141,6 +146,14 @@ def snowball_citations(works: list[Work], settings: Settings | None = None, *,
     return list(found.values()), entries + more
 
 
+def openalex_records(key: str, values: list[str], settings: Settings, *,
+                     select: Iterable[str] = (), round_number: int = 1,
+                     ) -> tuple[list[dict[str, Any]], list[SearchLogEntry]]:
+    """Every OpenAlex work whose ``key`` (a filter: ``doi``, ``openalex``) is one of
+    ``values``, in batched look-ups, each one search-log entry; a failed batch is logged."""
+    return _Lookup(settings, round_number).batched(key, values, select=select)
+
+
 class _Lookup:
     """Batched ``/works`` look-ups by one filter key, through the shared HTTP policy."""
 
@@ -194,7 +207,7 @@ class _Lookup:
 
     @staticmethod
     def _purpose(key: str) -> str:
-        return {"doi": "enrichment look-up", "openalex": "backward snowballing",
+        return {"doi": "enrichment look-up", "openalex": "look-up by OpenAlex id",
                 "cites": "forward snowballing"}.get(key, "look-up")
 
 

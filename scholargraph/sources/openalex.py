@@ -84,16 +84,34 @@ class OpenAlexAgent(SourceAgent):
         return any_two(clean_terms(words))
 
     def _search(self, request: SearchRequest) -> SourceResult:
-        settings = self.settings
         install_secret_filter()
         if request.limit <= 0 or not request.query.strip():
             return SourceResult()
-        _configure(settings)
+        _configure(self.settings)
+        if request.added_since is None:
+            return SourceResult(works=self._works(request, {}))
+        try:
+            return SourceResult(works=self._works(request, _created_window(request)))
+        except SourceResponseError as exc:
+            if not exc.message.startswith(("HTTP 400", "HTTP 403")):
+                raise
+        # OpenAlex has long kept the creation-date filters for its Premium keys: refused, the
+        # publication date is the nearest filter every key may use
+        note = (f"OpenAlex refused the creation-date filter (kept for Premium keys); works "
+                f"published since {request.added_since} were searched instead")
+        window = {"from_publication_date": f"{request.added_since:%Y-%m-%d}"}
+        return SourceResult(works=self._works(request, window), notes=[note])
+
+    def _works(self, request: SearchRequest, window: dict[str, str]) -> list[Work]:
+        """The search's works, the years and ``window`` (more filters) applied."""
+        settings = self.settings
         query = Works().search(request.query).select(list(WORK_FIELDS))
         if request.since is not None:
             query = query.filter(from_publication_date=f"{request.since}-01-01")
         if request.until is not None:
             query = query.filter(to_publication_date=f"{request.until}-12-31")
+        if window:
+            query = query.filter(**window)
         pages = query.paginate(method="cursor", per_page=min(self.per_page, request.limit),
                                n_max=request.limit)
         pages._session = http_session("openalex", settings,
@@ -104,7 +122,15 @@ class OpenAlexAgent(SourceAgent):
                 works.extend(work_from_openalex(item) for item in page)
                 if len(works) >= request.limit:
                     break
-        return SourceResult(works=works[: request.limit])
+        return works[: request.limit]
+
+
+def _created_window(request: SearchRequest) -> dict[str, str]:
+    """OpenAlex's filters for the works it added in an update's window."""
+    assert request.added_since is not None
+    until = request.added_until or request.added_since
+    return {"from_created_date": f"{request.added_since:%Y-%m-%d}",
+            "to_created_date": f"{until:%Y-%m-%d}"}
 
 
 def _configure(settings: Settings) -> None:

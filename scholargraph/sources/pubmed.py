@@ -125,7 +125,8 @@ class PubMedAgent(SourceAgent):
         eutils, identity = _EUtilities(settings), _identity(settings)
         with translate_errors(self.name, settings):
             found = _read(eutils.call("esearch", db="pubmed", term=term, retmax=limit,
-                                      usehistory="y", sort="relevance", **identity))
+                                      usehistory="y", sort="relevance",
+                                      **added_window(request), **identity))
             ids = [str(pmid) for pmid in found.get("IdList", [])]
             if ids and not found.get("WebEnv"):
                 raise SourceResponseError(self.name, "ESearch gave ids but no history (WebEnv)")
@@ -138,6 +139,28 @@ class PubMedAgent(SourceAgent):
             for answer in one_ahead(eutils.call("efetch", **params) for params in fetches):
                 works.extend(works_from_efetch(answer))
         return SourceResult(works=_in_order(works, ids))
+
+    def lookup(self, pmids: list[str]) -> list[Work]:
+        """The records of these PMIDs as PubMed has them now (EFetch by id, in batches): what
+        an update reads for retractions and corrections published since."""
+        eutils, identity = _EUtilities(self.settings), _identity(self.settings)
+        works: list[Work] = []
+        with translate_errors(self.name, self.settings):
+            for start in range(0, len(pmids), self.batch_size):
+                batch = ",".join(pmids[start:start + self.batch_size])
+                works.extend(works_from_efetch(eutils.call(
+                    "efetch", db="pubmed", id=batch, retmode="xml", **identity)))
+        return works
+
+
+def added_window(request: SearchRequest) -> dict[str, str]:
+    """ESearch's Entrez-date window for an update: the records PubMed added on or after
+    ``added_since`` (``datetype=edat``; ESearch needs ``maxdate`` beside ``mindate``)."""
+    if request.added_since is None:
+        return {}
+    until = request.added_until or request.added_since
+    return {"datetype": "edat", "mindate": request.added_since.strftime("%Y/%m/%d"),
+            "maxdate": until.strftime("%Y/%m/%d")}
 
 
 def with_dates(query: str, since: int | None, until: int | None) -> str:
@@ -228,6 +251,11 @@ NOTICE_KINDS = {"RetractionIn": "Retraction", "ExpressionOfConcernIn": "Expressi
 """PubMed's links from an article to what was later published about it, as notice labels."""
 
 
+RETRACTED_TYPE = "Retracted Publication"
+"""The publication type PubMed gives an article once it is retracted (beside the link to the
+retraction notice, which ``RetractionIn`` names)."""
+
+
 def _notices(citation: etree._Element) -> list[str]:
     """'Erratum in: Gut. 2017 Jun;66(6):1 (PMID 27920200)' for each link PubMed lists."""
     notices = []
@@ -246,6 +274,9 @@ def _article_work(article: etree._Element) -> Work:
     ids = _article_ids(article.find("PubmedData/ArticleIdList"))
     pmid = _text(citation.find("PMID"))
     notices = _notices(citation)
+    kinds = {_text(kind) for kind in body.iterfind("PublicationTypeList/PublicationType")}
+    if RETRACTED_TYPE in kinds and not any(n.startswith("Retraction in:") for n in notices):
+        notices.append("Retracted publication (PubMed publication type)")
     return Work(
         title=_text(body.find("ArticleTitle")) or "(untitled)",
         authors=_authors(body.iterfind("AuthorList/Author")),
@@ -258,7 +289,8 @@ def _article_work(article: etree._Element) -> Work:
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
         kind="preprint" if _is_preprint(body) else "article",
-        is_retracted=any(notice.startswith("Retraction in:") for notice in notices),
+        is_retracted=RETRACTED_TYPE in kinds
+        or any(notice.startswith("Retraction in:") for notice in notices),
         notices=notices,
     )
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
@@ -89,10 +90,13 @@ class ReplayServer:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def default(cls, extra: Iterable[ServiceHandler] = (), **options: Any) -> ReplayServer:
+    def default(cls, extra: Iterable[ServiceHandler] = (), *, as_of: date | None = None,
+                **options: Any) -> ReplayServer:
         """The five recorded services, plus any handlers a plug-in brings (same prefix: the
-        plug-in's handler wins); ``options`` as for the constructor."""
-        return cls([*default_handlers(), *extra], **options)
+        plug-in's handler wins); ``as_of``: the recorded corpus as the services held it that
+        day (PubMed, arXiv and OpenAlex records added later are left out); ``options`` as for
+        the constructor."""
+        return cls([*default_handlers(as_of), *extra], **options)
 
     def add_handler(self, handler: ServiceHandler) -> None:
         self._handlers[handler.prefix] = handler

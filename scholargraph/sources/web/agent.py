@@ -33,7 +33,7 @@ import logging
 import re
 from collections import Counter
 from contextlib import nullcontext
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
@@ -95,7 +95,7 @@ class WebAgent(SourceAgent):
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
         notes: list[str] = []
-        hits = self._web_search(request.query, request.limit, settings)
+        hits = self._web_search(request.query, request.limit, settings, time_window(request))
         works = _unique_by_url(work for hit in hits if (work := work_from_hit(hit)))
         works = works[: request.limit]
         news: list[Work] = []
@@ -159,30 +159,34 @@ class WebAgent(SourceAgent):
                          "labelled [News]")
         return news
 
-    def _web_search(self, query: str, limit: int, settings: Settings) -> list[dict[str, Any]]:
+    def _web_search(self, query: str, limit: int, settings: Settings,
+                    window: TimeWindow | None = None) -> list[dict[str, Any]]:
         """The search's hits, from the on-disk cache when this search was made lately.
 
         ddgs talks through primp, not requests, so its HTTP answers cannot be cached; the hits
         are (only when the search succeeded, and not when it found nothing).
         """
         store = result_store(settings, WEB_RESULTS_TABLE)
-        key = ResultStore.key("ddgs", settings.ddg_url or self.backend, query, limit)
+        key = ResultStore.key("ddgs", settings.ddg_url or self.backend, query, limit,
+                              *([window.days] if window else []))
         cached = store.get(key) if store else None
         if cached is not None:
             return cached
-        hits = self._ask_search_engine(query, limit, settings)
+        hits = self._ask_search_engine(query, limit, settings, window)
         if store and hits:
             store.put(key, hits)
         return hits
 
-    def _ask_search_engine(self, query: str, limit: int,
-                           settings: Settings) -> list[dict[str, Any]]:
+    def _ask_search_engine(self, query: str, limit: int, settings: Settings,
+                           window: TimeWindow | None = None) -> list[dict[str, Any]]:
         timeout = max(1, round(settings.timeout_s))
         try:
             if settings.ddg_url:
-                return _duckduckgo_html(query, limit, settings.ddg_url, timeout, settings)
+                return _duckduckgo_html(query, limit, settings.ddg_url, timeout, settings,
+                                        window.days if window else None)
             throttle(self.name, settings)
-            return DDGS(timeout=timeout).text(query, max_results=limit, backend=self.backend)
+            return DDGS(timeout=timeout).text(query, max_results=limit, backend=self.backend,
+                                              timelimit=window.span if window else None)
         except TimeoutException as exc:
             raise SourceUnavailable(self.name, "the web search timed out; try again later") from exc
         except DDGSException as exc:
@@ -216,15 +220,36 @@ def check_results_page(text: str) -> None:
                                   "results page (a block or error page?)")
 
 
+@dataclass(frozen=True)
+class TimeWindow:
+    """An update's window as the search engines take it: DuckDuckGo's own page a range of days
+    (``df=2024-01-01..2024-03-31``), the backends ddgs picks one of a day, week, month or year
+    (the shortest that covers the days; older than a year: the past year, so an update after
+    a long pause may miss web pages, which deduplication would otherwise have caught)."""
+
+    days: str
+    span: str
+
+
+def time_window(request: SearchRequest) -> TimeWindow | None:
+    """The web's time window for an update's ``added_since``, or ``None`` for a review."""
+    if request.added_since is None:
+        return None
+    until = request.added_until or request.added_since
+    age = (until - request.added_since).days
+    span = next((code for code, days in (("d", 1), ("w", 7), ("m", 31)) if age < days), "y")
+    return TimeWindow(days=f"{request.added_since:%Y-%m-%d}..{until:%Y-%m-%d}", span=span)
+
+
 def _duckduckgo_html(query: str, limit: int, url: str, timeout: int,
-                     settings: Settings) -> list[dict[str, Any]]:
+                     settings: Settings, days: str | None = None) -> list[dict[str, Any]]:
     """Results from DuckDuckGo's HTML backend at ``url``, page after page until ``limit``."""
     engine = _ResultsPageDuckduckgo(timeout=timeout)
     engine.search_url = url  # this instance only; the class attribute stays as ddgs ships it
     hits: dict[str, dict[str, Any]] = {}
     for page in range(1, MAX_RESULT_PAGES + 1):
         throttle(WebAgent.name, settings)
-        results = engine.search(query, page=page)
+        results = engine.search(query, page=page, timelimit=days)
         if results is None:
             if page == 1:
                 raise SourceUnavailable(WebAgent.name, "DuckDuckGo did not answer with a results "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from xml.sax.saxutils import escape
 
@@ -107,9 +108,18 @@ class ArxivService:
 
     prefix = "arxiv"
 
+    def __init__(self, as_of: date | None = None) -> None:
+        """``as_of``: serve only the entries submitted by that day (``<published>``), as arXiv
+        held them then (a search recorded verbatim is still answered verbatim)."""
+        self.as_of = as_of
+
     @cached_property
     def entries(self) -> list[Entry]:
-        return [_entry(raw) for raw in _ENTRY.findall(fixture_bytes(POOL))]
+        entries = [_entry(raw) for raw in _ENTRY.findall(fixture_bytes(POOL))]
+        if self.as_of is None:
+            return entries
+        last = f"{self.as_of:%Y%m%d}2359"
+        return [entry for entry in entries if entry.doc.date <= last]
 
     def handle(self, request: ReplayRequest) -> ReplayResponse:
         if request.path.rstrip("/") != "/api/query":

@@ -61,8 +61,29 @@ def recorded_pmc_articles() -> dict[str, str]:
     return articles
 
 
+NOT_RECORDED = "X-Replay-Not-Recorded"
+"""Header naming the ids asked for that have no recording (comma-separated): a stand-in answer
+says so, since PMC would have answered for them."""
+_ARTICLE = re.compile(rb"<article[\s>].*</article>", re.DOTALL)
+
+
 def pmc_efetch(request: ReplayRequest) -> ReplayResponse:
-    """The recorded article for ``id`` (digits, with or without 'PMC')."""
-    wanted = (request.param("id", "") or "").upper().removeprefix("PMC").split(",")[0].strip()
-    path = recorded_pmc_articles().get(wanted)
-    return ReplayResponse(body=fixture_bytes(path) if path else EMPTY_SET, content_type=XML)
+    """The recorded articles for ``id`` (a comma-separated list of PMCIDs, digits with or
+    without 'PMC'). One id: its recording byte for byte (or the empty set). Several: each
+    recorded ``<article>`` element, byte for byte, inside one ``<pmc-articleset>`` as efetch
+    wraps many (the envelope is a stand-in). Ids with no recording are left out and named in
+    :data:`NOT_RECORDED`."""
+    ids = [part.strip().upper().removeprefix("PMC")
+           for part in (request.param("id", "") or "").split(",") if part.strip()]
+    recorded = recorded_pmc_articles()
+    missing = {NOT_RECORDED: ",".join(i for i in ids if i not in recorded)}
+    headers = missing if missing[NOT_RECORDED] else {}
+    if len(ids) == 1:
+        path = recorded.get(ids[0])
+        return ReplayResponse(body=fixture_bytes(path) if path else EMPTY_SET,
+                              content_type=XML, headers=headers)
+    articles = [_ARTICLE.search(fixture_bytes(recorded[i])) for i in ids if i in recorded]
+    body = (b'<?xml version="1.0" ?>\n<pmc-articleset>'
+            + b"\n".join(match.group(0) for match in articles if match)
+            + b"</pmc-articleset>\n")
+    return ReplayResponse(body=body, content_type=XML, headers=headers)

@@ -6,8 +6,9 @@ OpenAlex id or a DOI URL) serves one of them; ``/works?search=...&filter=...`` s
 match, best match first, in a list envelope composed in the recorded shape
 (``{"meta": {...}, "results": [...], "group_by": []}``); ``cursor=*`` paging adds
 ``meta.next_cursor`` as the live API does, and ``page=`` paging sets ``meta.page``. Supported
-filters: publication dates and years, DOI, OpenAlex id, ``cites`` (works whose
-``referenced_works`` hold the id), ``title.search``/``abstract.search``/
+filters: publication and creation dates (``from_created_date``, ``to_created_date``: the
+live API keeps these for Premium keys; the replay answers them), years, DOI, OpenAlex id,
+``cites`` (works whose ``referenced_works`` hold the id), ``title.search``/``abstract.search``/
 ``title_and_abstract.search``/``default.search``, ``type``, ``is_retracted``; an OR filter takes
 up to 100 values; any other filter is refused with the live API's 400 error shape. ``sort`` by
 citation count or date, and ``select`` of root fields (the results are then re-serialised from
@@ -22,6 +23,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from typing import Any
 from urllib.parse import unquote
@@ -133,17 +135,23 @@ class OpenAlexService:
 
     prefix = "openalex"
 
-    def __init__(self, extra_works: Iterable[dict[str, Any]] = ()) -> None:
+    def __init__(self, extra_works: Iterable[dict[str, Any]] = (),
+                 as_of: date | None = None) -> None:
+        """``as_of``: serve only the works OpenAlex had created by that day (``created_date``;
+        a work without one is kept)."""
         self._extra = [json.dumps(work).encode() for work in extra_works]
+        self.as_of = as_of
 
     @cached_property
     def pool(self) -> list[Recorded]:
         seen: dict[str, Recorded] = {}
         raws = [item for name in LIST_FILES for item in _list_items(fixture_bytes(name))]
         raws += [fixture_bytes(name).strip() for name in SINGLE_FILES]
+        last = self.as_of.isoformat() if self.as_of else None
         for raw in [*self._extra, *raws]:
             recorded = _recorded(raw)
-            seen.setdefault(recorded.openalex_id, recorded)
+            if last is None or str(recorded.work.get("created_date") or "")[:10] <= last:
+                seen.setdefault(recorded.openalex_id, recorded)
         return list(seen.values())
 
     def handle(self, request: ReplayRequest) -> ReplayResponse:
@@ -278,6 +286,13 @@ def _filter(key: str, values: list[str]) -> Any:
     def date(item: Recorded) -> str:
         return str(item.work.get("publication_date") or "")
 
+    def created(item: Recorded) -> str:
+        return str(item.work.get("created_date") or "")[:10]
+
+    if key == "from_created_date":
+        return any_of(lambda item, value: created(item) >= value)
+    if key == "to_created_date":
+        return any_of(lambda item, value: created(item) <= value)
     if key == "from_publication_date":
         return any_of(lambda item, value: date(item) >= value)
     if key == "to_publication_date":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from xml.etree import ElementTree
 
@@ -95,6 +96,8 @@ class Article:
     pmid: str
     raw: bytes
     doc: Doc
+    entrez: str = ""
+    """The day PubMed added it ('2017/08/05'), from its history's ``entrez`` date."""
 
 
 def _article(raw: bytes) -> Article:
@@ -116,7 +119,22 @@ def _article(raw: bytes) -> Article:
         pmid=root.findtext("MedlineCitation/PMID") or "",
         raw=raw,
         doc=Doc({name: querymatch.words(value) for name, value in fields.items()}, date=year),
+        entrez=_day(root.find("PubmedData/History/PubMedPubDate[@PubStatus='entrez']")),
     )
+
+
+def _day(element: ElementTree.Element | None) -> str:
+    """A PubMed date element as 'YYYY/MM/DD' (month and day 01 where missing)."""
+    if element is None:
+        return ""
+    parts = [element.findtext(name) or "1" for name in ("Year", "Month", "Day")]
+    return f"{int(parts[0]):04d}/{int(parts[1]):02d}/{int(parts[2]):02d}"
+
+
+def _padded(day: str) -> str:
+    """ESearch's ``mindate``/``maxdate`` ('2017', '2017/8', '2017/08/05') as 'YYYY/MM/DD'."""
+    parts = [int(part) for part in re.findall(r"\d+", day)[:3]]
+    return "/".join(f"{part:0{4 if i == 0 else 2}d}" for i, part in enumerate(parts))
 
 
 class PubMedService:
@@ -124,14 +142,20 @@ class PubMedService:
 
     prefix = "pubmed"
 
+    def __init__(self, as_of: date | None = None) -> None:
+        """``as_of``: serve only the articles PubMed had added by that day (Entrez date)."""
+        self.as_of = as_of
+
     @cached_property
     def articles(self) -> list[Article]:
         """The pool, in recorded order; an id recorded twice is served once."""
         pool: dict[str, Article] = {}
+        last = f"{self.as_of:%Y/%m/%d}" if self.as_of else None
         for name in EFETCH_FILES:
             for raw in _ARTICLE.findall(fixture_bytes(f"pubmed/biopython_{name}.xml")):
                 article = _article(raw)
-                pool.setdefault(article.pmid, article)
+                if last is None or article.entrez <= last:
+                    pool.setdefault(article.pmid, article)
         return list(pool.values())
 
     def handle(self, request: ReplayRequest) -> ReplayResponse:
@@ -159,7 +183,13 @@ class PubMedService:
     def _esearch(self, request: ReplayRequest) -> ReplayResponse:
         if request.param("db", "pubmed") != "pubmed":
             return _error("esearch", f"Invalid db name specified: {request.param('db')}")
+        if request.param("mindate") and (request.param("datetype") or "pdat") != "edat":
+            return _error("esearch", "the replay answers datetype=edat date windows only")
         ids = self.search(request.param("term", "") or "")
+        window = _entrez_window(request)
+        if window is not None:
+            added = {a.pmid: a.entrez for a in self.articles}
+            ids = [pmid for pmid in ids if window[0] <= added[pmid] <= window[1]]
         if not ids:
             return ReplayResponse(body=fixture_bytes(ZERO_HITS), content_type=XML)
         start = int(request.param("retstart", "0") or 0)
@@ -195,6 +225,16 @@ class PubMedService:
         body = (_set_prolog() + b"<PubmedArticleSet>\n" + b"\n".join(chosen)
                 + b"\n</PubmedArticleSet>\n")
         return ReplayResponse(body=body, content_type=XML)
+
+
+def _entrez_window(request: ReplayRequest) -> tuple[str, str] | None:
+    """The Entrez-date window ``datetype=edat&mindate=...&maxdate=...`` asks for (ESearch reads
+    the dates only as a pair), or ``None``."""
+    low, high = request.param("mindate"), request.param("maxdate")
+    if not low or not high:
+        return None
+    upper = _padded(high)
+    return _padded(low), upper + "/99" * (2 - upper.count("/"))
 
 
 def _set_prolog() -> bytes:

@@ -1,0 +1,103 @@
+"""What an update changed, as ``review.md`` and ``review.html`` show it: the retractions and
+corrections published since (at the top), and a "New since DATE" section with the update's
+PRISMA counts, the new works, the new versions joined to works already there, the new findings
+and the earlier runs. A review that was never updated shows neither. The lines are written
+here once; :mod:`~scholargraph.exports.markdown` sets them as Markdown, this module as HTML."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape as html_escape
+from typing import TYPE_CHECKING
+
+from scholargraph.agents.schemas import Finding
+from scholargraph.history import UpdateSection
+
+if TYPE_CHECKING:
+    from scholargraph.report import Report
+
+
+def counts_sentence(section: UpdateSection) -> str:
+    """The update's PRISMA counts in one sentence."""
+    counts = section.prisma
+    identified = ", ".join(f"{source} {count}" for source, count in counts.identified.items())
+    return (f"Searched on {section.date} for records the services added since {section.since}: "
+            f"{sum(counts.identified.values())} identified ({identified or 'none'}), "
+            f"{counts.duplicates_removed} duplicates removed, {counts.screened} screened, "
+            f"{counts.excluded} excluded, {counts.included} kept; of these "
+            f"{counts.duplicates_of_earlier} were already in the review and "
+            f"{counts.new_included} are new. The review now holds {counts.total_included} "
+            f"works ({counts.earlier_included} before).")
+
+
+def flag_lines(report: Report) -> list[str]:
+    """One line per retraction or correction flagged: '[3] Title: Retraction in: ... (pubmed)'."""
+    if report.update is None:
+        return []
+    return [(f"[{flag.reference}] " if flag.reference else "")
+            + f"{flag.title}: {flag.detail} (read in {flag.source})"
+            for flag in report.update.flags]
+
+
+def new_work_lines(report: Report) -> list[str]:
+    """The new works, each with its reference number where the review cites it."""
+    if report.update is None:
+        return []
+    numbers = {ref.work_id: ref.number for ref in report.references}
+    lines = []
+    for work_id in report.update.new_work_ids:
+        work = report.work(work_id)
+        where = ", ".join(str(part) for part in (work.venue, work.year) if part)
+        number = f"[{numbers[work_id]}] " if work_id in numbers else "(not cited) "
+        lines.append(f"{number}{work.title}" + (f" ({where})" if where else ""))
+    return lines
+
+
+def joined_lines(report: Report) -> list[str]:
+    if report.update is None:
+        return []
+    return [f"{joined.title}: {joined.joined_id} joined {joined.earlier_id}"
+            + (f" (rule: {joined.rule})" if joined.rule else "")
+            for joined in report.update.joined]
+
+
+def history_lines(report: Report) -> list[str]:
+    return [f"{entry.date}: {entry.kind}, {entry.included} works, {entry.findings} findings"
+            + (f"; its files are in {entry.files}" if entry.files else "")
+            for entry in report.history]
+
+
+# ---------------------------------------------------------------- HTML
+
+def _items(lines: list[str]) -> str:
+    return "<ul>" + "".join(f"<li>{html_escape(line)}</li>" for line in lines) + "</ul>"
+
+
+def html_flags(report: Report) -> str:
+    lines = flag_lines(report)
+    if not lines:
+        return ""
+    return ('<div class="flags"><strong>Retracted or corrected since the last run</strong>'
+            f"{_items(lines)}</div>")
+
+
+def html_section(report: Report, finding_item: Callable[[Finding], str]) -> str:
+    """The "New since DATE" section of ``review.html``; ``finding_item`` renders a finding as
+    the findings section does (its citations and evidence)."""
+    section = report.update
+    if section is None:
+        return ""
+    body = [f"<h2>New since {html_escape(section.since)}</h2>",
+            f"<p>{html_escape(counts_sentence(section))}</p>"]
+    parts = [("New works", new_work_lines(report)),
+             ("New versions of works already included", joined_lines(report))]
+    for title, items in parts:
+        if items:
+            body.append(f"<h3>{title}</h3>{_items(items)}")
+    new = [report.findings[i] for i in section.new_findings if i < len(report.findings)]
+    if new:
+        body.append("<h3>New findings</h3><ul>" + "".join(finding_item(f) for f in new)
+                    + "</ul>")
+    if report.history:
+        body.append(f"<h3>Earlier runs</h3>{_items(history_lines(report))}")
+    return "\n".join(body) + "\n"

@@ -1,0 +1,105 @@
+"""The person's decisions: a CSV of record id (or DOI) and 1 (include) or 0 (exclude).
+
+The file is the person's, edited between runs or appended to by ``--interactive``; every run
+carries on from it. Two columns, with or without a header line::
+
+    record_id,label
+    doi:10.1000/xyz,1
+    17,0
+
+A header is a first line whose label cell is not 1 or 0 and names the column (``label``,
+``included``, ``label_included`` or ``decision``); the id column is then the one named
+``record_id``, ``id`` or ``doi`` (else the first). Blank lines and lines starting with ``#`` are
+skipped. A later line for the same record wins, so a person changes their mind by appending.
+The order of the lines is the order of screening, which the stop estimate reads.
+
+A file that cannot be read, a line without an id, or a label other than 1 or 0 is a
+:class:`LabelsError` naming the file and line (the CLI exits 2).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from scholargraph.errors import InputError
+
+LABEL_COLUMNS = ("label", "included", "label_included", "decision")
+ID_COLUMNS = ("record_id", "id", "doi")
+HEADER = ("record_id", "label")
+
+
+class LabelsError(InputError):
+    """The labels file cannot be read, or one of its lines is not an id and a 1 or 0."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """One decision: the id as the person wrote it, 1 or 0, and where it was written."""
+
+    record: str
+    included: bool
+    line: int
+
+
+def read_labels(path: Path) -> list[Label]:
+    """The decisions in the file, in file order (later lines for one record win downstream)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise LabelsError(f"labels file {path} cannot be read ({reason}); give a CSV of "
+                          "record id and 1 or 0") from exc
+    rows = list(csv.reader(io.StringIO(text)))
+    id_col, label_col, first = _columns(rows)
+    labels = []
+    for number, row in enumerate(rows[first:], start=first + 1):
+        cells = [cell.strip() for cell in row]
+        if not any(cells) or cells[0].startswith("#"):
+            continue
+        labels.append(_label(path, number, cells, id_col, label_col))
+    return labels
+
+
+def _columns(rows: list[list[str]]) -> tuple[int, int, int]:
+    """(id column, label column, index of the first data row): a header names them."""
+    first = next((row for row in rows if any(cell.strip() for cell in row)), None)
+    if first is None:
+        return 0, 1, 0
+    names = [cell.strip().lower() for cell in first]
+    label_col = next((i for i, name in enumerate(names) if name in LABEL_COLUMNS), None)
+    if label_col is None:
+        return 0, 1, 0
+    id_col = next((i for i, name in enumerate(names) if name in ID_COLUMNS),
+                  0 if label_col != 0 else 1)
+    return id_col, label_col, rows.index(first) + 1
+
+
+def _label(path: Path, number: int, cells: list[str], id_col: int, label_col: int) -> Label:
+    record = cells[id_col] if id_col < len(cells) else ""
+    value = cells[label_col] if label_col < len(cells) else ""
+    if not record:
+        raise LabelsError(f"{path}:{number}: no record id; each line is a record id (or DOI) "
+                          "and 1 or 0")
+    if value not in ("0", "1"):
+        shown = repr(value) if value else "nothing"
+        raise LabelsError(f"{path}:{number}: the label of {record!r} is {shown}, not 1 or 0; "
+                          "write 1 to include the record or 0 to exclude it")
+    return Label(record=record, included=value == "1", line=number)
+
+
+def append_label(path: Path, record: str, included: bool) -> None:
+    """Add one decision to the file at once (a header first if the file is new), flushed to
+    disk, so a session killed after it loses nothing."""
+    new = not path.exists() or path.stat().st_size == 0
+    unended = not new and not path.read_bytes().endswith(b"\n")
+    with path.open("a", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        if new:
+            writer.writerow(HEADER)
+        elif unended:  # a file the person edited without a final line break
+            handle.write("\r\n")
+        writer.writerow([record, "1" if included else "0"])
+        handle.flush()

@@ -1,0 +1,134 @@
+"""What a person screens: the records of a library, merged so that one decision covers one work.
+
+A library is read as the review reads it (:mod:`scholargraph.sources.library`: BibTeX, RIS,
+CSL-JSON, JSONL, PDF, JATS, a folder of them) or as a CSV with ``title`` and ``abstract``
+columns (``record_id`` or ``id``, ``doi``, ``year``, ``authors`` split on ``;``, ``journal`` or
+``venue``, ``pmid`` when present). The records are then deduplicated with the project's rules
+(:func:`scholargraph.dedup.deduplicate`): a duplicate export, or a preprint and its published
+version, is one :class:`Entry`, and a label on any of its records' ids decides it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scholargraph.dedup import deduplicate
+from scholargraph.identifiers import normalize_doi
+from scholargraph.records import Work
+from scholargraph.sources.library import LibraryError, load_library, read_text
+
+CSV_ID_COLUMNS = ("record_id", "id", "key")
+CSV_VENUE_COLUMNS = ("journal", "venue", "secondary_title")
+
+
+@dataclass(frozen=True)
+class LibraryRecord:
+    """One record as the library holds it, with the id its file gives it (a CSV's record id)."""
+
+    work: Work
+    own_id: str | None = None
+
+
+@dataclass
+class Entry:
+    """One work to decide on: the library's records of it, merged."""
+
+    work: Work
+    record_id: str
+    """The id shown and written for it: its first record's own id, else the work's id."""
+    aliases: set[str] = field(default_factory=set)
+    """Every id a label may name it by (lower-cased): each record's own id, each record's
+    work id ('doi:10.1/x', 'pmid:123'), its DOIs bare and as a link."""
+    records: int = 1
+
+
+def read_library(path: Path) -> list[LibraryRecord]:
+    """Every record of the library file or folder, CSVs included; a :class:`LibraryError`
+    when nothing there has a title."""
+    path = path.expanduser()
+    if not path.exists():
+        raise LibraryError(f"the library {path} does not exist; give a file or a folder")
+    if path.is_file() and path.suffix.lower() == ".csv":
+        records = read_csv(path)
+    else:
+        records = [LibraryRecord(work) for work in load_library(path)]
+        if path.is_dir():
+            records += [r for csv_path in sorted(path.rglob("*.csv")) for r in read_csv(csv_path)]
+    if not records:
+        raise LibraryError(f"{path}: no record with a title; give BibTeX, RIS, CSL-JSON, JSONL, "
+                           "PDF or a CSV with title and abstract columns")
+    return records
+
+
+def read_csv(path: Path) -> list[LibraryRecord]:
+    """The rows of a CSV export that have a title (a header row names the columns)."""
+    rows = list(csv.DictReader(io.StringIO(read_text(path))))
+    if not rows or "title" not in {(name or "").strip().lower() for name in rows[0]}:
+        raise LibraryError(f"{path}: a CSV library needs a header with a 'title' column (and "
+                           "'abstract'); no such column was found")
+    records = []
+    for row in rows:
+        cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
+                 if isinstance(v, str)}
+        if not cells.get("title"):
+            continue
+        own_id = next((cells[c] for c in CSV_ID_COLUMNS if cells.get(c)), None)
+        venue = next((cells[c] for c in CSV_VENUE_COLUMNS if cells.get(c)), None)
+        authors = [a.strip() for a in cells.get("authors", "").split(";") if a.strip()]
+        year = cells.get("year", "")
+        work = Work(title=cells["title"], abstract=cells.get("abstract") or None,
+                    doi=cells.get("doi") or None, pmid=cells.get("pmid") or None,
+                    year=int(year) if year.isdigit() else None, authors=authors, venue=venue,
+                    sources=["library"])
+        records.append(LibraryRecord(work, own_id))
+    return records
+
+
+def merge_records(records: list[LibraryRecord]) -> list[Entry]:
+    """The works of the records, duplicates and versions merged, in order of first appearance."""
+    result = deduplicate([record.work for record in records])
+    entries = []
+    for work, members in zip(result.works, result.groups, strict=True):
+        first = records[members[0]]
+        entry = Entry(work=work, record_id=first.own_id or work.id, records=len(members))
+        for index in members:
+            entry.aliases |= record_aliases(records[index])
+        entry.aliases |= {work.id.lower()}
+        entries.append(entry)
+    return entries
+
+
+def record_aliases(record: LibraryRecord) -> set[str]:
+    """The ids a person may use for a record in the labels file, lower-cased."""
+    work = record.work
+    aliases = {work.id.lower()} | {f"{kind}:{value}".lower() for kind, value in work.identifiers()}
+    if record.own_id:
+        aliases.add(record.own_id.lower())
+    if work.doi:
+        aliases |= {work.doi.lower(), f"https://doi.org/{work.doi}".lower()}
+    return aliases
+
+
+def label_key(value: str) -> str:
+    """A labels-file id as an alias: lower-cased; a DOI in any of its spellings as 'doi:...'
+    is matched through its bare form too (see :func:`resolve`)."""
+    return value.strip().lower()
+
+
+def resolve(entries: list[Entry], ids: list[str]) -> list[int | None]:
+    """For each id, the index of the entry it names, or None."""
+    index: dict[str, int] = {}
+    for position, entry in enumerate(entries):
+        for alias in entry.aliases:
+            index.setdefault(alias, position)
+    found: list[int | None] = []
+    for value in ids:
+        key = label_key(value)
+        hit = index.get(key)
+        if hit is None and (doi := normalize_doi(value)):
+            hit = index.get(doi.lower())
+        found.append(hit)
+    return found

@@ -1,0 +1,293 @@
+"""Screening with a person in the loop: ``scholargraph screen`` and :func:`screen`.
+
+A session reads a library (:mod:`scholargraph.screening.records`: every format the review reads,
+plus CSV; duplicates and versions merged so one decision covers one work), the person's labels
+(:mod:`scholargraph.screening.labels`), ranks every work (:mod:`scholargraph.screening.learner`:
+the zero-shot score alone without labels, a model of the labels joined with it after), and says
+whether to stop (:mod:`scholargraph.screening.stopping`). It writes, into the output folder:
+
+- ``screening.csv``: rank, record id, title, score, decision so far, reason, the criteria's words
+  found in the record;
+- ``to-screen.ris``: the next batch of undecided works, best first, for a reference manager;
+- ``included.ris``: the works labelled 1;
+- ``summary.json``: decisions so far, the estimate of relevant works left, the verdict, its rule
+  and the assumption it rests on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scholargraph.deterministic.text import GENERIC_TERMS, commonness, specific_words
+from scholargraph.errors import InputError
+from scholargraph.exports import ris
+from scholargraph.exports.files import prepare_out_dir
+from scholargraph.rag.embeddings import Embedder
+from scholargraph.rag.ranking import tokenize
+from scholargraph.rag.select import load_run_embedder, query_vector, stored_vectors
+from scholargraph.records import Work
+from scholargraph.screening.labels import Label, LabelsError, append_label, read_labels
+from scholargraph.screening.learner import Features, Ranker, build_features, next_batch
+from scholargraph.screening.records import Entry, merge_records, read_library, resolve
+from scholargraph.screening.stopping import StopEstimate, estimate
+from scholargraph.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+BATCH = 50
+"""Works in ``to-screen.ris`` unless told otherwise."""
+COMMON_ZIPF = 5.0
+"""Criteria words at least this common in English (wordfreq Zipf: 'study', 'include') say
+nothing about a record and are not listed or highlighted."""
+OUTPUT_FILES = ("screening.csv", "to-screen.ris", "included.ris", "summary.json")
+
+
+def record_text(work: Work) -> str:
+    """What the ranking reads of a work: its title and abstract."""
+    return f"{work.title}. {work.abstract or ''}".strip()
+
+
+def read_criteria(value: str | Path | None) -> str:
+    """The criteria's text: a file's contents when ``value`` names a file, else ``value``
+    itself; an empty file is an :class:`InputError`."""
+    if value is None:
+        return ""
+    path = Path(value).expanduser()
+    if path.is_file():
+        text = path.read_text(encoding="utf-8-sig").strip()
+        if not text:
+            raise InputError(f"the criteria file {path} is empty; write the inclusion and "
+                             "exclusion criteria in it")
+        return text
+    if str(value).lower().endswith((".txt", ".md")):
+        raise InputError(f"the criteria file {path} does not exist; give a file or the text")
+    return str(value).strip()
+
+
+def zero_shot_scores(question: str, criteria: str, texts: Sequence[str],
+                     embedder: Embedder | None, vectors: np.ndarray | None,
+                     warnings: list[str]) -> np.ndarray:
+    """The score of each record from the question and criteria alone (no labels): the cosine
+    of its vector with the question's and the criteria's; zeros without an embedder.
+
+    This is the seam to the review's zero-shot screening score (issue 21,
+    ``scholargraph.screening.relevance.score_records``), which replaces it when it lands.
+    """
+    if vectors is None or embedder is None:
+        return np.zeros(len(texts))
+    queries = [vector for text in (question, criteria) if text
+               and (vector := query_vector(text, embedder, warnings)) is not None]
+    if not queries:
+        return np.zeros(len(texts))
+    return np.asarray(vectors @ np.stack(queries).T).mean(axis=1)
+
+
+def criteria_terms(question: str, criteria: str) -> dict[str, str]:
+    """The words of the question and criteria worth looking for, by stem: the specific ones."""
+    terms: dict[str, str] = {}
+    for word in specific_words(f"{question}. {criteria}"):
+        if word.lower() in GENERIC_TERMS or commonness(word.lower()) >= COMMON_ZIPF:
+            continue
+        for stem in tokenize(word):
+            terms.setdefault(stem, word.lower())
+    return terms
+
+
+@dataclass
+class ScreeningSession:
+    """A library being screened: its works, their features, the decisions so far, the ranking."""
+
+    question: str
+    criteria: str
+    entries: list[Entry]
+    features: Features
+    labels_path: Path | None = None
+    decisions: dict[int, bool] = field(default_factory=dict)
+    """Entry index -> included, in the order first decided."""
+    label_lines: dict[int, int] = field(default_factory=dict)
+    unmatched: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self) -> None:
+        self.ranker = Ranker(self.features)
+        self.terms = criteria_terms(self.question, self.criteria)
+        if not len(self.scores):
+            self.rank()
+
+    def rank(self) -> np.ndarray:
+        """Score every work again from the decisions so far."""
+        self.scores = self.ranker.scores(self.decisions)
+        return self.scores
+
+    def decide(self, index: int, included: bool) -> None:
+        """Record a decision and append it to the labels file at once (when there is one)."""
+        self.decisions[index] = included
+        if self.labels_path is not None:
+            append_label(self.labels_path, self.entries[index].record_id, included)
+
+    def to_screen(self, size: int = BATCH, skip: set[int] | None = None) -> list[int]:
+        """The next ``size`` undecided works, best first."""
+        return next_batch(self.scores, set(self.decisions) | (skip or set()), size)
+
+    def summary(self) -> StopEstimate:
+        return estimate(list(self.decisions.values()), len(self.entries))
+
+    def terms_found(self, index: int) -> list[str]:
+        """The criteria's words the work's title and abstract name, in the criteria's order."""
+        stems = set(tokenize(record_text(self.entries[index].work)))
+        return list(dict.fromkeys(word for stem, word in self.terms.items() if stem in stems))
+
+    def reason(self, index: int) -> str:
+        entry = self.entries[index]
+        if index in self.decisions:
+            verdict = "included" if self.decisions[index] else "excluded"
+            line = self.label_lines.get(index)
+            text = f"{verdict} by you" + (f" (labels line {line})" if line else "")
+        elif any(self.decisions.values()):
+            text = f"ranked by a model of your {len(self.decisions)} decisions and the question"
+        else:
+            text = "ranked by the question and criteria"
+        if entry.records > 1:
+            text += f"; one decision for {entry.records} records (duplicates or versions)"
+        return text
+
+    def write(self, out: str | Path, batch: int = BATCH) -> dict[str, Path]:
+        """Write the four output files into ``out``; return their paths."""
+        directory = prepare_out_dir(out)
+        order = np.lexsort((np.arange(len(self.scores)), -self.scores))
+        contents = {
+            "screening.csv": self._table([int(i) for i in order]),
+            "to-screen.ris": ris.dumps([self.entries[i].work for i in self.to_screen(batch)]),
+            "included.ris": ris.dumps([self.entries[i].work for i, inc in self.decisions.items()
+                                       if inc]),
+            "summary.json": json.dumps(self.summary_record(), indent=2) + "\n",
+        }
+        paths = {}
+        for name, text in contents.items():
+            paths[name] = directory / name
+            paths[name].write_text(text, encoding="utf-8")
+        return paths
+
+    def _table(self, order: list[int]) -> str:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(["rank", "record_id", "title", "score", "decision", "reason",
+                         "criteria_words"])
+        for rank, index in enumerate(order, start=1):
+            decided = self.decisions.get(index)
+            decision = "" if decided is None else ("include" if decided else "exclude")
+            writer.writerow([rank, self.entries[index].record_id, self.entries[index].work.title,
+                             f"{self.scores[index]:.4f}", decision, self.reason(index),
+                             "; ".join(self.terms_found(index))])
+        return buffer.getvalue()
+
+    def summary_record(self) -> dict[str, object]:
+        stop = self.summary()
+        return {"question": self.question, "records": sum(e.records for e in self.entries),
+                "works": len(self.entries), "included": stop.found,
+                "excluded": stop.screened - stop.found, "undecided": stop.total - stop.screened,
+                "unmatched_labels": len(self.unmatched), **stop.model_dump(exclude={"total"}),
+                "warnings": self.warnings}
+
+    def summary_lines(self) -> list[str]:
+        """The summary as a person reads it."""
+        stop = self.summary()
+        recall = (f", about {stop.estimated_recall:.0%} of them found"
+                  if stop.estimated_recall is not None else "")
+        left = "unknown before any decision" if stop.estimated_left is None else \
+            f"{stop.estimated_left:.1f}"
+        return [
+            f"{len(self.entries)} works ({sum(e.records for e in self.entries)} records): "
+            f"{stop.found} included, {stop.screened - stop.found} excluded, "
+            f"{stop.total - stop.screened} to screen",
+            f"estimated relevant works left: {left}{recall}",
+            f"verdict: {stop.verdict.upper()} by the {stop.rule}",
+            f"assumption: {stop.assumption}",
+        ]
+
+
+def open_session(library: str | Path, question: str, criteria: str | Path | None = None,
+                 labels: str | Path | None = None, *, settings: Settings | None = None,
+                 create_labels: bool = False) -> ScreeningSession:
+    """Read the library and labels and rank the works; see :func:`screen`."""
+    if not question or not question.strip():
+        raise InputError("screening needs --question: the review's question")
+    settings = settings or get_settings()
+    criteria_text = read_criteria(criteria)
+    labels_path = Path(labels).expanduser() if labels is not None else None
+    given = _labels(labels_path, create_labels)
+    entries = merge_records(read_library(Path(library)))
+    warnings: list[str] = []
+    features = _features(entries, question.strip(), criteria_text, settings, warnings)
+    session = ScreeningSession(question=question.strip(), criteria=criteria_text,
+                               entries=entries, features=features, labels_path=labels_path,
+                               warnings=warnings, scores=np.zeros(0))
+    _apply_labels(session, given, labels_path)
+    session.rank()
+    return session
+
+
+def _labels(path: Path | None, create: bool) -> list[Label]:
+    if path is None or (create and not path.exists()):
+        return []
+    return read_labels(path)
+
+
+def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | None) -> None:
+    """Decisions from the labels file; ids matching no work are counted in a warning."""
+    found = resolve(session.entries, [label.record for label in given])
+    for label, index in zip(given, found, strict=True):
+        if index is None:
+            session.unmatched.append(label.record)
+            continue
+        session.decisions[index] = label.included
+        session.label_lines[index] = label.line
+    if session.unmatched:
+        shown = ", ".join(repr(r) for r in session.unmatched[:3])
+        message = (f"{len(session.unmatched)} ids in {path} match no record of the library "
+                   f"(first: {shown}); their labels were not used")
+        session.warnings.append(message)
+        log.info(message)
+
+
+def _features(entries: list[Entry], question: str, criteria: str, settings: Settings,
+              warnings: list[str]) -> Features:
+    texts = [record_text(entry.work) for entry in entries]
+    embedder = load_run_embedder(settings, warnings)
+    vectors = None
+    if embedder is not None:
+        vectors = stored_vectors(texts, [entry.work.id for entry in entries], embedder,
+                                 settings, warnings)
+    prior = zero_shot_scores(question, criteria, texts, embedder, vectors, warnings)
+    return build_features(texts, prior, vectors)
+
+
+def screen(library: str | Path, question: str, criteria: str | Path | None = None,
+           labels: str | Path | None = None, out: str | Path | None = None, *,
+           batch: int = BATCH, settings: Settings | None = None) -> ScreeningSession:
+    """Rank a library for screening and, with ``out``, write the four files there.
+
+    ``library``: a file or folder the review reads (BibTeX, RIS, CSL-JSON, JSONL, PDF, JATS) or
+    a CSV with title and abstract columns. ``criteria``: the eligibility criteria, as text or a
+    file. ``labels``: a CSV of record id (or DOI) and 1 or 0, the person's decisions so far.
+    Raises :class:`~scholargraph.screening.labels.LabelsError` (an :class:`InputError`) for a
+    labels file that cannot be read or a label other than 1 or 0.
+    """
+    if batch < 1:
+        raise InputError("--batch must be at least 1")
+    session = open_session(library, question, criteria, labels, settings=settings)
+    if out is not None:
+        session.write(out, batch)
+    return session
+
+
+__all__ = ["OUTPUT_FILES", "LabelsError", "ScreeningSession", "open_session", "screen"]

@@ -1,0 +1,114 @@
+"""When to stop screening: the knee of the discovery curve, and an estimate of what is left.
+
+Both read the decisions in the order they were made (the labels file's order), which is the
+ranking's order when the person screens the batches this tool hands them.
+
+**The verdict** is Cormack and Grossman's knee method (SIGIR 2016, "Engineering quality and
+reliability in technology-assisted review"): on the curve of relevant records found against
+records screened, the knee is the point farthest from the straight line joining the origin to
+the curve's end; the slope before it is compared with the slope after it (relevant found after
+the knee plus one, over records screened after it). Stop when that ratio is at least
+:data:`KNEE_RATIO` and at least :data:`MIN_SCREENED` records have been screened. *Assumption:*
+records are screened best first, so relevant records thin out, and a long stretch after the knee
+finding almost nothing means few are left. It does not hold for records screened in library order.
+
+**The estimate** of relevant records left fits the chance that the i-th record screened is
+relevant as ``exp(a - b*i)`` (a Poisson model of the hits, fitted by maximum likelihood with
+``b >= 0``) and sums it over the records not yet screened. *Assumption:* the chance keeps
+falling, as it has, at a constant rate; a ranking that improves late (a new kind of relevant
+record found) breaks it, so the estimate is a guide, and the verdict does not rest on it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from pydantic import BaseModel, Field
+from scipy.optimize import minimize
+
+KNEE_RATIO = 6.0
+"""Slope before the knee over slope after it (Cormack and Grossman's value)."""
+MIN_SCREENED = 150
+"""Records screened before the knee may say stop (Cormack and Grossman's value)."""
+
+RULE = (f"knee method (Cormack & Grossman 2016): stop when the rate of relevant records found "
+        f"before the knee of the discovery curve is at least {KNEE_RATIO:g} times the rate after "
+        f"it, and at least {MIN_SCREENED} records have been screened")
+ASSUMPTION = ("records were screened best first, so relevant ones thin out; the estimate left "
+              "assumes the chance of a relevant record keeps falling at the rate it has")
+
+
+class StopEstimate(BaseModel):
+    """Where screening stands and whether to stop."""
+
+    screened: int = Field(description="Records decided so far")
+    found: int = Field(description="Of them, included")
+    total: int = Field(description="Records in the library (after merging duplicates)")
+    estimated_left: float | None = Field(
+        description="Relevant records estimated among the rest (None before any decision)")
+    estimated_recall: float | None = Field(description="found / (found + estimated_left)")
+    knee_ratio: float | None = Field(description="Slope before the knee over slope after it")
+    verdict: str = Field(description="'stop' or 'continue'")
+    rule: str = RULE
+    assumption: str = ASSUMPTION
+
+
+def estimate(decisions: list[bool], total: int) -> StopEstimate:
+    """The verdict and estimate for decisions in screening order, out of ``total`` records."""
+    screened, found = len(decisions), sum(decisions)
+    left = records_left(decisions, total) if decisions else None
+    ratio = knee_ratio(decisions)
+    stop = ratio is not None and ratio >= KNEE_RATIO and screened >= MIN_SCREENED
+    recall = found / (found + left) if left is not None and found + left > 0 else None
+    return StopEstimate(screened=screened, found=found, total=total, estimated_left=left,
+                        estimated_recall=recall, knee_ratio=ratio,
+                        verdict="stop" if stop or screened >= total else "continue")
+
+
+def knee_ratio(decisions: list[bool]) -> float | None:
+    """Slope of the discovery curve before its knee over the slope after it (None before any
+    relevant record, or with too few decisions to have a knee)."""
+    gain = np.cumsum(np.asarray(decisions, dtype=np.float64))
+    screened = len(gain)
+    if screened < 2 or gain[-1] == 0:
+        return None
+    positions = np.arange(1, screened + 1, dtype=np.float64)
+    # distance of each point above the chord from (0, 0) to (screened, found), up to a constant
+    distance = gain - positions * gain[-1] / screened
+    knee = int(np.argmax(distance[:-1]))
+    before = gain[knee] / positions[knee]
+    after = (gain[-1] - gain[knee] + 1) / (screened - positions[knee])
+    return float(before / after)
+
+
+def records_left(decisions: list[bool], total: int) -> float:
+    """Relevant records expected among the ``total - len(decisions)`` not yet screened."""
+    rest = total - len(decisions)
+    if rest <= 0 or not decisions:
+        return 0.0
+    a, b = _decay_fit(np.asarray(decisions, dtype=np.float64))
+    start = len(decisions)
+    if b < 1e-9:
+        left = math.exp(a) * rest
+    else:
+        left = math.exp(a - b * start) * (1 - math.exp(-b * rest)) / (1 - math.exp(-b))
+    return float(min(left, rest))
+
+
+def _decay_fit(hits: np.ndarray) -> tuple[float, float]:
+    """(a, b) maximising the Poisson likelihood of the hits under rate exp(a - b*i), b >= 0."""
+    positions = np.arange(len(hits), dtype=np.float64)
+    found = hits.sum()
+    if found == 0:
+        # no hit yet: the rate is below one in the records screened; take half a hit over them
+        return math.log(0.5 / len(hits)), 0.0
+
+    def loss(params: np.ndarray) -> float:
+        a, b = params
+        rate = np.exp(a - b * positions)
+        return float(rate.sum() - (hits * (a - b * positions)).sum())
+
+    start = np.array([math.log(found / len(hits)), 0.0])
+    fitted = minimize(loss, start, method="L-BFGS-B", bounds=[(None, None), (0.0, None)])
+    return float(fitted.x[0]), float(fitted.x[1])

@@ -1,0 +1,361 @@
+"""Keeping a review current: ``scholargraph update DIR`` adds what was published since.
+
+A review is out of date the day it is finished. An update reads the review a folder holds
+(``review.json``), runs its question again with every search limited to the records the
+services added since the review's day (:attr:`ReviewContext.added_since`: PubMed's Entrez date,
+arXiv's submission date, OpenAlex's creation date, the web's time window), and folds what that
+run found into the review:
+
+- the new records are deduplicated against the works already there, so a work found again is
+  not counted twice and a new version of an included work (a preprint's published article)
+  joins it (:class:`~scholargraph.history.JoinedVersion`);
+- every work carries ``first_seen``, the day the review first included it;
+- the new findings are added after the earlier ones, their citations numbered on from the
+  earlier reference list, which keeps its numbers;
+- the works already there are looked up again in PubMed (by PMID) and OpenAlex (by id) for
+  retractions and corrections published since, flagged at the top of the review;
+- ``history`` records the earlier run, whose files are copied to ``DIR/history/DATE/`` before
+  anything is written.
+
+A folder without a readable ``review.json`` is bad input (:class:`InputError`); a source that
+fails is recorded as in a review, and the earlier review is kept whole either way.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from scholargraph.api import start_review
+from scholargraph.dedup import deduplicate
+from scholargraph.errors import InputError, SourceError
+from scholargraph.exports.files import prepare_out_dir
+from scholargraph.history import (
+    HistoryEntry,
+    HistoryQuery,
+    JoinedVersion,
+    NoticeFlag,
+    UpdatePrisma,
+    UpdateSection,
+)
+from scholargraph.options import check_day
+from scholargraph.records import Passage, SearchLogEntry, Work
+from scholargraph.report import Reference, Report, review_counts
+from scholargraph.runs import (
+    LATEST_RECORDING,
+    PendingApproval,
+    ProgressCallback,
+    offline_services,
+)
+from scholargraph.settings import Settings
+from scholargraph.sources.registry import source_names
+
+HISTORY_DIR = "history"
+NOT_REPEATED = ("library",)
+"""Sources an update does not search again: a local library is not a service that adds records."""
+FLAGGED_NOTICES = ("Retraction", "Retracted", "Expression of concern", "Erratum", "Update")
+"""Notices an update flags when they appeared since (comments are not corrections)."""
+
+
+def read_review(directory: str | Path) -> Report:
+    """The review a folder holds, or :class:`InputError` saying why it cannot be updated."""
+    path = Path(directory).expanduser() / "review.json"
+    if not path.is_file():
+        raise InputError(f"{directory} holds no review.json; give the folder a review was "
+                         "written to (scholargraph review ... --out DIR)")
+    try:
+        return Report.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, UnicodeDecodeError, OSError) as exc:
+        reason = (f"{exc.error_count()} fields do not fit" if isinstance(exc, ValidationError)
+                  else type(exc).__name__)
+        raise InputError(f"{path} cannot be read by this version of scholargraph ({reason}); "
+                         "run the review again with scholargraph review") from None
+
+
+def update(directory: str | Path, *, since: str | None = None,
+           on_progress: ProgressCallback | None = None, **options: Any) -> Report:
+    """Update the review in ``directory`` with what the services added since its day (or
+    ``since``, YYYY-MM-DD), write it back (the earlier files kept under ``history/DATE/``) and
+    return it. ``options`` are a review's (``offline``, ``max_results``, ``model``...); the
+    question, sources and citation style are the review's own."""
+    folder = Path(directory).expanduser()
+    earlier = read_review(folder)
+    start = check_day(since, "--since") if since else date.fromisoformat(earlier.day)
+    known = set(source_names()) - set(NOT_REPEATED)
+    sources = [name for name in earlier.sources_searched if name in known]
+    values = {"sources": sources or None, "style": earlier.citation_style, **options,
+              "added_since": start.isoformat()}
+    run = start_review(earlier.question, on_progress=on_progress, **values)
+    prepare_out_dir(folder)
+    with offline_services(run.settings, run.options.offline, LATEST_RECORDING) as settings:
+        fresh = run.start()
+        if isinstance(fresh, PendingApproval):
+            raise InputError("an update does not pause for plan approval")
+        checked = check_notices(earlier.papers, settings, fresh.iterations or 1)
+    kept = history_folder(folder, earlier.day)
+    updated = merge_update(earlier, fresh, start, checked,
+                           kept.relative_to(folder).as_posix() + "/")
+    keep_earlier_files(folder, kept)
+    updated.write(folder)
+    return updated
+
+
+def history_folder(folder: Path, day: str) -> Path:
+    """Where the earlier run's files go: ``history/DATE/``, DATE the earlier run's day
+    (``-2``, ``-3``... when two runs share a day), never a folder that exists."""
+    target, number = folder / HISTORY_DIR / day, 1
+    while target.exists():
+        number += 1
+        target = folder / HISTORY_DIR / f"{day}-{number}"
+    return target
+
+
+def keep_earlier_files(folder: Path, target: Path) -> None:
+    """Copy the folder's files (not its history) into ``target`` before any is rewritten."""
+    target.mkdir(parents=True)
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and not path.name.startswith("."):
+            shutil.copy2(path, target / path.name)
+
+
+# ------------------------------------------------------------ retractions and corrections
+
+@dataclass
+class NoticeCheck:
+    """What looking the review's works up again found: their records now, by work id."""
+
+    found: dict[str, list[tuple[str, Work]]] = field(default_factory=dict)
+    checked: dict[str, int] = field(default_factory=dict)
+    log: list[SearchLogEntry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def check_notices(works: list[Work], settings: Settings, round_number: int = 1) -> NoticeCheck:
+    """Look the works up in PubMed (by PMID) and OpenAlex (by id) as they are now; a failed
+    look-up is a search-log entry and a note, never the end of the update."""
+    from scholargraph.sources.enrich import openalex_records
+    from scholargraph.sources.openalex import work_from_openalex
+    from scholargraph.sources.pubmed import PubMedAgent
+
+    check = NoticeCheck()
+    by_pmid = {work.pmid: work for work in works if work.pmid}
+    if by_pmid:
+        query = f"efetch id={','.join(by_pmid)} (retractions and corrections)"
+        try:
+            now = PubMedAgent(settings).lookup(list(by_pmid))
+        except SourceError as exc:
+            check.log.append(SearchLogEntry(source="pubmed", query=query, status="error",
+                                            error=exc.message, round=round_number))
+            check.notes.append(f"PubMed could not be asked for retractions and corrections "
+                               f"({exc.message})")
+        else:
+            check.log.append(SearchLogEntry(source="pubmed", query=query, n_results=len(now),
+                                            status="ok" if now else "empty",
+                                            round=round_number))
+            check.checked["pubmed"] = len(by_pmid)
+            for record in now:
+                if record.pmid in by_pmid:
+                    check.found.setdefault(by_pmid[record.pmid].id, []).append(("pubmed", record))
+    by_openalex = {work.openalex_id: work for work in works if work.openalex_id}
+    if by_openalex:
+        items, entries = openalex_records("openalex", list(by_openalex), settings,
+                                          select=("id", "doi", "title", "is_retracted"),
+                                          round_number=round_number)
+        check.log += entries
+        failed = [entry.error for entry in entries if entry.status == "error"]
+        if failed:
+            check.notes.append(f"OpenAlex could not be asked for retractions ({failed[0]})")
+        if len(failed) < len(entries):
+            check.checked["openalex"] = len(by_openalex)
+        for item in items:
+            record = work_from_openalex(item)
+            if record.openalex_id in by_openalex:
+                check.found.setdefault(by_openalex[record.openalex_id].id, []).append(
+                    ("openalex", record))
+    return check
+
+
+def notices_since(work: Work, records: list[tuple[str, Work]]) -> list[NoticeFlag]:
+    """The retractions and corrections the records show that ``work`` did not have."""
+    flags: list[NoticeFlag] = []
+    for source, record in records:
+        for notice in record.notices:
+            kind = notice.split(" in:")[0].split(" (")[0]
+            if notice not in work.notices and kind.startswith(FLAGGED_NOTICES):
+                flags.append(NoticeFlag(work_id=work.id, title=work.title, kind=kind,
+                                        detail=notice, source=source))
+        if record.is_retracted and not work.is_retracted and not any(
+                flag.kind.startswith("Retract") for flag in flags):
+            flags.append(NoticeFlag(work_id=work.id, title=work.title, kind="Retracted",
+                                    detail=f"{source} marks the work as retracted",
+                                    source=source))
+    return flags
+
+
+def _flagged(work: Work, flags: list[NoticeFlag]) -> Work:
+    """The work with the notices flagged for it."""
+    if not flags:
+        return work
+    notices = list(dict.fromkeys([*work.notices, *(flag.detail for flag in flags
+                                                   if flag.kind != "Retracted")]))
+    retracted = work.is_retracted or any(flag.kind.startswith("Retract") for flag in flags)
+    return work.model_copy(update={"notices": notices, "is_retracted": retracted})
+
+
+# ------------------------------------------------------------ folding the update in
+
+@dataclass
+class _Fold:
+    """Earlier and new works after deduplication, and where each record went."""
+
+    papers: list[Work]
+    new_ids: list[str]
+    joined: list[JoinedVersion]
+    moved: dict[str, str]
+    """Old work id -> its id now (a join may give a work its published version's id)."""
+    duplicates_of_earlier: int
+
+
+def fold_works(earlier: list[Work], fresh: list[Work]) -> _Fold:
+    """Deduplicate the new works against the earlier ones (earlier first, so they keep their
+    place); a new record joining an earlier work is a duplicate or, when it names the work by
+    an identifier the work did not have, a new version of it."""
+    records = [*earlier, *fresh]
+    result = deduplicate(records)
+    rules = {merge.merged_id: merge.rule for merge in result.merges}
+    papers, new_ids, joined, moved, duplicates = [], [], [], {}, 0
+    for work, members in zip(result.works, result.groups, strict=True):
+        for index in members:
+            moved[records[index].id] = work.id
+        old = [records[i] for i in members if i < len(earlier)]
+        new = [records[i] for i in members if i >= len(earlier)]
+        if not old:
+            new_ids.append(work.id)
+        else:
+            duplicates += len(new)
+            known = {f"{kind}:{value}" for paper in old for kind, value in paper.identifiers()}
+            for record in new:
+                if not {f"{kind}:{value}" for kind, value in record.identifiers()} <= known:
+                    joined.append(JoinedVersion(work_id=work.id, title=work.title,
+                                                earlier_id=old[0].id, joined_id=record.id,
+                                                rule=rules.get(record.id, "")))
+        papers.append(work)
+    return _Fold(papers, new_ids, joined, moved, duplicates)
+
+
+def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck,
+                 kept: str = "") -> Report:
+    """The review after the update: the earlier one with the new works, references, passages
+    and findings added, retractions and corrections flagged, and its run put in ``history``."""
+    earlier_day = date.fromisoformat(earlier.day)
+    today = date.fromisoformat(fresh.day)
+    old = [p if p.first_seen else p.model_copy(update={"first_seen": earlier_day})
+           for p in earlier.papers]
+    new = [p.model_copy(update={"first_seen": today}) for p in fresh.papers]
+    folded = fold_works(old, new)
+    flags = [flag for work in earlier.papers
+             for flag in notices_since(work, check.found.get(work.id, []))]
+    for flag in flags:
+        flag.work_id = folded.moved.get(flag.work_id, flag.work_id)
+    papers = [_flagged(work, [f for f in flags if f.work_id == work.id])
+              for work in folded.papers]
+
+    references = [ref.model_copy(update={"work_id": folded.moved.get(ref.work_id, ref.work_id)})
+                  for ref in earlier.references]
+    number_of = {ref.work_id: ref.number for ref in references}
+    renumber: dict[int, int] = {}
+    for ref in sorted(fresh.references, key=lambda r: r.number):
+        work_id = folded.moved.get(ref.work_id, ref.work_id)
+        if work_id not in number_of:
+            number_of[work_id] = len(references) + 1
+            references.append(Reference(number=number_of[work_id], work_id=work_id))
+        target = references[number_of[work_id] - 1]
+        target.passage_ids = list(dict.fromkeys([*target.passage_ids, *ref.passage_ids]))
+        renumber[ref.number] = number_of[work_id]
+    for flag in flags:
+        flag.reference = number_of.get(flag.work_id)
+
+    passages: dict[str, Passage] = {}
+    for passage in [*earlier.passages, *fresh.passages]:
+        work_id = folded.moved.get(passage.work_id, passage.work_id)
+        passages.setdefault(passage.id, passage.model_copy(update={"work_id": work_id}))
+
+    findings = list(earlier.findings)
+    said = {finding.text for finding in findings}
+    news = {*folded.new_ids, *(joined.work_id for joined in folded.joined)}
+    new_findings = []
+    for finding in fresh.findings:
+        cited = {folded.moved.get(p.work_id, p.work_id) for i in finding.passage_ids
+                 if (p := passages.get(i)) is not None}
+        if finding.text in said or not cited & news:
+            continue  # said before, or resting only on works the review had
+        new_findings.append(len(findings))
+        findings.append(finding.model_copy(update={
+            "citations": sorted({renumber.get(n, n) for n in finding.citations})}))
+    rows = [*earlier.evidence_table, *(row.model_copy(update={
+        "citation": renumber.get(row.citation) if row.citation else None})
+        for row in fresh.evidence_table)]
+    known_subs = {sub.id for sub in earlier.sub_questions}
+
+    prisma = UpdatePrisma(
+        identified=dict(fresh.prisma.get("identified") or {}),
+        duplicates_removed=int(fresh.prisma.get("duplicates_removed", 0)),
+        screened=int(fresh.prisma.get("screened", 0)),
+        excluded=int(fresh.prisma.get("excluded", 0)),
+        included=len(fresh.papers), duplicates_of_earlier=folded.duplicates_of_earlier,
+        new_included=len(folded.new_ids), earlier_included=len(earlier.papers),
+        total_included=len(papers))
+    section = UpdateSection(since=since.isoformat(), date=fresh.day, prisma=prisma,
+                            new_work_ids=folded.new_ids, joined=folded.joined,
+                            new_findings=new_findings, flags=flags, checked=check.checked)
+    top_prisma = {**fresh.prisma, "earlier_included": prisma.earlier_included,
+                  "duplicates_of_earlier": prisma.duplicates_of_earlier,
+                  "new_included": prisma.new_included, "total_included": prisma.total_included}
+    notes = [f"Updated on {fresh.day}: searched for records the services added since "
+             f"{since.isoformat()}.", *check.notes, *fresh.notes]
+    counted = {**fresh.prisma, "included": len(papers)}
+    return fresh.model_copy(update={
+        "question": earlier.question,
+        "sources_searched": list(dict.fromkeys([*earlier.sources_searched,
+                                                *fresh.sources_searched])),
+        "sub_questions": [*earlier.sub_questions,
+                          *(s for s in fresh.sub_questions if s.id not in known_subs)],
+        "summary": (f"{earlier.summary} Updated on {fresh.day}: {len(folded.new_ids)} new "
+                    f"works, {len(folded.joined)} new versions of works already included, "
+                    f"{len(new_findings)} new findings (see New since {since.isoformat()}).")
+        .strip(),
+        "papers": papers,
+        "materials": list({m.material_id: m for m in [*earlier.materials,
+                                                      *fresh.materials]}.values()),
+        "findings": findings,
+        "evidence_table": rows,
+        "gaps": earlier.gaps,
+        "limitations": earlier.limitations,
+        "references": references,
+        "passages": list(passages.values()),
+        "prisma": top_prisma,
+        "search_log": [*fresh.search_log, *check.log],
+        "evaluation": earlier.evaluation,
+        "notes": list(dict.fromkeys(notes)),
+        "counts": review_counts(findings, counted, len(references)),
+        "history": [*earlier.history, history_entry(earlier, kept)],
+        "update": section,
+    })
+
+
+def history_entry(report: Report, kept: str = "") -> HistoryEntry:
+    """The record ``history`` keeps of a run (``kept``: where its files were copied)."""
+    section = report.update
+    return HistoryEntry(
+        kind="update" if section else "review", date=report.day,
+        generated_at=report.generated_at, since=section.since if section else None,
+        included=len(report.papers), new_works=len(section.new_work_ids) if section else 0,
+        findings=len(report.findings), cited_works=len(report.references),
+        queries=[HistoryQuery(source=e.source, query=e.query, n_results=e.n_results,
+                              status=e.status) for e in report.search_log],
+        files=kept)

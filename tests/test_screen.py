@@ -1,0 +1,285 @@
+"""``scholargraph screen``: a library ranked for a person, their labels learned, versions merged
+into one decision, the stop estimate, and ``--interactive`` driven through a pseudo-terminal.
+
+The library is built from the recorded corpus: the 30 OpenAlex works of the replay fixtures
+(``peneira_works.json``, a search for machine learning in public health), which hold a JMIR
+article with its two preprints and two other published/preprint pairs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import scholargraph
+from scholargraph.cli import main
+from scholargraph.screening.labels import LabelsError, append_label, read_labels
+from scholargraph.screening.session import open_session
+from scholargraph.screening.stopping import MIN_SCREENED, estimate, knee_ratio, records_left
+from scholargraph.sources.library import WORK_FIELDS
+from scholargraph.sources.openalex import work_from_openalex
+from scholargraph.testing import fixture_path
+
+QUESTION = "machine learning for public health surveillance"
+CROWDSOURCING = "Crowdsourcing for Machine Learning in Public Health Surveillance"
+PREPRINT_DOI = "10.31219/osf.io/ndp8m"  # the OSF preprint of the JMIR article 10.2196/28749
+
+
+def corpus_works() -> list[dict]:
+    items = json.loads(fixture_path("openalex/peneira_works.json").read_text())["results"]
+    works = [work_from_openalex(item).model_dump(mode="json") for item in items]
+    return [{key: work.get(key) for key in WORK_FIELDS} for work in works]
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    path = tmp_path / "library.jsonl"
+    path.write_text("".join(json.dumps(work) + "\n" for work in corpus_works()))
+    return path
+
+
+def read_table(out: Path) -> list[dict[str, str]]:
+    with (out / "screening.csv").open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def ris_titles(path: Path) -> list[str]:
+    return [line[6:].strip() for line in path.read_text().splitlines() if line.startswith("TI  -")]
+
+
+def test_ranks_a_library_from_the_question_alone(library, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["screen", str(library), "--question", QUESTION, "--out", str(out),
+                 "--batch", "5"]) == 0
+    rows = read_table(out)
+    assert len(rows) == 25  # 30 records, five of them other versions or copies of a work
+    assert [int(row["rank"]) for row in rows] == list(range(1, 26))
+    titles = [row["title"] for row in rows]
+    # on topic above off topic: surveillance by machine learning vs latent class analysis
+    assert titles.index("Oak Ridge Biosurveillance Toolkit: Scalable machine learning for "
+                        "public health surveillance") < 10
+    assert titles.index("Beyond the number of classes: separating substantive from "
+                        "non-substantive dependence in latent class analysis") > 15
+    assert all(row["decision"] == "" for row in rows)
+    assert "surveillance" in rows[titles.index(next(t for t in titles if "Oak Ridge" in t))][
+        "criteria_words"]
+    assert ris_titles(out / "to-screen.ris") == titles[:5]
+    assert ris_titles(out / "included.ris") == []
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["records"], summary["works"], summary["verdict"]) == (30, 25, "continue")
+    assert summary["estimated_left"] is None
+    assert "knee method" in summary["rule"] and summary["assumption"]
+    assert "verdict: CONTINUE" in capsys.readouterr().err
+
+
+def test_versions_are_one_decision_and_labels_are_learned(library, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"record_id,label\nhttps://doi.org/{PREPRINT_DOI},1\n"
+                      "doi:10.1007/s11634-015-0211-0,0\n"  # latent class analysis
+                      "doi:10.2196/50243,0\n")  # a journal's transfer notice
+    out = tmp_path / "out"
+    session = scholargraph.screen(library, QUESTION, labels=labels, out=out, batch=30)
+    rows = read_table(out)
+    crowdsourcing = [row for row in rows if row["title"].startswith(CROWDSOURCING)]
+    assert len(crowdsourcing) == 1  # the article and its two preprints: one work
+    assert crowdsourcing[0]["decision"] == "include"
+    assert "one decision for 3 records" in crowdsourcing[0]["reason"]
+    assert "labels line 2" in crowdsourcing[0]["reason"]
+    assert sorted(row["decision"] for row in rows if row["decision"]) == [
+        "exclude", "exclude", "include"]
+    assert [t for t in ris_titles(out / "included.ris")] == [crowdsourcing[0]["title"]]
+    screen_next = ris_titles(out / "to-screen.ris")
+    assert len(screen_next) == 22 and crowdsourcing[0]["title"] not in screen_next
+    undecided = [row for row in rows if not row["decision"]]
+    assert all("model of your 3 decisions" in row["reason"] for row in undecided)
+    # the learned ranking differs from the zero-shot one, and the include scores above both
+    # excludes
+    scores = {row["title"]: float(row["score"]) for row in rows}
+    excluded = [row["title"] for row in rows if row["decision"] == "exclude"]
+    assert all(scores[crowdsourcing[0]["title"]] > scores[title] for title in excluded)
+    assert session.summary().found == 1
+
+
+def test_a_csv_library_and_labels_by_its_record_ids(tmp_path):
+    library = tmp_path / "records.csv"
+    with library.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["record_id", "title", "abstract", "doi", "year", "authors"])
+        for number, work in enumerate(corpus_works()):
+            writer.writerow([f"r{number}", work["title"], work["abstract"] or "", work["doi"],
+                             work["year"], "; ".join(work["authors"])])
+    labels = tmp_path / "labels.csv"
+    labels.write_text("r0,0\nr4,1\nnot-a-record,1\nr99,0\n")
+    session = open_session(library, QUESTION, labels=labels)
+    assert len(session.entries) == 25
+    assert sorted(session.decisions.values()) == [False, True]
+    assert session.unmatched == ["not-a-record", "r99"]
+    assert session.entries[next(i for i, inc in session.decisions.items() if inc)
+                           ].record_id == "r4"
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("record_id,label\ndoi:10.2196/28749,yes\n", "labels.csv:2: the label of "
+                                                 "'doi:10.2196/28749' is 'yes', not 1 or 0"),
+    ("doi:10.2196/28749,1\n,0\n", "labels.csv:2: no record id"),
+    ("doi:10.2196/28749,1\ndoi:10.2196/50243\n", "labels.csv:2: the label of "
+                                                 "'doi:10.2196/50243' is nothing, not 1 or 0"),
+])
+def test_bad_labels_exit_2_naming_file_and_line(library, tmp_path, capsys, content, message):
+    labels = tmp_path / "labels.csv"
+    labels.write_text(content)
+    code = main(["screen", str(library), "--question", QUESTION, "--labels", str(labels),
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and message in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_unreadable_labels_and_library_exit_2(library, tmp_path, capsys):
+    missing = tmp_path / "nowhere.csv"
+    assert main(["screen", str(library), "--question", QUESTION, "--labels", str(missing),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert f"labels file {missing} cannot be read" in capsys.readouterr().err
+    empty = tmp_path / "empty.csv"
+    empty.write_text("id,title,abstract\n1,,nothing\n")
+    assert main(["screen", str(empty), "--question", QUESTION, "--out", str(tmp_path)]) == 2
+    assert "no record with a title" in capsys.readouterr().err
+
+
+def test_unmatched_ids_are_counted_in_a_warning(library, tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("doi:10.2196/28749,1\ndoi:10.9999/none,0\npmid:1,0\n")
+    out = tmp_path / "out"
+    assert main(["screen", str(library), "--question", QUESTION, "--labels", str(labels),
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "2 ids in" in err and "match no record" in err and "'doi:10.9999/none'" in err
+    assert json.loads((out / "summary.json").read_text())["unmatched_labels"] == 2
+
+
+def test_labels_file_round_trip(tmp_path):
+    path = tmp_path / "labels.csv"
+    append_label(path, "doi:10.1/a", True)
+    append_label(path, "r7", False)
+    assert path.read_text().splitlines()[0] == "record_id,label"
+    assert [(label.record, label.included, label.line) for label in read_labels(path)] == [
+        ("doi:10.1/a", True, 2), ("r7", False, 3)]
+    path.write_text("x,1")  # edited by hand, no final line break
+    append_label(path, "y", False)
+    assert [label.record for label in read_labels(path)] == ["x", "y"]
+    with pytest.raises(LabelsError, match="cannot be read"):
+        read_labels(tmp_path)
+
+
+# ---------------------------------------------------------------- the stop estimate
+
+def test_knee_says_stop_once_relevant_records_have_thinned_out():
+    early = [True] * 20 + [False] * 10 + [True] * 5 + [False] * 200
+    stop = estimate(early, total=2000)
+    assert stop.verdict == "stop" and stop.knee_ratio is not None and stop.knee_ratio >= 6
+    assert stop.estimated_left is not None and stop.estimated_left < 3
+    assert stop.estimated_recall is not None and stop.estimated_recall > 0.9
+
+
+def test_knee_says_continue_while_relevant_records_keep_coming():
+    steady = [index % 10 == 5 for index in range(300)]  # one in ten, all along
+    stop = estimate(steady, total=2000)
+    assert stop.verdict == "continue"
+    # a constant rate is expected to go on over the 1,700 records left
+    assert records_left(steady, 2000) == pytest.approx(170, rel=0.1)
+    too_few = [True] * 5 + [False] * (MIN_SCREENED - 10)
+    assert estimate(too_few, total=2000).verdict == "continue"
+    assert knee_ratio([False] * 40) is None
+
+
+# ---------------------------------------------------------------- interactive
+
+def _spawn(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, int]:
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "scholargraph.cli", *args],
+                               stdin=secondary, stdout=secondary, stderr=secondary, env=env,
+                               close_fds=True)
+    os.close(secondary)
+    return process, primary
+
+
+def _read_until(primary: int, text: str, timeout: float = 120) -> str:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text.encode() not in seen:
+        ready, _, _ = select.select([primary], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            raise AssertionError(f"never saw {text!r}; the screen showed: {seen[-2000:]!r}")
+        try:
+            seen += os.read(primary, 65536)
+        except OSError:  # the child closed the terminal
+            break
+    return seen.decode("utf-8", "replace")
+
+
+PROMPT = "quit > "
+
+
+def test_interactive_under_a_pseudo_terminal(library, tmp_path):
+    labels, out = tmp_path / "labels.csv", tmp_path / "out"
+    criteria = tmp_path / "criteria.txt"
+    criteria.write_text("Include studies of disease surveillance; exclude editorials.")
+    env = {**os.environ, "COLUMNS": "140", "TERM": "xterm"}
+    process, primary = _spawn(["screen", str(library), "--question", QUESTION, "--criteria",
+                               str(criteria), "--labels", str(labels), "--out", str(out),
+                               "--interactive"], env)
+    try:
+        screen = _read_until(primary, PROMPT)
+        assert "Eligibility" in screen and "editorials" in screen
+        assert "\x1b[" in screen  # styled: the criteria's words highlighted
+        first = read_table_like_ranking(library, criteria)
+        os.write(primary, b"i")  # one key, no Enter: the terminal is in cbreak mode
+        _read_until(primary, PROMPT)
+        assert labels.read_text().splitlines() == ["record_id,label", f"{first},1"]
+        os.write(primary, b"u")
+        _read_until(primary, PROMPT)
+        os.write(primary, b"e")
+        _read_until(primary, PROMPT)
+        assert len(labels.read_text().splitlines()) == 3  # saved at once, undecided not
+        process.send_signal(signal.SIGKILL)  # a killed session loses nothing
+        process.wait(timeout=30)
+    finally:
+        os.close(primary)
+        if process.poll() is None:
+            process.kill()
+    decisions = read_labels(labels)
+    assert [label.included for label in decisions] == [True, False]
+    assert not out.exists()  # killed before any refresh: only the labels were written
+
+
+def read_table_like_ranking(library: Path, criteria: Path) -> str:
+    """The record id the session shows first: the best-ranked work without labels."""
+    session = open_session(library, QUESTION, criteria)
+    return session.entries[session.to_screen(1)[0]].record_id
+
+
+def test_interactive_from_a_pipe_refreshes_every_ten(library, tmp_path):
+    labels, out = tmp_path / "labels.csv", tmp_path / "out"
+    keys = "i\n" + "e\n" * 11 + "q\n"
+    result = subprocess.run(
+        [sys.executable, "-m", "scholargraph.cli", "screen", str(library), "--question",
+         QUESTION, "--labels", str(labels), "--out", str(out), "--interactive"],
+        input=keys, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("ranking refreshed after 10 decisions") == 1
+    decisions = read_labels(labels)
+    assert [label.included for label in decisions] == [True] + [False] * 11
+    rows = read_table(out)
+    assert sum(1 for row in rows if row["decision"]) == 12
+    assert "1 included, 11 excluded" in result.stderr

@@ -1,0 +1,187 @@
+"""``scholargraph update``: a review made against the recorded corpus as it was on 2023-06-30,
+updated against the whole corpus, every client talking to the replay server.
+
+The recorded corpus holds works OpenAlex created after that day (among them the published
+version, in IEEE ICHI 2023, of an arXiv preprint the first review includes) and arXiv entries
+submitted after it. No recording holds a retraction, so the update's OpenAlex answers one
+recorded work with ``is_retracted`` set: the only record here that is not served as recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scholargraph import review
+from scholargraph.cli import main
+from scholargraph.report import Report
+from scholargraph.testing import Fault, ReplayServer
+from scholargraph.testing.services.openalex import OpenAlexService
+from scholargraph.update import update
+
+QUESTION = "machine learning for public health surveillance"
+SOURCES = ["pubmed", "arxiv", "openalex", "web"]
+CUT = date(2023, 6, 30)
+PREPRINT = "doi:10.48550/arxiv.2304.04761"
+PUBLISHED = "doi:10.1109/ichi57859.2023.00127"
+RATES = {"SCHOLARGRAPH_RATE_SCALE": "1000"}
+
+
+def retracted_copy(openalex_id: str) -> dict[str, Any]:
+    """The recorded OpenAlex work, as OpenAlex would give it once retracted."""
+    [recorded] = [item for item in OpenAlexService().pool if item.openalex_id == openalex_id]
+    return {**recorded.work, "is_retracted": True}
+
+
+@pytest.fixture(scope="module")
+def updated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The review of 2023-06-30, then its update; the folder, both reports and the update's
+    requests."""
+    folder = tmp_path_factory.mktemp("review")
+    home = tmp_path_factory.mktemp("home")
+    with ReplayServer.default(as_of=CUT) as server, server.environment(
+            SCHOLARGRAPH_HOME=str(home), **RATES):
+        earlier = review(QUESTION, sources=SOURCES, out=folder)
+    # the review was written on the day its corpus was cut: the update searches from that day
+    earlier = earlier.model_copy(update={"searched_through": CUT.isoformat()})
+    earlier.write(folder)
+    earlier_bytes = (folder / "review.json").read_bytes()
+    retracted = next(p for p in earlier.papers if p.openalex_id and p.id != PREPRINT)
+    with ReplayServer.default(extra=[OpenAlexService([retracted_copy(retracted.openalex_id)])]
+                              ) as server, server.environment(SCHOLARGRAPH_HOME=str(home),
+                                                              **RATES):
+        report = update(folder)
+        requests = list(server.requests)
+    return {"folder": folder, "earlier": earlier, "earlier_bytes": earlier_bytes,
+            "report": report, "requests": requests, "retracted": retracted.id}
+
+
+def test_the_earlier_review_saw_the_corpus_as_it_was(updated: dict[str, Any]) -> None:
+    earlier: Report = updated["earlier"]
+    ids = {paper.id for paper in earlier.papers}
+    assert PREPRINT in ids and PUBLISHED not in ids
+
+
+def test_every_search_request_carries_the_date_filter(updated: dict[str, Any]) -> None:
+    today = date.today()
+    searches = {"pubmed": 0, "arxiv": 0, "openalex": 0, "ddg": 0}
+    for request in updated["requests"]:
+        if request.service == "pubmed" and request.path == "/esearch.fcgi":
+            assert (request.param("datetype"), request.param("mindate")) == ("edat",
+                                                                             "2023/06/30")
+            assert request.param("maxdate") == f"{today:%Y/%m/%d}"
+        elif request.service == "arxiv" and request.param("search_query"):
+            assert request.param("search_query").endswith(
+                f"AND submittedDate:[202306300000 TO {today:%Y%m%d}2359]")
+        elif request.service == "openalex" and request.param("search"):
+            assert (f"from_created_date:2023-06-30,to_created_date:{today.isoformat()}"
+                    in request.param("filter"))
+        elif request.service == "ddg" and request.path.startswith("/html"):
+            assert request.param("df") == f"2023-06-30..{today.isoformat()}"
+        else:
+            continue
+        searches[request.service] += 1
+    assert all(searches.values()), searches
+
+
+def test_new_works_are_found_and_each_work_says_when_it_was_first_seen(
+        updated: dict[str, Any]) -> None:
+    report: Report = updated["report"]
+    change = report.update
+    assert change is not None and change.since == "2023-06-30"
+    earlier_ids = {paper.id for paper in updated["earlier"].papers}
+    assert change.new_work_ids and not set(change.new_work_ids) & earlier_ids
+    today = date.today()
+    for paper in report.papers:
+        assert paper.first_seen == (today if paper.id in change.new_work_ids else CUT), paper.id
+    assert change.prisma.total_included == len(report.papers) == (
+        change.prisma.earlier_included + change.prisma.new_included)
+    numbers = {ref.work_id: ref.number for ref in report.references}
+    for index in change.new_findings:  # new findings cite works new to the review
+        cited = {report.passage(i).work_id for i in report.findings[index].passage_ids}
+        assert cited & {*change.new_work_ids, PUBLISHED}
+        assert set(report.findings[index].citations) == {numbers[w] for w in cited}
+
+
+def test_a_published_version_of_an_included_preprint_joins_it(updated: dict[str, Any]) -> None:
+    report: Report = updated["report"]
+    assert report.update is not None
+    [joined] = report.update.joined
+    assert (joined.earlier_id, joined.work_id) == (PREPRINT, PUBLISHED)
+    [work] = [p for p in report.papers if p.title.startswith("Connecting Fairness")]
+    assert work.id == PUBLISHED and work.first_seen == CUT
+    assert PREPRINT.removeprefix("doi:") in {v.removeprefix("doi:") for v in work.version_ids}
+    assert PUBLISHED not in report.update.new_work_ids
+
+
+def test_history_holds_the_earlier_run_and_its_files_are_kept(updated: dict[str, Any]) -> None:
+    report: Report = updated["report"]
+    folder: Path = updated["folder"]
+    [entry] = report.history
+    earlier: Report = updated["earlier"]
+    assert (entry.kind, entry.date, entry.files) == ("review", "2023-06-30", "history/2023-06-30/")
+    assert entry.included == len(earlier.papers)
+    assert [(q.source, q.query) for q in entry.queries] == [
+        (e.source, e.query) for e in earlier.search_log]
+    kept = folder / entry.files
+    assert (kept / "review.json").read_bytes() == updated["earlier_bytes"]
+    assert {"review.md", "review.html", "references.bib", "prisma.svg"} <= {
+        path.name for path in kept.iterdir()}
+    written = json.loads((folder / "review.json").read_text(encoding="utf-8"))
+    assert written["history"][0]["date"] == "2023-06-30"
+    assert all(paper["first_seen"] for paper in written["papers"])
+
+
+def test_a_retraction_since_is_flagged_at_the_top(updated: dict[str, Any]) -> None:
+    report: Report = updated["report"]
+    assert report.update is not None
+    [flag] = report.update.flags
+    assert (flag.work_id, flag.kind, flag.source) == (updated["retracted"], "Retracted",
+                                                       "openalex")
+    assert report.work(flag.work_id).is_retracted
+    markdown = (updated["folder"] / "review.md").read_text(encoding="utf-8")
+    top = markdown.index("Retracted or corrected since the last run")
+    assert top < markdown.index("## Summary") < markdown.index("## New since 2023-06-30")
+    assert flag.title[:30] in markdown[top:markdown.index("## Summary")].replace("\\", "")
+    html = (updated["folder"] / "review.html").read_text(encoding="utf-8")
+    assert html.index('<div class="flags">') < html.index("<h2>New since 2023-06-30</h2>")
+
+
+def test_the_new_since_section_lists_the_new_works(updated: dict[str, Any]) -> None:
+    report: Report = updated["report"]
+    assert report.update is not None
+    markdown = (updated["folder"] / "review.md").read_text(encoding="utf-8")
+    section = markdown[markdown.index("## New since"):markdown.index("## Findings")]
+    for work_id in report.update.new_work_ids:
+        assert report.work(work_id).title[:25] in section.replace("\\", "")
+    assert "Connecting Fairness in Machine Learning with Public Health Equity" in section
+
+
+def test_a_folder_without_a_review_gets_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["update", str(tmp_path)]) == 2
+    (tmp_path / "review.json").write_text('{"papers": 3}', encoding="utf-8")
+    assert main(["update", str(tmp_path), "--quiet"]) == 2
+    assert main(["update", str(tmp_path), "--since", "yesterday"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("scholargraph: error: ") for line in lines)
+    assert "holds no review.json" in lines[0] and "cannot be read" in lines[1]
+
+
+def test_a_failing_source_is_recorded_and_the_earlier_review_kept(
+        updated: dict[str, Any], tmp_path: Path) -> None:
+    folder = tmp_path / "review"
+    shutil.copytree(updated["folder"], folder)
+    before = (folder / "review.json").read_bytes()
+    with ReplayServer.default() as server, server.environment(
+            SCHOLARGRAPH_HOME=str(tmp_path / "home"), **RATES):
+        server.inject("arxiv", Fault("500", times=-1))
+        report = update(folder, since="2024-01-01", max_iterations=1)
+    assert [f.source for f in report.sources_failed] == ["arxiv"]
+    assert len(report.history) == 2 and report.history[-1].kind == "update"
+    assert (folder / report.history[-1].files / "review.json").read_bytes() == before
