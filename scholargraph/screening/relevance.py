@@ -182,7 +182,8 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
     "animal": re.compile(r"\banimals?\b|non-human|\brodents?\b|\brats\b|\bmice\b|mammalian models",
                          re.I),
     "in vitro": re.compile(r"in[- ]vitro", re.I),
-    "review": re.compile(r"\breviews\b|review articles?|systematic reviews?|meta-analys[ie]s", re.I),
+    "review": re.compile(r"\breviews\b|review articles?|systematic reviews?|meta-analys[ie]s",
+                         re.I),
     "protocol": re.compile(r"\bprotocols?\b", re.I),
     "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)", re.I),
 }
