@@ -113,7 +113,9 @@ _REVIEW_SUBTITLE = re.compile(
 _CONNECTORS = re.compile(
     r"(?<![\w-])(?:of|for|in|on|with|within|and|or|versus|vs|among|amongst|by|to|from|the|a|an|"
     r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
-    r"between|through|using|based|via|at|as|into|about)(?![\w-])|[,;:?!()\[\]\"“”]",
+    r"between|through|using|based|via|at|as|into|about|cure|cures|treat|treats|improve|"
+    r"improves|reduce|reduces|increase|increases|prevent|prevents|cause|causes|affect|affects|"
+    r"predict|predicts|influence|influences)(?![\w-])|[,;:?!()\[\]\"“”]",
     re.IGNORECASE)
 GENERIC_WORDS = (
     "what which how does do is are can main findings finding results result limitations "
