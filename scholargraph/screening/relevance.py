@@ -115,7 +115,7 @@ _CONNECTORS = re.compile(
     r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
     r"between|through|using|based|via|at|as|into|about|cure|cures|treat|treats|improve|"
     r"improves|reduce|reduces|increase|increases|prevent|prevents|cause|causes|affect|affects|"
-    r"predict|predicts|influence|influences)(?![\w-])|[,;:?!()\[\]\"“”]",
+    r"predict|predicts|influence|influences)(?![\w-])|[,;:?!()\[\]\"“”]|\.(?=\s|$)",
     re.IGNORECASE)
 GENERIC_WORDS = (
     "what which how does do is are can main findings finding results result limitations "
@@ -140,6 +140,7 @@ SYNONYMS: dict[str, frozenset[str]] = {
         "human": "patient patients participant participants people adult adults volunteer "
                  "volunteers men women",
         "peopl": "patient patients participant participants adult adults men women",
+        "adult": "patient patients participant participants people men women",
         "child": "children paediatric pediatric infant infants adolescent adolescents",
         "paediatr": "children pediatric infant infants adolescent adolescents",
         "pediatr": "children paediatric infant infants adolescent adolescents",
