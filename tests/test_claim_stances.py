@@ -25,6 +25,14 @@ def test_a_result_sentence_is_read_against_the_claim(sentence, expected):
     assert reading(CLAIM, sentence) == expected
 
 
+def test_a_result_about_another_subject_contradicts_nothing():
+    claim = "Pioglitazone use increases the risk of pancreatic cancer in diabetic patients."
+    assert reading(claim, "Pioglitazone use did not change the risk of pancreatic cancer in "
+                          "diabetic patients.") == "no effect"
+    assert reading(claim, "Metformin use did not change the risk of bladder tumours in obese "
+                          "adults.") == "neither"
+
+
 def test_numbers_that_disagree_with_the_claims_contradict_it():
     claim = "1 in 5 million in UK have abnormal PrP positivity."
     found = ("Of the 32,441 appendix samples 16 were positive for abnormal PrP, indicating an "
