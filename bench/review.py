@@ -239,12 +239,14 @@ def main() -> None:
     started = time.perf_counter()
     settings = Settings()
     models = settings.models_dir or settings.home / "models"
-    with bench_home(args.home) as home, ReplayServer([CorpusService(docs)]) as server, \
-            server.environment(SCHOLARGRAPH_HOME=str(home), SCHOLARGRAPH_MODELS=str(models),
-                               SCHOLARGRAPH_RATE_SCALE="1000", SCHOLARGRAPH_NO_CACHE="1"):
+    with bench_home(args.home) as home, ReplayServer([CorpusService(docs)]) as server:
+        run_settings = settings.with_variables({
+            **server.endpoint_env(), "SCHOLARGRAPH_HOME": str(home),
+            "SCHOLARGRAPH_MODELS": str(models), "SCHOLARGRAPH_RATE_SCALE": "1000",
+            "SCHOLARGRAPH_NO_CACHE": "1"})  # the run's settings: nothing reads os.environ
         for number, claim in enumerate(claims, 1):
             relevant = {*claim.evidence, *claim.cited, *qrels.get(claim.claim_id, set())}
-            outcome = run_claim(claim, relevant, by_openalex, args.max_results)
+            outcome = run_claim(claim, relevant, by_openalex, args.max_results, run_settings)
             tally.outcomes.append(outcome)
             print(f"[{number}/{len(claims)}] {outcome.seconds:5.1f}s claim {claim.claim_id}: "
                   f"cited {outcome.cited_docs} gold {sorted(claim.evidence)} "
@@ -258,10 +260,11 @@ def main() -> None:
 
 
 def run_claim(claim: Claim, relevant: set[str], by_openalex: dict[str, str],
-              max_results: int) -> Outcome:
+              max_results: int, settings: Settings) -> Outcome:
     """One review of the claim over the served corpus, and what the figures need of it."""
     started = time.perf_counter()
-    report = review(claim.text, sources=["openalex"], max_results=max_results)
+    report = review(claim.text, sources=["openalex"], max_results=max_results,
+                    settings=settings)
     cited = [by_openalex[work.openalex_id] for work in report.cited_works()
              if work.openalex_id in by_openalex]
     found = {by_openalex[work.openalex_id] for work in report.papers

@@ -8,8 +8,9 @@ from scholargraph.deterministic.evidence_table import (
     asked_properties,
     evidence_table,
     is_materials_question,
+    values_summary,
 )
-from scholargraph.records import Passage, Work
+from scholargraph.records import Material, Passage, Work
 
 QUESTION = "Compare the band gaps of ZnO and TiO2"
 
@@ -61,3 +62,38 @@ def test_what_a_materials_question_touches() -> None:
     assert not is_materials_question("Does zinc supplementation shorten diarrhoea in children?",
                                      detect_intent("Does zinc supplementation shorten diarrhoea "
                                                    "in children?", this_year=2026))
+
+
+def test_a_paper_value_says_measured_or_computed_when_its_sentence_does() -> None:
+    question = "Compare the band gaps of ZnO and TiO2"
+    work, passage = paper_passage(
+        "The band gap of ZnO measured by optical absorption is 3.37 eV. HSE06 calculations "
+        "give a band gap of 3.05 eV for TiO2. The band gap of ZnO is 3.3 eV in nanorods.")
+    intent = detect_intent(question, this_year=2026)
+
+    rows, _ = evidence_table(question, intent, [passage], [work], [], None)
+
+    assert [(r.subject, r.value, r.method) for r in rows] == [
+        ("ZnO", "3.37", "measured"), ("TiO2", "3.05", "computed (HSE06)")]
+    assert all(r.caveat == "" for r in rows)  # a caveat is for the Materials Project's own
+
+
+def test_computed_values_stand_beside_measured_ones_in_the_summary() -> None:
+    question = "What is the band gap of silicon?"
+    silicon = Material(material_id="mp-149", formula="Si", band_gap_ev=0.61)
+    entry = silicon.as_work()
+    work, passage = paper_passage("The measured band gap of crystalline silicon is 1.12 eV at "
+                                  "300 K.", title="Silicon optical constants")
+    intent = detect_intent(question, this_year=2026)
+
+    rows, _ = evidence_table(question, intent, [passage], [work, entry], [silicon], None)
+    summary = values_summary(rows)
+
+    computed, measured = rows
+    assert computed.method == "computed, GGA/GGA+U (PBE) as the Materials Project computes it"
+    assert "underestimates band gaps" in computed.caveat
+    assert (measured.subject, measured.value, measured.method) == ("Si", "1.12", "measured")
+    assert summary.startswith("Computed and measured values side by side: band gap of Si: "
+                              "0.61 eV computed (Materials Project), 1.12 eV measured.")
+    assert "GGA/GGA+U (PBE) as the Materials Project computes it" in summary
+    assert "no paper" not in summary.lower()

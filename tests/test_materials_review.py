@@ -93,3 +93,29 @@ def test_the_evidence_table_has_a_row_per_material_and_property(reviews: dict[st
         entry = cited[row.citation]
         assert entry.title.endswith(": " + row.subject.split()[0])  # the material's own entry
         assert row.quote in (entry.abstract or "") and row.unit in ("eV", "eV/atom")
+
+
+@pytest.mark.parametrize("name", list(QUESTIONS))
+def test_computed_values_say_how_they_were_computed(reviews: dict[str, Report], name: str) -> None:
+    report = reviews[name]
+
+    for row in report.evidence_table:
+        assert row.method == "computed, GGA/GGA+U (PBE) as the Materials Project computes it"
+        if row.measure.startswith("band gap"):
+            assert "underestimates band gaps" in row.caveat
+    assert "GGA/GGA+U (PBE) as the Materials Project computes it" in report.summary
+    assert "underestimates band gaps" in report.summary
+
+
+def test_each_material_entry_is_its_own_finding(reviews: dict[str, Report]) -> None:
+    """Two entries' sentences alike but for the material are two findings, each citing its own
+    entry, never one citing both as corroboration."""
+    report = reviews["si-gaas"]
+    papers = {paper.id: paper for paper in report.papers}
+    cited = {ref.number: papers[ref.work_id].title for ref in report.references}
+    stated = [(finding.text, [cited[n] for n in finding.citations])
+              for finding in report.findings if finding.text.startswith("The Materials Project")]
+
+    assert len(stated) == 2
+    for text, titles in stated:
+        assert len(titles) == 1 and titles[0].split(": ")[-1] + " (" in text

@@ -29,6 +29,7 @@ from scholargraph.deterministic.evidence_table import (
     evidence_passages,
     evidence_table,
     is_materials_question,
+    values_summary,
 )
 from scholargraph.deterministic.extractive import (
     CONTRADICTIONS_PER_QUESTION,
@@ -327,6 +328,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     parts.append(f"This review screened {counts.screened} works, included {counts.included}, "
                  f"and cites {counts.cited_works} of them{span} in {counts.findings} findings.")
     parts.append(f"{len(answered)} of {len(subs)} sub-questions have direct evidence.")
+    if values := values_summary(draft.evidence_table):
+        parts.append(values)
     missing = [sub.text for sub in subs if not direct.get(sub.id)]
     if missing:
         parts.append("No direct evidence was found for: "

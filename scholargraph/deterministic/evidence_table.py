@@ -31,7 +31,14 @@ from scholargraph.deterministic.material_names import NamedMaterial, named_mater
 from scholargraph.deterministic.text import chemical_formulas, content_words
 from scholargraph.engines import ModelSession, fence, passages_within
 from scholargraph.rag.chunking import chunk_work, split_sentences
-from scholargraph.records import Material, Passage, Record, Work
+from scholargraph.records import (
+    COMPUTED_CAVEATS,
+    MP_METHOD,
+    Material,
+    Passage,
+    Record,
+    Work,
+)
 
 _NUMBER = r"[-−]?\d+(?:[.,]\d+)?"
 RATIO = re.compile(
@@ -185,8 +192,34 @@ def material_sentence_rows(question: str, intent: Intent, passages: list[Passage
                 rows.append(EvidenceRow(measure=measure, value=match.group(1),
                                         unit=match.group(2), subject=label,
                                         passage_id=passage.id, quote=sentence, start=start,
-                                        end=end))
+                                        end=end, method=method_of(sentence, match.start())))
     return rows
+
+
+MEASURED = re.compile(
+    r"\b(?:measur\w*|experiment\w*|observ\w*|absorption|photoluminescen\w*|spectroscop\w*|"
+    r"ellipsometr\w*|optical(?:ly)? determined|Tauc)\b", re.IGNORECASE)
+COMPUTED = re.compile(
+    r"\b(?:calculat\w*|comput\w*|predict\w*|DFT|first[- ]principles|ab initio|density "
+    r"functional|simulat\w*)\b|(?<![\w-])(?:r2SCAN|SCAN|HSE0?6?|PBE0|PBEsol|PBE|GGA\+U|GGA|"
+    r"LDA|G0W0|GW|mBJ|B3LYP)(?![\w-])")
+FUNCTIONAL = re.compile(r"(?<![\w-])(r2SCAN|SCAN|HSE0?6?|PBE0|PBEsol|PBE|GGA\+U|GGA|LDA|G0W0|GW|"
+                        r"mBJ|B3LYP)(?![\w-])")
+
+
+def method_of(sentence: str, at: int) -> str:
+    """Whether the sentence says the value at ``at`` was measured or computed (naming the
+    functional when it does: "computed (HSE06)"); when it says both, the word nearest the value
+    decides; "" when it says neither."""
+    cues = [(abs(m.start() - at), "measured") for m in MEASURED.finditer(sentence)]
+    cues += [(abs(m.start() - at), "computed") for m in COMPUTED.finditer(sentence)]
+    if not cues:
+        return ""
+    kind = min(cues)[1]
+    if kind == "measured":
+        return kind
+    functionals = sorted(FUNCTIONAL.finditer(sentence), key=lambda m: abs(m.start() - at))
+    return f"computed ({functionals[0].group(1)})" if functionals else "computed"
 
 
 def _same_material(material: NamedMaterial, wanted: dict[str, NamedMaterial]) -> str | None:
@@ -378,8 +411,47 @@ def material_rows(question: str, materials: list[Material], papers: list[Work],
             rows.append(EvidenceRow(
                 measure=f"{name} (computed)", value=f"{value:.3g}", unit=unit,
                 subject=f"{material.formula} ({material.material_id})", passage_id=passage.id,
-                quote=stated, start=at, end=at + len(stated)))
+                quote=stated, start=at, end=at + len(stated), method=f"computed, {MP_METHOD}",
+                caveat=COMPUTED_CAVEATS.get(name, "")))
     return rows
+
+
+def caveat_lines(rows: list[EvidenceRow]) -> list[str]:
+    """Each property's caveat for its computed values, once ("Computed band gap: GGA/GGA+U band
+    gaps are underestimated...")."""
+    said = {row.measure.split(" (")[0]: row.caveat for row in rows if row.caveat}
+    return [f"Computed {measure}: {caveat}." for measure, caveat in said.items()]
+
+
+MAX_SUMMARY_VALUES = 8
+
+
+def values_summary(rows: list[EvidenceRow]) -> str:
+    """The materials values side by side for the summary: per property and material, the
+    Materials Project's computed value beside what papers measured or computed ("band gap of
+    Si: 0.61 eV computed (Materials Project), 1.12 eV measured"), then how the Materials
+    Project computes and what to keep in mind; "" without material values."""
+    kept = [r for r in rows if r.measure.split(" (")[0] in MATERIAL_PROPERTIES]
+    if not kept:
+        return ""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for row in kept:
+        how = "computed (Materials Project)" if row.caveat else (row.method or "method not "
+                                                                 "stated")
+        key = (row.measure.split(" (")[0], row.subject.split(" (")[0])
+        groups.setdefault(key, []).append(f"{row.value} {row.unit} {how}")
+    both = any(any("Materials Project" in v for v in values) and
+               any("Materials Project" not in v for v in values) for values in groups.values())
+    listed = "; ".join(f"{measure} of {material}: {', '.join(dict.fromkeys(values))}"
+                       for (measure, material), values in list(groups.items())[:MAX_SUMMARY_VALUES])
+    parts = [f"{'Computed and measured values side by side' if both else 'Values'}: {listed}."]
+    if any(row.caveat for row in kept):
+        parts.append(f"Method of the Materials Project values: {MP_METHOD}.")
+        parts += caveat_lines(kept)
+        if not both:
+            parts.append("No paper among the included works states a value for these "
+                         "materials to set beside them.")
+    return " ".join(parts)
 
 
 def checked_rows(rows: list[EvidenceRow], passages: list[Passage]) -> list[EvidenceRow]:
