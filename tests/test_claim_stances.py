@@ -25,6 +25,14 @@ def test_a_result_sentence_is_read_against_the_claim(sentence, expected):
     assert reading(CLAIM, sentence) == expected
 
 
+def test_a_result_about_another_subject_contradicts_nothing():
+    claim = "Pioglitazone use increases the risk of pancreatic cancer in diabetic patients."
+    assert reading(claim, "Pioglitazone use did not change the risk of pancreatic cancer in "
+                          "diabetic patients.") == "no effect"
+    assert reading(claim, "Metformin use did not change the risk of bladder tumours in obese "
+                          "adults.") == "neither"
+
+
 def test_numbers_that_disagree_with_the_claims_contradict_it():
     claim = "1 in 5 million in UK have abnormal PrP positivity."
     found = ("Of the 32,441 appendix samples 16 were positive for abnormal PrP, indicating an "
@@ -100,3 +108,30 @@ def test_the_balance_line_counts_each_reading_and_cites_each_study():
     assert balance_line([stances[0], silent]) == (
         "Of the 2 included studies read against the claim, 1 supports it [1], 1 reads neither "
         "way.")
+
+
+BROAD_CLAIM = "Machine learning improves disease surveillance in public health."
+
+
+@pytest.fixture(scope="module")
+def broad_review(tmp_path_factory: pytest.TempPathFactory):
+    from scholargraph import review
+    home = tmp_path_factory.mktemp("broad-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCHOLARGRAPH_HOME", str(home))
+        yield review(BROAD_CLAIM, offline=True)
+
+
+def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_review):
+    """Over the recorded corpus the claim once rested on one 2014 talk abstract alone; the
+    narrative review of machine learning in public health surveillance reports on it too."""
+    titles = [work.title for work in broad_review.papers]
+    assert any(title.startswith("Natural language processing and machine learning methods in "
+                                "public health surveillance") for title in titles)
+    assert len(titles) >= 2
+    assert {ref.work_id for ref in broad_review.references} == {w.id for w in broad_review.papers}
+    quoted = [f.text for f in broad_review.findings]
+    assert not any(text.startswith(("In this talk", "Information was abstracted"))
+                   for text in quoted)
+    assert [s.work_id for s in broad_review.stances] == [w.id for w in broad_review.papers]
+    assert "supports it [" in broad_review.summary

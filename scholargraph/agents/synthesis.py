@@ -41,7 +41,7 @@ from scholargraph.deterministic.extractive import (
 )
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
-from scholargraph.deterministic.stance import compare, reading, stance
+from scholargraph.deterministic.stance import about_subject, compare, reading, stance
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import split_sentences
@@ -300,10 +300,12 @@ def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
     for finding in draft.findings:
         bearing = None
         if id(finding) in direct_ids:
-            relation = compare(claim, stance(" ".join(q.text for q in finding.quotes)
-                                             or finding.text))
-            if relation is not None:
-                bearing = "opposes" if relation.relation == "oppose" else "supports"
+            quoted = " ".join(q.text for q in finding.quotes) or finding.text
+            relation = compare(claim, stance(quoted))
+            if relation is not None and relation.relation == "agree":
+                bearing = "supports"
+            elif relation is not None and about_subject(question, quoted):
+                bearing = "opposes"  # a result about another subject opposes nothing
         findings.append(finding.model_copy(update={"bearing": bearing}))
     return draft.model_copy(update={"findings": findings})
 
