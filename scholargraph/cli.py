@@ -213,27 +213,38 @@ def add_update_command(commands: Any) -> None:
 
 
 def run_update(args: argparse.Namespace) -> int:
-    from scholargraph.update import update
+    from scholargraph.updating import update
 
     options = {name: getattr(args, name)
                for name in ("offline", "max_results", "model", "full_text", "no_cache")}
-    report = update(args.directory, since=args.since, on_progress=progress_callback(args),
-                    **options)
+    try:
+        report = update(args.directory, since=args.since, on_progress=progress_callback(args),
+                        **options)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
     if not args.quiet and report.update is not None:
         change = report.update
         cited = {ref.work_id for ref in report.references}
         new_cited = sum(work_id in cited for work_id in change.new_work_ids)
-        flags = f"; {len(change.flags)} retractions or corrections flagged" if change.flags \
-            else ""
+        flagged = _count(len(change.flags), "retraction or correction",
+                         "retractions or corrections")
+        flags = f"; {flagged} flagged at the top" if change.flags else ""
         print(f"updated {args.directory}/review.md since {change.since}: "
-              f"{len(change.new_work_ids)} new works ({new_cited} cited), "
-              f"{len(change.joined)} new versions joined, "
-              f"{len(change.new_findings)} new findings{flags}; earlier files in "
+              f"{_count(len(change.new_work_ids), 'new work')} ({new_cited} cited), "
+              f"{_count(len(change.joined), 'new version')} joined, "
+              f"{_count(len(change.new_findings), 'new finding')}{flags}; earlier files in "
               f"{args.directory}/{report.history[-1].files}", file=sys.stderr)
     return EXIT_OK
 
 
-def add_screen_command(commands: argparse._SubParsersAction) -> None:
+def _count(number: int, one: str, many: str | None = None) -> str:
+    """'1 new work', '8 new works'."""
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
+def add_screen_command(commands: Any) -> None:
     """``scholargraph screen LIBRARY --question Q [--criteria FILE] [--labels FILE] --out DIR``."""
     from scholargraph.screening.session import BATCH
 
