@@ -64,6 +64,7 @@ def test_a_folder_in_the_way_costs_one_file_and_the_thread_writes_all_again(
     with pytest.raises(FilesNotWritten) as raised:
         review(QUESTION, sources=["pubmed", "openalex"], thread="files-1", out=third)
     assert [item.path.name for item in raised.value.not_written] == ["references.bib"]
+    assert raised.value.report is not None and raised.value.report.papers
     assert sorted(raised.value.written) == sorted(set(ALL_FILES) - {"references.bib"})
     assert replay.count() == asked
 
