@@ -15,6 +15,14 @@ from scholargraph.records import Material, Passage, Work
 QUESTION = "Compare the band gaps of ZnO and TiO2"
 
 
+def rows_for(question: str, text: str) -> list:
+    """The evidence table of ``question`` over one paper whose abstract is ``text``."""
+    work, passage = paper_passage(text)
+    rows, _ = evidence_table(question, detect_intent(question, this_year=2026), [passage],
+                             [work], [], None)
+    return rows
+
+
 def paper_passage(text: str, title: str = "Optical gaps of wide-gap oxides") -> tuple[Work,
                                                                                     Passage]:
     work = Work(title=title, abstract=text, year=2020, doi="10.1000/oxides")
@@ -36,13 +44,9 @@ def test_each_material_in_a_sentence_gets_its_own_row() -> None:
 
 
 def test_named_materials_and_units_decide_what_a_value_is() -> None:
-    question = "Is gallium arsenide a better photovoltaic absorber than silicon?"
-    work, passage = paper_passage(
-        "The measured band gap of gallium arsenide is 1.42 eV, against 1.12 eV for silicon; "
-        "cells reached 29.1 % efficiency.")
-    intent = detect_intent(question, this_year=2026)
-
-    rows, _ = evidence_table(question, intent, [passage], [work], [], None)
+    rows = rows_for("Is gallium arsenide a better photovoltaic absorber than silicon?",
+                    "The measured band gap of gallium arsenide is 1.42 eV, against 1.12 eV for "
+                    "silicon; cells reached 29.1 % efficiency.")
 
     assert [(r.subject, r.value) for r in rows] == [("GaAs", "1.42"), ("Si", "1.12")]
 
@@ -65,13 +69,9 @@ def test_what_a_materials_question_touches() -> None:
 
 
 def test_a_paper_value_says_measured_or_computed_when_its_sentence_does() -> None:
-    question = "Compare the band gaps of ZnO and TiO2"
-    work, passage = paper_passage(
-        "The band gap of ZnO measured by optical absorption is 3.37 eV. HSE06 calculations "
-        "give a band gap of 3.05 eV for TiO2. The band gap of ZnO is 3.3 eV in nanorods.")
-    intent = detect_intent(question, this_year=2026)
-
-    rows, _ = evidence_table(question, intent, [passage], [work], [], None)
+    rows = rows_for(QUESTION, "The band gap of ZnO measured by optical absorption is 3.37 eV. "
+                    "HSE06 calculations give a band gap of 3.05 eV for TiO2. The band gap of ZnO "
+                    "is 3.3 eV in nanorods.")
 
     assert [(r.subject, r.value, r.method) for r in rows] == [
         ("ZnO", "3.37", "measured"), ("TiO2", "3.05", "computed (HSE06)")]
@@ -97,3 +97,21 @@ def test_computed_values_stand_beside_measured_ones_in_the_summary() -> None:
                               "0.61 eV computed (Materials Project), 1.12 eV measured.")
     assert "GGA/GGA+U (PBE) as the Materials Project computes it" in summary
     assert "no paper" not in summary.lower()
+
+
+def test_a_model_row_of_a_materials_question_says_measured_when_its_quote_does() -> None:
+    from scholargraph.deterministic.evidence_table import RowReply, TableReply
+    from scholargraph.testing import ScriptedChatModel, structured_reply
+
+    question = "What is the band gap of silicon?"
+    text = "Silicon has an indirect band gap of 1.12 eV measured at room temperature."
+    work, passage = paper_passage(text, title="Silicon optical constants")
+    reply = TableReply(rows=[RowReply(measure="band gap", value="1.12", unit="eV",
+                                      subject="silicon", passage_id=passage.id, quote=text)])
+    model = ScriptedChatModel(responses=[structured_reply(reply)])
+
+    rows, _ = evidence_table(question, detect_intent(question, this_year=2026), [passage],
+                             [work], [], model)
+
+    assert [(r.subject, r.value, r.method) for r in rows] == [("silicon", "1.12", "measured")]
+    assert model.remaining == 0

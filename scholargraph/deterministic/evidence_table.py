@@ -145,6 +145,9 @@ def evidence_table(question: str, intent: Intent, passages: list[Passage], paper
     if len(checked) < len(table.rows):
         notes.append(f"evidence table: dropped {len(table.rows) - len(checked)} model-written "
                      "rows whose sentence is not in the passage they cite")
+    if is_materials_question(question, intent):
+        checked = [row.model_copy(update={"method": method_of(row.quote, row.quote.find(
+            row.value))}) for row in checked]
     return rows + checked, notes
 
 
