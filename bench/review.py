@@ -24,7 +24,7 @@ refinement rounds the supervisor asks for. Claims are SciFact's (``id``, ``claim
   out of the served corpus), ``false-coverage``: the share of reviews that still report the
   claim's own sub-question covered or end accepted. Then ``evidence-cited`` is 0 by construction.
 
-Then, last, as SciFact scores systems (from the claims' evidence labels and rationale sentences):
+Then as SciFact scores systems (from the claims' evidence labels and rationale sentences):
 
 - ``abstract-label-f1``: SciFact's abstract-level label-only F1 over all claims: a predicted
   (claim, abstract, label) counts when the abstract is gold evidence of the claim with that
@@ -39,7 +39,10 @@ Then, last, as SciFact scores systems (from the claims' evidence labels and rati
 - ``rationale-precision``: of the distinct sentences the reviews quote (as findings,
   agreements or contradictions) from gold evidence abstracts, the share that are gold rationale
   sentences (``corpus_sentences.jsonl``, by ``--sentences`` or found beside ``--claims``;
-  without it the figure is left out).
+  without it the figure is left out);
+
+and ``evidence-cited`` once more as the last line, which is where the contract
+(``DESIGN.md``) says scripts read it.
 
 ``--start`` and ``--limit`` take a slice of the claims (tune on one part, check on another);
 ``--min-evidence 2`` keeps the claims with at least two gold evidence abstracts (SciFact train
@@ -255,6 +258,7 @@ def main() -> None:
                   f"covered={outcome.covered} accepted={outcome.accepted}", file=sys.stderr)
     print(f"{len(claims)} reviews in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     rows = tally.figures(args.withhold_evidence, rationales)
+    rows.append(next(row for row in rows if row[0] == "evidence-cited"))
     for name, value in rows:
         print(f"{name} {value:.4f}")
 

@@ -79,8 +79,10 @@ def test_review_bench_prints_its_figures(tmp_path: Path) -> None:
     out = run_bench("review.py", "--corpus", str(corpus), "--claims", str(claims),
                     "--limit", "1", "--home", str(tmp_path / "home"))
     figures = dict(line.split(" ", 1) for line in out.splitlines() if line.count(" ") == 1)
-    assert {"evidence-cited", "cited-precision"} <= figures.keys(), out[-1000:]
+    assert {"evidence-cited", "cited-precision", "abstract-label-f1",
+            "evidence-recall"} <= figures.keys(), out[-1000:]
     assert float(figures["evidence-cited"]) >= 0
+    assert out.strip().splitlines()[-1].startswith("evidence-cited "), "DESIGN.md's last line"
 
 
 def test_retrieval_bench_ranks_a_small_beir_folder(tmp_path: Path) -> None:
