@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -74,22 +75,32 @@ def status_line(session: ScreeningSession) -> str:
 
 
 def read_key(stream: TextIO) -> str:
-    """One key from a terminal (no Enter needed), else the first letter of a line; 'q' at the
-    end of the input."""
+    """One key from a terminal (in :func:`single_keys` mode, no Enter needed), else the first
+    letter of a line; 'q' at the end of the input."""
     if stream.isatty():
-        import termios
-        import tty
-
-        descriptor = stream.fileno()
-        saved = termios.tcgetattr(descriptor)
-        try:
-            tty.setcbreak(descriptor)
-            key = stream.read(1)
-        finally:
-            termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
-        return (key or "q").lower()
+        return (stream.read(1) or "q").lower()
     line = stream.readline()
     return (line.strip()[:1] or "?").lower() if line else "q"
+
+
+@contextmanager
+def single_keys(stream: TextIO) -> Iterator[None]:
+    """A terminal passes each key at once (cbreak) for the whole session, so a key pressed
+    while a record is still being drawn waits in the input instead of being flushed away;
+    the terminal's mode is restored after. A pipe is left alone."""
+    if not stream.isatty():
+        yield
+        return
+    import termios
+    import tty
+
+    descriptor = stream.fileno()
+    saved = termios.tcgetattr(descriptor)
+    tty.setcbreak(descriptor, termios.TCSANOW)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
 
 
 def run_interactive(session: ScreeningSession, out: str | Path, batch: int,
@@ -97,7 +108,14 @@ def run_interactive(session: ScreeningSession, out: str | Path, batch: int,
                     key: Callable[[], str] | None = None) -> int:
     """Screen until the person quits or nothing is left; return the decisions made."""
     console = console or Console(highlight=False)
-    key = key or (lambda: read_key(sys.stdin))
+    if key is None:
+        with single_keys(sys.stdin):
+            return _screen(session, out, batch, console, lambda: read_key(sys.stdin))
+    return _screen(session, out, batch, console, key)
+
+
+def _screen(session: ScreeningSession, out: str | Path, batch: int, console: Console,
+            key: Callable[[], str]) -> int:
     skipped: set[int] = set()
     made = 0
     while True:
