@@ -190,6 +190,8 @@ def test_knee_says_stop_once_relevant_records_have_thinned_out():
     assert stop.verdict == "stop" and stop.knee_ratio is not None and stop.knee_ratio >= 6
     assert stop.estimated_left is not None and stop.estimated_left < 3
     assert stop.estimated_recall is not None and stop.estimated_recall > 0.9
+    # the cautious bound: none found in the 200 since the knee, plus one, over the 1,765 left
+    assert stop.left_at_most == pytest.approx(1765 / 200)
 
 
 def test_knee_says_continue_while_relevant_records_keep_coming():

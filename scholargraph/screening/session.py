@@ -205,6 +205,8 @@ class ScreeningSession:
                   if stop.estimated_recall is not None else "")
         left = "unknown before any decision" if stop.estimated_left is None else \
             f"{stop.estimated_left:.1f}"
+        if stop.left_at_most is not None:
+            left += f" (at most {stop.left_at_most:.0f} if the rate since the knee held)"
         return [
             f"{len(self.entries)} works ({sum(e.records for e in self.entries)} records): "
             f"{stop.found} included, {stop.screened - stop.found} excluded, "

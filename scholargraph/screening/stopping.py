@@ -16,7 +16,10 @@ finding almost nothing means few are left. It does not hold for records screened
 relevant as ``exp(a - b*i)`` (a Poisson model of the hits, fitted by maximum likelihood with
 ``b >= 0``) and sums it over the records not yet screened. *Assumption:* the chance keeps
 falling, as it has, at a constant rate; a ranking that improves late (a new kind of relevant
-record found) breaks it, so the estimate is a guide, and the verdict does not rest on it.
+record found) breaks it, so the estimate is a guide, and the verdict does not rest on it. Beside
+it stands a cautious bound, ``left_at_most``: the rate since the knee (found after it plus one,
+over records screened after it) held over every record left, which assumes only that the rate
+does not rise again.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ class StopEstimate(BaseModel):
     estimated_left: float | None = Field(
         description="Relevant records estimated among the rest (None before any decision)")
     estimated_recall: float | None = Field(description="found / (found + estimated_left)")
+    left_at_most: float | None = Field(
+        description="Relevant records left if the rate since the knee held for all the rest")
     knee_ratio: float | None = Field(description="Slope before the knee over slope after it")
     verdict: str = Field(description="'stop' or 'continue'")
     rule: str = RULE
@@ -62,24 +67,45 @@ def estimate(decisions: list[bool], total: int) -> StopEstimate:
     stop = ratio is not None and ratio >= KNEE_RATIO and screened >= MIN_SCREENED
     recall = found / (found + left) if left is not None and found + left > 0 else None
     return StopEstimate(screened=screened, found=found, total=total, estimated_left=left,
-                        estimated_recall=recall, knee_ratio=ratio,
+                        estimated_recall=recall, left_at_most=rate_since_knee(decisions, total),
+                        knee_ratio=ratio,
                         verdict="stop" if stop or screened >= total else "continue")
 
 
-def knee_ratio(decisions: list[bool]) -> float | None:
-    """Slope of the discovery curve before its knee over the slope after it (None before any
-    relevant record, or with too few decisions to have a knee)."""
+def knee(decisions: list[bool]) -> int | None:
+    """Records screened up to the knee of the discovery curve: the point farthest above the
+    chord from the origin to the curve's end (None before any relevant record, or with too few
+    decisions to have a knee)."""
     gain = np.cumsum(np.asarray(decisions, dtype=np.float64))
-    screened = len(gain)
-    if screened < 2 or gain[-1] == 0:
+    if len(gain) < 2 or gain[-1] == 0:
         return None
-    positions = np.arange(1, screened + 1, dtype=np.float64)
-    # distance of each point above the chord from (0, 0) to (screened, found), up to a constant
-    distance = gain - positions * gain[-1] / screened
-    knee = int(np.argmax(distance[:-1]))
-    before = gain[knee] / positions[knee]
-    after = (gain[-1] - gain[knee] + 1) / (screened - positions[knee])
-    return float(before / after)
+    positions = np.arange(1, len(gain) + 1, dtype=np.float64)
+    distance = gain - positions * gain[-1] / len(gain)
+    return int(np.argmax(distance[:-1])) + 1
+
+
+def _rates(decisions: list[bool], at: int) -> tuple[float, float]:
+    """(rate of relevant records up to the knee at ``at``, rate after it, plus one found)."""
+    before = sum(decisions[:at]) / at
+    after = (sum(decisions[at:]) + 1) / (len(decisions) - at)
+    return before, after
+
+
+def knee_ratio(decisions: list[bool]) -> float | None:
+    """Slope of the discovery curve before its knee over the slope after it."""
+    at = knee(decisions)
+    if at is None:
+        return None
+    before, after = _rates(decisions, at)
+    return before / after
+
+
+def rate_since_knee(decisions: list[bool], total: int) -> float | None:
+    """Relevant records left if the rate since the knee (plus one found) held for the rest."""
+    at = knee(decisions)
+    if at is None:
+        return None
+    return min(_rates(decisions, at)[1] * (total - len(decisions)), total - len(decisions))
 
 
 def records_left(decisions: list[bool], total: int) -> float:
