@@ -1,7 +1,8 @@
 """Whole-graph reviews of SciFact-format claims over a corpus served as a scholarly source.
 
     python bench/review.py --corpus CORPUS.jsonl --claims CLAIMS.jsonl [--qrels QRELS.tsv]
-                           [--limit N] [--withhold-evidence]
+                           [--sentences SENTENCES.jsonl] [--start N] [--limit N]
+                           [--min-evidence N] [--withhold-evidence]
 
 The corpus (BEIR ``{_id, title, text}`` lines) is served by the replay server as OpenAlex
 (:class:`scholargraph.testing.services.corpus.CorpusService`: boolean matching as OpenAlex reads
@@ -22,7 +23,25 @@ refinement rounds the supervisor asks for. Claims are SciFact's (``id``, ``claim
   out of the served corpus), ``false-coverage``: the share of reviews that still report the
   claim's own sub-question covered or end accepted. Then ``evidence-cited`` is 0 by construction.
 
-The last line is ``evidence-cited <value>``. Without a BEIR ``corpus.jsonl``, ``--corpus`` may
+Then, last, as SciFact scores systems (from the claims' evidence labels and rationale sentences):
+
+- ``abstract-label-f1``: SciFact's abstract-level label-only F1 over all claims: a predicted
+  (claim, abstract, label) counts when the abstract is gold evidence of the claim with that
+  label. A review predicts, for each work it cites, the stance it reports (SUPPORT for a work
+  that supports the claim, CONTRADICT for one against it; a work read as neither predicts
+  nothing). Anchors, SciFact test split, open setting (each system retrieves its own
+  abstracts, supervised on SciFact train): MultiVerS 0.725, ARSJoint 0.712, ParagraphJoint
+  0.691, VerT5erini 0.682 (SciFact-Open paper, table 5); GPT-3 few-shot 0.189;
+- ``evidence-recall``: per claim with evidence, the share of its gold evidence abstracts the
+  review cites (its reference list), averaged over those claims;
+- ``rationale-precision``: of the distinct sentences the reviews quote (as findings,
+  agreements or contradictions) from gold evidence abstracts, the share that are gold rationale
+  sentences (``corpus_sentences.jsonl``, by ``--sentences`` or found beside ``--claims``;
+  without it the figure is left out).
+
+``--start`` and ``--limit`` take a slice of the claims (tune on one part, check on another);
+``--min-evidence 2`` keeps the claims with at least two gold evidence abstracts (SciFact train
+has 37). Without a BEIR ``corpus.jsonl``, ``--corpus`` may
 name SciFact's ``corpus_sentences.jsonl`` (``{doc_id, title, abstract: [sentences]}``): it is
 read as the same documents, sentences joined. One vector store and one embedder serve every
 claim (the store in a temporary ``SCHOLARGRAPH_HOME`` unless ``--home`` keeps one between runs;
@@ -63,6 +82,8 @@ class Claim:
     evidence: dict[str, set[str]]
     """Gold evidence doc id -> its labels (SUPPORT / CONTRADICT)."""
     cited: set[str]
+    rationales: dict[str, set[int]] = field(default_factory=dict)
+    """Gold evidence doc id -> the indices of its rationale sentences."""
 
     @property
     def labels(self) -> set[str]:
@@ -73,6 +94,12 @@ class Claim:
 class Outcome:
     claim: Claim
     cited_docs: list[str]
+    labels: dict[str, str]
+    """Cited document -> the stance the review reports for it (SUPPORT / CONTRADICT); a
+    document read as neither is left out."""
+    quoted: set[tuple[str, str]]
+    """(document, sentence) pairs the review quotes as evidence (findings, agreements,
+    contradictions), the sentence whitespace-normalised."""
     found_docs: set[str]
     """Documents among the review's included works (cited or not), to see where evidence is
     lost."""
@@ -87,7 +114,8 @@ class Outcome:
 class Tally:
     outcomes: list[Outcome] = field(default_factory=list)
 
-    def figures(self, withheld: bool) -> list[tuple[str, float]]:
+    def figures(self, withheld: bool, rationales: Rationales | None = None
+                ) -> list[tuple[str, float]]:
         with_evidence = [o for o in self.outcomes if o.claim.evidence]
         cited = [doc for o in self.outcomes for doc in o.cited_docs]
         relevant = sum(doc in o.relevant for o in self.outcomes for doc in o.cited_docs)
@@ -103,11 +131,72 @@ class Tally:
         if withheld:
             rows.append(("false-coverage", share([o.covered or o.accepted
                                                   for o in self.outcomes])))
+        rows.append(("abstract-label-f1", self.label_f1()))
+        rows.append(("evidence-recall", mean([
+            len(set(o.cited_docs) & o.claim.evidence.keys()) / len(o.claim.evidence)
+            for o in with_evidence])))
+        if rationales is not None:
+            rows.append(("rationale-precision", self.rationale_precision(rationales)))
         return rows
+
+    def label_f1(self) -> float:
+        """SciFact's abstract-level label-only F1: a predicted (abstract, label) is correct
+        when the abstract is gold evidence with that label."""
+        predicted = sum(len(o.labels) for o in self.outcomes)
+        gold = sum(len(o.claim.evidence) for o in self.outcomes)
+        correct = sum(label in o.claim.evidence.get(doc, set())
+                      for o in self.outcomes for doc, label in o.labels.items())
+        precision = correct / predicted if predicted else 0.0
+        recall = correct / gold if gold else 0.0
+        return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+    def rationale_precision(self, rationales: Rationales) -> float:
+        """Of the sentences quoted from gold evidence abstracts, the share that are (or overlap)
+        a gold rationale sentence."""
+        verdicts = [rationales.is_rationale(o.claim, doc, sentence)
+                    for o in self.outcomes for doc, sentence in sorted(o.quoted)
+                    if doc in o.claim.evidence]
+        return share(verdicts)
 
 
 def share(values: list[bool]) -> float:
     return sum(values) / len(values) if values else 0.0
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+class Rationales:
+    """SciFact's sentence-split abstracts and each claim's rationale sentence indices: whether
+    a quoted sentence is one of them, by where it lies in the abstract (the project splits
+    sentences its own way, so a quote is matched by the characters it covers)."""
+
+    def __init__(self, path: Path) -> None:
+        self.sentences = {str(record["doc_id"]): [" ".join(s.split())
+                                                  for s in record.get("abstract") or []]
+                          for record in read_jsonl(path)}
+
+    def spans(self, doc: str) -> tuple[str, list[tuple[int, int]]]:
+        """The abstract as served (sentences joined by a space) and each sentence's span."""
+        spans, start = [], 0
+        for sentence in self.sentences.get(doc, []):
+            spans.append((start, start + len(sentence)))
+            start += len(sentence) + 1
+        return " ".join(self.sentences.get(doc, [])), spans
+
+    def indices(self, doc: str, quote: str) -> set[int]:
+        """The indices of the abstract's sentences the quote overlaps (none when the quote is
+        not in the abstract, e.g. the title)."""
+        text, spans = self.spans(doc)
+        at = text.find(quote)
+        if at < 0 or not quote:
+            return set()
+        end = at + len(quote)
+        return {i for i, (s, e) in enumerate(spans) if s < end and at < e}
+
+    def is_rationale(self, claim: Claim, doc: str, quote: str) -> bool:
+        return bool(self.indices(doc, quote) & claim.rationales.get(doc, set()))
 
 
 def main() -> None:
@@ -116,17 +205,25 @@ def main() -> None:
                         help="BEIR corpus.jsonl, or SciFact's corpus_sentences.jsonl")
     parser.add_argument("--claims", type=Path, required=True, help="SciFact-format claims")
     parser.add_argument("--qrels", type=Path, help="BEIR qrels TSV: more relevant documents")
+    parser.add_argument("--sentences", type=Path,
+                        help="SciFact corpus_sentences.jsonl (default: beside --claims)")
+    parser.add_argument("--start", type=int, default=0, help="skip the first N claims")
     parser.add_argument("--limit", type=int, default=0, help="first N claims (0: all)")
+    parser.add_argument("--min-evidence", type=int, default=0,
+                        help="only claims with at least N gold evidence abstracts")
     parser.add_argument("--withhold-evidence", action="store_true",
                         help="serve the corpus without the claims' evidence and cited documents")
     parser.add_argument("--max-results", type=int, default=MAX_RESULTS)
     parser.add_argument("--home", type=Path, help="SCHOLARGRAPH_HOME to keep (vector store)")
     args = parser.parse_args()
-    for path in (args.corpus, args.claims, args.qrels):
+    for path in (args.corpus, args.claims, args.qrels, args.sentences):
         if path is not None and not path.exists():
             sys.exit(f"{path} does not exist")
-    claims = read_claims(args.claims)
+    claims = [claim for claim in read_claims(args.claims)[args.start:]
+              if len(claim.evidence) >= args.min_evidence]
     claims = claims[:args.limit] if args.limit else claims
+    sentences = args.sentences or args.claims.parent / "corpus_sentences.jsonl"
+    rationales = Rationales(sentences) if sentences.exists() else None
     qrels = read_qrels(args.qrels) if args.qrels else {}
     docs = read_corpus(args.corpus)
     if args.withhold_evidence:
@@ -153,11 +250,9 @@ def main() -> None:
                   f"labels {sorted(claim.labels)} against={outcome.against} "
                   f"covered={outcome.covered} accepted={outcome.accepted}", file=sys.stderr)
     print(f"{len(claims)} reviews in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    rows = tally.figures(args.withhold_evidence)
+    rows = tally.figures(args.withhold_evidence, rationales)
     for name, value in rows:
-        if name != "evidence-cited":
-            print(f"{name} {value:.4f}")
-    print(f"evidence-cited {rows[0][1]:.4f}")
+        print(f"{name} {value:.4f}")
 
 
 def run_claim(claim: Claim, relevant: set[str], by_openalex: dict[str, str],
@@ -169,10 +264,39 @@ def run_claim(claim: Claim, relevant: set[str], by_openalex: dict[str, str],
              if work.openalex_id in by_openalex]
     found = {by_openalex[work.openalex_id] for work in report.papers
              if work.openalex_id in by_openalex}
-    return Outcome(claim, cited, found, relevant, against=reports_against(report),
+    docs = {work.id: by_openalex[work.openalex_id] for work in report.papers
+            if work.openalex_id in by_openalex}
+    return Outcome(claim, cited, predicted_labels(report, docs), quoted_sentences(report, docs),
+                   found, relevant, against=reports_against(report),
                    covered=question_covered(report),
                    accepted=report.evaluation.verdict == "accept",
                    seconds=time.perf_counter() - started)
+
+
+EVIDENCE_KINDS = ("finding", "agreement", "contradiction")
+"""Findings that quote evidence (a source's stated limitation is not one)."""
+
+
+def predicted_labels(report: Report, docs: dict[str, str]) -> dict[str, str]:
+    """Per cited document, the label the review predicts: CONTRADICT when a finding quoting it
+    is read against the claim, else SUPPORT when one is read for it."""
+    labels: dict[str, str] = {}
+    for finding in report.findings:
+        label = {"opposes": "CONTRADICT", "supports": "SUPPORT"}.get(finding.bearing or "")
+        for passage_id in finding.passage_ids:
+            doc = docs.get(report.passage(passage_id).work_id)
+            if label and doc and labels.get(doc) != "CONTRADICT":
+                labels[doc] = label
+    return labels
+
+
+def quoted_sentences(report: Report, docs: dict[str, str]) -> set[tuple[str, str]]:
+    """(document, sentence) for every sentence quoted as evidence, whitespace-normalised."""
+    passages = {passage.id: passage for passage in report.passages}
+    return {(docs[passages[quote.passage_id].work_id], " ".join(quote.text.split()))
+            for finding in report.findings if finding.kind in EVIDENCE_KINDS
+            for quote in finding.quotes
+            if quote.passage_id in passages and passages[quote.passage_id].work_id in docs}
 
 
 def reports_against(report: Report) -> bool:
@@ -201,10 +325,13 @@ def read_claims(path: Path) -> list[Claim]:
     claims = []
     for record in read_jsonl(path):
         evidence: dict[str, set[str]] = {}
+        rationales: dict[str, set[int]] = {}
         for doc_id, items in (record.get("evidence") or {}).items():
             evidence[str(doc_id)] = {item["label"] for item in items}
+            rationales[str(doc_id)] = {int(i) for item in items for i in item["sentences"]}
         claims.append(Claim(str(record["id"]), record["claim"], evidence,
-                            {str(doc) for doc in record.get("cited_doc_ids") or []}))
+                            {str(doc) for doc in record.get("cited_doc_ids") or []},
+                            rationales))
     return claims
 
 

@@ -3,6 +3,7 @@
 >>> from scholargraph import review                                   # doctest: +SKIP
 >>> report = review("machine learning for public health surveillance", offline=True)
 >>> report.write("review/")
+>>> update("review/", offline=True)       # later: what the services added since  # doctest: +SKIP
 
 ``screen(library, question, criteria=None, labels=None, out=None)`` ranks a library for a person
 screening it and learns from their labels (:mod:`scholargraph.screening.session`).
@@ -29,6 +30,7 @@ from scholargraph.errors import (
 from scholargraph.options import ReviewOptions
 from scholargraph.report import Report
 from scholargraph.runs import PendingApproval, ReviewRun
+from scholargraph.updating import update
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
@@ -54,6 +56,7 @@ __all__ = [
     "review",
     "screen",
     "start_review",
+    "update",
 ]
 
 

@@ -186,7 +186,65 @@ def run_review(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_screen_command(commands: Any) -> None:
+def add_update_command(commands: Any) -> None:
+    """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
+    from scholargraph.options import ReviewOptions
+
+    defaults = {option.name: option for option in fields(ReviewOptions)}
+    update = commands.add_parser(
+        "update", formatter_class=_HelpFormatter,
+        help="add to a review what the services added since it was run")
+    update.add_argument("directory", metavar="DIR", help="the folder a review was written to")
+    update.add_argument("--since", metavar="DATE", default=None,
+                        help="search from this day, YYYY-MM-DD (default: the review's day)")
+    for name, extra in (("offline", {}), ("max_results", {"type": int}),
+                        ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
+                        ("no_cache", {})):
+        option = defaults[name]
+        kwargs: dict[str, Any] = {"dest": name, "default": option.default,
+                                  "help": option.metadata["description"], **extra}
+        if option.default is False:
+            kwargs["action"] = "store_true"
+        update.add_argument("--" + name.replace("_", "-"), **kwargs)
+    update.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    update.add_argument("--events", choices=["jsonl"], default=None,
+                        help="print one JSON object per step on standard output, for machines")
+    update.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+
+
+def run_update(args: argparse.Namespace) -> int:
+    from scholargraph.updating import update
+
+    options = {name: getattr(args, name)
+               for name in ("offline", "max_results", "model", "full_text", "no_cache")}
+    try:
+        report = update(args.directory, since=args.since, on_progress=progress_callback(args),
+                        **options)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
+    if not args.quiet and report.update is not None:
+        change = report.update
+        cited = {ref.work_id for ref in report.references}
+        new_cited = sum(work_id in cited for work_id in change.new_work_ids)
+        flagged = _count(len(change.flags), "retraction or correction",
+                         "retractions or corrections")
+        flags = f"; {flagged} flagged at the top" if change.flags else ""
+        print(f"updated {args.directory}/review.md since {change.since}: "
+              f"{_count(len(change.new_work_ids), 'new work')} ({new_cited} cited), "
+              f"{_count(len(change.joined), 'new version')} joined, "
+              f"{_count(len(change.new_findings), 'new finding')}{flags}; earlier files in "
+              f"{args.directory}/{report.history[-1].files}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    """'1 new work', '8 new works'."""
+    return f"{number} {one if number == 1 else many or one + 's'}"
+
+
+def add_screen_command(commands: argparse._SubParsersAction) -> None:
     """``scholargraph screen LIBRARY --question Q [--criteria FILE] [--labels FILE] --out DIR``."""
     from scholargraph.screening.session import BATCH
 
@@ -230,53 +288,6 @@ def run_screen(args: argparse.Namespace) -> int:
         for line in session.summary_lines():
             print(line, file=sys.stderr)
         print(f"wrote {paths['screening.csv']} and {len(paths) - 1} more files", file=sys.stderr)
-    return EXIT_OK
-
-
-def add_update_command(commands: Any) -> None:
-    """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
-    from scholargraph.options import ReviewOptions
-
-    defaults = {option.name: option for option in fields(ReviewOptions)}
-    update = commands.add_parser(
-        "update", formatter_class=_HelpFormatter,
-        help="add to a review what the services added since it was run")
-    update.add_argument("directory", metavar="DIR", help="the folder a review was written to")
-    update.add_argument("--since", metavar="DATE", default=None,
-                        help="search from this day, YYYY-MM-DD (default: the review's day)")
-    for name, extra in (("offline", {}), ("max_results", {"type": int}),
-                        ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
-                        ("no_cache", {})):
-        option = defaults[name]
-        kwargs: dict[str, Any] = {"dest": name, "default": option.default,
-                                  "help": option.metadata["description"], **extra}
-        if option.default is False:
-            kwargs["action"] = "store_true"
-        update.add_argument("--" + name.replace("_", "-"), **kwargs)
-    update.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    update.add_argument("--events", choices=["jsonl"], default=None,
-                        help="print one JSON object per step on standard output, for machines")
-    update.add_argument("--debug", action="store_true", help="log details and show tracebacks")
-
-
-def run_update(args: argparse.Namespace) -> int:
-    from scholargraph.update import update
-
-    options = {name: getattr(args, name)
-               for name in ("offline", "max_results", "model", "full_text", "no_cache")}
-    report = update(args.directory, since=args.since, on_progress=progress_callback(args),
-                    **options)
-    if not args.quiet and report.update is not None:
-        change = report.update
-        cited = {ref.work_id for ref in report.references}
-        new_cited = sum(work_id in cited for work_id in change.new_work_ids)
-        flags = f"; {len(change.flags)} retractions or corrections flagged" if change.flags \
-            else ""
-        print(f"updated {args.directory}/review.md since {change.since}: "
-              f"{len(change.new_work_ids)} new works ({new_cited} cited), "
-              f"{len(change.joined)} new versions joined, "
-              f"{len(change.new_findings)} new findings{flags}; earlier files in "
-              f"{args.directory}/{report.history[-1].files}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -4,7 +4,7 @@
 the queries it sent, and where its files were kept (``history/DATE/``); ``update`` says what the
 last update changed: its PRISMA counts, the new works, the new versions joined to works already
 there, the new findings, and the retractions and corrections published since. The update itself
-is :mod:`scholargraph.update`; these records live apart so that the report model can hold them
+is :mod:`scholargraph.updating`; these records live apart so that the report model can hold them
 without importing the update.
 """
 

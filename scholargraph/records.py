@@ -272,6 +272,20 @@ class Work(Record):
         return self.kind == "preprint" or is_preprint_doi(self.doi)
 
 
+MP_METHOD = "GGA/GGA+U (PBE) as the Materials Project computes it"
+"""How the Materials Project computes the values of its summary records. The summary route
+names no functional per record, so every value it gives is described this way."""
+COMPUTED_CAVEATS = {
+    "band gap": "GGA/GGA+U underestimates band gaps, often by a third or more of the measured gap",
+    "formation energy": ("a 0 K DFT energy with the Materials Project's fitted corrections, "
+                         "not a measured enthalpy of formation"),
+    "energy above hull": ("0 K stability against the phases the database holds; a phase a few "
+                          "tens of meV/atom above the hull may still be made (metastable)"),
+    "density": "of the relaxed DFT structure, which GGA tends to make slightly too large",
+}
+"""What a reader of a computed value should keep in mind, per property."""
+
+
 class Material(Record):
     """A material from the Materials Project, with the properties a review may quote."""
 
@@ -318,7 +332,14 @@ class Material(Record):
             facts.append(f"density {self.density_g_cm3:.3g} g/cm3")
         if self.is_stable is not None:
             facts.append("thermodynamically stable" if self.is_stable else "not on the convex hull")
-        return "The Materials Project reports " + ", ".join(facts) + "."
+        said = "The Materials Project reports " + ", ".join(facts) + "."
+        computed = [self.band_gap_ev, self.formation_energy_ev_per_atom,
+                    self.energy_above_hull_ev_per_atom, self.density_g_cm3]
+        if any(value is not None for value in computed):
+            said += (f" The values for {self.formula} ({self.material_id}) are computed with "
+                     f"{MP_METHOD}")
+            said += f"; {COMPUTED_CAVEATS['band gap']}." if self.band_gap_ev is not None else "."
+        return said
 
 
 class Passage(Record):
@@ -371,6 +392,8 @@ class SearchLogEntry(Record):
     n_results: int = 0
     status: SourceStatus = "ok"
     error: str | None = None
+    note: str | None = None
+    """What the count alone does not say ("GaN: no Materials Project record")."""
     round: int = 1
     unreachable: bool = False
     """No connection could be made (refused, host not found): the source's other queries, this

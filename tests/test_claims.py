@@ -20,8 +20,10 @@ from scholargraph.deterministic.extractive import rank_candidates
 from scholargraph.deterministic.questions import claim_clause, is_claim
 from scholargraph.deterministic.relevance import (
     CLAIM_MARGIN,
-    EXCLUSION_NOT_CLOSEST,
-    closest_to_claim,
+    CLAIM_REACH,
+    EXCLUSION_NOT_TESTING,
+    RELATION_MIN,
+    works_testing_claim,
 )
 from scholargraph.deterministic.text import specific_words
 from scholargraph.rag.chunking import chunk_work
@@ -116,6 +118,10 @@ DOCS = [
               "supplementation for 12 weeks lowered fasting plasma homocysteine by 25% compared "
               "with placebo. Folate deficiency was associated with raised homocysteine at "
               "baseline."),
+    CorpusDoc("fol-survey", "Folate status and homocysteine in a national survey",
+              "In a cross-sectional survey of 1,200 adults, plasma homocysteine was measured "
+              "with red cell folate. Adults with folate deficiency had plasma homocysteine "
+              "30% higher than those with adequate folate status."),
     CorpusDoc("hcy-stroke", "Homocysteine and the risk of stroke: a cohort",
               "Among 5,000 older adults followed for ten years, the highest quartile of plasma "
               "homocysteine carried a higher risk of ischaemic stroke than the lowest. Blood "
@@ -138,25 +144,27 @@ def claim_review(tmp_path_factory: pytest.TempPathFactory):
         yield review(CLAIM, sources=["openalex"], max_results=10, out=home / "out")
 
 
-def test_a_claim_review_rests_on_the_study_that_tests_it(claim_review):
-    trial = openalex_id_for("fol-trial")
-    assert [work.openalex_id for work in claim_review.papers] == [trial]
-    assert [work.openalex_id for work in claim_review.cited_works()] == [trial]
+def test_a_claim_review_rests_on_every_study_that_tests_it(claim_review):
+    """Two studies report on folate deficiency and homocysteine: the review includes and cites
+    both, not only the best-ranked one."""
+    testing = {openalex_id_for("fol-trial"), openalex_id_for("fol-survey")}
+    assert {work.openalex_id for work in claim_review.papers} == testing
+    assert {work.openalex_id for work in claim_review.cited_works()} == testing
 
 
 def test_works_merely_on_the_claims_topic_are_excluded_and_counted(claim_review):
     prisma = claim_review.prisma
-    assert prisma["excluded_reasons"].get(EXCLUSION_NOT_CLOSEST, 0) >= 2
-    assert prisma["screened"] - prisma["excluded"] == prisma["included"] == 1
-    assert claim_review.counts.included == 1
-    assert "included 1" in claim_review.summary
+    assert prisma["excluded_reasons"].get(EXCLUSION_NOT_TESTING, 0) >= 2
+    assert prisma["screened"] - prisma["excluded"] == prisma["included"] == 2
+    assert claim_review.counts.included == 2
+    assert "included 2" in claim_review.summary
 
 
 def test_a_topic_review_is_not_narrowed_to_one_work(tmp_path):
     with ReplayServer([CorpusService(DOCS)]) as server, server.environment(
             SCHOLARGRAPH_HOME=str(tmp_path / "home"), SCHOLARGRAPH_RATE_SCALE="1000"):
         report = review("folate and homocysteine", sources=["openalex"], max_results=10)
-    assert EXCLUSION_NOT_CLOSEST not in report.prisma["excluded_reasons"]
+    assert EXCLUSION_NOT_TESTING not in report.prisma["excluded_reasons"]
     assert len(report.papers) >= 2
 
 
@@ -206,17 +214,24 @@ def test_a_sentence_stating_the_claim_lifts_its_work(tmp_path, shared_models):
     assert all(0.0 <= work.fused <= 1.0 for work in ranked)
 
 
-def _ranked(*scores: tuple[str, float]) -> list[WorkRelevance]:
+def _ranked(*scores: tuple[str, float, float | None]) -> list[WorkRelevance]:
     return [WorkRelevance(work_id, lexical=1.0, specific=1.0, dense=None, passage=None,
-                          fused=fused) for work_id, fused in scores]
+                          fused=fused, relation=relation) for work_id, fused, relation in scores]
 
 
-def test_a_second_work_is_kept_only_when_it_ranks_nearly_as_high():
-    ranked = _ranked(("best", 0.90), ("as-close", 0.90 - CLAIM_MARGIN), ("further", 0.80),
-                     ("far", 0.20))
-    assert closest_to_claim(ranked) == {"best", "as-close"}
-    assert closest_to_claim(_ranked(("only", 0.0))) == {"only"}
-    assert closest_to_claim([]) == set()
+def test_every_work_reporting_on_the_claims_relation_is_kept_most_direct_first():
+    ranked = _ranked(("best", 0.90, 0.3), ("close-but-silent", 0.85, RELATION_MIN - 0.01),
+                     ("reports-it", 0.70, 0.80), ("reports-it-too", 0.90 - CLAIM_REACH,
+                                                 RELATION_MIN), ("far", 0.50, 0.90))
+    assert works_testing_claim(ranked) == ["best", "reports-it", "reports-it-too"]
+    assert works_testing_claim(_ranked(("only", 0.0, 0.0))) == ["only"]
+    assert works_testing_claim([]) == []
+
+
+def test_without_sentence_scores_only_works_nearly_as_high_are_kept():
+    ranked = _ranked(("best", 0.90, None), ("as-close", 0.90 - CLAIM_MARGIN, None),
+                     ("further", 0.80, None))
+    assert works_testing_claim(ranked) == ["best", "as-close"]
 
 
 def test_a_claims_sub_questions_ask_whether_it_holds():

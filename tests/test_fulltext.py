@@ -359,7 +359,7 @@ def test_works_read_at_once_keep_each_services_pace(tmp_path: Path) -> None:
             server.environment(SCHOLARGRAPH_HOME=str(tmp_path / "home"),
                                SCHOLARGRAPH_RATE_SCALE="10"):
         done = FullTextReader(get_settings()).read_all(works, budget=3)
-        assert [o.status for o in done.outcomes] == ["failed"] * 3  # not recorded: 404
+        assert [o.status for o in done.outcomes] == ["not_recorded"] * 3
         assert server.count("arxiv") == 3 and server.violations("arxiv") == 0
         assert all(gap >= 0.28 for gap in server.gaps("arxiv"))
 

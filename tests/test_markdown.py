@@ -222,7 +222,7 @@ def test_reference_format_is_apa_like(tokens: list[Token]) -> None:
 def test_tables_keep_their_columns(tokens: list[Token]) -> None:
     log = section(tokens, "Search log")
     rows = _table_rows(log)
-    assert rows[0] == ["Round", "Source", "Query", "Results", "Status", "Error"]
+    assert rows[0] == ["Round", "Source", "Query", "Results", "Status", "Error or note"]
     assert rows[1] == ["1", "pubmed", "crispr[tiab] | repair", "7", "ok", ""]
     assert rows[2] == ["2", "web", "silicon", "0", "error", "HTTP 503 <html>"]
     prisma = _table_rows(section(tokens, "PRISMA flow"))

@@ -69,7 +69,8 @@ def _queries(question: str, round_number: int, sent: frozenset = frozenset()):
     intent, subs = _plan(question)
     agents = [get_agent(name) for name in SOURCES]
     return deterministic_queries(agents, subs, intent, round_number=round_number,
-                                 targets=[s.id for s in subs], already_sent=set(sent))
+                                 targets=[s.id for s in subs], already_sent=set(sent),
+                                 question=question)
 
 
 def _searched_words(query: str) -> list[str]:
@@ -183,14 +184,17 @@ def test_questions_become_clauses(question, clause):
 
 def test_every_formula_of_a_materials_question_is_searched():
     queries = [q.query for q in _queries("band gap of TiO2 and ZnO", 1) if q.source == "materials"]
-    assert queries == ["formula=TiO2,ZnO"]
+    assert queries == ["formula=TiO2", "formula=ZnO"]
+    again = _queries("band gap of TiO2 and ZnO", 2, frozenset(
+        {("materials", "formula=TiO2"), ("materials", "formula=ZnO")}))
+    assert [q for q in again if q.source == "materials"] == []  # each material searched once
 
 
 def test_materials_project_is_asked_for_each_formula(replay, tmp_path):
     with replay.environment(MP_API_KEY=MP_KEY):
         report = review("band gap of TiO2 and ZnO", sources=["materials"], out=tmp_path / "out")
     logged = [e for e in report.search_log if e.source == "materials" and e.round == 1]
-    assert [e.query for e in logged] == ["formula=TiO2,ZnO"]
+    assert [e.query for e in logged] == ["formula=TiO2", "formula=ZnO"]
     assert {m.formula for m in report.materials} == {"TiO2", "ZnO"}
 
 

@@ -210,3 +210,39 @@ def test_a_first_search_sends_one_heartbeat_and_one_search() -> None:
         assert found.works
         assert [r.path.rstrip("/") for r in fresh.requests] == ["/heartbeat",
                                                                 "/materials/summary"]
+
+
+def test_a_formula_the_stand_in_lacks_says_so_in_the_search_log(mp: ReplayServer) -> None:
+    agent = MaterialsAgent()
+
+    missing = agent.search(SearchRequest(query="formula=GaN", limit=5))
+    partly = agent.search(SearchRequest(query="formula=Si,GaN", limit=5))
+    found = agent.search(SearchRequest(query="formula=Si", limit=5))
+
+    assert len(missing) == 0
+    assert missing.log_note == "GaN: no Materials Project record in the recorded corpus"
+    assert [m.formula for m in partly.materials] == ["Si"]
+    assert partly.log_note == "GaN: no Materials Project record in the recorded corpus"
+    assert found.log_note is None
+
+
+def test_a_live_database_lacking_a_formula_is_not_called_the_recorded_corpus() -> None:
+    """Another database version in the heartbeat (as the real API's) drops the corpus's words."""
+    from scholargraph.sources.materials import absent_note
+
+    query = MaterialsQuery.parse("formula=GaN")
+    assert absent_note(query, [], "2025.09.25") == "GaN: no Materials Project record"
+    assert absent_note(MaterialsQuery.parse("elements=Fe,O"), [], "2025.09.25") == (
+        "elements Fe, O: no Materials Project record")
+
+
+def test_named_queries_are_one_per_material_named() -> None:
+    plain = Intent(kind="comparative", domains=["materials"], keywords=[])
+    agent = MaterialsAgent()
+
+    assert agent.named_queries("band gap of Si and GaAs", plain) == ["formula=Si", "formula=GaAs"]
+    assert agent.named_queries("Is gallium arsenide a better absorber than silicon?", plain) == [
+        "formula=GaAs", "formula=Si"]
+    assert agent.named_queries("iron oxide with a band gap of 1-3 eV", plain) == [
+        "elements=Fe,O band_gap=1..3"]
+    assert agent.named_queries("thermal conductivity of glasses", plain) == []

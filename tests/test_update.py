@@ -22,7 +22,7 @@ from scholargraph.cli import main
 from scholargraph.report import Report
 from scholargraph.testing import Fault, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.update import update
+from scholargraph.updating import update
 
 QUESTION = "machine learning for public health surveillance"
 SOURCES = ["pubmed", "arxiv", "openalex", "web"]
@@ -185,3 +185,71 @@ def test_a_failing_source_is_recorded_and_the_earlier_review_kept(
     assert [f.source for f in report.sources_failed] == ["arxiv"]
     assert len(report.history) == 2 and report.history[-1].kind == "update"
     assert (folder / report.history[-1].files / "review.json").read_bytes() == before
+
+
+def test_an_offline_update_finds_what_the_second_recording_added(tmp_path: Path) -> None:
+    """The README's example: the offline review sees the corpus of 2023-06-30, the offline
+    update the rest; a full text the corpus does not hold is not called a failure."""
+    folder = tmp_path / "review"
+    earlier = review(QUESTION, offline=True, out=folder)
+    assert earlier.searched_through == "2023-06-30"
+    reasons = earlier.prisma.get("not_retrieved_reasons", {})
+    assert "failed" not in reasons and reasons.get("not in the recorded corpus", 0) > 0
+    report = update(folder, offline=True)
+    assert report.update is not None and report.update.since == "2023-06-30"
+    assert report.searched_through == "2026-04-12"
+    assert report.update.new_work_ids and [j.earlier_id for j in report.update.joined] == [
+        PREPRINT]
+    assert (folder / "history" / "2023-06-30" / "review.json").is_file()
+
+
+def test_only_notices_that_appeared_since_are_flagged() -> None:
+    from scholargraph.records import Work
+    from scholargraph.updating import notices_since
+
+    earlier = Work(title="A trial", pmid="123", notices=["Comment in: Gut. 2017 (PMID 5)"])
+    now = earlier.model_copy(update={"notices": [
+        "Comment in: Gut. 2017 (PMID 5)", "Comment in: BMJ. 2024 (PMID 6)",
+        "Retraction in: Gut. 2024 (PMID 7)", "Erratum in: Gut. 2023 (PMID 8)"],
+        "is_retracted": True})
+    flags = notices_since(earlier, [("pubmed", now)])
+    assert [(f.kind, f.detail) for f in flags] == [
+        ("Retraction", "Retraction in: Gut. 2024 (PMID 7)"),
+        ("Erratum", "Erratum in: Gut. 2023 (PMID 8)")]
+    assert notices_since(now, [("pubmed", now)]) == []
+    [status] = notices_since(earlier, [("openalex", earlier.model_copy(
+        update={"is_retracted": True}))])
+    assert (status.kind, status.source) == ("Retracted", "openalex")
+
+
+def test_pubmed_reads_a_retraction_from_the_publication_type() -> None:
+    """A recorded PubMed article with the publication type PubMed gives a retracted one added
+    (derived: no recording holds a retracted article)."""
+    import io
+
+    from scholargraph.sources.pubmed import works_from_efetch
+    from scholargraph.testing import fixture_bytes
+
+    recorded = fixture_bytes("pubmed/biopython_pubmed5.xml")
+    [plain] = works_from_efetch(io.BytesIO(recorded))
+    retracted = recorded.replace(
+        b"</PublicationTypeList>",
+        b'<PublicationType UI="D016441">Retracted Publication</PublicationType>'
+        b"</PublicationTypeList>", 1)
+    [work] = works_from_efetch(io.BytesIO(retracted))
+    assert not plain.is_retracted and work.is_retracted
+    assert work.notices == ["Retracted publication (PubMed publication type)"]
+
+
+def test_the_readme_offline_example_cites_a_full_text_by_section() -> None:
+    """The README's offline example of a review read in full: a recorded CC BY JATS article as
+    the library."""
+    from scholargraph.testing import fixture_path
+
+    report = review("Does erlotinib improve survival in EGFR-mutant non-small cell lung cancer?",
+                    offline=True, sources=["library", "pubmed"],
+                    library=str(fixture_path("fulltext/pmc/biotext_PMC4816447.xml")))
+    cited = [report.passage(i) for f in report.findings for i in f.passage_ids]
+    sections = {p.section for p in cited} - {"title", "abstract", "full_text"}
+    assert sections & {"Conclusion", "Discussion", "Results", "Introduction"}, sections
+    assert any(report.locations(f.passage_ids) for f in report.findings)

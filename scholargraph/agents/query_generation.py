@@ -18,6 +18,7 @@ from pydantic import Field
 from scholargraph.agents.planning import TEMPLATE_WORDS
 from scholargraph.agents.schemas import Intent, SourceQuery, SubQuestion
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.material_names import named_materials
 from scholargraph.deterministic.questions import alternatives
 from scholargraph.deterministic.text import (
     chemical_formulas,
@@ -143,16 +144,22 @@ def term_sets(sub: SubQuestion, intent: Intent, round_number: int
 def deterministic_queries(
     agents: list[SourceAgent], subs: list[SubQuestion], intent: Intent, *,
     round_number: int, targets: list[str], already_sent: set[tuple[str, str]],
+    question: str = "",
 ) -> list[SourceQuery]:
     """Queries for every agent and target sub-question, new to the search log, capped per source.
 
     Each sub-question offers its combinations best first (:func:`term_sets`); the sub-questions
     take turns, so every one gets its best query before any gets its second, and each gets at
-    most ``PER_SUB_QUESTION``.
+    most ``PER_SUB_QUESTION``. A source searched by the names the question holds (the Materials
+    Project, by material) gets its :func:`named_source_queries` instead.
     """
     offers = {sub.id: term_sets(sub, intent, round_number) for sub in subs if sub.id in targets}
     queries: list[SourceQuery] = []
     for agent in agents:
+        named = named_source_queries(agent, question, intent, subs, round_number, already_sent)
+        if named is not None:
+            queries += named
+            continue
         seen: set[str] = set()
         written = dict.fromkeys(offers, 0)
         for turn in range(max((len(o) for o in offers.values()), default=0)):
@@ -170,6 +177,23 @@ def deterministic_queries(
                 queries.append(SourceQuery(source=agent.name, sub_question_id=sid, query=text,
                                            round=round_number))
     return queries
+
+
+def named_source_queries(agent: SourceAgent, question: str, intent: Intent,
+                         subs: list[SubQuestion], round_number: int,
+                         already_sent: set[tuple[str, str]]) -> list[SourceQuery] | None:
+    """The source's one query per thing the question names (``SourceAgent.named_queries``: each
+    material for the Materials Project), not yet sent, under the first sub-question; ``None``
+    when the question names nothing the source looks up by name (it is searched by terms).
+
+    Every named material is searched however many there are: the per-source cap is for term
+    combinations, and a material left out is a row missing from the evidence table."""
+    named = agent.named_queries(question, intent) if question else []
+    if not named:
+        return None
+    first = subs[0].id if subs else "q1"
+    return [SourceQuery(source=agent.name, sub_question_id=first, query=text, round=round_number)
+            for text in named if (agent.name, text) not in already_sent]
 
 
 class DraftQuery(Record):
@@ -202,9 +226,11 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
     agents = [get_agent(name, context.run_settings) for name in state.get("active_sources", [])]
     sent = {(entry.source, entry.query) for entry in state.get("search_log", [])}
 
+    question = state.get("cleaned_question", "")
+
     def fallback() -> list[SourceQuery]:
         return deterministic_queries(agents, subs, found, round_number=round_number,
-                                     targets=targets, already_sent=sent)
+                                     targets=targets, already_sent=sent, question=question)
 
     session = session_for(context, state)
     if session is None or not agents:
@@ -217,10 +243,12 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         fallback=lambda: QueryPlan.model_construct(queries=[]), step="query_generation",
         max_tokens=TOKENS_PER_QUERY * len(agents) * len(targets) + 40,
     )
-    question = state.get("cleaned_question", "")
     queries, dropped = checked_queries(plan.queries, agents, subs, found, question, sent,
                                        round_number)
     notes = notes + dropped
+    queries, named_notes = with_named_queries(queries, agents, subs, found, question, sent,
+                                              round_number)
+    notes = notes + named_notes
     if not queries:
         queries = fallback()
         notes = notes or [("query_generation: the model proposed no new usable query; "
@@ -231,11 +259,33 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
         missing = [a for a in agents if a.name not in covered]
         if missing:
             queries += deterministic_queries(missing, subs, found, round_number=round_number,
-                                             targets=targets, already_sent=sent)
+                                             targets=targets, already_sent=sent,
+                                             question=question)
             notes.append("query_generation: the model wrote no usable query for "
                          f"{', '.join(a.name for a in missing)}; the deterministic engine did")
     return {"queries": queries, "notes": notes, "model_steps": session.steps,
             "search_log": unqueried(agents, queries, found, round_number)}
+
+
+def with_named_queries(queries: list[SourceQuery], agents: list[SourceAgent],
+                       subs: list[SubQuestion], intent: Intent, question: str,
+                       sent: set[tuple[str, str]], round_number: int
+                       ) -> tuple[list[SourceQuery], list[str]]:
+    """The model's queries, except that a source searched by name (the Materials Project) gets
+    one query per material the question names in place of the model's, so that none is left
+    out or merged into another's search; a note says so when the model's differed."""
+    notes: list[str] = []
+    for agent in agents:
+        named = named_source_queries(agent, question, intent, subs, round_number, sent)
+        if named is None:
+            continue
+        own = [q for q in queries if q.source == agent.name]
+        if {q.query for q in own} != {q.query for q in named}:
+            notes.append(f"query_generation: {agent.label} is searched once per material the "
+                         f"question names ({', '.join(q.query for q in named) or 'all sent'}) "
+                         "instead of the model's queries")
+        queries = [q for q in queries if q.source != agent.name] + named
+    return queries, notes
 
 
 def sub_question_id(value: str, known: list[str]) -> str | None:
@@ -300,6 +350,7 @@ def _materials_problem(query: str, intent: Intent, question: str) -> str | None:
     if not parsed.has_criteria:
         return "no formula, elements or band-gap range"
     named = set(chemical_formulas(question)) | ({intent.formula} if intent.formula else set())
+    named |= {m.formula for m in named_materials(question) if m.formula}
     foreign = [f for f in parsed.formulas if f not in named]
     if foreign:
         return f"formula {', '.join(foreign)} is not named by the question"

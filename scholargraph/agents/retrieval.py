@@ -8,10 +8,10 @@ Screening excludes works with no text to judge and works off the question's topi
 and abstract mention few of its key terms, :mod:`scholargraph.deterministic.relevance`), each with
 its reason. When the question is a claim to check rather than a question or a topic
 (:func:`~scholargraph.deterministic.questions.is_claim`), the works screened in are ranked
-against it (:mod:`scholargraph.rag.works`) and only those closest to it are included
-(:func:`~scholargraph.deterministic.relevance.closest_to_claim`); the others are excluded with
-that reason, so the review cites the studies that test the claim, not those merely on its
-topic. When OpenAlex is one of the run's sources, the works are then enriched from it
+against it (:mod:`scholargraph.rag.works`) and those that test it are included, most direct
+first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are
+excluded with that reason, so the review cites every study that tests the claim, not those
+merely on its topic. When OpenAlex is one of the run's sources, the works are then enriched from it
 (citation counts, open-access links, retractions) and, with ``snowball``, joined by the works one
 citation away (see :mod:`scholargraph.sources.enrich`). Then each included work gets its source
 type and credibility (:mod:`scholargraph.deterministic.credibility`), from the merged and enriched
@@ -31,12 +31,13 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import assess
+from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import (
-    EXCLUSION_NOT_CLOSEST,
+    EXCLUSION_NOT_TESTING,
     EXCLUSION_OFF_TOPIC,
-    closest_to_claim,
     off_topic,
+    works_testing_claim,
 )
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
@@ -48,7 +49,7 @@ from scholargraph.ledger import (
     work_key,
 )
 from scholargraph.rag.works import rank_works
-from scholargraph.records import Work
+from scholargraph.records import Material, Work
 from scholargraph.settings import Settings
 from scholargraph.sources.enrich import augment_with_openalex
 from scholargraph.state import Prisma, ReviewState
@@ -61,16 +62,27 @@ def is_assessable(work: Work) -> bool:
     return bool(work.abstract or work.full_text)
 
 
-def screening_reason(work: Work, question: str) -> str | None:
+def screening_reason(work: Work, question: str, named: frozenset[str] = frozenset()
+                     ) -> str | None:
     """Why a work is excluded at screening (no text to judge it by, or off topic: see
     :func:`scholargraph.deterministic.relevance.off_topic`), or None when it is included. A work
     found only by following citations is not screened by the question's words: the citation that
-    links it to an included work is what made it a candidate."""
+    links it to an included work is what made it a candidate; nor is the Materials Project entry
+    of a material the question names (``named``: their work ids), which was looked up by that
+    name and is the question's subject whatever words its entry uses."""
     if not is_assessable(work):
         return EXCLUSION_NO_TEXT
+    if work.id in named:
+        return None
     if question and work.sources != ["snowball"] and off_topic(work, question):
         return EXCLUSION_OFF_TOPIC
     return None
+
+
+def named_entries(materials: list[Material], question: str) -> frozenset[str]:
+    """The work ids of the Materials Project entries whose formula the question names."""
+    named = {reduced_formula(m.formula) for m in named_materials(question) if m.formula}
+    return frozenset(m.as_work().id for m in materials if reduced_formula(m.formula) in named)
 
 
 def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
@@ -84,17 +96,22 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     works = carry_full_texts(found.works, state.get("papers", []))
     this_year = date.today().year
     question = state.get("cleaned_question") or state.get("question", "")
-    reasons = [screening_reason(work, question) for work in works]
+    named = named_entries(state.get("materials", []), question)
+    reasons = [screening_reason(work, question, named) for work in works]
     notes = list(found.notes)
+    order: dict[str, int] = {}
+    # a claim's included works go most directly testing it first
     if is_claim(question):
         screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
         ranked, warnings = rank_works(question, screened_in, context.run_settings)
-        closest = closest_to_claim(ranked)
-        reasons = [EXCLUSION_NOT_CLOSEST if reason is None and work.id not in closest else reason
+        testing = works_testing_claim(ranked)
+        reasons = [EXCLUSION_NOT_TESTING if reason is None and work.id not in testing else reason
                    for work, reason in zip(works, reasons, strict=True)]
         notes += [f"retrieval: {warning}" for warning in warnings]
+        order = {work_id: rank for rank, work_id in enumerate(testing)}
     included = [work.model_copy(update={"credibility": assess(work, this_year)})
                 for work, reason in zip(works, reasons, strict=True) if reason is None]
+    included.sort(key=lambda work: order.get(work.id, len(order)))
     full_texts = dict(state.get("full_texts", {}))
     if context.full_text > 0:
         included, read, note = read_full_texts(state, included, context.full_text,

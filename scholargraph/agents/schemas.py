@@ -102,6 +102,10 @@ class EvidenceRow(Record):
     start: int = Field(0, description="Filled by the system: offset of the quote in the passage")
     end: int = Field(0, description="Filled by the system: offset just past the quote")
     citation: int | None = Field(None, description="Filled by the system: reference number")
+    method: str = Field("", description="How the value was obtained, as its source says: "
+                        "'measured', 'computed (HSE06)'; empty when it does not say")
+    caveat: str = Field("", description="Filled by the system: what a reader of a computed "
+                        "value should keep in mind (GGA band gaps are underestimated)")
 
 
 class EvidenceTable(Record):

@@ -73,7 +73,8 @@ def make_source_node(name: str) -> SourceNode:
             materials.extend(result.materials)
             notes.extend(result.notes)
             log.append(SearchLogEntry(source=name, query=query.query, n_results=len(result.works),
-                                      status="ok" if len(result) else "empty", round=round_number))
+                                      status="ok" if len(result) else "empty",
+                                      note=result.log_note, round=round_number))
         return {"records": records, "materials": materials, "search_log": log,
                 "notes": list(dict.fromkeys(notes))}
 

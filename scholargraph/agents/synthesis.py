@@ -25,7 +25,12 @@ from pydantic import Field
 from scholargraph.agents.schemas import Draft, Finding, FindingKind, SubQuestion
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import flag_weak_findings
-from scholargraph.deterministic.evidence_table import evidence_passages, evidence_table
+from scholargraph.deterministic.evidence_table import (
+    evidence_passages,
+    evidence_table,
+    is_materials_question,
+    values_summary,
+)
 from scholargraph.deterministic.extractive import (
     CONTRADICTIONS_PER_QUESTION,
     REVIEW_LIMITATIONS,
@@ -232,7 +237,7 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     papers = state.get("papers", [])
     question = state.get("cleaned_question") or state.get("question", "")
     draft = flag_weak_findings(update["draft"], passages, papers, this_year)
-    if state["intent"].wants_data:
+    if state["intent"].wants_data or is_materials_question(question, state["intent"]):
         rows, table_notes = evidence_table(question, state["intent"], passages, papers,
                                            state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
@@ -286,6 +291,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     parts.append(f"This review screened {counts.screened} works, included {counts.included}, "
                  f"and cites {counts.cited_works} of them{span} in {counts.findings} findings.")
     parts.append(f"{len(answered)} of {len(subs)} sub-questions have direct evidence.")
+    if values := values_summary(draft.evidence_table):
+        parts.append(values)
     missing = [sub.text for sub in subs if not direct.get(sub.id)]
     if missing:
         parts.append("No direct evidence was found for: "

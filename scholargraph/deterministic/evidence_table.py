@@ -27,10 +27,18 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import Field
 
 from scholargraph.agents.schemas import EvidenceRow, EvidenceTable, Intent
+from scholargraph.deterministic.material_names import NamedMaterial, named_materials
 from scholargraph.deterministic.text import chemical_formulas, content_words
 from scholargraph.engines import ModelSession, fence, passages_within
 from scholargraph.rag.chunking import chunk_work, split_sentences
-from scholargraph.records import Material, Passage, Record, Work
+from scholargraph.records import (
+    COMPUTED_CAVEATS,
+    MP_METHOD,
+    Material,
+    Passage,
+    Record,
+    Work,
+)
 
 _NUMBER = r"[-−]?\d+(?:[.,]\d+)?"
 RATIO = re.compile(
@@ -57,6 +65,19 @@ MATERIAL_PROPERTIES = {
     "density": ("density_g_cm3", "g/cm3", ("density",)),
 }
 """Measure -> (Material field, unit, question words that ask for it)."""
+DECIDING_PROPERTIES = ("band gap", "energy above hull", "formation energy")
+"""What decides a comparison of materials ("better absorber", "more stable", "ZnO or TiO2"):
+the gap, and how stable each is (distance from the convex hull, energy of formation)."""
+COMPARING = re.compile(r"\b(?:compar\w*|versus|vs\.?|better|worse|more \w+|less \w+|"
+                       r"\w+er than|which is|differ\w*)\b", re.IGNORECASE)
+PROPERTY_UNITS = {"band gap": ("eV", "meV"), "formation energy": ("eV/atom", "eV", "kJ/mol"),
+                  "energy above hull": ("eV/atom", "meV/atom", "eV")}
+"""The units a literature sentence states each property in."""
+PROPERTY_WORDS = re.compile(r"band ?gaps?|(?:energy|energies) of formation|formation "
+                            r"energ(?:y|ies)|energ(?:y|ies) above (?:the )?(?:convex )?hull",
+                            re.IGNORECASE)
+MATERIAL_QUANTITY = re.compile(rf"(?<![\w.])({_NUMBER})\s*(meV/atom|eV/atom|kJ/mol|meV|eV)"
+                               r"(?![\w/])")
 
 SYSTEM = """You extract the values a set of passages reports for a question: one row per source
 (work) that states a value answering it. For each row give what the value measures, the value as
@@ -91,17 +112,25 @@ class _Value:
     unit: str
 
 
+def is_materials_question(question: str, intent: Intent) -> bool:
+    """A question of the materials field that names a material: it gets an evidence table
+    whether or not it asks for values in so many words ("Is GaAs a better absorber than Si?")."""
+    return "materials" in intent.domains and bool(named_materials(question))
+
+
 def evidence_table(question: str, intent: Intent, passages: list[Passage], papers: list[Work],
                    materials: list[Material], model: BaseChatModel | ModelSession | None
                    ) -> tuple[list[EvidenceRow], list[str]]:
-    """The table for this question: Materials Project rows, then one row per other source."""
+    """The table for this question: Materials Project rows, then the literature's: for a
+    materials question one row per material and property a sentence states, else one row per
+    other source."""
     material_ids = {m.as_work().id for m in materials}
     text_passages = [p for p in passages if p.work_id not in material_ids]
-    rows = material_rows(question, materials, papers)
+    rows = material_rows(question, materials, papers, intent)
     notes: list[str] = []
     if model is None or not text_passages:
         candidates = text_passages + table_passages(papers, {p.id for p in text_passages})
-        return rows + extract_rows(question, intent, candidates), notes
+        return rows + literature_rows(question, intent, candidates), notes
     session = model if isinstance(model, ModelSession) else ModelSession(model)
     max_tokens = 100 + ROW_TOKENS * min(MAX_ROWS, len({p.work_id for p in text_passages}))
     budget = session.prompt_budget(max_tokens, SYSTEM, question)
@@ -117,6 +146,126 @@ def evidence_table(question: str, intent: Intent, passages: list[Passage], paper
         notes.append(f"evidence table: dropped {len(table.rows) - len(checked)} model-written "
                      "rows whose sentence is not in the passage they cite")
     return rows + checked, notes
+
+
+def literature_rows(question: str, intent: Intent, passages: list[Passage]
+                    ) -> list[EvidenceRow]:
+    """The rows of the papers: for a materials question each value a sentence states for a
+    material the question names (:func:`material_sentence_rows`), and for a work stating none
+    so, its best sentence as for any question (:func:`extract_rows`)."""
+    if not is_materials_question(question, intent):
+        return extract_rows(question, intent, passages)
+    named = material_sentence_rows(question, intent, passages)
+    by_work = {p.id: p.work_id for p in passages}
+    stated = {by_work[row.passage_id] for row in named}
+    rest = [p for p in passages if p.work_id not in stated]
+    return named + extract_rows(question, intent, rest)
+
+
+def material_sentence_rows(question: str, intent: Intent, passages: list[Passage]
+                           ) -> list[EvidenceRow]:
+    """Each value a sentence states for a material the question names, once per work,
+    material and property: "band gaps of 3.37 eV for ZnO and 3.2 eV for anatase TiO2" gives
+    a ZnO row and a TiO2 row. A value belongs to the named material nearest before it in the
+    sentence (after it, when none comes before), and measures the property named nearest before
+    it (the question's first property when the sentence names none)."""
+    wanted = {m.label: m for m in named_materials(question)}
+    asked = asked_properties(question, intent)
+    seen: set[tuple[str, str, str]] = set()
+    rows: list[EvidenceRow] = []
+    for passage in sorted(passages, key=lambda p: -p.score):
+        for start, end in _statements(passage):
+            sentence = passage.text[start:end]
+            mentions = [m for m in named_materials(sentence) if _same_material(m, wanted)]
+            if not mentions:
+                continue
+            for match in MATERIAL_QUANTITY.finditer(sentence):
+                measure = _property_before(sentence, match.start()) or asked[0]
+                if match.group(2) not in PROPERTY_UNITS.get(measure, ()):
+                    continue
+                material = _owner(sentence, mentions, match.start(), match.end())
+                label = _same_material(material, wanted) or material.label
+                key = (passage.work_id, label, measure)
+                if key in seen:
+                    continue
+                seen.add(key)
+                rows.append(EvidenceRow(measure=measure, value=match.group(1),
+                                        unit=match.group(2), subject=label,
+                                        passage_id=passage.id, quote=sentence, start=start,
+                                        end=end, method=method_of(sentence, match.start())))
+    return rows
+
+
+MEASURED = re.compile(
+    r"\b(?:measur\w*|experiment\w*|observ\w*|absorption|photoluminescen\w*|spectroscop\w*|"
+    r"ellipsometr\w*|optical(?:ly)? determined|Tauc)\b", re.IGNORECASE)
+COMPUTED = re.compile(
+    r"\b(?:calculat\w*|comput\w*|predict\w*|DFT|first[- ]principles|ab initio|density "
+    r"functional|simulat\w*)\b|(?<![\w-])(?:r2SCAN|SCAN|HSE0?6?|PBE0|PBEsol|PBE|GGA\+U|GGA|"
+    r"LDA|G0W0|GW|mBJ|B3LYP)(?![\w-])")
+FUNCTIONAL = re.compile(r"(?<![\w-])(r2SCAN|SCAN|HSE0?6?|PBE0|PBEsol|PBE|GGA\+U|GGA|LDA|G0W0|GW|"
+                        r"mBJ|B3LYP)(?![\w-])")
+
+
+def method_of(sentence: str, at: int) -> str:
+    """Whether the sentence says the value at ``at`` was measured or computed (naming the
+    functional when it does: "computed (HSE06)"); when it says both, the word nearest the value
+    decides; "" when it says neither."""
+    cues = [(abs(m.start() - at), "measured") for m in MEASURED.finditer(sentence)]
+    cues += [(abs(m.start() - at), "computed") for m in COMPUTED.finditer(sentence)]
+    if not cues:
+        return ""
+    kind = min(cues)[1]
+    if kind == "measured":
+        return kind
+    functionals = sorted(FUNCTIONAL.finditer(sentence), key=lambda m: abs(m.start() - at))
+    return f"computed ({functionals[0].group(1)})" if functionals else "computed"
+
+
+def _same_material(material: NamedMaterial, wanted: dict[str, NamedMaterial]) -> str | None:
+    """The question's label for a material a sentence names (by formula or by elements)."""
+    for label, named in wanted.items():
+        if (material.formula and material.formula == named.formula) or (
+                named.formula is None and set(material.elements) == set(named.elements)):
+            return label
+    return None
+
+
+FOR_MATERIAL = re.compile(r"\s*(?:for|of|in)\s+(?:[a-z-]+\s+){0,2}$")
+"""The words between a value and the material it is stated for ("3.2 eV for anatase TiO2")."""
+
+
+def _owner(sentence: str, mentions: list[NamedMaterial], start: int, end: int
+           ) -> NamedMaterial:
+    """The material a value is stated for: the one it is "for" ("3.2 eV for anatase TiO2"),
+    else the nearest named before it ("the gap of ZnO is 3.37 eV"), else the first after."""
+    after = [m for m in mentions if m.start >= end]
+    if after and FOR_MATERIAL.fullmatch(sentence[end:after[0].start]):
+        return after[0]
+    before = [m for m in mentions if m.end <= start]
+    return before[-1] if before else after[0]
+
+
+def _property_before(sentence: str, at: int) -> str | None:
+    found = list(PROPERTY_WORDS.finditer(sentence[:at]))
+    if not found:
+        return None
+    words = found[-1].group(0).lower()
+    if "hull" in words:
+        return "energy above hull"
+    return "formation energy" if "formation" in words else "band gap"
+
+
+def asked_properties(question: str, intent: Intent) -> list[str]:
+    """The properties a materials question touches: those it names, and for a comparison
+    ("better absorber", "more stable", "ZnO or TiO2") those that decide it; the band gap when
+    it names none."""
+    lowered = question.lower()
+    named = [name for name, (_, _, cues) in MATERIAL_PROPERTIES.items()
+             if any(re.search(rf"\b{cue}", lowered) for cue in cues)]
+    comparing = intent.kind == "comparative" or bool(COMPARING.search(question))
+    deciding = list(DECIDING_PROPERTIES) if comparing else []
+    return list(dict.fromkeys([*named, *deciding])) or ["band gap"]
 
 
 def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list[EvidenceRow]:
@@ -219,6 +368,8 @@ def subject_of(sentence: str, passage_text: str, intent: Intent) -> str:
     """The material (a formula in the sentence) or the population (a count of people) the value
     is about, from the sentence first and then its passage."""
     formulas = chemical_formulas(sentence)
+    if not formulas and "materials" in intent.domains:
+        formulas = [m.label for m in named_materials(sentence) if m.formula]
     if intent.formula and intent.formula in sentence:
         return intent.formula
     if formulas:
@@ -229,16 +380,20 @@ def subject_of(sentence: str, passage_text: str, intent: Intent) -> str:
     return intent.formula or "not stated"
 
 
-def material_rows(question: str, materials: list[Material], papers: list[Work]
-                  ) -> list[EvidenceRow]:
-    """The Materials Project's values for the properties the question asks about (the band gap
-    when it names none), each cited to the sentence of the material's entry stating it."""
-    lowered = question.lower()
-    asked = [name for name, (_, _, cues) in MATERIAL_PROPERTIES.items()
-             if any(cue in lowered for cue in cues)] or ["band gap"]
+def material_rows(question: str, materials: list[Material], papers: list[Work],
+                  intent: Intent | None = None) -> list[EvidenceRow]:
+    """The Materials Project's values for the properties the question touches
+    (:func:`asked_properties`), one row per material and property the entry states, the
+    materials in the order the question names them; each cited to the sentence of the
+    material's entry stating it."""
+    asked = asked_properties(question, intent or Intent(kind="other", domains=["materials"],
+                                                        keywords=[]))
     included = {work.id for work in papers}
+    order = [m.formula for m in named_materials(question) if m.formula]
+    unique = list({m.material_id: m for m in materials}.values())
+    unique.sort(key=lambda m: order.index(m.formula) if m.formula in order else len(order))
     rows: list[EvidenceRow] = []
-    for material in {m.material_id: m for m in materials}.values():
+    for material in unique:
         work = material.as_work()
         if work.id not in included:
             continue
@@ -256,8 +411,47 @@ def material_rows(question: str, materials: list[Material], papers: list[Work]
             rows.append(EvidenceRow(
                 measure=f"{name} (computed)", value=f"{value:.3g}", unit=unit,
                 subject=f"{material.formula} ({material.material_id})", passage_id=passage.id,
-                quote=stated, start=at, end=at + len(stated)))
+                quote=stated, start=at, end=at + len(stated), method=f"computed, {MP_METHOD}",
+                caveat=COMPUTED_CAVEATS.get(name, "")))
     return rows
+
+
+def caveat_lines(rows: list[EvidenceRow]) -> list[str]:
+    """Each property's caveat for its computed values, once ("Computed band gap: GGA/GGA+U band
+    gaps are underestimated...")."""
+    said = {row.measure.split(" (")[0]: row.caveat for row in rows if row.caveat}
+    return [f"Computed {measure}: {caveat}." for measure, caveat in said.items()]
+
+
+MAX_SUMMARY_VALUES = 8
+
+
+def values_summary(rows: list[EvidenceRow]) -> str:
+    """The materials values side by side for the summary: per property and material, the
+    Materials Project's computed value beside what papers measured or computed ("band gap of
+    Si: 0.61 eV computed (Materials Project), 1.12 eV measured"), then how the Materials
+    Project computes and what to keep in mind; "" without material values."""
+    kept = [r for r in rows if r.measure.split(" (")[0] in MATERIAL_PROPERTIES]
+    if not kept:
+        return ""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for row in kept:
+        how = "computed (Materials Project)" if row.caveat else (row.method or "method not "
+                                                                 "stated")
+        key = (row.measure.split(" (")[0], row.subject.split(" (")[0])
+        groups.setdefault(key, []).append(f"{row.value} {row.unit} {how}")
+    both = any(any("Materials Project" in v for v in values) and
+               any("Materials Project" not in v for v in values) for values in groups.values())
+    listed = "; ".join(f"{measure} of {material}: {', '.join(dict.fromkeys(values))}"
+                       for (measure, material), values in list(groups.items())[:MAX_SUMMARY_VALUES])
+    parts = [f"{'Computed and measured values side by side' if both else 'Values'}: {listed}."]
+    if any(row.caveat for row in kept):
+        parts.append(f"Method of the Materials Project values: {MP_METHOD}.")
+        parts += caveat_lines(kept)
+        if not both:
+            parts.append("No paper among the included works states a value for these "
+                         "materials to set beside them.")
+    return " ".join(parts)
 
 
 def checked_rows(rows: list[EvidenceRow], passages: list[Passage]) -> list[EvidenceRow]:

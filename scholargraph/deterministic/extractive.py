@@ -20,6 +20,7 @@ from itertools import combinations
 import numpy as np
 
 from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQuestion
+from scholargraph.deterministic.material_names import named_materials
 from scholargraph.deterministic.relevance import CONTEXT_MIN, term_share, topic_terms, work_text
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
@@ -254,7 +255,8 @@ def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]
     chosen: list[int] = []
     twins: dict[int, list[int]] = {}
     for index in order:
-        twin = next((c for c in chosen if similarity[index, c] >= REDUNDANT), None)
+        twin = next((c for c in chosen if similarity[index, c] >= REDUNDANT
+                     and same_materials(fresh[index].quote.text, fresh[c].quote.text)), None)
         if twin is not None:
             if _same_claim(readings[index], readings[twin]):
                 twins.setdefault(twin, []).append(index)
@@ -269,6 +271,13 @@ def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]
             text=group[0].quote.text, passage_ids=[c.quote.passage_id for c in group],
             quotes=[c.quote for c in group], support=1.0))
     return findings
+
+
+def same_materials(first: str, second: str) -> bool:
+    """Whether two sentences name the same materials: the same statement about GaAs and about
+    Si is two findings, not one corroborating the other."""
+    return ({m.label for m in named_materials(first)} ==
+            {m.label for m in named_materials(second)})
 
 
 def _same_claim(first: Stance, second: Stance) -> bool:

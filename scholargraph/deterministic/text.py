@@ -286,8 +286,10 @@ def specific_words(text: str, limit: int | None = None) -> list[str]:
 
 
 def _keeps_case(token: str) -> bool:
-    """Acronyms and formulas (``DNA``, ``TiO2``) keep their case; other words are lower-cased."""
-    return bool(re.search(r"[A-Z]|\d", token[1:]))
+    """Acronyms, formulas and element symbols (``DNA``, ``TiO2``, ``Si``) keep their case;
+    other words are lower-cased (a symbol that is also a word, "In", is a word here)."""
+    return bool(re.search(r"[A-Z]|\d", token[1:])) or (
+        len(token) == 2 and token in ELEMENTS and token not in SYMBOL_WORDS)
 
 
 YEAR = r"(19[5-9]\d|20\d\d)"
@@ -318,6 +320,9 @@ ELEMENTS = frozenset(
      "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl",
      "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U", "Np", "Pu"]
 )
+SYMBOL_WORDS = frozenset(["In", "As", "At", "Be", "He", "No", "Re", "Pa", "Ho"])
+"""Element symbols that are also English words: a material only where the text reads so
+(:mod:`scholargraph.deterministic.material_names`); the others (``Si``, ``Ga``) always are."""
 _FORMULA = re.compile(r"\b(?:[A-Z][a-z]?\d*(?:\.\d+)?){2,}\b|\b[A-Z][a-z]?\d+\b")
 
 

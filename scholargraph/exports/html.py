@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from scholargraph.agents.schemas import EvidenceRow, Finding, Quote
+from scholargraph.deterministic.evidence_table import caveat_lines
 from scholargraph.exports import prisma, styles, updates
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
 from scholargraph.records import Work, full_text_note
@@ -215,13 +216,14 @@ def _evidence(report: Report, citer: _Citer) -> str:
     if not report.evidence_table:
         return ""
     head = "".join(f"<th>{name}</th>" for name in (
-        "Measure", "Value", "Unit", "Population or material", "Source", "Passage"))
+        "Measure", "Value", "Unit", "Method", "Population or material", "Source", "Passage"))
     rows = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in (
-            row.measure, row.value, row.unit, row.subject))
+            row.measure, row.value, row.unit, row.method, row.subject))
         + f"<td>{_row_cite(citer, row)}</td>"
         + f"<td>“{escape(row.quote)}”</td></tr>" for row in report.evidence_table)
-    return f"<table><tr>{head}</tr>{rows}</table>"
+    caveats = "".join(f"<li>{escape(line)}</li>" for line in caveat_lines(report.evidence_table))
+    return f"<table><tr>{head}</tr>{rows}</table>" + (f"<ul>{caveats}</ul>" if caveats else "")
 
 
 def _prisma(report: Report) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from scholargraph.agents.schemas import Finding
+from scholargraph.deterministic.evidence_table import caveat_lines
 from scholargraph.exports import updates
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
@@ -221,13 +222,18 @@ def _credibility(work: Work) -> str:
 
 def _evidence_section(report: Report) -> list[str]:
     """The values the sources report, one row per source, each with its citation and quote."""
-    headers = ["Measure", "Value", "Unit", "Population or material", "Source", "Passage"]
+    headers = ["Measure", "Value", "Unit", "Method", "Population or material", "Source",
+               "Passage"]
     lines = _table(headers, [])
     for row in report.evidence_table:  # the citation is Markdown; the other cells are data
-        cells = [escape(cell) for cell in (row.measure, row.value, row.unit, row.subject)]
+        cells = [escape(cell) for cell in (row.measure, row.value, row.unit, row.method,
+                                           row.subject)]
         citation = cite([row.citation] if row.citation else [],
                         report.locations([row.passage_id]))
         lines.append("| " + " | ".join([*cells, citation, escape(f"“{row.quote}”")]) + " |")
+    caveats = caveat_lines(report.evidence_table)
+    if caveats:
+        lines += ["", *(f"- {escape(line)}" for line in caveats)]
     return _section("Evidence table", lines)
 
 
@@ -263,9 +269,10 @@ def _flat(value: Any) -> str:
 
 def _search_log_section(log: list[SearchLogEntry]) -> list[str]:
     rows = [[entry.round, entry.source, entry.query, entry.n_results, entry.status,
-             entry.error or ""] for entry in log]
+             entry.error or entry.note or ""] for entry in log]
     return _section("Search log",
-                    _table(["Round", "Source", "Query", "Results", "Status", "Error"], rows))
+                    _table(["Round", "Source", "Query", "Results", "Status", "Error or note"],
+                           rows))
 
 
 def _notes_section(report: Report) -> list[str]:

@@ -17,7 +17,8 @@ every parsed full text is kept in the on-disk result store, so a
 re-run neither asks the network nor parses again.
 
 Each work gets a :class:`FullTextOutcome` saying what happened, which PRISMA's full-text stage
-counts: sought, not retrieved (closed access, robots.txt, too large, failed), assessed.
+counts: sought, not retrieved (closed access, robots.txt, too large, not in the recorded corpus of
+``--offline``, failed), assessed.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from scholargraph.fulltext.jats import parse_jats, split_articles
 from scholargraph.fulltext.model import FullTextDocument
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.http.cache import EXPIRE_AFTER, ResultStore, result_store
-from scholargraph.http.policy import http_session, translate_errors
+from scholargraph.http.policy import NOT_RECORDED_HEADER, http_session, translate_errors
 from scholargraph.ledger import RETRIEVED, FullTextFate, work_key
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -57,12 +58,13 @@ DEFAULT_FULL_TEXTS = 10
 findings of a typical review in methods and results, few enough to stay polite and quick."""
 STORE_TABLE = "full_texts"
 FullTextStatus = Literal["retrieved", "closed_access", "robots", "too_large", "no_body",
-                         "failed"]
+                         "not_recorded", "failed"]
 NOT_RETRIEVED_REASONS: dict[str, str] = {
     "closed_access": "closed access",
     "robots": "robots.txt disallows",
     "too_large": "too large",
     "no_body": "no full text in the record",
+    "not_recorded": "not in the recorded corpus",
     "failed": "failed",
 }
 """PRISMA's reasons a sought report was not retrieved, by status."""
@@ -189,16 +191,20 @@ class FullTextReader:
         for start in range(0, len(wanted), PMC_BATCH):
             batch = wanted[start:start + PMC_BATCH]
             try:
-                body, _ = self._get("pubmed", f"{self.settings.pubmed_url}efetch.fcgi",
-                                    self._pmc_params(",".join(batch)))
+                response = self._request("pubmed", f"{self.settings.pubmed_url}efetch.fcgi",
+                                         self._pmc_params(",".join(batch)), follow=True)
+                unrecorded = set(response.headers.get(NOT_RECORDED_HEADER, "").split(","))
+                body, _ = _body(response, "pubmed")
                 articles = split_articles(body)
             except (_NotRead, InputError) as exc:
                 reason = exc if isinstance(exc, _NotRead) else _NotRead("failed", str(exc))
                 self._prefetched.update((digits, reason) for digits in batch)
                 continue
             for digits in batch:
-                self._prefetched[digits] = articles.get(digits) or _NotRead(
-                    "failed", f"PMC's answer holds no article PMC{digits}")
+                self._prefetched[digits] = articles.get(digits) or (
+                    _NotRead("not_recorded", f"PMC{digits}: not in the recorded corpus")
+                    if digits in unrecorded
+                    else _NotRead("failed", f"PMC's answer holds no article PMC{digits}"))
 
     def read(self, work: Work) -> tuple[FullTextOutcome, FullTextDocument | None]:
         """The first open source that yields a full text, or the most telling reason none did."""
@@ -321,7 +327,10 @@ class FullTextReader:
 
 
 def _body(response: requests.Response, service: str) -> tuple[bytes, str]:
-    """The body and content type of a 200 answer; any other status is a reason not to read."""
+    """The body and content type of a 200 answer; any other status is a reason not to read,
+    and the replay server's word that it holds no recording of it (``--offline``) says so."""
+    if response.status_code != 200 and NOT_RECORDED_HEADER in response.headers:
+        raise _NotRead("not_recorded", f"{service}: not in the recorded corpus")
     if response.status_code != 200:
         raise _NotRead("failed", f"HTTP {response.status_code} from {service}",
                        lasting=response.status_code in LASTING_STATUS)
@@ -333,7 +342,8 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in counts.items())
 
 
-_PRIORITY: list[FullTextStatus] = ["robots", "too_large", "no_body", "failed", "closed_access"]
+_PRIORITY: list[FullTextStatus] = ["robots", "too_large", "no_body", "failed", "not_recorded",
+                                   "closed_access"]
 """Which reason a work not retrieved is counted under when several sources failed."""
 
 def _parse(parser: Callable[[bytes], FullTextDocument], body: bytes) -> FullTextDocument:

@@ -55,6 +55,10 @@ from scholargraph.settings import Settings, env_fields
 log = logging.getLogger(__name__)
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+NOT_RECORDED_HEADER = "X-Replay-Not-Recorded"
+"""The header the replay server of ``--offline`` sends with its answer for what it holds no
+recording of (a page, a PDF: any value; a PMC batch: the ids it lacks, comma-separated): not a
+failure of the service, only the edge of the small recorded corpus, and reported so."""
 MAX_RETRY_AFTER_S = 60.0
 RATE_SCALE_ENV = "SCHOLARGRAPH_RATE_SCALE"
 MiB = 1024 * 1024

@@ -2,7 +2,7 @@
 
 Passages are ranked per sub-question (:mod:`scholargraph.rag.select`); this ranks whole works
 against the question, for the decisions that are about a work rather than a passage (which works
-a review of a claim rests on, :func:`scholargraph.deterministic.relevance.closest_to_claim`).
+a review of a claim rests on, :func:`scholargraph.deterministic.relevance.works_testing_claim`).
 
 A work is scored four ways, each telling something the others miss:
 
@@ -14,6 +14,13 @@ A work is scored four ways, each telling something the others miss:
   same thing in other words);
 - ``passage``: the cosine of its closest passage, title-prefixed as the RAG filter embeds it (an
   abstract whose one sentence states the claim, among sentences on methods and background).
+
+One more score is kept apart, not fused: ``relation``, the cosine of the work's closest sentence
+that reports a relation (one with a direction cue, :mod:`scholargraph.deterministic.stance`:
+"increased", "was associated with", "did not reduce"). A work on the claim's subject that states
+a result about it says so in such a sentence; a work that only names the subject does not. It is
+what decides whether a work tests the claim
+(:func:`scholargraph.deterministic.relevance.works_testing_claim`).
 
 Each score is min-max scaled over the works ranked together and the fused score is their
 weighted mean (``SIGNAL_WEIGHTS``), so it lies between 0 and 1 and a gap in it reads the same
@@ -33,8 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scholargraph.deterministic.stance import stance
 from scholargraph.deterministic.text import specific_words
-from scholargraph.rag.chunking import chunk_work
+from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.rag.ranking import LexicalIndex, min_max_scaled, terms_named, tokenize
 from scholargraph.rag.select import indexed_text, load_run_embedder, query_vector, stored_vectors
@@ -63,6 +71,9 @@ class WorkRelevance:
     fused: float
     """Weighted mean of the scores, each min-max scaled over the works ranked together: 1 for a
     work best on every score, 0 for one worst on every score."""
+    relation: float | None = None
+    """Cosine of the work's closest sentence reporting a relation (a direction cue) with the
+    question; None without a model, 0 for a work with no such sentence."""
 
 
 def work_text(work: Work) -> str:
@@ -88,10 +99,14 @@ def rank_works(question: str, works: list[Work], settings: Settings,
         dense = _dense_scores(query, texts, works, embedder, settings, warnings)
         if dense is not None:
             scores |= dense
+    relation = None
+    if "dense" in scores and embedder is not None and query is not None:
+        relation = _relation_scores(query, works, embedder, settings, warnings)
     fused = _fused(scores)
     ranked = [WorkRelevance(work.id, float(scores["lexical"][i]), float(scores["specific"][i]),
                             _optional(scores, "dense", i), _optional(scores, "passage", i),
-                            float(fused[i]))
+                            float(fused[i]),
+                            None if relation is None else float(relation[i]))
               for i, work in enumerate(works)]
     order = sorted(range(len(works)), key=lambda i: (-ranked[i].fused, i))
     return [ranked[i] for i in order], warnings
@@ -123,6 +138,32 @@ def _dense_scores(query: np.ndarray, texts: list[str], works: list[Work], embedd
     unchunked = np.isinf(closest)  # no passage: the work is its own closest passage
     closest[unchunked] = dense[unchunked]
     return {"dense": dense, "passage": closest}
+
+
+def reported_relations(work: Work) -> list[str]:
+    """The sentences of a work's abstract that report a relation: each carries a direction cue
+    (an increase, a decrease, an effect, or none found)."""
+    text = work.abstract or ""
+    sentences = [text[start:end] for start, end in split_sentences(text)]
+    return [sentence for sentence in sentences if stance(sentence).cues]
+
+
+def _relation_scores(query: np.ndarray, works: list[Work], embedder: Embedder,
+                     settings: Settings, warnings: list[str]) -> np.ndarray | None:
+    """Per work, the cosine of its closest sentence reporting a relation (0 without one)."""
+    sentences = [(index, sentence) for index, work in enumerate(works)
+                 for sentence in reported_relations(work)]
+    closest = np.zeros(len(works), dtype=np.float64)
+    if not sentences:
+        return closest
+    owner_index = np.array([index for index, _ in sentences], dtype=np.intp)
+    vectors = stored_vectors([sentence for _, sentence in sentences],
+                             [works[index].id for index in owner_index], embedder, settings,
+                             warnings)
+    if vectors is None:
+        return None
+    np.maximum.at(closest, owner_index, vectors @ query.astype(np.float32))
+    return closest
 
 
 def _fused(scores: dict[str, np.ndarray]) -> np.ndarray:

@@ -68,6 +68,9 @@ class SourceResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     """What the reader of the review should know (a step skipped, and how to enable it)."""
+    log_note: str | None = None
+    """What the search log should say beside the count (a material the source holds no record
+    of)."""
 
     def __len__(self) -> int:
         return len(self.works) + len(self.materials)
@@ -125,6 +128,12 @@ class SourceAgent(ABC):
         """A query in this source's syntax from key terms, most specific first (the
         deterministic query writer): the records about the first term, ranked by the others."""
         return " ".join(terms)
+
+    def named_queries(self, question: str, intent: Intent) -> list[str]:
+        """One query per thing the question names that this source looks up by name (the
+        Materials Project: each material), searched whatever the sub-questions' terms; ``[]``
+        (this default): the source is searched by terms (:meth:`build_query`)."""
+        return []
 
     def build_any_two_query(self, words: list[str], intent: Intent) -> str:
         """A query for the records naming any two of ``words`` (the question's most specific

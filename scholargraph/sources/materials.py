@@ -28,6 +28,13 @@ from typing import Any, ClassVar
 import requests
 
 from scholargraph.agents.schemas import Domain, Intent
+from scholargraph.deterministic.material_names import (
+    NamedMaterial,
+    is_formula,
+    named_elements,
+    named_materials,
+    reduced_formula,
+)
 from scholargraph.deterministic.text import ELEMENTS, chemical_formulas
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
 from scholargraph.http.policy import Politeness, http_session, redact, unavailable
@@ -49,57 +56,17 @@ SUMMARY_FIELDS = (
 )
 """The summary fields a Material is built from: the only ones requested (``_fields``)."""
 
+STAND_IN_DB_VERSION = "scholargraph-stand-in"
+"""The database version the recorded corpus's stand-in names in its heartbeat: what a search
+did not find there says "in the recorded corpus", not that the Materials Project lacks it."""
 MP_KEY_LENGTH = 32
 MAX_FORMULAS = 10
 """Formulas per query: a question comparing materials names a few, and each is searched."""
 
-_ELEMENT_NAMES = dict(zip(*[iter("""
-hydrogen H helium He lithium Li beryllium Be boron B carbon C nitrogen N oxygen O fluorine F
-neon Ne sodium Na magnesium Mg aluminum Al aluminium Al silicon Si phosphorus P sulfur S sulphur S
-chlorine Cl argon Ar potassium K calcium Ca scandium Sc titanium Ti vanadium V chromium Cr
-manganese Mn iron Fe cobalt Co nickel Ni copper Cu zinc Zn gallium Ga germanium Ge arsenic As
-selenium Se bromine Br krypton Kr rubidium Rb strontium Sr yttrium Y zirconium Zr niobium Nb
-molybdenum Mo technetium Tc ruthenium Ru rhodium Rh palladium Pd silver Ag cadmium Cd indium In
-tin Sn antimony Sb tellurium Te iodine I xenon Xe cesium Cs caesium Cs barium Ba lanthanum La
-cerium Ce praseodymium Pr neodymium Nd promethium Pm samarium Sm europium Eu gadolinium Gd
-terbium Tb dysprosium Dy holmium Ho erbium Er thulium Tm ytterbium Yb lutetium Lu hafnium Hf
-tantalum Ta tungsten W rhenium Re osmium Os iridium Ir platinum Pt gold Au mercury Hg thallium Tl
-lead Pb bismuth Bi polonium Po astatine At radon Rn francium Fr radium Ra actinium Ac thorium Th
-protactinium Pa uranium U neptunium Np plutonium Pu
-oxide O nitride N carbide C sulfide S sulphide S selenide Se telluride Te fluoride F chloride Cl
-bromide Br iodide I hydride H boride B silicide Si phosphide P arsenide As
-""".split())] * 2))  # noqa: SIM905 - a readable table
-"""English element names, and the anion words of compound names, to element symbols."""
-
-_FORMULA = re.compile(r"^(?:[A-Z][a-z]?\d*(?:\.\d+)?)+$")
-_SYMBOL = re.compile(r"([A-Z][a-z]?)")
 _RANGE = re.compile(r"^(-?\d+(?:\.\d+)?)?\.\.(-?\d+(?:\.\d+)?)?$")
 _GAP_IN_TEXT = re.compile(
     r"band\s*gaps?\D{0,40}?(\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?)\s*ev", re.IGNORECASE
 )
-
-
-def is_formula(token: str) -> bool:
-    """Whether ``token`` reads as a chemical formula made of real element symbols.
-
-    A single element needs no digit (``Si``), but an all-capitals word of one-letter symbols
-    without a digit (``HIV``, ``CNS``) is taken for an acronym, not a formula.
-    """
-    if not _FORMULA.match(token):
-        return False
-    symbols = _SYMBOL.findall(token)
-    if not all(symbol in ELEMENTS for symbol in symbols):
-        return False
-    acronym = len(symbols) > 1 and token.isupper() and not any(ch.isdigit() for ch in token)
-    return not acronym
-
-
-def named_elements(text: str, limit: int = 6) -> tuple[str, ...]:
-    """Element symbols for the element and anion names in ``text``, in order, at most ``limit``."""
-    words = re.findall(r"[a-z]+", text.lower())
-    symbols = [_ELEMENT_NAMES.get(word.removesuffix("s")) or _ELEMENT_NAMES.get(word)
-               for word in words]
-    return tuple(dict.fromkeys(symbol for symbol in symbols if symbol))[:limit]
 
 
 @dataclass(frozen=True)
@@ -213,6 +180,15 @@ class MaterialsAgent(SourceAgent):
         return str(MaterialsQuery(formulas=tuple(formulas[:MAX_FORMULAS]), elements=elements,
                                   band_gap=_band_gap_in(text)))
 
+    def named_queries(self, question: str, intent: Intent) -> list[str]:
+        """One search per material the question names (:func:`named_materials`): its formula,
+        or the elements of a name that allows several formulas ("iron oxide"), with any band-gap
+        range the question states; at most ``MAX_FORMULAS``."""
+        band_gap = _band_gap_in(question)
+        return list(dict.fromkeys(
+            str(_criteria_of(material, band_gap))
+            for material in named_materials(question)))[:MAX_FORMULAS]
+
     def no_query_reason(self, intent: Intent) -> str:
         return ("the question names no material: the Materials Project is searched by formula "
                 "(TiO2), elements (lithium cobalt oxide) or a band-gap range")
@@ -222,12 +198,15 @@ class MaterialsAgent(SourceAgent):
         if reason:
             raise SourceError(self.name, reason)
         query = _parse_or_refuse(self.name, request.query)
-        documents = self._summary_search(query, request.limit)
+        documents, db_version = self._summary_search(query, request.limit)
         materials = [material_from_summary(self.name, doc) for doc in documents]
-        return SourceResult(materials=materials, works=[m.as_work() for m in materials])
+        return SourceResult(materials=materials, works=[m.as_work() for m in materials],
+                            log_note=absent_note(query, materials, db_version))
 
-    def _summary_search(self, query: MaterialsQuery, limit: int) -> list[dict[str, Any]]:
-        """One page of summary documents, as plain dicts (fields limited to SUMMARY_FIELDS)."""
+    def _summary_search(self, query: MaterialsQuery, limit: int
+                        ) -> tuple[list[dict[str, Any]], str]:
+        """One page of summary documents, as plain dicts (fields limited to SUMMARY_FIELDS),
+        and the database version the endpoint's heartbeat names."""
         from mp_api.client.core import MPRestError
 
         settings = self.settings
@@ -245,7 +224,7 @@ class MaterialsAgent(SourceAgent):
                 from None
         finally:
             session.close()
-        return list(documents)[:limit]
+        return list(documents)[:limit], str(getattr(rester, "db_version", "") or "")
 
 
 def _summary_rester(source: str, settings: Settings, key: str, session: requests.Session) -> Any:
@@ -279,6 +258,27 @@ def _summary_rester(source: str, settings: Settings, key: str, session: requests
                                   "Project API?") from None
     except requests.RequestException as exc:
         raise unavailable(source, exc, settings) from exc
+
+
+def _criteria_of(material: NamedMaterial,
+                 band_gap: tuple[float | None, float | None] | None) -> MaterialsQuery:
+    if material.formula and is_formula(material.formula):
+        return MaterialsQuery(formulas=(material.formula,), band_gap=band_gap)
+    return MaterialsQuery(elements=material.elements, band_gap=band_gap)
+
+
+def absent_note(query: MaterialsQuery, found: list[Material], db_version: str) -> str | None:
+    """The search log's word on each formula asked for that no record matched ("GaN: no
+    Materials Project record in the recorded corpus"), or on an elements search that found
+    nothing; ``None`` when everything asked for was found."""
+    where = " in the recorded corpus" if db_version == STAND_IN_DB_VERSION else ""
+    held = {reduced_formula(m.formula) for m in found}
+    missing = [f for f in query.formulas if reduced_formula(f) not in held]
+    if not query.formulas and query.elements and not found:
+        missing = ["elements " + ", ".join(query.elements)]
+    if not missing:
+        return None
+    return "; ".join(f"{name}: no Materials Project record{where}" for name in missing)
 
 
 def material_from_summary(source: str, doc: dict[str, Any]) -> Material:

@@ -35,6 +35,16 @@ class ReplayResponse:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+def not_recorded(body: bytes = b"Not Found", content_type: str = "text/plain",
+                 status: int = 404) -> ReplayResponse:
+    """The answer for something the replay holds no recording of, marked so
+    (:data:`~scholargraph.http.policy.NOT_RECORDED_HEADER`): an offline run reports the full
+    text "not in the recorded corpus" rather than failed."""
+    from scholargraph.http.policy import NOT_RECORDED_HEADER
+
+    return ReplayResponse(status, body, content_type, headers={NOT_RECORDED_HEADER: "yes"})
+
+
 class ServiceHandler(Protocol):
     """A recorded service: ``prefix`` is its path segment, ``handle`` answers one request.
 

@@ -19,7 +19,7 @@ from functools import cached_property
 from xml.sax.saxutils import escape
 
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.messages import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse, not_recorded
 from scholargraph.testing.services import querymatch
 from scholargraph.testing.services.querymatch import Doc, Range, Term, Token
 
@@ -123,7 +123,7 @@ class ArxivService:
 
     def handle(self, request: ReplayRequest) -> ReplayResponse:
         if request.path.rstrip("/") != "/api/query":
-            return ReplayResponse(404, b"Not Found", "text/plain")
+            return not_recorded()  # a PDF (/pdf/{id}) or a page: no PDF is recorded here
         query = (request.param("search_query") or "").strip()
         ids = (request.param("id_list") or "").strip()
         start = request.param("start", "0") or "0"

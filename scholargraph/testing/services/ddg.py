@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.messages import ReplayRequest, ReplayResponse
+from scholargraph.testing.messages import ReplayRequest, ReplayResponse, not_recorded
 
 RESULTS_PAGE = "ddg/duckduckgo-synopsis.html_duckduckgo_com.html"
 NEWS_RESULTS = "ddg/news.json"
@@ -148,4 +148,4 @@ def _fixture(name: str) -> str:
 
 
 def _not_found() -> ReplayResponse:
-    return ReplayResponse(404, b"<html><body>Not Found</body></html>", HTML)
+    return not_recorded(b"<html><body>Not Found</body></html>", HTML)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from scholargraph.http.policy import NOT_RECORDED_HEADER
 from scholargraph.testing.fixtures import fixture_bytes, fixture_path
 from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 from scholargraph.testing.services.ddg import Site
@@ -61,7 +62,7 @@ def recorded_pmc_articles() -> dict[str, str]:
     return articles
 
 
-NOT_RECORDED = "X-Replay-Not-Recorded"
+NOT_RECORDED = NOT_RECORDED_HEADER
 """Header naming the ids asked for that have no recording (comma-separated): a stand-in answer
 says so, since PMC would have answered for them."""
 _ARTICLE = re.compile(rb"<article[\s>].*</article>", re.DOTALL)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from scholargraph.sources.materials import STAND_IN_DB_VERSION
 from scholargraph.testing.fixtures import fixture_bytes
 from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 
@@ -25,7 +26,7 @@ Document = dict[str, Any]
 
 HEARTBEAT = {
     "version": "0.87.3",
-    "db_version": "scholargraph-stand-in",
+    "db_version": STAND_IN_DB_VERSION,
     "access_controlled_batch_ids": [],
 }
 RANGE_PROPERTIES = ("band_gap", "energy_above_hull", "formation_energy_per_atom", "density")

@@ -1,0 +1,99 @@
+"""Literature values for a materials question: one evidence-table row per material and property a
+sentence states, beside the Materials Project's."""
+
+from __future__ import annotations
+
+from scholargraph.agents.intent import detect_intent
+from scholargraph.deterministic.evidence_table import (
+    asked_properties,
+    evidence_table,
+    is_materials_question,
+    values_summary,
+)
+from scholargraph.records import Material, Passage, Work
+
+QUESTION = "Compare the band gaps of ZnO and TiO2"
+
+
+def paper_passage(text: str, title: str = "Optical gaps of wide-gap oxides") -> tuple[Work,
+                                                                                    Passage]:
+    work = Work(title=title, abstract=text, year=2020, doi="10.1000/oxides")
+    return work, Passage(id=f"{work.id}#0-{len(text)}", work_id=work.id, text=text, start=0,
+                         end=len(text), score=1.0)
+
+
+def test_each_material_in_a_sentence_gets_its_own_row() -> None:
+    work, passage = paper_passage(
+        "Thin films were grown by sputtering. Optical absorption gave band gaps of 3.37 eV for "
+        "ZnO and 3.2 eV for anatase TiO2 at room temperature.")
+    intent = detect_intent(QUESTION, this_year=2026)
+
+    rows, _ = evidence_table(QUESTION, intent, [passage], [work], [], None)
+
+    assert [(r.subject, r.measure, r.value, r.unit) for r in rows] == [
+        ("ZnO", "band gap", "3.37", "eV"), ("TiO2", "band gap", "3.2", "eV")]
+    assert all(passage.text[r.start:r.end] == r.quote for r in rows)
+
+
+def test_named_materials_and_units_decide_what_a_value_is() -> None:
+    question = "Is gallium arsenide a better photovoltaic absorber than silicon?"
+    work, passage = paper_passage(
+        "The measured band gap of gallium arsenide is 1.42 eV, against 1.12 eV for silicon; "
+        "cells reached 29.1 % efficiency.")
+    intent = detect_intent(question, this_year=2026)
+
+    rows, _ = evidence_table(question, intent, [passage], [work], [], None)
+
+    assert [(r.subject, r.value) for r in rows] == [("GaAs", "1.42"), ("Si", "1.12")]
+
+
+def test_what_a_materials_question_touches() -> None:
+    def asked(question: str) -> list[str]:
+        return asked_properties(question, detect_intent(question, this_year=2026))
+
+    assert asked("band gap of Si and GaAs") == ["band gap"]
+    assert asked("Is GaAs more stable than GaN?") == ["energy above hull", "band gap",
+                                                     "formation energy"]
+    assert asked("Is gallium arsenide a better photovoltaic absorber than silicon?") == [
+        "band gap", "energy above hull", "formation energy"]
+    assert is_materials_question("Is gallium arsenide a better absorber than silicon?",
+                                 detect_intent("Is gallium arsenide a better photovoltaic "
+                                               "absorber than silicon?", this_year=2026))
+    assert not is_materials_question("Does zinc supplementation shorten diarrhoea in children?",
+                                     detect_intent("Does zinc supplementation shorten diarrhoea "
+                                                   "in children?", this_year=2026))
+
+
+def test_a_paper_value_says_measured_or_computed_when_its_sentence_does() -> None:
+    question = "Compare the band gaps of ZnO and TiO2"
+    work, passage = paper_passage(
+        "The band gap of ZnO measured by optical absorption is 3.37 eV. HSE06 calculations "
+        "give a band gap of 3.05 eV for TiO2. The band gap of ZnO is 3.3 eV in nanorods.")
+    intent = detect_intent(question, this_year=2026)
+
+    rows, _ = evidence_table(question, intent, [passage], [work], [], None)
+
+    assert [(r.subject, r.value, r.method) for r in rows] == [
+        ("ZnO", "3.37", "measured"), ("TiO2", "3.05", "computed (HSE06)")]
+    assert all(r.caveat == "" for r in rows)  # a caveat is for the Materials Project's own
+
+
+def test_computed_values_stand_beside_measured_ones_in_the_summary() -> None:
+    question = "What is the band gap of silicon?"
+    silicon = Material(material_id="mp-149", formula="Si", band_gap_ev=0.61)
+    entry = silicon.as_work()
+    work, passage = paper_passage("The measured band gap of crystalline silicon is 1.12 eV at "
+                                  "300 K.", title="Silicon optical constants")
+    intent = detect_intent(question, this_year=2026)
+
+    rows, _ = evidence_table(question, intent, [passage], [work, entry], [silicon], None)
+    summary = values_summary(rows)
+
+    computed, measured = rows
+    assert computed.method == "computed, GGA/GGA+U (PBE) as the Materials Project computes it"
+    assert "underestimates band gaps" in computed.caveat
+    assert (measured.subject, measured.value, measured.method) == ("Si", "1.12", "measured")
+    assert summary.startswith("Computed and measured values side by side: band gap of Si: "
+                              "0.61 eV computed (Materials Project), 1.12 eV measured.")
+    assert "GGA/GGA+U (PBE) as the Materials Project computes it" in summary
+    assert "no paper" not in summary.lower()
