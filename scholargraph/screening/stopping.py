@@ -31,13 +31,18 @@ from pydantic import BaseModel, Field
 from scipy.optimize import minimize
 
 KNEE_RATIO = 6.0
-"""Slope before the knee over slope after it (Cormack and Grossman's value)."""
+"""Slope before the knee over slope after it, once :data:`KNEE_FOUND` relevant records are
+found (Cormack and Grossman's values); with fewer found it is raised by as many as are missing.
+Without the raise, on the nine shared screening sets the knee stopped Kitchenham_2010 and
+Menon_2022 at a recall of 0.80 (``bench/screening_simulate.py``, ``stop-recall``)."""
+KNEE_FOUND = 150
 MIN_SCREENED = 150
 """Records screened before the knee may say stop (Cormack and Grossman's value)."""
 
 RULE = (f"knee method (Cormack & Grossman 2016): stop when the rate of relevant records found "
-        f"before the knee of the discovery curve is at least {KNEE_RATIO:g} times the rate after "
-        f"it, and at least {MIN_SCREENED} records have been screened")
+        f"before the knee of the discovery curve is at least {KNEE_RATIO + KNEE_FOUND:g} minus "
+        f"the relevant records found (at most {KNEE_FOUND}) times the rate after it, and at least "
+        f"{MIN_SCREENED} records have been screened")
 ASSUMPTION = ("records were screened best first, so relevant ones thin out; the estimate left "
               "assumes the chance of a relevant record keeps falling at the rate it has")
 
@@ -64,12 +69,17 @@ def estimate(decisions: list[bool], total: int) -> StopEstimate:
     screened, found = len(decisions), sum(decisions)
     left = records_left(decisions, total) if decisions else None
     ratio = knee_ratio(decisions)
-    stop = ratio is not None and ratio >= KNEE_RATIO and screened >= MIN_SCREENED
+    stop = ratio is not None and ratio >= required_ratio(found) and screened >= MIN_SCREENED
     recall = found / (found + left) if left is not None and found + left > 0 else None
     return StopEstimate(screened=screened, found=found, total=total, estimated_left=left,
                         estimated_recall=recall, left_at_most=rate_since_knee(decisions, total),
                         knee_ratio=ratio,
                         verdict="stop" if stop or screened >= total else "continue")
+
+
+def required_ratio(found: int) -> float:
+    """The slope ratio the knee must reach with ``found`` relevant records found."""
+    return KNEE_RATIO + KNEE_FOUND - min(found, KNEE_FOUND)
 
 
 def knee(decisions: list[bool]) -> int | None:
