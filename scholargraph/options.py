@@ -16,6 +16,7 @@ from scholargraph.context import ReviewContext, option
 from scholargraph.engines import load_chat_model, parse_method
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
+from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.sources.library import load_library
 from scholargraph.sources.registry import source_names
@@ -63,6 +64,8 @@ class ReviewOptions(ReviewContext):
             raise InputError(f"--since {self.since} is after --until {self.until}")
         if self.added_since is not None:
             check_day(self.added_since, "added since")
+        if self.criteria is not None:
+            read_criteria(self.criteria)  # a missing or empty criteria file says so
         if not 0 <= self.full_text <= MAX_FULL_TEXTS:
             raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
         if not 1 <= self.max_iterations <= 10:

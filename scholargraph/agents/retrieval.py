@@ -4,9 +4,10 @@ Deduplication runs over all rounds' records together, so a work found again by a
 merged, not double-counted. The PRISMA counts come from the fate of every record identified
 (:mod:`scholargraph.ledger`: a duplicate, excluded with its reason, or included), so they add up
 by construction, whatever the rounds and whichever works share an id.
-Screening excludes works with no text to judge and works off the question's topic (their title
-and abstract mention few of its key terms, :mod:`scholargraph.deterministic.relevance`), each with
-its reason. When the question is a claim to check rather than a question or a topic
+Screening judges every work against the question's concepts and meaning and, with ``--criteria``,
+the study designs they admit (:mod:`scholargraph.screening.relevance`); a work set aside keeps its
+reason ("does not address: public health surveillance"), and a work with a title and no abstract
+is judged on its title. When the question is a claim to check rather than a question or a topic
 (:func:`~scholargraph.deterministic.questions.is_claim`), the works screened in are ranked
 against it (:mod:`scholargraph.rag.works`) and those that test it are included, most direct
 first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are
@@ -33,12 +34,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
-from scholargraph.deterministic.relevance import (
-    EXCLUSION_NOT_TESTING,
-    EXCLUSION_OFF_TOPIC,
-    off_topic,
-    works_testing_claim,
-)
+from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, works_testing_claim
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
     RETRIEVED,
@@ -48,8 +44,15 @@ from scholargraph.ledger import (
     identifying_source,
     work_key,
 )
+from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.rag.works import rank_works
 from scholargraph.records import Material, Work
+from scholargraph.screening.relevance import (
+    Criteria,
+    read_criteria,
+    record_text,
+    screening_decisions,
+)
 from scholargraph.settings import Settings
 from scholargraph.sources.enrich import augment_with_openalex
 from scholargraph.state import Prisma, ReviewState
@@ -58,25 +61,41 @@ EXCLUSION_NO_TEXT = "no title and abstract to assess"
 
 
 def is_assessable(work: Work) -> bool:
-    """A work can be screened when there is text beyond its title to judge it by."""
-    return bool(work.abstract or work.full_text)
+    """A work can be screened when it has a title or an abstract to judge it by (a title alone
+    is judged, and kept when in doubt: lacking an abstract is no reason to exclude)."""
+    return bool(work.title.strip() or work.abstract or work.full_text)
 
 
-def screening_reason(work: Work, question: str, named: frozenset[str] = frozenset()
-                     ) -> str | None:
-    """Why a work is excluded at screening (no text to judge it by, or off topic: see
-    :func:`scholargraph.deterministic.relevance.off_topic`), or None when it is included. A work
-    found only by following citations is not screened by the question's words: the citation that
-    links it to an included work is what made it a candidate; nor is the Materials Project entry
-    of a material the question names (``named``: their work ids), which was looked up by that
-    name and is the question's subject whatever words its entry uses."""
-    if not is_assessable(work):
-        return EXCLUSION_NO_TEXT
-    if work.id in named:
-        return None
-    if question and work.sources != ["snowball"] and off_topic(work, question):
-        return EXCLUSION_OFF_TOPIC
-    return None
+def screening_reasons(works: list[Work], question: str, criteria: Criteria | None,
+                      settings: Settings, notes: list[str],
+                      named: frozenset[str] = frozenset()) -> list[str | None]:
+    """Why each work is excluded at screening, or None when it is included (see
+    :func:`scholargraph.screening.relevance.screening_decisions`), in the works' order.
+
+    Not judged by the question: a work found only by following citations (the citation that
+    links it to an included work made it a candidate), and the Materials Project entry of a
+    material the question names (``named``: their work ids), looked up by that name and the
+    question's subject whatever words its entry uses. Warnings (no embedding model) go to
+    ``notes``.
+    """
+    reasons: list[str | None] = [None if is_assessable(work) else EXCLUSION_NO_TEXT
+                                 for work in works]
+    judged = [i for i, work in enumerate(works) if reasons[i] is None and question
+              and work.sources != ["snowball"] and work.id not in named]
+    if not judged:
+        return reasons
+    warnings: list[str] = []
+    texts = [record_text(works[i]) for i in judged]
+    embedder = load_run_embedder(settings, warnings)
+    vectors = None if embedder is None else stored_vectors(
+        texts, [works[i].id for i in judged], embedder, settings, warnings)
+    decisions = screening_decisions(
+        question, criteria, [(works[i].title, works[i].abstract or "") for i in judged],
+        embedder=embedder if vectors is not None else None, vectors=vectors)
+    for i, decision in zip(judged, decisions, strict=True):
+        reasons[i] = decision.reason
+    notes += [f"screening: {warning}" for warning in dict.fromkeys(warnings)]
+    return reasons
 
 
 def named_entries(materials: list[Material], question: str) -> frozenset[str]:
@@ -97,8 +116,9 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     this_year = date.today().year
     question = state.get("cleaned_question") or state.get("question", "")
     named = named_entries(state.get("materials", []), question)
-    reasons = [screening_reason(work, question, named) for work in works]
     notes = list(found.notes)
+    criteria = read_criteria(context.criteria) if context.criteria else None
+    reasons = screening_reasons(works, question, criteria, context.run_settings, notes, named)
     order: dict[str, int] = {}
     # a claim's included works go most directly testing it first
     if is_claim(question):

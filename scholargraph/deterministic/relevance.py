@@ -1,14 +1,12 @@
-"""Does a piece of evidence address a question? Key terms, screening and direct evidence.
+"""Does a piece of evidence address a question? Key terms and direct evidence.
 
 A review overstates itself when a sentence that merely shares a word or two with a question is
 counted as answering it (a finding about telomeres and pancreatic cancer "covering" a question
-about gene editing for sickle cell disease). Two tests guard against that, both on the question's
-*topic terms* (its stemmed content words, without the words that only say what kind of evidence
-is wanted: "methods", "findings", "limitations", "study"...):
+about gene editing for sickle cell disease). The test here is on the question's *topic terms*
+(its stemmed content words, without the words that only say what kind of evidence is wanted:
+"methods", "findings", "limitations", "study"...); screening, which works a review rests on at
+all, judges concepts and meaning instead (:mod:`scholargraph.screening.relevance`):
 
-- **screening** (:func:`off_topic`): a work whose title and abstract mention fewer than
-  ``SCREEN_MIN`` of the question's topic terms is excluded as off topic, with the reason, and
-  PRISMA counts it;
 - **direct evidence** (:class:`DirectEvidence`): a finding answers a sub-question only when its
   work mentions at least ``CONTEXT_MIN`` of the sub-question's topic terms, the quoted sentence
   itself mentions ``SENTENCE_MIN`` of them, and (with an embedding model) the sentence is close in
@@ -39,7 +37,6 @@ from scholargraph.rag.ranking import terms_named, tokenize
 from scholargraph.rag.works import WorkRelevance
 from scholargraph.records import Passage, Work
 
-SCREEN_MIN = 0.3
 CONTEXT_MIN = 0.7
 SENTENCE_MIN = 0.3
 DENSE_MIN = 0.6
@@ -55,7 +52,6 @@ GENERIC_WORDS = (
 GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
 """Words that say what kind of evidence is wanted, not what it is about."""
 
-EXCLUSION_OFF_TOPIC = "off topic: the title and abstract mention few of the question's key terms"
 EXCLUSION_NOT_TESTING = ("does not test the claim: no sentence reporting a result close to the "
                          "claim, or ranked far below the works that do")
 
@@ -96,12 +92,6 @@ def term_share(terms: frozenset[str], text: str) -> float:
 
 def work_text(work: Work) -> str:
     return f"{work.title} {work.abstract or ''} {work.full_text or ''}"
-
-
-def off_topic(work: Work, question: str) -> bool:
-    """Whether the work's title and abstract mention too few of the question's topic terms."""
-    terms = topic_terms(question)
-    return bool(terms) and term_share(terms, work_text(work)) < SCREEN_MIN
 
 
 def works_testing_claim(ranked: Sequence[WorkRelevance]) -> list[str]:

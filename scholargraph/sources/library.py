@@ -17,9 +17,12 @@ Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that
 or parsed stops the run before any search with a :class:`LibraryError` naming it (the CLI exits 2).
 
 The agent is a built-in plug-in of the source registry (``order`` 5: before PubMed), active only
-when a library is given. A query is plain words and "quoted phrases"; a record matches when every
-word and phrase occurs in its title, abstract, keywords or authors (stemmed, so "screen" finds
-"screening"), and matches come back best first by BM25. The path comes from the run's context
+when a library is given. A query is plain words and "quoted phrases"; a record answers it when
+one of them occurs in its title, abstract, keywords or authors (stemmed, so "screen" finds
+"screening"), and answers come back by relevance: those naming more of the query's words and
+phrases first, then by BM25. A scientist's records are not worded as a generated query is (two of
+a real review's 952 records said "specialized psychotherapies"), so requiring every word would
+leave most of them unseen; screening then judges each one. The path comes from the run's context
 (``ReviewContext.library``) when a graph run is under way, else from ``SCHOLARGRAPH_LIBRARY``.
 """
 
@@ -74,7 +77,8 @@ class LibraryAgent(SourceAgent):
     order = 5
     label = "Local library"
     domains = frozenset(get_args(Domain))
-    query_syntax = 'plain words and "quoted phrases", all of which must occur in a record'
+    query_syntax = ('plain words and "quoted phrases"; records naming more of them rank first, '
+                    'any one is enough')
 
     def __init__(self, settings: Any = None, path: str | Path | None = None) -> None:
         super().__init__(settings)
@@ -128,15 +132,17 @@ def _searchable(work: Work, keywords: Iterable[str] = ()) -> str:
 
 
 def match(works: list[Work], query: str) -> list[Work]:
-    """The works containing every term of the query, best BM25 score first."""
+    """The works naming at least one term of the query, those naming more terms first, then by
+    BM25 score."""
     terms = query_terms(query)
     if not works or not terms:
         return []
     texts = [_searchable(work) for work in works]
     tokens = [tokenize(text) for text in texts]
     scores = LexicalIndex(texts).scores(" ".join(t for term in terms for t in term))
-    hits = [i for i, found in enumerate(tokens) if all(_contains(found, term) for term in terms)]
-    return [works[i] for i in sorted(hits, key=lambda i: (-scores[i], i))]
+    named = [sum(_contains(found, term) for term in terms) for found in tokens]
+    hits = [i for i, count in enumerate(named) if count]
+    return [works[i] for i in sorted(hits, key=lambda i: (-named[i], -scores[i], i))]
 
 
 def _contains(tokens: list[str], phrase: list[str]) -> bool:

@@ -1,0 +1,130 @@
+"""The zero-shot screening score: concepts, criteria, designs and the include/exclude decision,
+with the bundled MiniLM model (no network)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scholargraph.errors import InputError
+from scholargraph.rag.embeddings import load_embedder
+from scholargraph.records import Work
+from scholargraph.screening.relevance import (
+    concepts,
+    question_topic,
+    read_criteria,
+    record_designs,
+    record_text,
+    score_records,
+    screening_decisions,
+)
+
+SURVEILLANCE = "machine learning for public health surveillance"
+ON_TOPIC = ("Natural language processing and machine learning methods in public health "
+            "surveillance", "We review machine learning applied to surveillance data from "
+            "emergency departments and social media to detect outbreaks of influenza early.")
+OFF_TOPIC = ("Identifying implementation bugs in machine learning based image classifiers using "
+             "metamorphic testing", "We propose metamorphic relations to find bugs in the "
+             "implementation of image classifiers such as support vector machines and deep "
+             "neural networks, and evaluate them by mutation testing.")
+CRITERIA = """Inclusion criteria
+Population: adults with knee osteoarthritis. Study design: randomised controlled trials.
+
+Exclusion criteria
+1. Animal studies
+2. Review articles and case reports
+"""
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return load_embedder(None)
+
+
+def test_the_question_is_split_into_its_concepts_without_the_review_type():
+    assert question_topic("Hair cortisol and obesity: a systematic review and meta-analysis") == \
+        "Hair cortisol and obesity"
+    assert [c.text for c in concepts(SURVEILLANCE)] == ["machine learning",
+                                                        "public health surveillance"]
+    assert [c.text for c in concepts("Modelling depression in vivo in non-human animals")] == [
+        "Modelling depression in-vivo", "non-human animals"]  # "in vivo" is not split at "in"
+
+
+def test_criteria_are_read_from_text_or_file_with_the_designs_they_name(tmp_path):
+    criteria = read_criteria(CRITERIA)
+    assert criteria.wanted_designs == ["randomised trial"]
+    assert set(criteria.excluded_designs) == {"animal", "review", "case report"}
+    assert any("Animal studies" in sentence for sentence in criteria.exclusion)
+    path = tmp_path / "criteria.txt"
+    path.write_text(CRITERIA, encoding="utf-8")
+    assert read_criteria(str(path)) == criteria
+
+
+@pytest.mark.parametrize("given, message", [("", "empty"), ("  \n ", "empty"),
+                                            ("missing-criteria.txt", "does not exist")])
+def test_missing_or_empty_criteria_are_an_input_error(tmp_path, given, message):
+    with pytest.raises(InputError, match=message):
+        read_criteria(given)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(InputError, match="is empty"):
+        read_criteria(str(empty))
+
+
+def test_designs_are_read_from_the_record():
+    assert record_designs("Wilson disease in pregnancy",
+                          "We report a case of a pregnant woman with Wilson disease.") == [
+        "case report"]
+    assert record_designs("Stem cells in a rat model of osteoarthritis",
+                          "Rats received injections of stem cells.") == ["animal"]
+    # a clinical trial that builds on a mouse model is not an animal study
+    assert "animal" not in record_designs(
+        "Stem cells for knee osteoarthritis", "After work in mice, 40 patients were randomized.")
+    # a review is read from the title only
+    assert record_designs("Knee pain", "A review of the literature guided the protocol.") == []
+
+
+def test_record_text_joins_title_and_abstract_of_works_and_rows():
+    work = Work(title="Machine learning and public health", abstract="An essay.")
+    assert record_text(work) == "Machine learning and public health. An essay."
+    assert record_text({"title": "Title only?", "abstract": ""}) == "Title only?"
+
+
+def test_records_on_the_question_rank_first_and_off_topic_ones_are_set_aside(embedder):
+    texts = [record_text({"title": t, "abstract": a}) for t, a in (OFF_TOPIC, ON_TOPIC)]
+    scores = score_records(SURVEILLANCE, None, texts, embedder=embedder)
+    assert scores.shape == (2,) and scores[1] > scores[0]
+    off, on = screening_decisions(SURVEILLANCE, None, [OFF_TOPIC, ON_TOPIC], embedder=embedder)
+    assert on.included
+    assert off.reason == "does not address: public health surveillance"
+
+
+def test_excluded_designs_are_set_aside_with_the_criteria_named(embedder):
+    criteria = read_criteria(CRITERIA)
+    question = "Mesenchymal stem cells for knee osteoarthritis"
+    trial = ("Mesenchymal stem cell injections for knee osteoarthritis: a randomized trial",
+             "Sixty adults with knee osteoarthritis were randomized to stem cells or usual care.")
+    case = ("Stem cell injection for knee osteoarthritis", "We report a case of a 60-year-old "
+            "man with knee osteoarthritis treated with mesenchymal stem cells.")
+    decisions = screening_decisions(question, criteria, [trial, case], embedder=embedder)
+    assert decisions[0].included
+    assert decisions[1].reason == "design: case report; the criteria exclude case reports"
+    scores = score_records(question, criteria, [record_text({"title": t, "abstract": a})
+                                                for t, a in (trial, case)], embedder=embedder)
+    assert scores[0] > scores[1]
+
+
+def test_a_title_without_abstract_is_never_excluded_for_lacking_one(embedder):
+    titles = [("Machine learning for influenza surveillance in public health", ""),
+              ("Surveillance of foodborne outbreaks with machine learning", "")]
+    assert all(d.included for d in screening_decisions(SURVEILLANCE, None, titles,
+                                                       embedder=embedder))
+
+
+def test_without_an_embedder_records_naming_no_concept_are_set_aside():
+    decisions = screening_decisions(SURVEILLANCE, None, [OFF_TOPIC, ON_TOPIC,
+                                                         ("Soil bacteria", "Soil.")])
+    assert [d.included for d in decisions] == [True, True, False]
+    scores = score_records(SURVEILLANCE, None, [record_text({"title": t, "abstract": a})
+                                                for t, a in (ON_TOPIC, OFF_TOPIC)])
+    assert np.all(scores >= 0) and scores[0] > scores[1]
