@@ -48,7 +48,7 @@ from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.select import select_passages
 from scholargraph.records import Work
-from scholargraph.settings import get_settings
+from scholargraph.settings import Settings, get_settings
 from scholargraph.sources import registry
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.testing import ReplayRequest, ReplayResponse, ReplayServer
@@ -170,16 +170,20 @@ class BenchTexts(SourceAgent):
 
 
 @contextmanager
-def bench_server(works: list[BenchWork], scale: float, home: Path) -> Iterator[ReplayServer]:
+def bench_server(works: list[BenchWork], scale: float, home: Path) -> Iterator[Settings]:
+    """The run's settings pointing at a replay server of the works' full texts (nothing reads
+    os.environ for the endpoints)."""
     handlers = [BenchPMC(works), BenchArxiv(works), BenchOpenCopies(works)]
-    with ReplayServer.default(extra=handlers, latency=LATENCY) as server, server.environment(
-            SCHOLARGRAPH_HOME=str(home), SCHOLARGRAPH_RATE_SCALE=str(scale)):
-        yield server
+    with ReplayServer.default(extra=handlers, latency=LATENCY) as server:
+        yield get_settings().with_variables({**server.endpoint_env(),
+                                             "SCHOLARGRAPH_HOME": str(home),
+                                             "SCHOLARGRAPH_RATE_SCALE": str(scale)})
 
 
-def fetch_and_parse(works: list[BenchWork]) -> tuple[list[Work], list[tuple[str, float, float]]]:
+def fetch_and_parse(works: list[BenchWork], settings: Settings
+                    ) -> tuple[list[Work], list[tuple[str, float, float]]]:
     """Each work read through the project's reader, cache off: (source, wall, thread CPU)."""
-    reader = FullTextReader(get_settings().model_copy(update={"no_cache": True}))
+    reader = FullTextReader(settings.model_copy(update={"no_cache": True}))
     read: list[Work] = []
     costs: list[tuple[str, float, float]] = []
     for item in works:
@@ -208,7 +212,7 @@ def index_costs(works: list[Work]) -> list[tuple[int, float]]:
     return costs
 
 
-def fulltext_share(works: list[Work]) -> tuple[int, int]:
+def fulltext_share(works: list[Work], settings: Settings) -> tuple[int, int]:
     """Findings of three reviews over the works, and how many cite a full-text passage."""
     BenchTexts.works = [work.model_copy(update={"full_text": None, "full_text_spans": []})
                         for work in works]
@@ -220,7 +224,7 @@ def fulltext_share(works: list[Work]) -> tuple[int, int]:
     findings = citing = 0
     for question in QUESTIONS:
         report = review(question, sources=["benchtexts"], max_iterations=1,
-                        full_text=len(works))
+                        full_text=len(works), settings=settings)
         passages = {p.id: p for p in report.passages}
         for finding in report.findings:
             findings += 1
@@ -229,17 +233,18 @@ def fulltext_share(works: list[Work]) -> tuple[int, int]:
     return findings, citing
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--works", type=int, default=20)
     parser.add_argument("--rate-scale", type=float, default=1.0,
                         help="speed up the sources' pace (1: their real pace)")
     args = parser.parse_args()
     works = bench_works(args.works)
-    with tempfile.TemporaryDirectory() as home, bench_server(works, args.rate_scale, Path(home)):
-        read, fetched = fetch_and_parse(works)
+    with tempfile.TemporaryDirectory() as home, \
+            bench_server(works, args.rate_scale, Path(home)) as settings:
+        read, fetched = fetch_and_parse(works, settings)
         indexed = index_costs(read)
-        findings, citing = fulltext_share(read)
+        findings, citing = fulltext_share(read, settings)
     print(f"{'work':<6}{'read from':<18}{'fetch+parse s':>14}{'parse cpu s':>12}"
           f"{'passages':>10}{'index cpu s':>12}  file")
     for number, (item, (source, wall, cpu), (passages, index_cpu)) in enumerate(
@@ -261,7 +266,12 @@ def main() -> None:
     print(f"findings-citing-abstracts-only {findings - citing}")
     print(f"cpu-seconds {parse_cpu + index_cpu:.2f}")
     print(f"fulltext-share {citing / findings if findings else 0.0:.3f}")
+    if read_in_full == 0 or findings == 0:
+        print("measured nothing: no work was read in full, or no review wrote a finding",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -17,7 +17,8 @@ refinement rounds the supervisor asks for. Claims are SciFact's (``id``, ``claim
 - ``cited-precision``: of all works the reviews cite, the share that are gold evidence or cited
   documents of their claim (or judged relevant in ``--qrels``);
 - ``contradiction-recall``: of the claims with CONTRADICT evidence, the share whose review
-  reports evidence against the claim (a finding read as opposing the question);
+  reports evidence against the claim (a finding read as opposing the question, or a study
+  that contradicts it or finds no effect);
 - ``false-contradiction``: of the claims with SUPPORT evidence only, the share whose review does;
 - with ``--withhold-evidence`` (every claim's gold evidence abstracts and cited documents taken
   out of the served corpus), ``false-coverage``: the share of reviews that still report the
@@ -27,11 +28,12 @@ Then, last, as SciFact scores systems (from the claims' evidence labels and rati
 
 - ``abstract-label-f1``: SciFact's abstract-level label-only F1 over all claims: a predicted
   (claim, abstract, label) counts when the abstract is gold evidence of the claim with that
-  label. A review predicts, for each work it cites, the stance it reports (SUPPORT for a work
-  that supports the claim, CONTRADICT for one against it; a work read as neither predicts
-  nothing). Anchors, SciFact test split, open setting (each system retrieves its own
-  abstracts, supervised on SciFact train): MultiVerS 0.725, ARSJoint 0.712, ParagraphJoint
-  0.691, VerT5erini 0.682 (SciFact-Open paper, table 5); GPT-3 few-shot 0.189;
+  label. A review predicts, for each work it cites, the stance it reports (``stances``:
+  SUPPORT for a study that supports the claim, CONTRADICT for one that contradicts it or finds
+  no effect; a study read as neither predicts nothing). Anchors, SciFact test split, open
+  setting (each system retrieves its own abstracts, supervised on SciFact train): MultiVerS
+  0.725, ARSJoint 0.712, ParagraphJoint 0.691, VerT5erini 0.682 (SciFact-Open paper, table 5);
+  GPT-3 few-shot 0.189;
 - ``evidence-recall``: per claim with evidence, the share of its gold evidence abstracts the
   review cites (its reference list), averaged over those claims;
 - ``rationale-precision``: of the distinct sentences the reviews quote (as findings,
@@ -237,12 +239,14 @@ def main() -> None:
     started = time.perf_counter()
     settings = Settings()
     models = settings.models_dir or settings.home / "models"
-    with bench_home(args.home) as home, ReplayServer([CorpusService(docs)]) as server, \
-            server.environment(SCHOLARGRAPH_HOME=str(home), SCHOLARGRAPH_MODELS=str(models),
-                               SCHOLARGRAPH_RATE_SCALE="1000", SCHOLARGRAPH_NO_CACHE="1"):
+    with bench_home(args.home) as home, ReplayServer([CorpusService(docs)]) as server:
+        run_settings = settings.with_variables({
+            **server.endpoint_env(), "SCHOLARGRAPH_HOME": str(home),
+            "SCHOLARGRAPH_MODELS": str(models), "SCHOLARGRAPH_RATE_SCALE": "1000",
+            "SCHOLARGRAPH_NO_CACHE": "1"})  # the run's settings: nothing reads os.environ
         for number, claim in enumerate(claims, 1):
             relevant = {*claim.evidence, *claim.cited, *qrels.get(claim.claim_id, set())}
-            outcome = run_claim(claim, relevant, by_openalex, args.max_results)
+            outcome = run_claim(claim, relevant, by_openalex, args.max_results, run_settings)
             tally.outcomes.append(outcome)
             print(f"[{number}/{len(claims)}] {outcome.seconds:5.1f}s claim {claim.claim_id}: "
                   f"cited {outcome.cited_docs} gold {sorted(claim.evidence)} "
@@ -256,10 +260,11 @@ def main() -> None:
 
 
 def run_claim(claim: Claim, relevant: set[str], by_openalex: dict[str, str],
-              max_results: int) -> Outcome:
+              max_results: int, settings: Settings) -> Outcome:
     """One review of the claim over the served corpus, and what the figures need of it."""
     started = time.perf_counter()
-    report = review(claim.text, sources=["openalex"], max_results=max_results)
+    report = review(claim.text, sources=["openalex"], max_results=max_results,
+                    settings=settings)
     cited = [by_openalex[work.openalex_id] for work in report.cited_works()
              if work.openalex_id in by_openalex]
     found = {by_openalex[work.openalex_id] for work in report.papers
@@ -277,17 +282,17 @@ EVIDENCE_KINDS = ("finding", "agreement", "contradiction")
 """Findings that quote evidence (a source's stated limitation is not one)."""
 
 
+LABELS = {"supports": "SUPPORT", "contradicts": "CONTRADICT", "no effect": "CONTRADICT"}
+"""A study's reading of the claim as SciFact labels it (no effect where the claim states one
+contradicts it)."""
+
+
 def predicted_labels(report: Report, docs: dict[str, str]) -> dict[str, str]:
-    """Per cited document, the label the review predicts: CONTRADICT when a finding quoting it
-    is read against the claim, else SUPPORT when one is read for it."""
-    labels: dict[str, str] = {}
-    for finding in report.findings:
-        label = {"opposes": "CONTRADICT", "supports": "SUPPORT"}.get(finding.bearing or "")
-        for passage_id in finding.passage_ids:
-            doc = docs.get(report.passage(passage_id).work_id)
-            if label and doc and labels.get(doc) != "CONTRADICT":
-                labels[doc] = label
-    return labels
+    """Per cited document, the label of the stance the review reports for it
+    (``report.stances``); a study read as neither predicts nothing."""
+    cited = {reference.work_id for reference in report.references}
+    return {docs[stance.work_id]: LABELS[stance.reading] for stance in report.stances
+            if stance.reading in LABELS and stance.work_id in docs and stance.work_id in cited}
 
 
 def quoted_sentences(report: Report, docs: dict[str, str]) -> set[tuple[str, str]]:
@@ -300,8 +305,10 @@ def quoted_sentences(report: Report, docs: dict[str, str]) -> set[tuple[str, str
 
 
 def reports_against(report: Report) -> bool:
-    """Whether the review reports evidence against the question's own claim."""
-    return any(finding.bearing == "opposes" for finding in report.findings)
+    """Whether the review reports evidence against the question's own claim: a finding read
+    against it, or a study that contradicts it or finds no effect."""
+    return (any(finding.bearing == "opposes" for finding in report.findings)
+            or any(LABELS.get(stance.reading) == "CONTRADICT" for stance in report.stances))
 
 
 def question_covered(report: Report) -> bool:

@@ -2,7 +2,7 @@
 limits the services publish, and the same fetches through langchain-community's wrappers.
 
     python bench/sources.py [--sizes 50,200,1000] [--sources pubmed,arxiv,openalex,materials,web]
-                            [--no-langchain]
+                            [--no-langchain] [--cache DIR]
 
 Each fetch runs against a fresh loopback replay server that delays every answer by a realistic
 latency (``LATENCY``) and ENFORCES each service's rate limit (``LIMITS``): a request beyond it is
@@ -25,51 +25,47 @@ once per endpoint and process before its first search (one request and one laten
 fetch here meets a fresh server, so each pays it).
 
 The recorded corpus is small (PubMed 7 articles, arXiv 100 entries, OpenAlex 34 works, 6
-Materials Project documents, one DuckDuckGo page), so the bench services below (BENCH ONLY, not
-the package's replay services) answer any query with N records made by repeating recorded ones
-under synthetic ids (PMIDs 90000000+, arXiv 9901.xxxxx, OpenAlex W9xxxxxxxxx, mp-9xxxxxx, links
-with ``?bench=page``). Their content is recorded; their ids and counts are not.
+Materials Project documents, one DuckDuckGo page), so the server's services answer any query
+with N records made by repeating recorded ones under synthetic ids
+(:mod:`scholargraph.testing.services.repeated`). Their content is recorded; their ids and
+counts are not. The agents reach the server through the run's settings (the endpoints the
+server gives, a fresh home, the on-disk cache off), never through the environment.
 
-langchain-community (``pip install langchain-community``, for this bench only; not a
-scholargraph dependency): ``PubMedAPIWrapper`` takes its E-utilities URLs as fields and is pointed
-at the server that way; ``ArxivAPIWrapper`` calls ``arxiv.Search.results()``, which arxiv 4 no
-longer has, so the bench restores what arxiv 2's deprecated method did (``Client().results``,
-default client: pages of 100, 3 s apart) and points ``arxiv.Client.query_url_format`` at the
-server.
+langchain-community is the peer compared against. It is not a scholargraph dependency, so it is
+installed in a virtual environment of its own under the bench cache (``--cache``, default
+``$TMPDIR/scholargraph-bench-store``; made on first use with ``PEER_PACKAGES``; never the
+project's), and each of its fetches runs there
+(``bench/peers/langchain_fetch.py``). ``--no-langchain`` leaves it out.
+
+The bench exits 1 when a row it was asked for could not be measured (a fetch failed or got no
+record), so a table of failures is never taken for a measurement.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import math
 import multiprocessing
-import os
-import re
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import venv
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scholargraph.testing import RateLimit, ReplayRequest, ReplayResponse, ReplayServer
-from scholargraph.testing.fixtures import fixture_bytes
-from scholargraph.testing.server import temporary_environment
-from scholargraph.testing.services.arxiv import ATOM, ArxivService, _feed
-from scholargraph.testing.services.ddg import HTML, RESULTS_PAGE, DuckDuckGoService
-from scholargraph.testing.services.materials import MaterialsService, load_documents
-from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.testing.services.pubmed import PubMedService
+from scholargraph.settings import Settings
+from scholargraph.testing import RateLimit, ReplayServer
+from scholargraph.testing.services.repeated import repeated_server
 
 SIZES = (50, 200, 1000)
-QUERY = "genetic variants screening"
+QUESTION_FOR_SOURCE = "genetic variants screening"
 MP_KEY = "bench0replay0key0not0a0secret000"  # 32 characters, as mp_api requires
 SERVICE = {"pubmed": "pubmed", "arxiv": "arxiv", "openalex": "openalex", "materials": "mp",
            "web": "ddg"}
@@ -82,6 +78,11 @@ LIMITS = {
 }
 LATENCY = {"pubmed": 0.25, "arxiv": 0.5, "openalex": 0.15, "mp": 0.2, "ddg": 0.3}
 LANGCHAIN_DEADLINE_S = 150.0  # per fetch: PubMedAPIWrapper's back-off doubles without end
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "scholargraph-bench-store"
+"""The benches' cache (as ``bench/screening_simulate.py``'s): peers' environments live here."""
+PEER_PACKAGES = ("langchain-community==0.4.2", "arxiv>=2.1,<3", "xmltodict>=0.13,<2")
+"""langchain-community and the packages its PubMed and arXiv wrappers import on first use."""
+PEER_SCRIPT = Path(__file__).resolve().parent / "peers" / "langchain_fetch.py"
 WEB_PAGE_RESULTS = 25  # results on one DuckDuckGo HTML page (the recorded one holds 25)
 
 
@@ -102,115 +103,8 @@ def CHAIN(source: str, n: int) -> int:
             "web": MIN_REQUESTS("web", n)}.get(source, 1)
 
 
-# ---- bench-only services: recorded records repeated under synthetic ids --------------------
-
-class BenchPubMed(PubMedService):
-    """Any term finds 100,000 synthetic PMIDs; EFetch serves recorded articles under them.
-    ESearch answers JSON when asked (``retmode=json``, as PubMedAPIWrapper asks)."""
-
-    TOTAL = 100_000
-
-    def _esearch(self, request: ReplayRequest) -> ReplayResponse:
-        start = int(request.param("retstart") or 0)
-        size = int(request.param("retmax") or 20)
-        ids = [str(90_000_000 + i) for i in range(start, min(start + size, self.TOTAL))]
-        if request.param("retmode") == "json":
-            result = {"count": str(self.TOTAL), "retmax": str(len(ids)), "retstart": str(start),
-                      "querykey": "1", "webenv": "MCID_bench", "idlist": ids}
-            return ReplayResponse(body=json.dumps({"esearchresult": result}).encode())
-        body = (f"<eSearchResult><Count>{self.TOTAL}</Count><RetMax>{len(ids)}</RetMax>"
-                f"<RetStart>{start}</RetStart><QueryKey>1</QueryKey><WebEnv>MCID_bench</WebEnv>"
-                "<IdList>" + "".join(f"<Id>{i}</Id>" for i in ids) + "</IdList>"
-                "<TranslationSet/></eSearchResult>")
-        prolog = fixture_bytes("pubmed/biopython_esearch2.xml").split(b"<eSearchResult>")[0]
-        return ReplayResponse(body=prolog + body.encode(), content_type="text/xml")
-
-    def _efetch(self, request: ReplayRequest) -> ReplayResponse:
-        if request.param("id"):
-            wanted = [int(i) for i in (request.param("id") or "").split(",") if i.strip()]
-        else:
-            start = int(request.param("retstart") or 0)
-            wanted = [90_000_000 + i for i in range(start, start + int(request.param("retmax")
-                                                                       or 20))]
-        articles = [self._synthetic(pmid) for pmid in wanted]
-        prolog = fixture_bytes("pubmed/biopython_pubmed1.xml").split(b"<PubmedArticleSet>")[0]
-        body = prolog + b"<PubmedArticleSet>\n" + b"\n".join(articles) + b"\n</PubmedArticleSet>\n"
-        return ReplayResponse(body=body, content_type="text/xml")
-
-    def _synthetic(self, pmid: int) -> bytes:
-        article = self.articles[pmid % len(self.articles)]
-        raw = re.sub(rb"<PMID Version=\"1\">\d+</PMID>", f'<PMID Version="1">{pmid}</PMID>'
-                     .encode(), article.raw, count=1)
-        return raw.replace(f'<ArticleId IdType="pubmed">{article.pmid}</ArticleId>'.encode(),
-                           f'<ArticleId IdType="pubmed">{pmid}</ArticleId>'.encode())
-
-
-class BenchArxiv(ArxivService):
-    """Any query finds 100,000 entries: the recorded 100, again and again, synthetic ids."""
-
-    TOTAL = 100_000
-
-    def _search(self, query: str, start: int, size: int) -> ReplayResponse:
-        pool = self.entries
-        page = []
-        for index in range(start, min(start + size, self.TOTAL)):
-            entry = pool[index % len(pool)]
-            raw = re.sub(rb"<id>http://arxiv.org/abs/[^<]+</id>",
-                         f"<id>http://arxiv.org/abs/9901.{index:05d}v1</id>".encode(), entry.raw,
-                         count=1)
-            page.append(type(entry)(**{**entry.__dict__, "raw": raw}))
-        return ReplayResponse(body=_feed(query, start, size, self.TOTAL, page), content_type=ATOM)
-
-
-class BenchOpenAlex(OpenAlexService):
-    """Any search finds 100,000 works: the recorded ones, again and again, synthetic ids."""
-
-    TOTAL = 100_000
-
-    def search(self, query: str, filters: str = "") -> list:  # type: ignore[override]
-        return _Repeated(self.pool, self.TOTAL)
-
-
-class _Repeated:
-    """A lazily built list of recorded works under synthetic ids (only the pages asked for)."""
-
-    def __init__(self, pool: list, total: int) -> None:
-        self._pool, self._total = pool, total
-
-    def __len__(self) -> int:
-        return self._total
-
-    def __getitem__(self, window: slice) -> list:
-        return [self._one(index) for index in range(*window.indices(self._total))]
-
-    def _one(self, index: int):
-        item = self._pool[index % len(self._pool)]
-        work = dict(item.work, id=f"https://openalex.org/W9{index:09d}", doi=None)
-        return type(item)(json.dumps(work).encode(), work, item.doc)
-
-
-def bench_materials() -> MaterialsService:
-    """5,000 documents: the recorded TiO2 summary under synthetic material ids."""
-    tio2 = next(doc for doc in load_documents() if doc.get("formula_pretty") == "TiO2")
-    return MaterialsService([dict(copy.deepcopy(tio2), material_id=f"mp-9{i:06d}")
-                             for i in range(5_000)])
-
-
-class BenchDuckDuckGo(DuckDuckGoService):
-    """The recorded results page, its links made distinct per results page (``?bench=s``)."""
-
-    def handle(self, request: ReplayRequest) -> ReplayResponse:
-        if request.path.rstrip("/") != "/html":
-            return super().handle(request)
-        offset = request.param("s") or "0"
-        page = re.sub(rb"uddg=([^&\"]+)", lambda m: m.group(0) + f"%3Fbench%3D{offset}".encode(),
-                      fixture_bytes(RESULTS_PAGE))
-        return ReplayResponse(200, page, HTML)
-
-
 def bench_server() -> ReplayServer:
-    return ReplayServer([BenchPubMed(), BenchArxiv(), BenchOpenAlex(), bench_materials(),
-                         BenchDuckDuckGo()], latency=LATENCY, rate_limits=LIMITS)
+    return repeated_server(latency=LATENCY, rate_limits=LIMITS)
 
 
 # ---- measuring ---------------------------------------------------------------------------
@@ -310,92 +204,98 @@ def _serve(conn: Any) -> None:
         conn.send((server.url, server.endpoint_env()))
 
 
+Fetch = Callable[[], int]
+
+
 def measure(server: ServerProcess, who: str, source: str, n: int,
-            fetch: Callable[[ServerProcess], int], deadline_s: float | None = None) -> Measure:
-    """One fetch against a fresh bench server; given up (and said so) after ``deadline_s``."""
-    home = tempfile.mkdtemp(prefix="scholargraph-bench-")
-    env = {"SCHOLARGRAPH_HOME": home, "SCHOLARGRAPH_NO_CACHE": "1", "MP_API_KEY": MP_KEY}
-    os.environ.pop("SCHOLARGRAPH_RATE_SCALE", None)
+            prepare: Callable[[ServerProcess, Settings], Fetch],
+            deadline_s: float | None = None) -> Measure:
+    """One fetch against a fresh bench server, the agent configured by the run's settings
+    (prepared before the clock starts); given up (and said so) after ``deadline_s``."""
     time.sleep(LIMITS[SERVICE[source]].per_seconds)  # the previous run's window has passed
+    server.fresh()
+    home = tempfile.mkdtemp(prefix="scholargraph-bench-")
+    settings = Settings().with_variables({**server.env, "MP_API_KEY": MP_KEY,
+                                          "SCHOLARGRAPH_HOME": home,
+                                          "SCHOLARGRAPH_NO_CACHE": "1",
+                                          "SCHOLARGRAPH_RATE_SCALE": "1"})
+    fetch = prepare(server, settings)
     outcome: dict[str, object] = {}
 
     def run() -> None:
         try:
-            outcome["got"] = fetch(server)
+            outcome["got"] = fetch()
         except Exception as exc:  # noqa: BLE001 - a bench reports what failed and goes on
             outcome["error"] = f"failed: {type(exc).__name__}: {str(exc)[:100]}"
 
-    server.fresh()
-    with temporary_environment({**server.env, **env}):
-        started, cpu_started = time.monotonic(), time.process_time()
-        worker = threading.Thread(target=run, daemon=True)
-        worker.start()
-        worker.join(deadline_s)
-        seconds, cpu = time.monotonic() - started, time.process_time() - cpu_started
-        sent, violations = server.stats(SERVICE[source])
+    started, cpu_started = time.monotonic(), time.process_time()
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(deadline_s)
+    seconds, cpu = time.monotonic() - started, time.process_time() - cpu_started
+    sent, violations = server.stats(SERVICE[source])
     if worker.is_alive():
         outcome["error"] = f"unfinished after {deadline_s:.0f} s (given up)"
     return Measure(who, source, n, int(outcome.get("got", 0)), sent, seconds, cpu, violations,
                    str(outcome.get("error", "")))
 
 
-def scholargraph_fetch(source: str, n: int) -> Callable[[ServerProcess], int]:
+def scholargraph_fetch(source: str, n: int) -> Callable[[ServerProcess, Settings], Fetch]:
     from scholargraph.sources.base import SearchRequest
     from scholargraph.sources.registry import get_agent
 
-    query = {"materials": "formula=TiO2"}.get(source, QUERY)
-    agent = get_agent(source)  # imports and set-up happen here, outside the timed fetch
-    if source == "web":
-        agent.max_pages = 0  # search results only: page reading is not what is measured
+    query = {"materials": "formula=TiO2"}.get(source, QUESTION_FOR_SOURCE)
 
-    def fetch(server: ServerProcess) -> int:
-        return len(agent.search(SearchRequest(query=query, limit=n)).works)
+    def prepare(server: ServerProcess, settings: Settings) -> Fetch:
+        agent = get_agent(source, settings)  # set-up happens here, outside the timed fetch
+        if source == "web":
+            agent.max_pages = 0  # search results only: page reading is not what is measured
+        return lambda: len(agent.search(SearchRequest(query=query, limit=n)).works)
 
-    return fetch
-
-
-def langchain_pubmed(n: int) -> Callable[[ServerProcess], int]:
-    def fetch(server: ServerProcess) -> int:
-        from langchain_community.utilities import pubmed
-        from langchain_community.utilities.pubmed import PubMedAPIWrapper
-
-        pubmed.print = lambda *args, **kwargs: None  # its "Too Many Requests" lines; counted anyway
-
-        base = server.service_url("pubmed")
-        wrapper = PubMedAPIWrapper(top_k_results=n, base_url_esearch=f"{base}esearch.fcgi?",
-                                   base_url_efetch=f"{base}efetch.fcgi?")
-        return len(wrapper.load(QUERY))
-
-    return fetch
+    return prepare
 
 
-def langchain_arxiv(n: int) -> Callable[[ServerProcess], int]:
-    def fetch(server: ServerProcess) -> int:
-        from langchain_community.utilities.arxiv import ArxivAPIWrapper
+def peer_python(cache: Path) -> Path:
+    """The peer's interpreter, in its own virtual environment under the bench cache (made, and
+    ``PEER_PACKAGES`` installed into it, on first use)."""
+    peer_venv = cache / "langchain-venv"
+    python = peer_venv / "bin" / "python"
+    marker = peer_venv / ".installed"
+    if marker.exists() and marker.read_text() == " ".join(PEER_PACKAGES):
+        return python
+    print(f"installing the langchain peer into {peer_venv} ...", file=sys.stderr, flush=True)
+    venv.create(peer_venv, with_pip=True, clear=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *PEER_PACKAGES], check=True)
+    marker.write_text(" ".join(PEER_PACKAGES))
+    return python
 
-        wrapper = ArxivAPIWrapper(top_k_results=n, load_max_docs=n, doc_content_chars_max=None)
-        with _arxiv_2_search_results(f"{server.url}/arxiv/api/query?{{}}"):
-            docs = wrapper.get_summaries_as_docs(QUERY)
-        if len(docs) == 1 and docs[0].page_content.startswith("Arxiv exception"):
-            raise RuntimeError(docs[0].page_content)
-        return len(docs)
 
-    return fetch
-
-
-@contextmanager
-def _arxiv_2_search_results(url_format: str) -> Iterator[None]:
-    """arxiv 2's deprecated ``Search.results()`` (a default ``Client``), pointed at the server."""
-    import arxiv
-
-    saved = arxiv.Client.query_url_format
-    arxiv.Client.query_url_format = url_format
-    arxiv.Search.results = lambda search: arxiv.Client().results(search)  # type: ignore[attr-defined]
+def measure_peer(server: ServerProcess, source: str, n: int, python: Path) -> Measure:
+    """One fetch through langchain's wrapper, in the peer's environment; its own wall and CPU
+    time of the fetch (imports excluded), the server's count of requests."""
+    time.sleep(LIMITS[SERVICE[source]].per_seconds)
+    server.fresh()
+    command = [str(python), str(PEER_SCRIPT), "--source", source, "--n", str(n),
+               "--server", server.url, "--query", QUESTION_FOR_SOURCE]
     try:
-        yield
-    finally:
-        arxiv.Client.query_url_format = saved
-        del arxiv.Search.results
+        done = subprocess.run(command, capture_output=True, text=True, check=False,
+                              timeout=LANGCHAIN_DEADLINE_S + 60)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        result = json.loads(lines[-1]) if lines else {
+            "got": 0, "seconds": 0.0, "cpu": 0.0,
+            "error": f"failed: exit {done.returncode}: {' '.join(done.stderr.split())[-100:]}"}
+    except subprocess.TimeoutExpired:
+        result = {"got": 0, "seconds": LANGCHAIN_DEADLINE_S, "cpu": 0.0,
+                  "error": f"unfinished after {LANGCHAIN_DEADLINE_S:.0f} s (given up)"}
+    sent, violations = server.stats(SERVICE[source])
+    return Measure("langchain", source, n, int(result["got"]), sent, float(result["seconds"]),
+                   float(result["cpu"]), violations, str(result["error"]))
+
+
+def unmeasured(measure: Measure) -> bool:
+    """A row that measured nothing: its fetch failed, or got no record. A fetch given up at its
+    deadline is a measurement (a lower bound on its time), and its row says so."""
+    return measure.error.startswith("failed") or (measure.got == 0 and not measure.error)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -403,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--sources", default="pubmed,arxiv,openalex,materials,web")
     parser.add_argument("--no-langchain", action="store_true")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                        help="the benches' cache, where the langchain peer's venv is made")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
     sources = args.sources.split(",")
@@ -420,18 +322,22 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(measure(server, "scholar", source, n,
                                        scholargraph_fetch(source, n)))
                 print(results[-1].line(), flush=True)
-        if not args.no_langchain:
-            for source, wrapper in (("pubmed", langchain_pubmed), ("arxiv", langchain_arxiv)):
+        if not args.no_langchain and {"pubmed", "arxiv"} & set(sources):
+            python = peer_python(args.cache)
+            for source in ("pubmed", "arxiv"):
                 if source not in sources:
                     continue
                 for n in sizes:
-                    results.append(measure(server, "langchain", source, n, wrapper(n),
-                                           LANGCHAIN_DEADLINE_S))
+                    results.append(measure_peer(server, source, n, python))
                     print(results[-1].line(), flush=True)
             _compare(results)
     finally:
         server.close()
-    return 0
+    failed = [m for m in results if unmeasured(m)]
+    if failed:
+        print(f"{len(failed)} of {len(results)} rows measured nothing: "
+              + "; ".join(f"{m.who} {m.source} N={m.n}" for m in failed), file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _compare(results: list[Measure]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from scholargraph.agents.clean_query import clean_question
-from scholargraph.errors import InputError
+from scholargraph.errors import FilesNotWritten, InputError
 from scholargraph.exports.files import prepare_out_dir
 from scholargraph.options import ReviewOptions, options_from
 from scholargraph.report import Report
@@ -64,5 +64,9 @@ def review(question: str, *, out: str | Path | None = None,
         raise InputError(f"thread {outcome.thread!r} is waiting for plan approval; "
                          "resume it with start_review(..., approve_plan=True)")
     if out is not None:
-        outcome.write(out)
+        try:
+            outcome.write(out)
+        except FilesNotWritten as exc:  # the others are written; the report stays in hand
+            exc.report = outcome
+            raise
     return outcome

@@ -244,7 +244,7 @@ def _count(number: int, one: str, many: str | None = None) -> str:
     return f"{number} {one if number == 1 else many or one + 's'}"
 
 
-def add_screen_command(commands: argparse._SubParsersAction) -> None:
+def add_screen_command(commands: Any) -> None:
     """``scholargraph screen LIBRARY --question Q [--criteria FILE] [--labels FILE] --out DIR``."""
     from scholargraph.screening.session import BATCH
 

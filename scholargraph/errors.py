@@ -90,3 +90,6 @@ class FilesNotWritten(ScholargraphError):
         super().__init__(f"{len(not_written)} of the review's files not written: {names}")
         self.not_written = not_written
         self.written = written
+        self.report: object | None = None
+        """The review whose files these are (set by :func:`scholargraph.review`), so a caller
+        keeps it in hand."""

@@ -21,6 +21,7 @@ from scholargraph.agents.schemas import (
     ModelStep,
     StructuredMethod,
     SubQuestion,
+    WorkStance,
 )
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.evidence_table import evidence_passages
@@ -177,6 +178,10 @@ class Report(Record):
     evidence_table: list[EvidenceRow] = Field(
         default_factory=list, description="Values the sources report, one row per source, "
         "each citing its passage (for questions that ask for values)")
+    stances: list[WorkStance] = Field(
+        default_factory=list, description="For a claim: which way each included study points "
+        "(supports, contradicts, no effect, neither), most direct first, with the sentence it "
+        "is read from and its reference number")
     gaps: list[str] = Field(default_factory=list)
     limitations: list[str] = Field(default_factory=list, description="Of the review itself")
     references: list[Reference] = Field(default_factory=list)
@@ -249,6 +254,32 @@ class Report(Record):
         return write_review(self, out_dir)
 
 
+BALANCE_WORDS = (("supports", "supports it", "support it"),
+                 ("contradicts", "contradicts it", "contradict it"),
+                 ("no effect", "finds no effect", "find no effect"),
+                 ("neither", "reads neither way", "read neither way"))
+"""Each reading, as the balance line says it of one study and of several."""
+
+
+def balance_line(stances: list[WorkStance]) -> str:
+    """The balance of the studies that test a claim, each cited: "Of the 4 included studies read
+    against the claim, 2 support it [1][3], 1 contradicts it [2], 1 finds no effect [4]."; a
+    study not cited (it states no result) is counted without a number; empty without
+    stances."""
+    if not stances:
+        return ""
+    parts = []
+    for reading, one, several in BALANCE_WORDS:
+        numbers = sorted({s.citation for s in stances if s.reading == reading and s.citation})
+        count = sum(s.reading == reading for s in stances)
+        if count:
+            cited = "".join(f"[{number}]" for number in numbers)
+            parts.append(f"{count} {one if count == 1 else several}{' ' + cited if cited else ''}")
+    if len(stances) == 1:
+        return f"The one included study {parts[0].removeprefix('1 ')}."
+    return f"Of the {len(stances)} included studies read against the claim, {', '.join(parts)}."
+
+
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:
     """The report of a finished run: references numbered by first citation."""
     draft = state.get("draft")
@@ -273,6 +304,8 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         for finding in (draft.findings if draft else [])]
     table = [row.model_copy(update={"citation": cite(row.passage_id)})
              for row in rows if row.passage_id in passages]
+    stances = [stance.model_copy(update={"citation": numbers.get(stance.work_id)})
+               for stance in (draft.stances if draft else [])]
     cited_passages = [passages[i] for ref in references for i in ref.passage_ids]
     log = state.get("search_log", [])
     failures: dict[str, str] = {}
@@ -285,7 +318,9 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         engine=engine_section(engine_name(context), list(state.get("model_steps", []))),
         sources_searched=state.get("active_sources", []),
         sub_questions=state.get("sub_questions", []),
-        summary=draft.summary if draft else "",
+        summary=" ".join(part for part in [draft.summary if draft else "",
+                                           balance_line(stances)] if part),
+        stances=stances,
         papers=state.get("papers", []),
         materials=list({m.material_id: m for m in state.get("materials", [])}.values()),
         findings=findings,

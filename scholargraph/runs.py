@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from langgraph.types import Command
@@ -92,8 +92,9 @@ class ReviewRun:
 
     def _report(self, state: ReviewState) -> Report:
         report = report_from_state(self.question, state, self.options.context(self.settings))
-        if self.options.offline:
-            report.searched_through = recording_day(self.options.added_since).isoformat()
+        reached = (recording_day(self.options.added_since) if self.options.offline
+                   else datetime.now(UTC).date())
+        report.searched_through = reached.isoformat()
         return report
 
     def _check_same_question(self, values: ReviewState) -> None:

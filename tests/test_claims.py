@@ -152,6 +152,20 @@ def test_a_claim_review_rests_on_every_study_that_tests_it(claim_review):
     assert {work.openalex_id for work in claim_review.cited_works()} == testing
 
 
+def test_each_study_of_a_claim_is_read_against_it_and_the_balance_cites_them(claim_review):
+    readings = {claim_review.work(s.work_id).openalex_id: s.reading
+                for s in claim_review.stances}
+    assert readings == {openalex_id_for("fol-trial"): "supports",
+                        openalex_id_for("fol-survey"): "supports"}
+    numbers = {ref.work_id: ref.number for ref in claim_review.references}
+    for stance in claim_review.stances:
+        assert stance.quote is not None and stance.citation == numbers[stance.work_id]
+        passage = claim_review.passage(stance.quote.passage_id)
+        assert passage.text[stance.quote.start:stance.quote.end] == stance.quote.text
+    assert claim_review.summary.endswith(
+        "Of the 2 included studies read against the claim, 2 support it [1][2].")
+
+
 def test_works_merely_on_the_claims_topic_are_excluded_and_counted(claim_review):
     prisma = claim_review.prisma
     assert prisma["excluded_reasons"].get(EXCLUSION_NOT_TESTING, 0) >= 2

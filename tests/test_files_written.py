@@ -64,6 +64,7 @@ def test_a_folder_in_the_way_costs_one_file_and_the_thread_writes_all_again(
     with pytest.raises(FilesNotWritten) as raised:
         review(QUESTION, sources=["pubmed", "openalex"], thread="files-1", out=third)
     assert [item.path.name for item in raised.value.not_written] == ["references.bib"]
+    assert raised.value.report is not None and raised.value.report.papers
     assert sorted(raised.value.written) == sorted(set(ALL_FILES) - {"references.bib"})
     assert replay.count() == asked
 
@@ -73,6 +74,11 @@ def test_a_file_is_replaced_whole_and_leaves_no_temporary_file(tmp_path: Path) -
     target.write_text("old", encoding="utf-8")
     write_atomically(target, "new text")
     assert target.read_text(encoding="utf-8") == "new text"
+    fresh = tmp_path / "fresh.md"
+    write_atomically(fresh, "x")
+    (tmp_path / "plain.md").write_text("x", encoding="utf-8")
+    assert fresh.stat().st_mode == (tmp_path / "plain.md").stat().st_mode  # not mkstemp's 0600
+    fresh.unlink(), (tmp_path / "plain.md").unlink()
     assert [p.name for p in tmp_path.iterdir()] == ["review.md"]
     (tmp_path / "folder").mkdir()
     with pytest.raises(IsADirectoryError):

@@ -214,3 +214,39 @@ def test_crispr_review_sends_sickle_cell_disease_to_every_source(replay, tmp_pat
     assert {e.source for e in first} == {"pubmed", "openalex"}
     assert all("sickle" in e.query for e in first)
     assert not any(_searched_words(e.query) == ["adults"] for e in report.search_log)
+
+
+@pytest.mark.parametrize(("question", "compared"), [
+    ("What is the band gap of GaN compared with silicon?",
+     "What results compare GaN with silicon in terms of band gap?"),
+    ("Is gallium arsenide a better photovoltaic absorber than silicon?",
+     "What results compare gallium arsenide with silicon as photovoltaic absorber?"),
+    ("Is LiFePO4 more stable than LiCoO2 as a cathode?",
+     "What results compare LiFePO4 with LiCoO2 as cathode?"),
+])
+def test_a_materials_comparison_compares_the_materials(question, compared):
+    """The materials named are what is compared, never the property with one of them."""
+    _, subs = _plan(question)
+    assert compared in [sub.text for sub in subs]
+
+
+def test_a_model_cannot_merge_or_drop_the_materials_named():
+    """With a model, the Materials Project still gets one query per material named, in place
+    of the model's (here one merged query missing silicon), and a note says so."""
+    from scholargraph.agents.query_generation import with_named_queries
+    from scholargraph.agents.schemas import SourceQuery
+
+    question = "What is the band gap of GaN compared with silicon?"
+    intent, subs = _plan(question)
+    agents = [get_agent("materials"), get_agent("openalex")]
+    model = [SourceQuery(source="materials", sub_question_id="q1", query="formula=GaN", round=1),
+             SourceQuery(source="openalex", sub_question_id="q1", query="GaN band gap", round=1)]
+
+    queries, notes = with_named_queries(model, agents, subs, intent, question, set(), 1)
+
+    assert [(q.source, q.query) for q in queries] == [
+        ("openalex", "GaN band gap"), ("materials", "formula=GaN"), ("materials", "formula=Si")]
+    assert len(notes) == 1 and "once per material" in notes[0]
+    again, _ = with_named_queries([], agents, subs, intent, question,
+                                  {("materials", "formula=GaN"), ("materials", "formula=Si")}, 2)
+    assert again == []  # each material is searched once per review

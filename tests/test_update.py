@@ -20,7 +20,7 @@ import pytest
 from scholargraph import review
 from scholargraph.cli import main
 from scholargraph.report import Report
-from scholargraph.testing import Fault, ReplayServer
+from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
 from scholargraph.updating import update
 
@@ -187,15 +187,20 @@ def test_a_failing_source_is_recorded_and_the_earlier_review_kept(
     assert (folder / report.history[-1].files / "review.json").read_bytes() == before
 
 
-def test_an_offline_update_finds_what_the_second_recording_added(tmp_path: Path) -> None:
+def test_an_offline_update_finds_what_the_second_recording_added(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The README's example: the offline review sees the corpus of 2023-06-30, the offline
-    update the rest; a full text the corpus does not hold is not called a failure."""
+    update (here with --events jsonl) the rest; a full text the corpus does not hold is not
+    called a failure."""
     folder = tmp_path / "review"
     earlier = review(QUESTION, offline=True, out=folder)
     assert earlier.searched_through == "2023-06-30"
     reasons = earlier.prisma.get("not_retrieved_reasons", {})
     assert "failed" not in reasons and reasons.get("not in the recorded corpus", 0) > 0
-    report = update(folder, offline=True)
+    assert main(["update", str(folder), "--offline", "--events", "jsonl"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"retrieval", "synthesis"} <= {event.get("node") for event in events}
+    report = Report.model_validate_json((folder / "review.json").read_text(encoding="utf-8"))
     assert report.update is not None and report.update.since == "2023-06-30"
     assert report.searched_through == "2026-04-12"
     assert report.update.new_work_ids and [j.earlier_id for j in report.update.joined] == [
@@ -253,3 +258,32 @@ def test_the_readme_offline_example_cites_a_full_text_by_section() -> None:
     sections = {p.section for p in cited} - {"title", "abstract", "full_text"}
     assert sections & {"Conclusion", "Discussion", "Results", "Introduction"}, sections
     assert any(report.locations(f.passage_ids) for f in report.findings)
+
+
+class PremiumOnlyOpenAlex(OpenAlexService):
+    """The recorded OpenAlex, refusing the creation-date filters as it long did for keys without
+    Premium (the 403 is written here, in the API's error shape; no refusal was recorded)."""
+
+    def handle(self, request: ReplayRequest) -> ReplayResponse:
+        if "created_date" in (request.param("filter") or ""):
+            return ReplayResponse(403, json.dumps({
+                "error": "Forbidden", "message": "from_created_date requires a Premium key"
+            }).encode())
+        return super().handle(request)
+
+
+def test_openalex_refusing_the_creation_date_falls_back_to_the_publication_date(
+        tmp_path: Path) -> None:
+    from scholargraph.settings import get_settings
+    from scholargraph.sources.base import SearchRequest
+    from scholargraph.sources.openalex import OpenAlexAgent
+
+    with ReplayServer.default(extra=[PremiumOnlyOpenAlex()]) as server, server.environment(
+            SCHOLARGRAPH_HOME=str(tmp_path / "home"), **RATES):
+        result = OpenAlexAgent(get_settings()).search(SearchRequest(
+            query="machine learning", added_since=CUT, added_until=date(2024, 12, 31)))
+        filters = [r.param("filter") for r in server.requests if r.param("search")]
+    assert filters == ["from_created_date:2023-06-30,to_created_date:2024-12-31",
+                       "from_publication_date:2023-06-30"]
+    assert result.works and all((w.year or 0) >= 2023 for w in result.works)
+    assert "refused the creation-date filter" in result.notes[0]

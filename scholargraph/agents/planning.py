@@ -16,7 +16,9 @@ from pydantic import Field
 
 from scholargraph.agents.schemas import Intent, Plan, SubQuestion
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.material_names import named_materials
 from scholargraph.deterministic.questions import (
+    Comparison,
     Concept,
     alternatives,
     claim_clause,
@@ -29,7 +31,7 @@ from scholargraph.deterministic.questions import (
     topic,
     with_alternative,
 )
-from scholargraph.deterministic.text import content_words
+from scholargraph.deterministic.text import content_words, is_generic
 from scholargraph.engines import session_for
 from scholargraph.records import Record
 from scholargraph.state import ReviewState
@@ -92,6 +94,7 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
     per alternative of an "A or B" question, then the facets of the question's kind. A claim
     is asked about as a clause ("What do studies report on whether X increases Y?"), never
     as a noun phrase it is not."""
+    intent = _materials_kind(question, intent)
     subject = (claim_clause(question) if is_claim(question)
                else topic(question, leave_out=TEMPLATE_WORDS))
     subs = [SubQuestion(id="q1", text=direct_question(question, subject),
@@ -101,7 +104,7 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
         subs.append(SubQuestion(id="", text=_as_question(with_alternative(question, group, choice)),
                                 answer_shape=f"direct evidence on {choice.text}"))
     for template, shape in _facets(question, intent):
-        text = template.format(**_slots(question, subject))
+        text = template.format(**_slots(question, subject, intent))
         subs.append(SubQuestion(id="", text=_tidy(text), answer_shape=shape))
     unique = list({s.text.lower(): s for s in subs}.values())[:MAX_SUB_QUESTIONS]
     return Plan(sub_questions=[s.model_copy(update={"id": f"q{i}"})
@@ -116,8 +119,51 @@ def direct_question(question: str, subject: str) -> str:
     return f"What do studies report on {subject}?"
 
 
+JUDGING = re.compile(r"\b(?:more|less|most|least)\s+$", re.IGNORECASE)
+"""A word judged, not a concept compared for ("more stable")."""
+ROLE_BEFORE = re.compile(r"\b(?:as\s+(?:an?\s+|the\s+)?|(?:an?\s+)?(?:better|worse)\s+)$",
+                         re.IGNORECASE)
+"""What the compared materials are used as ("a better photovoltaic absorber", "as a cathode")."""
+
+
+def material_comparison(question: str) -> Comparison | None:
+    """The first two materials a comparative question names, compared for its other concepts
+    ("GaN compared with silicon" for the band gap): a materials question compares materials,
+    even where the words around "compared with" would pair the band gap with silicon."""
+    materials = named_materials(question)
+    if len(materials) < 2:
+        return None
+    a, b = materials[0], materials[1]
+    rest = [c for c in concepts(question) if not any(
+        c.start < m.end and m.start < c.end for m in materials) and not is_generic(c.text)
+        and not JUDGING.search(question[:c.start])]
+    roles = [c for c in rest if ROLE_BEFORE.search(question[:c.start])]
+    if roles:
+        return Comparison(a.written, b.written, f"as {join(roles, question)}")
+    return Comparison(a.written, b.written, f"in terms of {join(rest, question)}" if rest else "")
+
+
+MATERIALS_JUDGED = re.compile(r"\b(?:better|worse)\b.*\bthan\b", re.IGNORECASE)
+
+
+def _materials_kind(question: str, intent: Intent) -> Intent:
+    """A question judging one named material against another ("Is gallium arsenide a better
+    photovoltaic absorber than silicon?") is planned as a comparison of the two, whatever kind
+    its first words made it."""
+    if (intent.kind in ("factual", "other") and "materials" in intent.domains
+            and MATERIALS_JUDGED.search(question) and len(named_materials(question)) >= 2):
+        return intent.model_copy(update={"kind": "comparative"})
+    return intent
+
+
+def _comparison(question: str, intent: Intent) -> Comparison | None:
+    materials = intent.kind == "comparative" and "materials" in intent.domains
+    found = material_comparison(question) if materials else None
+    return found or comparison(question)
+
+
 def _facets(question: str, intent: Intent) -> list[tuple[str, str]]:
-    if intent.kind == "comparative" and comparison(question) is None:
+    if intent.kind == "comparative" and _comparison(question, intent) is None:
         return FACETS["default"]
     if intent.kind == "material_property" and not (PROPERTY.search(question) and
                                                    _material(question)):
@@ -127,9 +173,9 @@ def _facets(question: str, intent: Intent) -> list[tuple[str, str]]:
     return FACETS.get(intent.kind, FACETS["default"])
 
 
-def _slots(question: str, subject: str) -> dict[str, str]:
+def _slots(question: str, subject: str, intent: Intent) -> dict[str, str]:
     """What the templates' placeholders stand for in this question."""
-    pair = comparison(question)
+    pair = _comparison(question, intent)
     found = PROPERTY.search(question)
     clause = statement(question) or ""
     return {"a": pair.a if pair else "", "b": pair.b if pair else "",

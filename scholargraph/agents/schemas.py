@@ -87,6 +87,18 @@ class Finding(Record):
                                     "points the way the question's own claim does, or against it")
 
 
+class WorkStance(Record):
+    """Which way one included study points on the claim a review checks, read from the sentence
+    that states its result."""
+
+    work_id: str
+    reading: Literal["supports", "contradicts", "no effect", "neither"] = Field(
+        description="supports, contradicts, finds no effect where the claim states one, or "
+                    "neither (no result sentence reads either way)")
+    quote: Quote | None = Field(None, description="The result sentence it is read from")
+    citation: int | None = Field(None, description="Filled by the system: reference number")
+
+
 class EvidenceRow(Record):
     """One value a source reports (a band gap, an odds ratio, a sample size), with its unit, what it
     is about, and the verbatim passage span it comes from."""
@@ -126,6 +138,9 @@ class Draft(Record):
                                                     "because their passages do not support them")
     evidence_table: list[EvidenceRow] = Field(
         default_factory=list, description="Filled by the system: values the sources report")
+    stances: list[WorkStance] = Field(
+        default_factory=list, description="Filled by the system: for a claim, which way each "
+        "included study points, most direct first")
 
 
 class Evaluation(Record):

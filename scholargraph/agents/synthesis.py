@@ -22,7 +22,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import Field
 
-from scholargraph.agents.schemas import Draft, Finding, FindingKind, SubQuestion
+from scholargraph.agents.schemas import Draft, Finding, FindingKind, SubQuestion, WorkStance
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import flag_weak_findings
 from scholargraph.deterministic.evidence_table import (
@@ -39,8 +39,9 @@ from scholargraph.deterministic.extractive import (
     rank_candidates,
     stance_pool,
 )
+from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
-from scholargraph.deterministic.stance import compare, stance
+from scholargraph.deterministic.stance import compare, reading, stance
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import split_sentences
@@ -242,15 +243,49 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                                            state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
+    itself = question_itself(state["sub_questions"], question)
+    if itself is not None and passages and is_claim(question):
+        draft = with_stances(draft, question, itself, passages, papers,
+                             state["intent"].keywords, embedder)
     judge = DirectEvidence(passages, papers, embedder)
     direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
-    itself = question_itself(state["sub_questions"], question)
     draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
     model_summary = "" if update.get("extractive") else draft.summary
     summary = review_summary(model_summary, draft, state["sub_questions"], direct,
                              dict(state.get("prisma", {})), passages, papers)
     return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes,
             "model_steps": session.steps if session else []}
+
+
+STANCE_SENTENCES = 3
+"""How many of a study's most relevant sentences are read for its stance, the first that reads
+either way deciding."""
+
+
+def with_stances(draft: Draft, claim: str, itself: SubQuestion, passages: list[Passage],
+                 papers: list[Work], keywords: list[str], embedder: Embedder | None) -> Draft:
+    """The draft with, for each included study (most direct first), which way it points on the
+    claim (:func:`scholargraph.deterministic.stance.reading`), read from its most relevant
+    sentences that state a result (of the result kind, not background or aims); a study the
+    findings do not yet quote gets that sentence as a finding of its own, so a review of a
+    claim cites every study that tests it."""
+    years = {work.id: work.year for work in papers}
+    unique = list({p.id: p for p in passages}.values())
+    ranked = rank_candidates(itself, unique, keywords, years, embedder)
+    quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
+    stances, added = [], []
+    for work in papers:
+        own = [c for c in ranked if c.work_id == work.id
+               and "result" in c.facets and "background" not in c.facets][:STANCE_SENTENCES]
+        if not own:  # it states no result on the claim's subject: it reads neither way
+            stances.append(WorkStance(work_id=work.id, reading="neither"))
+            continue
+        readings = [(reading(claim, c.quote.text), c) for c in own]
+        read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
+        stances.append(WorkStance(work_id=work.id, reading=read, quote=chosen.quote))
+        if work.id not in quoted:
+            added.append(chosen.finding(itself.id))
+    return draft.model_copy(update={"stances": stances, "findings": [*draft.findings, *added]})
 
 
 def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
@@ -319,8 +354,12 @@ def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder |
 
     extractive: list[Draft] = []
 
+    question = state.get("cleaned_question") or state.get("question", "")
+    claim_sub = question_itself(subs, question) if is_claim(question) else None
+
     def fallback() -> Draft:
-        extractive.append(extractive_draft(subs, passages, papers, keywords, embedder))
+        extractive.append(extractive_draft(subs, passages, papers, keywords, embedder,
+                                           claim_sub))
         return extractive[-1]
 
     if session is None or not passages:

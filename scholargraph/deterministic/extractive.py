@@ -46,7 +46,13 @@ MIN_SENTENCE, MAX_SENTENCE = 40, 600
 DIVERSITY = 0.3
 REDUNDANT = 0.6
 """Sentences of two works sharing this much of their terms (Jaccard) say the same thing."""
-WEIGHTS = {"lexical": 0.35, "dense": 0.25, "facet": 0.25, "prior": 0.15}
+WEIGHTS = {"lexical": 0.35, "dense": 0.25, "facet": 0.25, "prior": 0.15, "position": 0.15}
+RESULTS_FROM = 0.4
+"""Where in an abstract its results begin, as a share of its length: a sentence's ``position``
+score (where it ends) rises from 0 at the start to 1 here. Of SciFact train evidence
+abstracts' sentences (claims 1-400), 7-10% of those in the first two fifths are rationale
+sentences, 25-33% of those after: background and aims come first, results and conclusions
+last."""
 QUOTE_MIN = 0.25
 QUOTE_MIN_TERMS = 3
 """Share of the sub-question's topic terms a sentence must name to be quoted for it, or how many
@@ -60,8 +66,8 @@ WORK_TOPIC_MIN = 0.3
 """Share of the sub-question's topic terms, and of the question's key terms, a work must mention
 for its sentences to be quoted for it (screening's own bar); sources are compared only between
 works mentioning ``CONTEXT_MIN`` of the sub-question's. It was 0.5 while every screened work
-reached synthesis; since a review of a claim includes only the works closest to the claim
-(:func:`~scholargraph.deterministic.relevance.closest_to_claim`), 0.5 only kept the review from
+reached synthesis; since a review of a claim includes only the works that test the claim
+(:func:`~scholargraph.deterministic.relevance.works_testing_claim`), 0.5 only kept the review from
 quoting the one work it rests on when that work words the claim differently (on the first 100
 SciFact train claims, ``bench/review.py``: evidence-cited 0.712 at 0.5, 0.797 at 0.3 and at 0,
 cited-precision 0.565 and 0.557)."""
@@ -112,9 +118,37 @@ FACET_CUES = {
     "background": re.compile(
         r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
         r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
-        r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*)\b",
+        r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
+        r"there is an? (?:\w+ )?need|in recent (?:years|decades)|has seen|have seen|"
+        r"(?:has|have) (?:become|been increasingly)|increasingly (?:used|popular|important)|"
+        r"(?:is|are) (?:an? )?(?:critical|important|key|valuable|essential|powerful) "
+        r"(?:tools?|components?|approach\w*|parts?))\b",
         re.IGNORECASE),
 }
+PAPER_DOES = re.compile(
+    r"\b(?:in this (?:talk|paper|article|chapter|review|report|study|work|protocol)|here)\b,? "
+    r"(?:we|I) (?:present|describe|review|discuss|propose|introduce|outline|summari[sz]e|"
+    r"provide|explore|examine|investigate|focus|illustrate|explain)\b(?! (?:\w+ ){0,3}?"
+    r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
+    r"|\bwe (?:present|describe|outline|illustrate|introduce) (?!(?:\w+ ){0,3}?"
+    r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
+    r"|\b(?:this|the present|the current|our) (?:talk|paper|article|study|review|work|report|"
+    r"protocol|project|chapter|analysis) (?:aims?|aimed|seeks|sought|was designed|is designed|"
+    r"describes|presents|outlines|summari[sz]es|discusses|reviews|introduces|proposes|explores|"
+    r"will)\b"
+    r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
+    r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
+    r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
+    r"|\b(?:information|data) (?:was|were) (?:abstracted|extracted|collected|obtained|retrieved|"
+    r"gathered|drawn)\b"
+    r"|\b(?:articles|studies|records|databases|papers|publications) were (?:searched|screened|"
+    r"identified|retrieved|reviewed|selected)\b"
+    r"|\bwe (?:searched|screened|conducted a (?:systematic|literature|narrative) (?:search|review))"
+    r"\b", re.IGNORECASE)
+"""A sentence that only says what a paper does ("In this talk, we present...", "This study
+aims to...", "Information was abstracted from articles...") states no finding: it is never
+quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
+passes)."""
 WANTED_FACETS = {
     "method": re.compile(r"\b(method\w*|data|design\w*|dataset\w*|benchmark\w*|sample\w*)\b",
                          re.IGNORECASE),
@@ -158,6 +192,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
         if facet:
             facets = {facet} | (facets & {"limitation"})
+        if PAPER_DOES.search(text):
+            facets = {"aim"}
         found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
                                passage.work_id, year, frozenset(facets)))
     return found
@@ -182,7 +218,10 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
 
     Relevance mixes BM25 against the sub-question and its key terms, the cosine of the sentence
     with the sub-question when an embedder is given, whether the sentence is of the kind asked
-    for, and the rank the RAG filter gave its passage (weights in ``WEIGHTS``). A sentence that
+    for (results before background and methods), the rank the RAG filter gave its passage, and
+    where the sentence lies in its part of the work (results come late: ``RESULTS_FROM``;
+    weights in ``WEIGHTS``). A sentence that only says what its paper does (``PAPER_DOES``) is
+    never quoted. A sentence that
     names less than ``QUOTE_MIN`` (and fewer than ``QUOTE_MIN_TERMS``) of the sub-question's
     topic terms (:func:`scholargraph.deterministic.relevance.topic_terms`) is background, never
     a finding; with ``on_topic``, only sentences of those works are considered.
@@ -192,6 +231,11 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
     if not pool:
         return []
     passage_rank = {p.id: rank for rank, p in enumerate(passages)}
+    by_id = {p.id: p for p in passages}
+    extent: dict[tuple[str, str], int] = {}  # how far the passages of a work's part reach
+    for passage in passages:
+        part = (passage.work_id, passage.section)
+        extent[part] = max(extent.get(part, 0), passage.end)
     texts = [c.quote.text for c in pool]
     lexical = LexicalIndex(texts).scores(f"{sub.text} {' '.join(keywords)}")
     lexical = lexical / (float(lexical.max()) or 1.0)
@@ -202,17 +246,31 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
     topic = topic_terms(sub.text)
     scored = []
     for index, candidate in enumerate(pool):
-        facet = 1.0 if candidate.facets & wanted else 0.0
-        if "background" in candidate.facets and "background" not in wanted:
-            facet -= 0.5
-        if not _names_subject(topic, candidate.quote.text):
+        if "aim" in candidate.facets or not _names_subject(topic, candidate.quote.text):
             continue
+        facet = _facet_score(candidate.facets, wanted)
+        passage = by_id[candidate.quote.passage_id]
+        position = ((passage.start + candidate.quote.end)  # where it ends: a lone sentence is 1
+                    / (extent[passage.work_id, passage.section] or 1))
         relevance = (weights["lexical"] * float(lexical[index]) + weights["facet"] * facet
                      + weights["prior"] / (1 + passage_rank[candidate.quote.passage_id])
+                     + weights["position"] * min(1.0, position / RESULTS_FROM)
                      + (weights["dense"] * float(dense[index]) if dense is not None else 0.0))
         scored.append(_with_relevance(candidate, round(relevance, 6)))
     scored.sort(key=lambda c: (-c.relevance, c.quote.passage_id, c.quote.start))
     return scored
+
+
+def _facet_score(facets: frozenset[str], wanted: set[str]) -> float:
+    """How well a sentence's kind fits what the sub-question asks for: 1 for a wanted kind, less
+    for background, and, when results are asked for, less for a sentence that only states
+    methods (results and conclusions are quoted before background and methods)."""
+    score = 1.0 if facets & wanted else 0.0
+    if "background" in facets and "background" not in wanted:
+        score -= 1.0
+    if "result" in wanted and "method" in facets and not facets & wanted:
+        score -= 0.5
+    return score
 
 
 def _names_subject(topic: frozenset[str], sentence: str) -> bool:
@@ -407,10 +465,17 @@ REVIEW_LIMITATIONS = [
 
 
 def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: list[Work],
-                     keywords: list[str], embedder: Embedder | None = None) -> Draft:
+                     keywords: list[str], embedder: Embedder | None = None,
+                     claim_sub: SubQuestion | None = None) -> Draft:
     """The deterministic review: quoted findings per sub-question, contradictions, agreement,
     source limitations, gaps and the review's own limitations. With an ``embedder``, sentences
-    are also ranked by their closeness in meaning to the sub-question."""
+    are also ranked by their closeness in meaning to the sub-question.
+
+    ``claim_sub`` is, for a claim to check, the sub-question that asks the claim itself: its
+    findings are chosen first, and a study quoted there for its result is not quoted again as a
+    finding of another sub-question (its methods or background are not findings about the
+    claim; on SciFact train claims, 2 of 13 such sentences were rationale sentences, against
+    13 of 17 quoted for the claim itself)."""
     years = {work.id: work.year for work in papers}
     used: set[str] = set()
     ranked: dict[str, list[Candidate]] = {}
@@ -424,13 +489,19 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     question_topic = topic_terms(" ".join(keywords))
     texts = {w: text for w, text in texts.items()
              if not question_topic or term_share(question_topic, text) >= WORK_TOPIC_MIN}
-    for sub in subs:
+    claim_works: set[str] = set()
+    order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
+    for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
         topic = topic_terms(sub.text)
         on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
         ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
-        findings += [f.model_copy(update={"sub_question_id": sub.id})
-                     for f in choose(ranked[sub.id], FINDINGS_PER_QUESTION, used)]
+        quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works]
+        chosen = [f.model_copy(update={"sub_question_id": sub.id})
+                  for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]
+        if claim_sub is not None and sub.id == claim_sub.id:
+            claim_works = {work for finding in chosen for work in _works(finding)}
+        findings += chosen
         about = {w for w, text in texts.items() if term_share(topic, text) >= CONTEXT_MIN}
         pool = [f for f in stance_pool(sub, ranked[sub.id]) if _works(f) <= about]
         compared += contradictions(pool, CONTRADICTIONS_PER_QUESTION, topic, opposed)

@@ -226,3 +226,80 @@ def surface_terms(sentence: str, stems: frozenset[str], limit: int = 3) -> list[
 DIRECTION_WORDS: dict[Direction, str] = {
     "up": "an increase", "down": "a decrease", "effect": "an effect", "null": "no effect",
 }
+
+
+Reading = Literal["supports", "contradicts", "no effect", "neither"]
+"""How a study's result sentence bears on a claim: it points the claim's way, the other way,
+finds no effect where the claim states one, or cannot be read either way."""
+
+CLAIM_TERMS_MIN = 2
+"""A result sentence is read against a claim only when it names this many of the claim's
+(stemmed) terms: a sentence about something else says nothing either way."""
+OUTCOME_TERMS_MIN = 2
+"""A sentence contradicts a claim only when the terms around the opposing cues share this many
+with the claim's ("lower homocysteine levels" against "increases blood levels of
+homocysteine"): one shared word is too little to say they speak of the same outcome."""
+NUMBER_RATIO = 2.0
+"""Two proportions disagree when one is more than this many times the other ("1 in 5 million"
+against "1/2000")."""
+_PROPORTION = re.compile(
+    r"(?P<pct>\d+(?:\.\d+)?)\s?%"
+    r"|\b(?P<one>\d+(?:\.\d+)?)\s?(?:in|/|out of|per)\s?(?:(?P<many>\d[\d,]*(?:\.\d+)?)"
+    r"(?:\s?(?P<scale>thousand|million|billion))?|(?P<bare>thousand|million|billion))\b",
+    re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+
+
+def proportions(text: str) -> list[float]:
+    """The proportions a text states, as fractions: "12%" is 0.12, "1 in 5 million" and "1/2000"
+    are 2e-7 and 5e-4."""
+    found = []
+    for match in _PROPORTION.finditer(text):
+        if match["pct"]:
+            found.append(float(match["pct"]) / 100)
+            continue
+        if match["bare"]:
+            many = _SCALE[match["bare"].lower()]
+        else:
+            many = float(match["many"].replace(",", "")) * _SCALE.get(
+                (match["scale"] or "").lower(), 1)
+        if many > 0:
+            found.append(float(match["one"]) / many)
+    return [value for value in found if value > 0]
+
+
+def numbers_disagree(claim: str, sentence: str) -> bool:
+    """Whether the sentence states proportions and none is near the claim's (within
+    ``NUMBER_RATIO``): "1 in 5 million in UK have abnormal PrP positivity" against "an overall
+    prevalence of 493 per million (1/2000)"."""
+    claimed, reported = proportions(claim), proportions(sentence)
+    if not claimed or not reported:
+        return False
+    return not any(max(a, b) / min(a, b) <= NUMBER_RATIO for a in claimed for b in reported)
+
+
+def reading(claim: str, sentence: str) -> Reading:
+    """How one result sentence bears on a claim (see :data:`Reading`).
+
+    Read from the direction cues of both around shared outcome terms (:func:`compare`:
+    "lowered" against "increases" contradicts; "did not reduce" against "reduces" is no
+    effect), proportions that disagree with the claim's (when the sentence names more than
+    ``CLAIM_TERMS_MIN`` of its terms), or a sentence pointing the claim's way on its terms. A
+    sentence naming fewer than ``CLAIM_TERMS_MIN`` of the claim's terms is read as neither.
+    """
+    claimed, found = stance(claim), stance(sentence)
+    shared = len(claimed.terms & found.terms)
+    if shared < CLAIM_TERMS_MIN:
+        return "neither"
+    if shared > CLAIM_TERMS_MIN and numbers_disagree(claim, sentence):
+        return "contradicts"
+    relation = compare(claimed, found)
+    if relation is not None and relation.relation == "oppose":
+        if len(relation.shared) < OUTCOME_TERMS_MIN:
+            return "neither"
+        return "no effect" if relation.second == "null" else "contradicts"
+    claim_way, found_way = claimed.main, found.main
+    if relation is not None or (found_way is not None and found_way != "null"
+                                and not opposite(claim_way or "effect", found_way)):
+        return "supports"
+    return "neither"

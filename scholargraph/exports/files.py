@@ -71,6 +71,7 @@ def write_atomically(path: Path, text: str) -> None:
     (``os.replace`` is atomic on one file system): the file is whole or untouched."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(handle, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, path)
@@ -78,6 +79,13 @@ def write_atomically(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _reason(exc: BaseException) -> str:

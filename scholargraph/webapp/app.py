@@ -140,10 +140,18 @@ class _Pages:
                                  headers={"Cache-Control": "no-store"})
 
     async def review_fragment(self, request: Request) -> Response:
-        return _page("review.html", review=self._review(request))
+        """The finished review as a fragment; before it is finished, 202 and its state with the
+        steps so far (never the report it does not have yet)."""
+        return self._review_or_state("review.html", self._review(request))
 
     async def review_page(self, request: Request) -> Response:
-        return _page("review_page.html", review=self._review(request))
+        return self._review_or_state("review_page.html", self._review(request))
+
+    @staticmethod
+    def _review_or_state(template: str, review: WebReview) -> Response:
+        waiting = review.report is None and review.status != "failed"
+        return _page(template, status=202 if waiting else 200, review=review,
+                     steps=review.steps() if waiting else [])
 
     async def download(self, request: Request) -> Response:
         """One of the files the review wrote; only those names, so no path reaches the disk."""

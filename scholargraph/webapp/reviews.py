@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from scholargraph.agents.approval import parse_decision
 from scholargraph.api import start_review
-from scholargraph.errors import InputError, ScholargraphError
+from scholargraph.errors import FilesNotWritten, InputError, ScholargraphError
 from scholargraph.progress import JsonlEvents
 from scholargraph.report import Report
 from scholargraph.runs import PendingApproval, ReviewRun
@@ -132,6 +132,18 @@ class WebReview:
         self.plan, self.status = None, "running"
         return decision
 
+    def steps(self) -> list[str]:
+        """One line per step so far, as the event stream gives them (node: summary)."""
+        found = []
+        for line in self.events.lines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                found.append(f"{event.get('node', '')}: {event.get('summary', '')}".strip(": "))
+        return found
+
     def outcome(self) -> dict[str, Any]:
         """What the last event of the stream says: finished with its files, or failed and why."""
         if self.status == "finished":
@@ -188,7 +200,10 @@ def _execute(review: WebReview, run: ReviewRun, places: threading.BoundedSemapho
             decision = review.await_decision(outcome.plan)
             with _place(review, places):
                 outcome = run.resume(decision)
-        review.files = outcome.write(review.out_dir)
+        try:
+            review.files = outcome.write(review.out_dir)
+        except FilesNotWritten as exc:  # the review is done; the files not written are named
+            review.files, review.error = exc.written, " ".join(str(exc).split())
         review.report = outcome
         review.status = "finished"
     except ScholargraphError as exc:

@@ -43,6 +43,7 @@ class RepeatedPubMed(PubMedService):
     ESearch answers JSON when asked (``retmode=json``, as langchain's PubMedAPIWrapper asks)."""
 
     def __init__(self, total: int = TOTAL) -> None:
+        super().__init__()
         self.total = total
 
     def _esearch(self, request: ReplayRequest) -> ReplayResponse:
@@ -84,6 +85,7 @@ class RepeatedArxiv(ArxivService):
     """Any query finds ``total`` entries: the recorded 100, again and again, synthetic ids."""
 
     def __init__(self, total: int = TOTAL) -> None:
+        super().__init__()
         self.total = total
 
     def _search(self, query: str, start: int, size: int) -> ReplayResponse:
