@@ -1,7 +1,7 @@
 """Screening measured on real systematic reviews: WSS@95, title/abstract recall, share set aside.
 
     python bench/screening.py --dataset ../shared/evaldata/screening/Donners_2021 \\
-        [--dataset DIR ...] [--graph]
+        [--dataset DIR ...] [--graph] [--simulate [--peer asreview]]
 
 Each DIR holds ``records.csv`` (``record_id, doi, title, abstract, label_included``) and
 ``review.json`` (``review_title``, ``eligibility_criteria`` when known). For each review, with
@@ -15,6 +15,10 @@ its title as the question and its criteria when given, and no labels:
   included studies kept) and ``excluded-share`` (share of all records set aside);
 - with ``--graph``, the whole offline graph over the records as a library (``--sources
   library``): ``graph-recall``, the share of the included studies among the works it includes.
+
+With ``--simulate`` (and ``--peer asreview``), the labels play a person screening the records:
+:mod:`screening_simulate` (beside this file) prints ``simulated-wss-95``,
+``simulated-recall-at-10pct`` and, for ASReview, ``peer-wss-95``, ``peer-recall-at-10pct``.
 
 Figures per review go to stderr; the means, one ``name value`` a line, to stdout, last
 ``records-per-second`` (records scored and decided per wall second, embedding included). Each
@@ -141,6 +145,13 @@ def main() -> None:
     parser.add_argument("--graph", action="store_true",
                         help="also run the whole offline graph over each review's records")
     parser.add_argument("--model", default=None, help="embedding model (default: the project's)")
+    parser.add_argument("--simulate", action="store_true",
+                        help="also let the labels play a person screening with `scholargraph "
+                             "screen` (bench/screening_simulate.py)")
+    parser.add_argument("--peer", choices=["asreview"], default=None,
+                        help="with --simulate, also run ASReview's simulation on the records")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="the simulation's vector store and the peer's venv")
     args = parser.parse_args()
     embedder = load_embedder(args.model)
     modes: list[Callable[[Review, Embedder | None], dict[str, float]]] = [zero_shot]
@@ -161,6 +172,11 @@ def main() -> None:
     speed = figures.pop("records-per-second")
     for key, values in figures.items():
         print(f"{key} {np.mean(values):.4f}")
+    if args.simulate or args.peer:
+        from screening_simulate import DEFAULT_CACHE, run
+
+        for key, value in run(args.dataset, args.peer, args.cache or DEFAULT_CACHE).items():
+            print(f"{key} {value:.4f}")
     # all records over all seconds: a large review weighs as much as its records
     print(f"records-per-second {sum(sizes) / sum(n / rate for n, rate in zip(sizes, speed)):.1f}")
 

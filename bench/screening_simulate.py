@@ -42,6 +42,7 @@ import numpy as np
 
 from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.screening.learner import Features, Ranker, build_features, next_batch
+from scholargraph.screening.relevance import read_criteria
 from scholargraph.screening.session import zero_shot_scores
 from scholargraph.screening.stopping import estimate
 from scholargraph.settings import Settings
@@ -83,8 +84,8 @@ def review_features(review: Review, settings: Settings) -> Features:
     if embedder is not None:
         ids = [f"{review.name}:{i}" for i in range(len(review.texts))]
         vectors = stored_vectors(review.texts, ids, embedder, settings, warnings)
-    prior = zero_shot_scores(review.question, review.criteria, review.texts, embedder, vectors,
-                             warnings)
+    criteria = read_criteria(review.criteria) if review.criteria else None
+    prior = zero_shot_scores(review.question, criteria, review.texts, embedder, vectors, warnings)
     for warning in warnings:
         print(f"  {review.name}: {warning}", file=sys.stderr)
     return build_features(review.texts, prior, vectors)

@@ -25,7 +25,13 @@ import scholargraph
 from scholargraph.cli import main
 from scholargraph.screening.labels import LabelsError, append_label, read_labels
 from scholargraph.screening.session import open_session
-from scholargraph.screening.stopping import MIN_SCREENED, estimate, knee_ratio, records_left
+from scholargraph.screening.stopping import (
+    MIN_SCREENED,
+    estimate,
+    knee_ratio,
+    records_left,
+    required_ratio,
+)
 from scholargraph.sources.library import WORK_FIELDS
 from scholargraph.sources.openalex import work_from_openalex
 from scholargraph.testing import fixture_path
@@ -187,9 +193,16 @@ def test_labels_file_round_trip(tmp_path):
 def test_knee_says_stop_once_relevant_records_have_thinned_out():
     early = [True] * 20 + [False] * 10 + [True] * 5 + [False] * 200
     stop = estimate(early, total=2000)
-    assert stop.verdict == "stop" and stop.knee_ratio is not None and stop.knee_ratio >= 6
+    assert stop.verdict == "stop" and stop.knee_ratio is not None
+    assert stop.knee_ratio >= required_ratio(25) == 131  # few found: a steep knee is needed
+    still_finding = [True] * 25 + ([False] * 85 + [True]) * 2  # two more in the last 172
+    ratio = knee_ratio(still_finding)
+    assert ratio is not None and 6 < ratio < required_ratio(27)
+    assert estimate(still_finding, total=2000).verdict == "continue"
     assert stop.estimated_left is not None and stop.estimated_left < 3
     assert stop.estimated_recall is not None and stop.estimated_recall > 0.9
+    # the cautious bound: none found in the 200 since the knee, plus one, over the 1,765 left
+    assert stop.left_at_most == pytest.approx(1765 / 200)
 
 
 def test_knee_says_continue_while_relevant_records_keep_coming():

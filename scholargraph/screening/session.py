@@ -30,13 +30,13 @@ from scholargraph.deterministic.text import GENERIC_TERMS, commonness, specific_
 from scholargraph.errors import InputError
 from scholargraph.exports import ris
 from scholargraph.exports.files import prepare_out_dir
-from scholargraph.rag.embeddings import Embedder
+from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
-from scholargraph.rag.select import load_run_embedder, query_vector, stored_vectors
-from scholargraph.records import Work
+from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.screening.labels import Label, LabelsError, append_label, read_labels
 from scholargraph.screening.learner import Features, Ranker, build_features, next_batch
 from scholargraph.screening.records import Entry, merge_records, read_library, resolve
+from scholargraph.screening.relevance import Criteria, read_criteria, record_text, score_records
 from scholargraph.screening.stopping import StopEstimate, estimate
 from scholargraph.settings import Settings, get_settings
 
@@ -50,44 +50,17 @@ nothing about a record and are not listed or highlighted."""
 OUTPUT_FILES = ("screening.csv", "to-screen.ris", "included.ris", "summary.json")
 
 
-def record_text(work: Work) -> str:
-    """What the ranking reads of a work: its title and abstract."""
-    return f"{work.title}. {work.abstract or ''}".strip()
-
-
-def read_criteria(value: str | Path | None) -> str:
-    """The criteria's text: a file's contents when ``value`` names a file, else ``value``
-    itself; an empty file is an :class:`InputError`."""
-    if value is None:
-        return ""
-    path = Path(value).expanduser()
-    if path.is_file():
-        text = path.read_text(encoding="utf-8-sig").strip()
-        if not text:
-            raise InputError(f"the criteria file {path} is empty; write the inclusion and "
-                             "exclusion criteria in it")
-        return text
-    if str(value).lower().endswith((".txt", ".md")):
-        raise InputError(f"the criteria file {path} does not exist; give a file or the text")
-    return str(value).strip()
-
-
-def zero_shot_scores(question: str, criteria: str, texts: Sequence[str],
+def zero_shot_scores(question: str, criteria: Criteria | None, texts: Sequence[str],
                      embedder: Embedder | None, vectors: np.ndarray | None,
                      warnings: list[str]) -> np.ndarray:
-    """The score of each record from the question and criteria alone (no labels): the cosine
-    of its vector with the question's and the criteria's; zeros without an embedder.
-
-    This is the seam to the review's zero-shot screening score (issue 21,
-    ``scholargraph.screening.relevance.score_records``), which replaces it when it lands.
-    """
-    if vectors is None or embedder is None:
-        return np.zeros(len(texts))
-    queries = [vector for text in (question, criteria) if text
-               and (vector := query_vector(text, embedder, warnings)) is not None]
-    if not queries:
-        return np.zeros(len(texts))
-    return np.asarray(vectors @ np.stack(queries).T).mean(axis=1)
+    """The score of each record from the question and criteria alone (no labels): the
+    review's screening score (:func:`scholargraph.screening.relevance.score_records`), on the
+    concepts named alone when the embedder fails."""
+    try:
+        return score_records(question, criteria, texts, embedder=embedder, vectors=vectors)
+    except EmbeddingUnavailable as error:
+        warnings.append(f"dense embeddings unavailable: {error}; ranked by words")
+        return score_records(question, criteria, texts)
 
 
 def criteria_terms(question: str, criteria: str) -> dict[str, str]:
@@ -205,6 +178,8 @@ class ScreeningSession:
                   if stop.estimated_recall is not None else "")
         left = "unknown before any decision" if stop.estimated_left is None else \
             f"{stop.estimated_left:.1f}"
+        if stop.left_at_most is not None:
+            left += f" (at most {stop.left_at_most:.0f} if the rate since the knee held)"
         return [
             f"{len(self.entries)} works ({sum(e.records for e in self.entries)} records): "
             f"{stop.found} included, {stop.screened - stop.found} excluded, "
@@ -222,13 +197,13 @@ def open_session(library: str | Path, question: str, criteria: str | Path | None
     if not question or not question.strip():
         raise InputError("screening needs --question: the review's question")
     settings = settings or get_settings()
-    criteria_text = read_criteria(criteria)
+    read = read_criteria(criteria) if criteria is not None else None
     labels_path = Path(labels).expanduser() if labels is not None else None
     given = _labels(labels_path, create_labels)
     entries = merge_records(read_library(Path(library)))
     warnings: list[str] = []
-    features = _features(entries, question.strip(), criteria_text, settings, warnings)
-    session = ScreeningSession(question=question.strip(), criteria=criteria_text,
+    features = _features(entries, question.strip(), read, settings, warnings)
+    session = ScreeningSession(question=question.strip(), criteria=read.text if read else "",
                                entries=entries, features=features, labels_path=labels_path,
                                warnings=warnings, scores=np.zeros(0))
     _apply_labels(session, given, labels_path)
@@ -259,8 +234,8 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
         log.info(message)
 
 
-def _features(entries: list[Entry], question: str, criteria: str, settings: Settings,
-              warnings: list[str]) -> Features:
+def _features(entries: list[Entry], question: str, criteria: Criteria | None,
+              settings: Settings, warnings: list[str]) -> Features:
     texts = [record_text(entry.work) for entry in entries]
     embedder = load_run_embedder(settings, warnings)
     vectors = None

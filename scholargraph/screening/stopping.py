@@ -16,7 +16,10 @@ finding almost nothing means few are left. It does not hold for records screened
 relevant as ``exp(a - b*i)`` (a Poisson model of the hits, fitted by maximum likelihood with
 ``b >= 0``) and sums it over the records not yet screened. *Assumption:* the chance keeps
 falling, as it has, at a constant rate; a ranking that improves late (a new kind of relevant
-record found) breaks it, so the estimate is a guide, and the verdict does not rest on it.
+record found) breaks it, so the estimate is a guide, and the verdict does not rest on it. Beside
+it stands a cautious bound, ``left_at_most``: the rate since the knee (found after it plus one,
+over records screened after it) held over every record left, which assumes only that the rate
+does not rise again.
 """
 
 from __future__ import annotations
@@ -28,13 +31,18 @@ from pydantic import BaseModel, Field
 from scipy.optimize import minimize
 
 KNEE_RATIO = 6.0
-"""Slope before the knee over slope after it (Cormack and Grossman's value)."""
+"""Slope before the knee over slope after it, once :data:`KNEE_FOUND` relevant records are
+found (Cormack and Grossman's values); with fewer found it is raised by as many as are missing.
+Without the raise, on the nine shared screening sets the knee stopped Kitchenham_2010 and
+Menon_2022 at a recall of 0.80 (``bench/screening_simulate.py``, ``stop-recall``)."""
+KNEE_FOUND = 150
 MIN_SCREENED = 150
 """Records screened before the knee may say stop (Cormack and Grossman's value)."""
 
 RULE = (f"knee method (Cormack & Grossman 2016): stop when the rate of relevant records found "
-        f"before the knee of the discovery curve is at least {KNEE_RATIO:g} times the rate after "
-        f"it, and at least {MIN_SCREENED} records have been screened")
+        f"before the knee of the discovery curve is at least {KNEE_RATIO + KNEE_FOUND:g} minus "
+        f"the relevant records found (at most {KNEE_FOUND}) times the rate after it, and at least "
+        f"{MIN_SCREENED} records have been screened")
 ASSUMPTION = ("records were screened best first, so relevant ones thin out; the estimate left "
               "assumes the chance of a relevant record keeps falling at the rate it has")
 
@@ -48,6 +56,8 @@ class StopEstimate(BaseModel):
     estimated_left: float | None = Field(
         description="Relevant records estimated among the rest (None before any decision)")
     estimated_recall: float | None = Field(description="found / (found + estimated_left)")
+    left_at_most: float | None = Field(
+        description="Relevant records left if the rate since the knee held for all the rest")
     knee_ratio: float | None = Field(description="Slope before the knee over slope after it")
     verdict: str = Field(description="'stop' or 'continue'")
     rule: str = RULE
@@ -59,27 +69,53 @@ def estimate(decisions: list[bool], total: int) -> StopEstimate:
     screened, found = len(decisions), sum(decisions)
     left = records_left(decisions, total) if decisions else None
     ratio = knee_ratio(decisions)
-    stop = ratio is not None and ratio >= KNEE_RATIO and screened >= MIN_SCREENED
+    stop = ratio is not None and ratio >= required_ratio(found) and screened >= MIN_SCREENED
     recall = found / (found + left) if left is not None and found + left > 0 else None
     return StopEstimate(screened=screened, found=found, total=total, estimated_left=left,
-                        estimated_recall=recall, knee_ratio=ratio,
+                        estimated_recall=recall, left_at_most=rate_since_knee(decisions, total),
+                        knee_ratio=ratio,
                         verdict="stop" if stop or screened >= total else "continue")
 
 
-def knee_ratio(decisions: list[bool]) -> float | None:
-    """Slope of the discovery curve before its knee over the slope after it (None before any
-    relevant record, or with too few decisions to have a knee)."""
+def required_ratio(found: int) -> float:
+    """The slope ratio the knee must reach with ``found`` relevant records found."""
+    return KNEE_RATIO + KNEE_FOUND - min(found, KNEE_FOUND)
+
+
+def knee(decisions: list[bool]) -> int | None:
+    """Records screened up to the knee of the discovery curve: the point farthest above the
+    chord from the origin to the curve's end (None before any relevant record, or with too few
+    decisions to have a knee)."""
     gain = np.cumsum(np.asarray(decisions, dtype=np.float64))
-    screened = len(gain)
-    if screened < 2 or gain[-1] == 0:
+    if len(gain) < 2 or gain[-1] == 0:
         return None
-    positions = np.arange(1, screened + 1, dtype=np.float64)
-    # distance of each point above the chord from (0, 0) to (screened, found), up to a constant
-    distance = gain - positions * gain[-1] / screened
-    knee = int(np.argmax(distance[:-1]))
-    before = gain[knee] / positions[knee]
-    after = (gain[-1] - gain[knee] + 1) / (screened - positions[knee])
-    return float(before / after)
+    positions = np.arange(1, len(gain) + 1, dtype=np.float64)
+    distance = gain - positions * gain[-1] / len(gain)
+    return int(np.argmax(distance[:-1])) + 1
+
+
+def _rates(decisions: list[bool], at: int) -> tuple[float, float]:
+    """(rate of relevant records up to the knee at ``at``, rate after it, plus one found)."""
+    before = sum(decisions[:at]) / at
+    after = (sum(decisions[at:]) + 1) / (len(decisions) - at)
+    return before, after
+
+
+def knee_ratio(decisions: list[bool]) -> float | None:
+    """Slope of the discovery curve before its knee over the slope after it."""
+    at = knee(decisions)
+    if at is None:
+        return None
+    before, after = _rates(decisions, at)
+    return before / after
+
+
+def rate_since_knee(decisions: list[bool], total: int) -> float | None:
+    """Relevant records left if the rate since the knee (plus one found) held for the rest."""
+    at = knee(decisions)
+    if at is None:
+        return None
+    return min(_rates(decisions, at)[1] * (total - len(decisions)), total - len(decisions))
 
 
 def records_left(decisions: list[bool], total: int) -> float:
