@@ -28,6 +28,10 @@ from scholargraph.records import Record, Work
 
 Fate = Literal["duplicate", "excluded", "included"]
 RETRIEVED = "retrieved"
+FULL_TEXT_COUNTS = ("reports_sought", "reports_not_retrieved", "not_retrieved_reasons",
+                    "reports_assessed", "full_text_licences")
+"""PRISMA's full-text stage: the counts :meth:`Ledger.prisma` adds when works were sought in
+full."""
 
 
 class FullTextFate(Record):

@@ -41,7 +41,7 @@ from scholargraph.fulltext.model import FullTextDocument
 from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.http.cache import EXPIRE_AFTER, ResultStore, result_store
 from scholargraph.http.policy import NOT_RECORDED_HEADER, http_session, translate_errors
-from scholargraph.ledger import RETRIEVED, FullTextFate, work_key
+from scholargraph.ledger import FULL_TEXT_COUNTS, RETRIEVED, FullTextFate, Ledger, work_key
 from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.web.pages import PageFetcher
@@ -100,26 +100,24 @@ class FullTextRound:
     outcomes: list[FullTextOutcome]
 
     def prisma(self) -> dict[str, object]:
-        """PRISMA 2020's full-text stage: sought = retrieved + not retrieved (by reason);
-        assessed = retrieved."""
-        outcomes = self.outcomes
-        retrieved = sum(1 for outcome in outcomes if outcome.status == "retrieved")
-        reasons = Counter(NOT_RETRIEVED_REASONS[outcome.status] for outcome in outcomes
-                          if outcome.status != "retrieved")
-        return {"reports_sought": len(self.outcomes),
-                "reports_not_retrieved": len(self.outcomes) - retrieved,
-                "not_retrieved_reasons": dict(sorted(reasons.items())),
-                "reports_assessed": retrieved,
-                "full_text_licences": dict(sorted(Counter(
-                    outcome.licence or "not stated" for outcome in outcomes
-                    if outcome.status == "retrieved").items()))}
+        """PRISMA 2020's full-text stage of this round alone (sought = retrieved + not
+        retrieved, by reason; assessed = retrieved), counted by the run's ledger
+        (:class:`~scholargraph.ledger.Ledger`) as if each work sought were one included record."""
+        sought = len(self.outcomes)
+        counts = Ledger.build(["full text"] * sought, [[i] for i in range(sought)],
+                              [None] * sought, self._fates()).prisma(full_text_stage=True)
+        return {key: counts[key] for key in FULL_TEXT_COUNTS}
 
     def fates(self) -> dict[str, FullTextFate]:
-        """What became of each work sought, by work id, as the PRISMA ledger counts it."""
-        return {outcome.key: FullTextFate(
-            status=RETRIEVED if outcome.status == "retrieved"
-            else NOT_RETRIEVED_REASONS[outcome.status], licence=outcome.licence)
-            for outcome in self.outcomes}
+        """What became of each work sought, by its :func:`~scholargraph.ledger.work_key`, as
+        the PRISMA ledger counts it."""
+        return {outcome.key: fate
+                for outcome, fate in zip(self.outcomes, self._fates(), strict=True)}
+
+    def _fates(self) -> list[FullTextFate]:
+        return [FullTextFate(status=RETRIEVED if outcome.status == "retrieved"
+                             else NOT_RETRIEVED_REASONS[outcome.status], licence=outcome.licence)
+                for outcome in self.outcomes]
 
     def note(self) -> str | None:
         """One line for the report: how many works were read in full, from where, and why the
