@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from scholargraph.deterministic.text import specific_words
-from scholargraph.rag.ranking import terms_named, tokenize
+from scholargraph.rag.ranking import specific_share, tokenize
 
 Direction = Literal["up", "down", "effect", "null"]
 
@@ -288,8 +287,8 @@ def numbers_disagree(claim: str, sentence: str) -> bool:
 
 def about_subject(claim: str, sentence: str) -> bool:
     """Whether the sentence names ``SUBJECT_MIN`` of the claim's most specific words."""
-    wanted = {stem for word in specific_words(claim, SUBJECT_WORDS) for stem in tokenize(word)}
-    return not wanted or terms_named(wanted, sentence) / len(wanted) >= SUBJECT_MIN
+    share = specific_share(claim, [sentence], SUBJECT_WORDS)
+    return share is None or bool(share[0] >= SUBJECT_MIN)
 
 
 def reading(claim: str, sentence: str) -> Reading:

@@ -18,6 +18,8 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
+from scholargraph.deterministic.text import specific_words
+
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _STOPWORDS = frozenset(STOPWORDS_EN)
 
@@ -62,6 +64,16 @@ def tokenize(text: str) -> list[str]:
 def terms_named(terms: Collection[str], text: str) -> int:
     """How many of ``terms`` (stemmed, as :func:`tokenize` gives them) ``text`` names."""
     return len(set(terms) & set(tokenize(text)))
+
+
+def specific_share(question: str, texts: Sequence[str], limit: int) -> np.ndarray | None:
+    """Per text, the share of the question's ``limit`` most specific words (the rarest in
+    English, :func:`~scholargraph.deterministic.text.specific_words`; stemmed) it names; None
+    when the question has no such word."""
+    wanted = {stem for word in specific_words(question, limit) for stem in tokenize(word)}
+    if not wanted:
+        return None
+    return np.array([terms_named(wanted, text) / len(wanted) for text in texts])
 
 
 class LexicalIndex:

@@ -41,10 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scholargraph.deterministic.stance import stance
-from scholargraph.deterministic.text import specific_words
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder
-from scholargraph.rag.ranking import LexicalIndex, min_max_scaled, terms_named, tokenize
+from scholargraph.rag.ranking import LexicalIndex, min_max_scaled, specific_share
 from scholargraph.rag.select import indexed_text, load_run_embedder, query_vector, stored_vectors
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -114,10 +113,8 @@ def rank_works(question: str, works: list[Work], settings: Settings,
 
 def _specific_share(question: str, texts: list[str]) -> np.ndarray:
     """Per text, the share of the question's most specific words (stemmed) it names."""
-    wanted = {stem for word in specific_words(question, SPECIFIC_WORDS) for stem in tokenize(word)}
-    if not wanted:
-        return np.zeros(len(texts))
-    return np.array([terms_named(wanted, text) / len(wanted) for text in texts])
+    share = specific_share(question, texts, SPECIFIC_WORDS)
+    return np.zeros(len(texts)) if share is None else share
 
 
 def _dense_scores(query: np.ndarray, texts: list[str], works: list[Work], embedder: Embedder,
