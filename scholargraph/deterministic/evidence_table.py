@@ -202,12 +202,12 @@ def material_sentence_rows(question: str, intent: Intent, passages: list[Passage
 MEASURED = re.compile(
     r"\b(?:measur\w*|experiment\w*|observ\w*|absorption|photoluminescen\w*|spectroscop\w*|"
     r"ellipsometr\w*|optical(?:ly)? determined|Tauc)\b", re.IGNORECASE)
-COMPUTED = re.compile(
-    r"\b(?:calculat\w*|comput\w*|predict\w*|DFT|first[- ]principles|ab initio|density "
-    r"functional|simulat\w*)\b|(?<![\w-])(?:r2SCAN|SCAN|HSE0?6?|PBE0|PBEsol|PBE|GGA\+U|GGA|"
-    r"LDA|G0W0|GW|mBJ|B3LYP)(?![\w-])")
 FUNCTIONAL = re.compile(r"(?<![\w-])(r2SCAN|SCAN|HSE0?6?|PBE0|PBEsol|PBE|GGA\+U|GGA|LDA|G0W0|GW|"
                         r"mBJ|B3LYP)(?![\w-])")
+"""The functionals (and beyond-DFT methods) a sentence may name for a computed value."""
+COMPUTED = re.compile(
+    r"\b(?:calculat\w*|comput\w*|predict\w*|DFT|first[- ]principles|ab initio|density "
+    r"functional|simulat\w*)\b|" + FUNCTIONAL.pattern)
 
 
 def method_of(sentence: str, at: int) -> str:
