@@ -14,7 +14,9 @@
   "Results > Subgroups".
 
 Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
-or parsed stops the run before any search with a :class:`LibraryError` naming it (the CLI exits 2).
+or parsed, or in which no record has a title, stops the run before any search with a
+:class:`LibraryError` naming it (the CLI exits 2). A record without a title is left out (there
+is nothing to cite or screen it by).
 
 The agent is a built-in plug-in of the source registry (``order`` 5: before PubMed), active only
 when a library is given. A library is the scientist's own search result, not a service to query
@@ -211,15 +213,22 @@ def _read_one(path: Path, reader: Callable[[Path], list[Work]]) -> list[Work]:
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise LibraryError(f"{path}: cannot be read as a {path.suffix.lower()} file ({detail}); "
                            "fix it, export it again, or leave it out of the library") from exc
-    if not works and path.suffix.lower() in LENIENT_FORMATS and read_text(path).strip():
+    suffix = path.suffix.lower()
+    if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
         raise LibraryError(f"{path}: no record with a title could be read; is it really a "
-                           f"{LENIENT_FORMATS[path.suffix.lower()]} file?")
+                           f"{LENIENT_FORMATS[suffix]} file?")
+    if not works and suffix in RECORD_FORMATS:
+        raise LibraryError(f"{path}: no record has a title (a record is cited and screened by "
+                           "its title); export the records with their titles")
     return works
 
 
 LENIENT_FORMATS = {".bib": "BibTeX", ".ris": "RIS"}
 """Formats whose parsers skip what they cannot read instead of failing: a file of them that
 gives no record at all is reported rather than silently contributing nothing."""
+RECORD_FORMATS = (".json", ".jsonl")
+"""Formats of records with named fields: a file of them in which no record has a title (or
+that holds no record) contributes nothing to screen, and is reported, naming the file."""
 
 
 FALLBACK_ENCODING = "cp1252"
