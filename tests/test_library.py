@@ -1,5 +1,5 @@
 """The local library source: records read from BibTeX, RIS, CSL-JSON, JSONL and PDF files, searched
-lexically, registered before PubMed, and searched first in a review when ``--library`` is given."""
+registered before PubMed, and read whole in a review when ``--library`` is given."""
 
 from __future__ import annotations
 
