@@ -81,3 +81,31 @@ def test_every_record_of_the_library_is_considered_once(corpus_library, tmp_path
     assert entry.query == f"{EVERY_RECORD} library" and entry.n_results == size
     if question == ON_THE_CORPUS:
         assert prisma["included"] > 0
+
+
+def test_the_library_gets_one_query_a_run_whatever_the_engine(tmp_path):
+    """The deterministic engine writes the library's one query in round 1 and none after; a
+    model's own library queries are replaced by it, with a note."""
+    from scholargraph.agents.query_generation import deterministic_queries, with_named_queries
+    from scholargraph.agents.schemas import Intent, SourceQuery, SubQuestion
+    from scholargraph.sources.library import LibraryAgent
+
+    records = tmp_path / "records.ris"
+    records.write_text("TY  - JOUR\nTI  - Knee osteoarthritis and exercise\nER  - \n",
+                       encoding="utf-8")
+    agent = LibraryAgent(path=records)
+    intent = Intent(kind="factual", domains=["biomedical"], keywords=["knee osteoarthritis"])
+    subs = [SubQuestion(id="q1", text="exercise for knee osteoarthritis",
+                        answer_shape="trials of exercise")]
+    first = deterministic_queries([agent], subs, intent, round_number=1, targets=["q1"],
+                                  already_sent=set(), question=OFF_THE_CORPUS)
+    assert [q.query for q in first] == [f"{EVERY_RECORD} records.ris"]
+    sent = {("library", first[0].query)}
+    assert deterministic_queries([agent], subs, intent, round_number=2, targets=["q1"],
+                                 already_sent=sent, question=OFF_THE_CORPUS) == []
+    model = [SourceQuery(source="library", sub_question_id="q1", query="knee exercise", round=1)]
+    queries, notes = with_named_queries(model, [agent], subs, intent, OFF_THE_CORPUS, set(), 1)
+    assert [q.query for q in queries] == [first[0].query]
+    assert len(notes) == 1 and "every record read" in notes[0]
+    again, _ = with_named_queries(model, [agent], subs, intent, OFF_THE_CORPUS, sent, 2)
+    assert again == []
