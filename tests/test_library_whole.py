@@ -109,3 +109,20 @@ def test_the_library_gets_one_query_a_run_whatever_the_engine(tmp_path):
     assert len(notes) == 1 and "every record read" in notes[0]
     again, _ = with_named_queries(model, [agent], subs, intent, OFF_THE_CORPUS, sent, 2)
     assert again == []
+
+
+def test_a_library_read_whole_keeps_the_years_asked_for(tmp_path):
+    """``--since``/``--until`` still apply to a library read whole, and the log says so."""
+    from scholargraph.sources.library import LibraryAgent
+
+    records = tmp_path / "records.jsonl"
+    records.write_text("\n".join(json.dumps({"title": f"Study {year}", "year": year})
+                                 for year in (2001, 2011, 2021)) + "\n", encoding="utf-8")
+    agent = LibraryAgent(path=records)
+    query = f"{EVERY_RECORD} records.jsonl"
+    every = agent.search(SearchRequest(query=query, limit=1))
+    assert [w.year for w in every.works] == [2001, 2011, 2021]  # the limit is not a cap here
+    assert every.log_note == f"3 records read from {records}"
+    recent = agent.search(SearchRequest(query=query, limit=1, since=2010))
+    assert [w.year for w in recent.works] == [2011, 2021]
+    assert recent.log_note.startswith(f"2 of the 3 records read from {records}")

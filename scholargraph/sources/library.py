@@ -126,10 +126,19 @@ class LibraryAgent(SourceAgent):
         path = self.path()
         if path is None:
             raise LibraryError(f"no library given (--library PATH or {LIBRARY_ENV})")
-        works = [w for w in load_library(path) if _in_window(w, request.since, request.until)]
+        every = load_library(path)
+        works = [w for w in every if _in_window(w, request.since, request.until)]
         if request.query.startswith(EVERY_RECORD):
-            return SourceResult(works=works, log_note=f"{len(works)} records read from {path}")
+            return SourceResult(works=works, log_note=read_note(len(works), len(every), path))
         return SourceResult(works=match(works, request.query)[:request.limit])
+
+
+def read_note(kept: int, total: int, path: Path) -> str:
+    """The search log's word on a library read whole: how many records, and why not all."""
+    if kept == total:
+        return f"{total} records read from {path}"
+    return (f"{kept} of the {total} records read from {path}: the others are outside the "
+            "years asked for (a record without a year is left out when years are given)")
 
 
 def _in_window(work: Work, since: int | None, until: int | None) -> bool:
