@@ -39,7 +39,7 @@ from typing import cast
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
-from scholargraph.dedup import deduplicate
+from scholargraph.dedup import DedupResult, deduplicate
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
@@ -121,11 +121,7 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     records = collect(state)
     merged = deduplicate(records)
     found = enrich(merged.works, state, context)
-    works = found.works
-    if found.added:  # snowballed records join the others: the union is folded once more
-        records = [*records, *found.added]
-        merged = deduplicate(records)
-        works = with_known_facts(merged.works, found.works)
+    records, merged, works = with_snowballed(records, merged, found)
     works = carry_full_texts(works, state.get("papers", []))
     notes = list(found.notes)
     reasons = screen(works, question, state, context, notes)
@@ -158,6 +154,19 @@ def enrich(works: list[Work], state: ReviewState, context: ReviewContext) -> Aug
         use_openalex="openalex" in state.get("active_sources", []), snowball=context.snowball,
         limit=context.max_results, round_number=state.get("iteration", 1),
         settings=context.run_settings)
+
+
+def with_snowballed(records: list[Work], merged: DedupResult, found: Augmented
+                    ) -> tuple[list[Work], DedupResult, list[Work]]:
+    """The records, their folding and the enriched works, with the snowballed records joined:
+    the union is folded once more, so a snowballed work already found is merged with it, and
+    the merged works get back the OpenAlex facts just found (by id, no request). Nothing
+    snowballed: all as they were."""
+    if not found.added:
+        return records, merged, found.works
+    records = [*records, *found.added]
+    merged = deduplicate(records)
+    return records, merged, with_known_facts(merged.works, found.works)
 
 
 def screen(works: list[Work], question: str, state: ReviewState, context: ReviewContext,

@@ -269,7 +269,8 @@ def _apply(work: Work, facts: _Facts) -> Work:
         else work.cited_by_count,
         oa_url=work.oa_url or facts.oa_url,
         is_retracted=work.is_retracted or facts.is_retracted,
-        referenced_works=[*work.referenced_works, *facts.referenced_works],
+        # once each: a work's own facts copied back onto it do not repeat its references
+        referenced_works=list(dict.fromkeys([*work.referenced_works, *facts.referenced_works])),
     )
     return Work.model_validate(data)
 
