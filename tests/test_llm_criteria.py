@@ -46,7 +46,7 @@ WORKS = [_work(n, disease) for n, disease in enumerate(DISEASES)]
 
 
 def _verdicts(*pairs: tuple[int, str, str]) -> CriteriaVerdicts:
-    return CriteriaVerdicts(verdicts=[RecordVerdict(record=n, verdict=v, reason=r)  # type: ignore[arg-type]
+    return CriteriaVerdicts(verdicts=[RecordVerdict(record=n, verdict=v, reason=r)
                                       for n, v, r in pairs])
 
 
