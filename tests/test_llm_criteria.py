@@ -71,7 +71,7 @@ def test_verdicts_are_applied_with_the_models_reason_marked_as_the_models():
     assert all(work.title in prompt for work in WORKS[:3])
     assert "<<<record 3" in prompt  # each record fenced as untrusted data
     assert notes == [f"{STEP}: the model judged 3 of 3 records kept by the rules against the "
-                     f"criteria in 1 calls and excluded 1; its exclusions read '{PREFIX}...'"]
+                     f"criteria in 1 call and excluded 1; its exclusions read '{PREFIX}...'"]
     assert judge.verdicts == {work_key(WORKS[0]): None,
                               work_key(WORKS[1]): reasons[1], work_key(WORKS[2]): None}
 
@@ -95,7 +95,7 @@ def test_a_record_the_model_gives_no_verdict_for_is_kept_with_a_note():
     notes: list[str] = []
     reasons = judge.screen(WORKS[:3], notes)
     assert reasons == [PREFIX + "animal study", None, None]
-    assert notes[-1] == (f"{STEP}: 1 records were kept without the model's judgement: "
+    assert notes[-1] == (f"{STEP}: 1 record was kept without the model's judgement: "
                          "1 it gave no verdict for")
     assert work_key(WORKS[2]) not in judge.verdicts  # asked again in a later round
 

@@ -120,6 +120,7 @@ def test_the_model_screens_against_the_criteria_and_keeps_what_it_cannot_judge(m
     from scholargraph.ledger import work_key
     from scholargraph.records import Work
     from scholargraph.screening.llm_criteria import PREFIX, STEP
+    from scholargraph.wording import counted
 
     monkeypatch.setenv("OPENAI_BASE_URL", URL)
     monkeypatch.setenv("OPENAI_API_KEY", "x")
@@ -150,7 +151,8 @@ def test_the_model_screens_against_the_criteria_and_keeps_what_it_cannot_judge(m
     assert all(key in included for key, reason in verdicts.items() if reason is None)
     assert len(included) == unjudged + sum(reason is None for reason in verdicts.values())
     if unjudged:
-        assert any(note.startswith(f"{STEP}: {unjudged} records were kept without the model's "
-                                   "judgement") for note in update["notes"]), update["notes"]
+        kept = counted(unjudged, "record was", "records were")
+        assert any(note.startswith(f"{STEP}: {kept} kept without the model's judgement")
+                   for note in update["notes"]), update["notes"]
     steps = [s for s in update["model_steps"] if s.step == STEP]
     assert steps and all(s.calls >= 1 and s.tokens_in > 0 for s in steps)

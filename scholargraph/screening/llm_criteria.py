@@ -38,6 +38,7 @@ from scholargraph.engines import ModelSession, fence, trim_to_tokens
 from scholargraph.ledger import work_key
 from scholargraph.records import Record, Work
 from scholargraph.screening.relevance import Criteria
+from scholargraph.wording import counted
 
 STEP = "screening"
 """The step's name in the ``engine`` record, the progress lines and the notes."""
@@ -200,15 +201,15 @@ class CriteriaJudge:
         earlier = total - asked
         kept_unjudged = unanswered + sum(unused.values())
         judged = asked - kept_unjudged
-        notes = [f"{STEP}: the model judged {judged} of {total} records kept by the rules "
-                 f"against the criteria in {calls} calls and excluded {excluded}"
+        notes = [f"{STEP}: the model judged {judged} of {counted(total, 'record')} kept by the "
+                 f"rules against the criteria in {counted(calls, 'call')} and excluded {excluded}"
                  + (f" ({earlier} judged in an earlier round, not asked again)" if earlier else "")
                  + (f"; its exclusions read '{PREFIX}...'" if excluded else "")]
         if kept_unjudged:
             why = [f"{unanswered} it gave no verdict for"] if unanswered else []
             why += [f"{count} in replies not used ({error})" for error, count in unused.items()]
-            notes.append(f"{STEP}: {kept_unjudged} records were kept without the model's "
-                         f"judgement: {'; '.join(why)}")
+            notes.append(f"{STEP}: {counted(kept_unjudged, 'record was', 'records were')} kept "
+                         f"without the model's judgement: {'; '.join(why)}")
         return notes
 
 
