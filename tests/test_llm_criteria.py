@@ -120,6 +120,20 @@ def test_a_reply_that_cannot_be_trusted_is_asked_again_then_every_record_is_kept
     assert judge.verdicts == {}
 
 
+def test_records_of_every_batch_not_judged_are_counted_in_one_note():
+    bad = structured_reply(_verdicts((5, "exclude", "review")))
+    judge, model = _judge(bad, bad, "no tool call", "no tool call")
+    judge.batch_size = 2
+    notes: list[str] = []
+    assert judge.screen(WORKS[:4], notes) == [None] * 4
+    assert model.remaining == 0
+    (kept,) = [note for note in notes if "without the model's judgement" in note]
+    assert kept.startswith(f"{STEP}: 4 records were kept without the model's judgement: "
+                           "4 in replies not used (the model's reply was malformed twice "
+                           "(records [5] were not asked about (1-2 were)); ")
+    assert [s.answered_by for s in judge.steps] == ["fallback", "fallback"]
+
+
 def test_a_malformed_verdict_is_retried_and_a_good_second_reply_is_used():
     judge, model = _judge(
         malformed_reply(CriteriaVerdicts, {"verdicts": [{"record": 1, "verdict": "maybe",

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from scholargraph.agents.schemas import ModelStep
 from scholargraph.engines import ModelSession, fence, trim_to_tokens
 from scholargraph.ledger import work_key
 from scholargraph.records import Record, Work
@@ -54,6 +55,8 @@ characters say what it studied, in whom and how)."""
 CRITERIA_TOKENS = 500
 """The criteria are cut to this length in the prompt (a protocol's criteria section fits)."""
 REASON_CHARS = 160
+MAX_ERRORS_SHOWN = 3
+"""A note names the reasons of this many unused replies at most (a long library has many)."""
 PREFIX = "criteria (model): "
 """What a model exclusion's reason starts with, so a person can tell it from a rule's."""
 
@@ -136,7 +139,7 @@ class CriteriaJudge:
     verdicts: dict[str, str | None] = field(default_factory=dict)
 
     @property
-    def steps(self) -> list[Any]:
+    def steps(self) -> list[ModelStep]:
         return self.session.steps
 
     def update(self) -> dict[str, Any]:
@@ -207,7 +210,12 @@ class CriteriaJudge:
                  + (f"; its exclusions read '{PREFIX}...'" if excluded else "")]
         if kept_unjudged:
             why = [f"{unanswered} it gave no verdict for"] if unanswered else []
-            why += [f"{count} in replies not used ({error})" for error, count in unused.items()]
+            if unused:  # the reasons of the first few replies not used: they repeat
+                errors = list(unused)
+                shown = "; ".join(errors[:MAX_ERRORS_SHOWN]) + (
+                    f"; {len(errors) - MAX_ERRORS_SHOWN} more" if len(errors) > MAX_ERRORS_SHOWN
+                    else "")
+                why.append(f"{sum(unused.values())} in replies not used ({shown})")
             notes.append(f"{STEP}: {counted(kept_unjudged, 'record was', 'records were')} kept "
                          f"without the model's judgement: {'; '.join(why)}")
         return notes
