@@ -64,7 +64,8 @@ class ReviewContext:
     criteria: str | None = option(
         None, "eligibility criteria, as text or a file: records are screened against them as "
         "well as the question (the study designs they include or exclude, and what they are "
-        "about)", cli={"metavar": "TEXT|FILE"}, form=True)
+        "about); with a model, it also judges each record the rules keep against them",
+        cli={"metavar": "TEXT|FILE"}, form=True)
     full_text: int = option(
         10, "included works read in full where they are open access (PMC, arXiv, open-access "
         "copies), best ranked first (0-200; 0: abstracts only)",

@@ -44,6 +44,7 @@ from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, works_testing_claim
+from scholargraph.engines import session_for
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
     RETRIEVED,
@@ -56,6 +57,7 @@ from scholargraph.ledger import (
 from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.rag.works import rank_works
 from scholargraph.records import Material, Work
+from scholargraph.screening.llm_criteria import CriteriaJudge, criteria_judge
 from scholargraph.screening.relevance import (
     Criteria,
     read_criteria,
@@ -77,7 +79,8 @@ def is_assessable(work: Work) -> bool:
 
 def screening_reasons(works: list[Work], question: str, criteria: Criteria | None,
                       settings: Settings, notes: list[str],
-                      named: frozenset[str] = frozenset()) -> list[str | None]:
+                      named: frozenset[str] = frozenset(),
+                      judge: CriteriaJudge | None = None) -> list[str | None]:
     """Why each work is excluded at screening, or None when it is included (see
     :func:`scholargraph.screening.relevance.screening_decisions`), in the works' order.
 
@@ -85,7 +88,8 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
     links it to an included work made it a candidate), and the Materials Project entry of a
     material the question names (``named``: their work ids), looked up by that name and the
     question's subject whatever words its entry uses. Warnings (no embedding model) go to
-    ``notes``.
+    ``notes``. With a ``judge`` (a chat model and criteria), the model then judges the works the
+    rules kept (:mod:`scholargraph.screening.llm_criteria`).
     """
     reasons: list[str | None] = [None if is_assessable(work) else EXCLUSION_NO_TEXT
                                  for work in works]
@@ -103,6 +107,10 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
         embedder=embedder if vectors is not None else None, vectors=vectors)
     for i, decision in zip(judged, decisions, strict=True):
         reasons[i] = decision.reason
+    if judge is not None:
+        kept = [i for i in judged if reasons[i] is None]
+        for i, reason in zip(kept, judge.screen([works[i] for i in kept], notes), strict=True):
+            reasons[i] = reason
     notes += [f"screening: {warning}" for warning in dict.fromkeys(warnings)]
     return reasons
 
@@ -124,7 +132,10 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     records, merged, works = with_snowballed(records, merged, found)
     works = carry_full_texts(works, state.get("papers", []))
     notes = list(found.notes)
-    reasons = screen(works, question, state, context, notes)
+    criteria = read_criteria(context.criteria) if context.criteria else None
+    judge = criteria_judge(session_for(context, state) if criteria else None, question,
+                           criteria, state)
+    reasons = screen(works, question, criteria, judge, state, context, notes)
     reasons, order = rank(works, reasons, question, context.run_settings, notes)
     included = include(works, reasons, order)
     full_texts = dict(state.get("full_texts", {}))
@@ -137,7 +148,8 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                           merged.groups, reasons, full_text_fates(full_texts, works))
     prisma = cast(Prisma, ledger.prisma(full_text_stage=context.full_text > 0))
     return {"papers": included, "prisma": prisma, "records": found.added,
-            "search_log": found.log, "notes": notes, "full_texts": full_texts}
+            "search_log": found.log, "notes": notes, "full_texts": full_texts,
+            **(judge.update() if judge else {})}
 
 
 def collect(state: ReviewState) -> list[Work]:
@@ -169,12 +181,14 @@ def with_snowballed(records: list[Work], merged: DedupResult, found: Augmented
     return records, merged, with_known_facts(merged.works, found.works)
 
 
-def screen(works: list[Work], question: str, state: ReviewState, context: ReviewContext,
+def screen(works: list[Work], question: str, criteria: Criteria | None,
+           judge: CriteriaJudge | None, state: ReviewState, context: ReviewContext,
            notes: list[str]) -> list[str | None]:
-    """Why each work is excluded at screening (None: screened in), in the works' order."""
-    criteria = read_criteria(context.criteria) if context.criteria else None
+    """Why each work is excluded at screening (None: screened in), in the works' order: the
+    rules, then (LLM engine, with criteria) the model's verdict on what they kept."""
     named = named_entries(state.get("materials", []), question)
-    return screening_reasons(works, question, criteria, context.run_settings, notes, named)
+    return screening_reasons(works, question, criteria, context.run_settings, notes, named,
+                             judge)
 
 
 def rank(works: list[Work], reasons: list[str | None], question: str, settings: Settings,
