@@ -475,8 +475,12 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
 def _feedback(texts: Sequence[str], vectors: np.ndarray | None,
               first: np.ndarray) -> np.ndarray | None:
     """A logistic regression fitted on the first pass's top records (``FEEDBACK_TOP``, at least
-    ten) as includes and its bottom half as excludes, over TF-IDF words and word pairs and the
-    vectors; its decision value for every record. None when the texts have too few words."""
+    ten) as includes and its bottom half as excludes, over TF-IDF words and the vectors; its
+    decision value for every record. None when the texts have too few words.
+
+    Words alone, not word pairs as well: on the nine shared reviews they ranked better (mean
+    WSS@95 0.470 against 0.457) and take a third of the time (a 2,873-record library's TF-IDF
+    and fit)."""
     size = len(first)
     order = np.argsort(-first, kind="stable")
     top = max(10, int(FEEDBACK_TOP * size))
@@ -486,14 +490,14 @@ def _feedback(texts: Sequence[str], vectors: np.ndarray | None,
     rows = np.concatenate([order[:top], order[size - bottom:]])
     truth = np.concatenate([np.ones(top, dtype=bool), np.zeros(bottom, dtype=bool)])
     try:
-        words = TfidfVectorizer(stop_words="english", ngram_range=(1, 2), sublinear_tf=True,
-                                min_df=2, dtype=np.float32).fit_transform(
+        words = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2,
+                                dtype=np.float32).fit_transform(
             [text or " " for text in texts])
     except ValueError:  # no word occurs twice
         return None
     matrix = words if vectors is None else sparse.hstack(
         [words, sparse.csr_matrix(vectors)], format="csr")
-    model = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
+    model = LogisticRegression(C=1.0, class_weight="balanced", solver="liblinear")
     model.fit(matrix[rows], truth)
     return np.asarray(model.decision_function(matrix), dtype=np.float64)
 
