@@ -85,6 +85,8 @@ class ScreeningSession:
     labels_path: Path | None = None
     decisions: dict[int, bool] = field(default_factory=dict)
     """Entry index -> included, in the order first decided."""
+    undecided: set[int] = field(default_factory=set)
+    """Entry indexes the person saw and left undecided (an empty label): ranked as the rest."""
     label_lines: dict[int, int] = field(default_factory=dict)
     unmatched: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -101,9 +103,15 @@ class ScreeningSession:
         self.scores = self.ranker.scores(self.decisions)
         return self.scores
 
-    def decide(self, index: int, included: bool) -> None:
-        """Record a decision and append it to the labels file at once (when there is one)."""
-        self.decisions[index] = included
+    def decide(self, index: int, included: bool | None) -> None:
+        """Record a decision (None: left undecided, which takes back an earlier one) and append
+        it to the labels file at once (when there is one)."""
+        if included is None:
+            self.decisions.pop(index, None)
+            self.undecided.add(index)
+        else:
+            self.decisions[index] = included
+            self.undecided.discard(index)
         if self.labels_path is not None:
             append_label(self.labels_path, self.entries[index].record_id, included)
 
@@ -121,10 +129,13 @@ class ScreeningSession:
 
     def reason(self, index: int) -> str:
         entry = self.entries[index]
+        line = self.label_lines.get(index)
+        where = f" (labels line {line})" if line else ""
         if index in self.decisions:
             verdict = "included" if self.decisions[index] else "excluded"
-            line = self.label_lines.get(index)
-            text = f"{verdict} by you" + (f" (labels line {line})" if line else "")
+            text = f"{verdict} by you{where}"
+        elif index in self.undecided:
+            text = f"left undecided by you{where}"
         elif any(self.decisions.values()):
             text = f"ranked by a model of your {len(self.decisions)} decisions and the question"
         else:
@@ -224,7 +235,12 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
         if index is None:
             session.unmatched.append(label.record)
             continue
-        session.decisions[index] = label.included
+        if label.included is None:
+            session.decisions.pop(index, None)
+            session.undecided.add(index)
+        else:
+            session.decisions[index] = label.included
+            session.undecided.discard(index)
         session.label_lines[index] = label.line
     if session.unmatched:
         shown = ", ".join(repr(r) for r in session.unmatched[:3])
