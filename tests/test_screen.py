@@ -116,6 +116,32 @@ def test_versions_are_one_decision_and_labels_are_learned(library, tmp_path):
     assert session.summary().found == 1
 
 
+def test_a_run_with_new_labels_reads_the_kept_features(library, tmp_path, monkeypatch):
+    """The second run over the same library only ranks again: the features the first one kept
+    are read back as they were, and no model is loaded, so nothing is embedded again."""
+    from scholargraph.screening import session as session_module
+
+    first = open_session(library, QUESTION)
+    kept = list((tmp_path / "home" / "screening").glob("features-*.npz"))
+    assert len(kept) == 1
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the kept features should have been read, not computed again")
+
+    monkeypatch.setattr(session_module, "load_run_embedder", no_model)
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"doi:{PREPRINT_DOI},1\ndoi:10.2196/50243,0\n")
+    second = open_session(library, QUESTION, labels=labels)
+    assert (second.features.words != first.features.words).nnz == 0
+    assert second.features.prior.tolist() == first.features.prior.tolist()
+    assert first.features.vectors is not None and second.features.vectors is not None
+    assert second.features.vectors.tolist() == first.features.vectors.tolist()
+    assert second.scores.tolist() != first.scores.tolist()  # the labels were learned
+    # another question is another set of features: computed, not read from the kept file
+    with pytest.raises(AssertionError, match="computed again"):
+        open_session(library, "deep learning for retinal images")
+
+
 def test_a_csv_library_and_labels_by_its_record_ids(tmp_path):
     library = tmp_path / "records.csv"
     with library.open("w", newline="") as handle:

@@ -15,7 +15,11 @@ fits the classifier, which for 3,000 records takes well under the 2 s the issue 
 
 from __future__ import annotations
 
+import json
+import os
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -65,6 +69,34 @@ def build_features(texts: list[str], prior: np.ndarray, vectors: np.ndarray | No
                                  min_df=1, dtype=np.float32)
     words = vectorizer.fit_transform([text or " " for text in texts])
     return Features(words=words.tocsr(), vectors=vectors, prior=np.asarray(prior, np.float64))
+
+
+def save_features(path: Path, features: Features, warnings: list[str]) -> None:
+    """Keep a library's features (and the warnings met computing them) for the next run; written
+    to a temporary name and renamed, so a run killed meanwhile leaves no half file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    words = features.words
+    partial = path.with_name(path.name + ".part")
+    with partial.open("wb") as handle:
+        np.savez(handle, data=words.data, indices=words.indices, indptr=words.indptr,
+                 shape=np.asarray(words.shape), prior=features.prior,
+                 vectors=features.vectors if features.vectors is not None else np.zeros((0, 0)),
+                 warnings=np.asarray(json.dumps(warnings)))
+    os.replace(partial, path)
+
+
+def load_features(path: Path) -> tuple[Features, list[str]] | None:
+    """The features :func:`save_features` kept, and their warnings; None when there are none
+    or the file cannot be read (then they are computed again)."""
+    try:
+        with np.load(path) as kept:
+            words = sparse.csr_matrix((kept["data"], kept["indices"], kept["indptr"]),
+                                      shape=tuple(kept["shape"]))
+            vectors = kept["vectors"] if kept["vectors"].size else None
+            features = Features(words=words, vectors=vectors, prior=kept["prior"])
+            return features, list(json.loads(str(kept["warnings"])))
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
 
 
 def standardised(values: np.ndarray) -> np.ndarray:
