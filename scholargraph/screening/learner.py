@@ -44,7 +44,9 @@ PRIOR_INCLUDES = 10
 keeps half its weight until ten includes, when the classifier has seen enough of them to lead.
 On the nine shared screening sets (``bench/screening_simulate.py``) 10 gave a mean
 simulated-wss-95 of 0.594 against 0.586 for 4, and 0.593 against 0.584 with issue 21's zero-shot
-score as the prior: small, but the same way with either prior."""
+score as the prior: small, but the same way with either prior. With two-record words
+(:data:`MIN_RECORDS`), 3, 10, 15 and 30 gave 0.587 (one-record words), 0.614, 0.611 and 0.551
+(one-record words)."""
 MIN_RECORDS = 2
 """A word or word pair is a TF-IDF column only if at least this many records name it. One named
 by a single record cannot carry a decision over to another record, yet under a linear model
