@@ -35,10 +35,11 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from scholargraph.agents.schemas import ModelStep
-from scholargraph.engines import ModelSession, fence, trim_to_tokens
+from scholargraph.context import ReviewContext
+from scholargraph.engines import ModelSession, fence, session_for, trim_to_tokens
 from scholargraph.ledger import work_key
 from scholargraph.records import Record, Work
-from scholargraph.screening.relevance import Criteria
+from scholargraph.screening.relevance import Criteria, read_criteria
 from scholargraph.wording import counted
 
 STEP = "screening"
@@ -228,11 +229,14 @@ def _why(note: str) -> str:
     return text.split("; the deterministic engine answered")[0]
 
 
-def criteria_judge(session: ModelSession | None, question: str, criteria: Criteria | None,
-                   state: Mapping[str, Any]) -> CriteriaJudge | None:
+def criteria_judge(context: ReviewContext, state: Mapping[str, Any],
+                   question: str) -> CriteriaJudge | None:
     """The run's judge when it has both a chat model and criteria, else None (nothing changes:
     the deterministic screening alone decides)."""
-    if session is None or criteria is None or not question:
+    if not context.criteria or not question:
         return None
-    return CriteriaJudge(session, question, criteria,
+    session = session_for(context, state)
+    if session is None:
+        return None
+    return CriteriaJudge(session, question, read_criteria(context.criteria),
                          known=dict(state.get("criteria_verdicts", {})))

@@ -196,8 +196,8 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
 def read_criteria(path_or_text: str | Path) -> Criteria:
     """Criteria from a file (a path that exists) or from the text itself.
 
-    Raises :class:`InputError` for a file that is missing (a short single line ending in .txt or
-    .md is taken for a path) or criteria that are empty.
+    Raises :class:`InputError` for a file that is missing (a short single line that looks like a
+    path, :func:`_looks_like_path`) or criteria that are empty.
     """
     text = str(path_or_text)
     candidate = _as_path(text)
@@ -210,7 +210,7 @@ def read_criteria(path_or_text: str | Path) -> Criteria:
         if not text.strip():
             raise InputError(f"the criteria file {candidate} is empty; write the inclusion and "
                              "exclusion criteria in it")
-    elif candidate is not None and candidate.suffix.lower() in {".txt", ".md"}:
+    elif candidate is not None and _looks_like_path(text):
         raise InputError(f"the criteria file {candidate} does not exist; give an existing file "
                          "or the criteria as text")
     if not text.strip():
@@ -220,6 +220,16 @@ def read_criteria(path_or_text: str | Path) -> Criteria:
     return Criteria(text=text.strip(), inclusion=inclusion, exclusion=exclusion,
                     wanted_designs=_designs_named(inclusion),
                     excluded_designs=_designs_named(exclusion, excluding=True))
+
+
+def _looks_like_path(text: str) -> bool:
+    """Whether one line is meant as a file's path: it ends in .txt or .md, starts like a path
+    (``/``, ``~``, ``./``), or holds a path separator and no space ("criteria/rct", not
+    "adults/children aged 5 or more", which is criteria)."""
+    line = text.strip()
+    if Path(line).suffix.lower() in {".txt", ".md"} or line.startswith(("/", "~", "./", "../")):
+        return True
+    return any(sep in line for sep in "/\\") and not any(ch.isspace() for ch in line)
 
 
 def _as_path(text: str) -> Path | None:
