@@ -44,6 +44,7 @@ from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, works_testing_claim
+from scholargraph.engines import session_for
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
     RETRIEVED,
@@ -135,8 +136,10 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         works = with_known_facts(merged.works, found.works)
     works = carry_full_texts(works, state.get("papers", []))
     notes = list(found.notes)
-    judge = criteria_judge(context, state, question)  # None without a model or criteria
-    reasons = screen(works, question, state, context, notes, judge)
+    criteria = read_criteria(context.criteria) if context.criteria else None
+    judge = criteria_judge(session_for(context, state) if criteria else None, question,
+                           criteria, state)
+    reasons = screen(works, question, criteria, judge, state, context, notes)
     reasons, order = rank(works, reasons, question, context.run_settings, notes)
     included = include(works, reasons, order)
     full_texts = dict(state.get("full_texts", {}))
@@ -169,10 +172,11 @@ def enrich(works: list[Work], state: ReviewState, context: ReviewContext) -> Aug
         settings=context.run_settings)
 
 
-def screen(works: list[Work], question: str, state: ReviewState, context: ReviewContext,
-           notes: list[str], judge: CriteriaJudge | None = None) -> list[str | None]:
-    """Why each work is excluded at screening (None: screened in), in the works' order."""
-    criteria = read_criteria(context.criteria) if context.criteria else None
+def screen(works: list[Work], question: str, criteria: Criteria | None,
+           judge: CriteriaJudge | None, state: ReviewState, context: ReviewContext,
+           notes: list[str]) -> list[str | None]:
+    """Why each work is excluded at screening (None: screened in), in the works' order: the
+    rules, then (LLM engine, with criteria) the model's verdict on what they kept."""
     named = named_entries(state.get("materials", []), question)
     return screening_reasons(works, question, criteria, context.run_settings, notes, named,
                              judge)

@@ -35,11 +35,10 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from scholargraph.agents.schemas import ModelStep
-from scholargraph.context import ReviewContext
-from scholargraph.engines import ModelSession, fence, session_for, trim_to_tokens
+from scholargraph.engines import ModelSession, fence, trim_to_tokens
 from scholargraph.ledger import work_key
 from scholargraph.records import Record, Work
-from scholargraph.screening.relevance import Criteria, read_criteria
+from scholargraph.screening.relevance import Criteria
 from scholargraph.wording import counted
 
 STEP = "screening"
@@ -229,14 +228,11 @@ def _why(note: str) -> str:
     return text.split("; the deterministic engine answered")[0]
 
 
-def criteria_judge(context: ReviewContext, state: Mapping[str, Any],
-                   question: str) -> CriteriaJudge | None:
+def criteria_judge(session: ModelSession | None, question: str, criteria: Criteria | None,
+                   state: Mapping[str, Any]) -> CriteriaJudge | None:
     """The run's judge when it has both a chat model and criteria, else None (nothing changes:
     the deterministic screening alone decides)."""
-    if not context.criteria or not question:
+    if session is None or criteria is None or not question:
         return None
-    session = session_for(context, state)
-    if session is None:
-        return None
-    return CriteriaJudge(session, question, read_criteria(context.criteria),
+    return CriteriaJudge(session, question, criteria,
                          known=dict(state.get("criteria_verdicts", {})))
