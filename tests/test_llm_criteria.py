@@ -23,6 +23,7 @@ from scholargraph.screening.llm_criteria import (
 )
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.testing import ScriptedChatModel, malformed_reply, structured_reply
+from scholargraph.wording import counted
 
 QUESTION = "machine learning for public health surveillance"
 CRITERIA = """Inclusion criteria
@@ -195,3 +196,23 @@ def test_without_criteria_or_without_a_model_nothing_changes():
         assert "model_steps" not in update and "criteria_verdicts" not in update
         assert len(update["papers"]) == 2
     assert model.received == []
+
+
+@pytest.mark.slow
+def test_an_offline_review_whose_model_never_answers_usably_keeps_what_the_rules_kept():
+    """End to end over the recorded corpus: with criteria and a model that answers every request
+    with plain text, the review includes exactly the works the deterministic review includes,
+    and says that the model judged none of them."""
+    from scholargraph import review
+
+    plain = review(QUESTION, offline=True, criteria=CRITERIA)
+    model = ScriptedChatModel(responses=["I cannot help with that."] * 400)
+    judged = review(QUESTION, offline=True, criteria=CRITERIA, chat_model=model)
+    assert sorted(p.id for p in judged.papers) == sorted(p.id for p in plain.papers)
+    assert judged.prisma["excluded_reasons"] == plain.prisma["excluded_reasons"]
+    kept = len(plain.papers)
+    assert f"{STEP}: {counted(kept, 'record was', 'records were')} kept without the model's " \
+           "judgement" in " ".join(judged.notes)
+    (usage,) = [s for s in judged.engine.steps if s.step == STEP]
+    assert usage.asks == -(-kept // BATCH_SIZE) and usage.fallbacks == usage.asks
+    assert usage.calls == 2 * usage.asks  # each asked once more, then not used

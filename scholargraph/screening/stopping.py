@@ -16,7 +16,9 @@ finding almost nothing means few are left. It does not hold for records screened
 the labels playing the person): it never stopped before 95% recall (mean stop-recall 0.995), so it
 is safe, but it stopped before the end of the library on two sets only (Bannach-Brown_2019, 1,993
 records, 280 included: at 38% of the records, recall 0.954; Smid_2020, 2,627 records, 27 included:
-at 80%, recall 1.0); mean stop-screened-share 0.909. The raise of the ratio while few relevant
+at 80%, recall 1.0); mean stop-screened-share 0.909. With the later zero-shot prior (relevance.py
+as merged at af3edc2) it stopped also Appenzeller-Herzog_2019 at 60% of the records, recall 0.96:
+mean stop-recall 0.991, stop-screened-share 0.865. The raise of the ratio while few relevant
 records are found is what holds it back: with ``found`` relevant records found at rate ``r``
 before the knee, the stretch after it must hold at least ``2 * (156 - found) / r`` records with at
 most one more relevant one, which for 26 includes found among the first 300 records is about 3,100
