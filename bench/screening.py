@@ -39,7 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-from scholargraph.options import MAX_RESULTS_LIMIT
 from scholargraph.rag.embeddings import Embedder, load_embedder
 from scholargraph.screening.relevance import (
     Criteria,
@@ -123,9 +122,9 @@ def graph(review: Review, embedder: Embedder | None) -> dict[str, float]:
                 record = {"id": f"record-{i}", "title": title, "abstract": abstract or None,
                           "DOI": doi.removeprefix("https://doi.org/") or None}
                 handle.write(json.dumps(record) + "\n")
-        # every record may answer a query: the library's share of a query is not cut at 20
+        # the library is read whole: every record is a candidate, whatever --max-results
         options: dict[str, object] = {"sources": ["library"], "library": str(library),
-                                      "offline": True, "max_results": MAX_RESULTS_LIMIT}
+                                      "offline": True}
         if review.criteria is not None:
             options["criteria"] = review.criteria.text
         report = run_review(review.question, **options)

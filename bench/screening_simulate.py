@@ -20,7 +20,9 @@ excluded prior record drawn with seed :data:`PRIOR_SEED`; the priors count as re
 Per review on stderr; the means on stdout, one ``name value`` a line: ``simulated-wss-95``,
 ``simulated-recall-at-10pct``, ``zero-shot-wss-95`` (the same ranking before any label),
 ``stop-recall`` and ``stop-screened-share`` (where the knee rule said stop), ``rerank-seconds``
-(the slowest refresh of the largest review), and with ``--peer asreview`` ``peer-wss-95`` and
+(the slowest refresh of the largest review), ``reload-seconds`` (a later run's ranking of the
+largest review: its kept features read back from disk, as ``scholargraph screen`` does, and
+ranked from its first 300 labels), and with ``--peer asreview`` ``peer-wss-95`` and
 ``peer-recall-at-10pct``.
 """
 
@@ -41,7 +43,14 @@ from pathlib import Path
 import numpy as np
 
 from scholargraph.rag.select import load_run_embedder, stored_vectors
-from scholargraph.screening.learner import Features, Ranker, build_features, next_batch
+from scholargraph.screening.learner import (
+    Features,
+    Ranker,
+    build_features,
+    load_features,
+    next_batch,
+    save_features,
+)
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.screening.session import zero_shot_scores
 from scholargraph.screening.stopping import estimate
@@ -89,6 +98,20 @@ def review_features(review: Review, settings: Settings) -> Features:
     for warning in warnings:
         print(f"  {review.name}: {warning}", file=sys.stderr)
     return build_features(review.texts, prior, vectors)
+
+
+def reload_seconds(features: Features, truth: np.ndarray, cache: Path) -> float:
+    """Seconds to read a library's kept features back and rank it from 300 labels."""
+    path = cache / "screening" / "bench-reload.npz"
+    save_features(path, features, [])
+    labels = {i: bool(truth[i]) for i in range(min(300, len(truth)))}
+    started = time.perf_counter()
+    kept = load_features(path)
+    assert kept is not None, f"{path} could not be read back"
+    Ranker(kept[0]).scores(labels)
+    seconds = time.perf_counter() - started
+    path.unlink()
+    return seconds
 
 
 def wss_95(order: list[int], truth: np.ndarray) -> float:
@@ -217,7 +240,7 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
     settings = Settings(home=cache, chroma_host=None)
     python = asreview_python(cache) if peer == "asreview" else None
     figures: dict[str, list[float]] = {}
-    largest = (0, 0.0)
+    largest = (0, 0.0, 0.0)
     for folder in datasets:
         review = read_review(folder)
         features = review_features(review, settings)
@@ -235,7 +258,8 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
             row["peer-wss-95"] = wss_95(order, review.truth)
             row["peer-recall-at-10pct"] = recall_at(order, review.truth)
         if len(review.truth) > largest[0]:
-            largest = (len(review.truth), result.slowest_rank)
+            largest = (len(review.truth), result.slowest_rank,
+                       reload_seconds(features, review.truth, cache))
         shown = " ".join(f"{name} {value:.4f}" for name, value in row.items())
         print(f"{review.name} ({len(review.truth)} records, {int(review.truth.sum())} included): "
               f"{shown}", file=sys.stderr)
@@ -243,6 +267,7 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
             figures.setdefault(name, []).append(value)
     means = {name: float(np.mean(values)) for name, values in figures.items()}
     means["rerank-seconds"] = largest[1]
+    means["reload-seconds"] = largest[2]
     means["rerank-records"] = float(largest[0])
     if python is not None:
         print(f"peer: {model}, priors drawn with seed {PRIOR_SEED}", file=sys.stderr)

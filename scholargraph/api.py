@@ -46,7 +46,7 @@ def review(question: str, *, out: str | Path | None = None,
     ``snowball`` (follow citations one step through OpenAlex), ``judge`` (with a model, also
     have it judge each written finding against its passages), ``style`` (the reference list's
     citation style: ``apa`` or a CSL style name), ``library`` (a file or folder of your own
-    records, searched first),
+    records, read whole: every record screened),
     ``offline`` (use the recorded corpus of :mod:`scholargraph.testing` instead of the live
     services), ``no_cache`` (ask the services afresh), ``settings`` (the run's endpoints, keys
     and policies: a :class:`~scholargraph.settings.Settings`; unset: the environment's).

@@ -57,13 +57,15 @@ class ReviewContext:
         False, "with a model: also ask it whether each finding it wrote is stated by the "
         "passages it cites, and remove those it is not (one more call)", cli={})
     library: str | None = option(
-        None, "your own records, searched first: a .bib, .ris, CSL-JSON .json, .jsonl or .pdf "
-        "file, a JATS .nxml/.xml article, or a folder of them (unset: SCHOLARGRAPH_LIBRARY); "
-        "PDFs and JATS are read in full", cli={"metavar": "PATH"})
+        None, "your own records, read whole (every record screened, whatever --max-results): "
+        "a .bib, .ris, CSL-JSON .json, .jsonl or .pdf file, a JATS .nxml/.xml article, or a "
+        "folder of them (unset: SCHOLARGRAPH_LIBRARY); PDFs and JATS are read in full",
+        cli={"metavar": "PATH"})
     criteria: str | None = option(
         None, "eligibility criteria, as text or a file: records are screened against them as "
         "well as the question (the study designs they include or exclude, and what they are "
-        "about)", cli={"metavar": "TEXT|FILE"}, form=True)
+        "about); with a model, it also judges each record the rules keep against them",
+        cli={"metavar": "TEXT|FILE"}, form=True)
     full_text: int = option(
         10, "included works read in full where they are open access (PMC, arXiv, open-access "
         "copies), best ranked first (0-200; 0: abstracts only)",

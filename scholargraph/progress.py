@@ -13,6 +13,8 @@ from typing import IO, Any
 
 from rich.console import Console
 
+from scholargraph.wording import counted
+
 
 def describe_update(node: str, update: dict[str, Any]) -> str | None:
     """One progress line for a node's update, or None for nodes not worth a line; with what the
@@ -27,7 +29,7 @@ def describe_update(node: str, update: dict[str, Any]) -> str | None:
 def model_line(step: Any) -> str:
     """A model step in a few words: calls, tokens, seconds, and who answered."""
     answered = "model answered" if step.answered_by == "model" else "fell back"
-    return (f"{step.step} model: {step.calls} call{'s' if step.calls != 1 else ''} "
+    return (f"{step.step} model: {counted(step.calls, 'call')} "
             f"({step.method}), {step.tokens_in}->{step.tokens_out} tokens, "
             f"{step.seconds:.1f}s, {answered}")
 

@@ -150,7 +150,7 @@ class Settings(BaseSettings):
     library: str | None = Field(
         None,
         validation_alias=_env("SCHOLARGRAPH_LIBRARY"),
-        description="Your own records (a file or folder) searched first when a run names none",
+        description="Your own records (a file or folder), read whole, when a run names none",
     )
     endpoints: dict[str, str] = Field(
         default_factory=dict,

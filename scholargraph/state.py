@@ -82,3 +82,6 @@ class ReviewState(OutputState, total=False):
     filter_depth: int
     full_texts: dict[str, FullTextFate]
     """What became of each work sought in full, by work id, over all rounds (retrieval owns it)."""
+    criteria_verdicts: dict[str, str | None]
+    """What the chat model said of each work it judged against the criteria, by work key: the
+    exclusion reason, or None for included, over all rounds (retrieval owns it)."""

@@ -54,6 +54,7 @@ from scholargraph.runs import (
 )
 from scholargraph.settings import Settings
 from scholargraph.sources.registry import source_names
+from scholargraph.wording import counted
 
 HISTORY_DIR = "history"
 NOT_REPEATED = ("library",)
@@ -318,17 +319,18 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
                   "new_included": prisma.new_included, "total_included": prisma.total_included}
     notes = [f"Updated on {fresh.day}: searched for records the services added since "
              f"{since.isoformat()}.", *check.notes, *fresh.notes]
-    counted = {**fresh.prisma, "included": len(papers)}
+    fresh_counts = {**fresh.prisma, "included": len(papers)}
     return fresh.model_copy(update={
         "question": earlier.question,
         "sources_searched": list(dict.fromkeys([*earlier.sources_searched,
                                                 *fresh.sources_searched])),
         "sub_questions": [*earlier.sub_questions,
                           *(s for s in fresh.sub_questions if s.id not in known_subs)],
-        "summary": (f"{earlier.summary} Updated on {fresh.day}: {len(folded.new_ids)} new "
-                    f"works, {len(folded.joined)} new versions of works already included, "
-                    f"{len(new_findings)} new findings (see New since {since.isoformat()}).")
-        .strip(),
+        "summary": (f"{earlier.summary} Updated on {fresh.day}: "
+                    f"{counted(len(folded.new_ids), 'new work')}, "
+                    f"{counted(len(folded.joined), 'new version')} of works already included, "
+                    f"{counted(len(new_findings), 'new finding')} "
+                    f"(see New since {since.isoformat()}).").strip(),
         "papers": papers,
         "materials": list({m.material_id: m for m in [*earlier.materials,
                                                       *fresh.materials]}.values()),
@@ -342,7 +344,7 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         "search_log": [*fresh.search_log, *check.log],
         "evaluation": earlier.evaluation,
         "notes": list(dict.fromkeys(notes)),
-        "counts": review_counts(findings, counted, len(references)),
+        "counts": review_counts(findings, fresh_counts, len(references)),
         "history": [*earlier.history, history_entry(earlier, kept)],
         "update": section,
     })

@@ -299,3 +299,16 @@ def test_a_sentence_naming_three_terms_of_a_long_claim_is_quotable():
     quoted = [c.quote.text for c in rank_candidates(sub, passages, [], {work.id: 2013})]
     assert quoted == ["Indeed, during NETosis, neutrophils externalized the citrullinated "
                       "autoantigens implicated in rheumatoid arthritis."]
+
+
+def test_a_participle_before_its_noun_makes_a_topic_not_a_claim():
+    from scholargraph.deterministic.questions import is_claim
+
+    # a systematic review's title: "associated" qualifies "efficacy", it asserts nothing
+    assert not is_claim("Pharmacokinetics and Associated Efficacy of Emicizumab in Humans: A "
+                        "Systematic Review")
+    assert not is_claim("Increased risk of stroke after influenza")
+    assert not is_claim("Cancer-associated fibroblasts in breast tumours")
+    # after its subject, the same word asserts
+    assert is_claim("Statins reduced mortality in older adults")
+    assert is_claim("The minor G allele of FOXO3 up-regulates IL-10")

@@ -99,3 +99,34 @@ def test_cache_info_and_clear(capsys, tmp_path, monkeypatch):
     assert main(["cache", "clear"]) == 0
     assert "removed 2 cached answers" in capsys.readouterr().err
     assert list(home.glob(CACHE_FILE + "*")) == []
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda d: d / "missing" / "eligibility", "criteria file {path} does not exist"),
+    (lambda d: d / "criteria.txt", "criteria file {path} does not exist"),
+    (lambda d: _written(d / "empty.txt", "\n  \n"), "criteria file {path} is empty"),
+])
+def test_a_missing_or_empty_criteria_file_exits_2_before_any_search(capsys, tmp_path, replay,
+                                                                    make, reason):
+    path = make(tmp_path)
+    code, lines = run_cli(capsys, "exercise for knee osteoarthritis", "--out",
+                          str(tmp_path / "out"), "--criteria", str(path))
+    assert code == 2
+    assert len(lines) == 1 and reason.format(path=path) in lines[0], lines
+    assert replay.count() == 0 and not (tmp_path / "out").exists()
+
+
+def test_a_library_without_a_titled_record_exits_2_naming_it(capsys, tmp_path, replay):
+    library = _written(tmp_path / "records.jsonl", '{"abstract": "Knees were studied."}\n'
+                       '{"title": "  ", "doi": "10.1000/x"}\n')
+    code, lines = run_cli(capsys, "exercise for knee osteoarthritis", "--out",
+                          str(tmp_path / "out"), "--library", str(library),
+                          "--sources", "library")
+    assert code == 2
+    assert len(lines) == 1 and f"{library}: no record has a title" in lines[0], lines
+    assert replay.count() == 0 and not (tmp_path / "out").exists()
+
+
+def _written(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path

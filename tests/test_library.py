@@ -1,5 +1,6 @@
-"""The local library source: records read from BibTeX, RIS, CSL-JSON, JSONL and PDF files, searched
-lexically, registered before PubMed, and searched first in a review when ``--library`` is given."""
+"""The local library source: records read from BibTeX, RIS, CSL-JSON, JSONL and PDF files,
+registered before PubMed, and read whole in a review when ``--library`` is given (a script asking
+the agent a query gets the records naming its words)."""
 
 from __future__ import annotations
 

@@ -119,3 +119,16 @@ def test_each_material_entry_is_its_own_finding(reviews: dict[str, Report]) -> N
     assert len(stated) == 2
     for text, titles in stated:
         assert len(titles) == 1 and titles[0].split(": ")[-1] + " (" in text
+
+
+def test_a_sub_question_answered_by_materials_project_entries_has_direct_evidence(
+        reviews: dict[str, Report]) -> None:
+    """The summary does not say "no direct evidence" for a sub-question whose findings quote the
+    entries of the materials it names (an entry's list of properties is not prose, so it is
+    judged by the terms it names, not by how close its embedding is to the question)."""
+    report = reviews["si-gaas"]
+    first = report.sub_questions[0]
+    assert any(f.sub_question_id == first.id and f.text.startswith("The Materials Project")
+               for f in report.findings)
+    assert f"\u201c{first.text}\u201d" not in report.summary
+    assert report.evaluation is not None and report.evaluation.coverage[first.id] > 0

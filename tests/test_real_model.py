@@ -102,3 +102,57 @@ def test_no_invalid_model_value_reached_a_source(reviewed):
         if entry["source"] == "arxiv":
             assert "cond-mat" not in entry["query"]
 
+
+
+SCREENING_CRITERIA = """Inclusion criteria: studies applying machine learning to public health
+surveillance data of human populations, evaluated on real data.
+Exclusion criteria: animal studies; editorials and commentaries."""
+
+
+def test_the_model_screens_against_the_criteria_and_keeps_what_it_cannot_judge(monkeypatch):
+    """The retrieval node with the real model and criteria: every record the rules kept is
+    either judged by the model (an exclusion with its one-line reason) or kept, and the kept
+    unjudged are counted in a note. The 135M model's verdicts themselves are not asserted."""
+    from langgraph.runtime import Runtime
+
+    from scholargraph.agents.retrieval import retrieval
+    from scholargraph.context import ReviewContext
+    from scholargraph.ledger import work_key
+    from scholargraph.records import Work
+    from scholargraph.screening.llm_criteria import PREFIX, STEP
+    from scholargraph.wording import counted
+
+    monkeypatch.setenv("OPENAI_BASE_URL", URL)
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    topics = [("influenza", "emergency department visits"), ("dengue", "weekly case reports"),
+              ("measles", "laboratory notifications"), ("COVID-19", "wastewater samples"),
+              ("avian influenza in poultry flocks", "farm mortality records")]
+    works = [Work(title=f"Machine learning for public health surveillance of {disease}",
+                  abstract=f"We trained gradient boosting and neural network models on {data} "
+                           f"to detect {disease} outbreaks early, evaluated on real data.",
+                  pmid=str(9000 + n), sources=["pubmed"])
+             for n, (disease, data) in enumerate(topics)]
+    state = {"question": QUESTION, "cleaned_question": QUESTION, "records": works,
+             "active_sources": ["pubmed"], "iteration": 1}
+    update = retrieval(state, Runtime(context=ReviewContext(
+        model=f"openai:{NAME}", criteria=SCREENING_CRITERIA)))
+    prisma, verdicts = update["prisma"], update["criteria_verdicts"]
+    included = {work_key(paper) for paper in update["papers"]}
+    assert prisma["screened"] == len(works) == prisma["excluded"] + prisma["included"]
+    model_reasons = [r for r in prisma["excluded_reasons"] if r.startswith(PREFIX)]
+    assert all(len(r) > len(PREFIX) and "\n" not in r for r in model_reasons)
+    assert sum(prisma["excluded_reasons"][r] for r in model_reasons) == sum(
+        reason is not None for reason in verdicts.values())
+    rules_kept = len(works) - sum(n for r, n in prisma["excluded_reasons"].items()
+                                  if not r.startswith(PREFIX))
+    unjudged = rules_kept - len(verdicts)
+    assert all(key in included for key, reason in verdicts.items() if reason is None)
+    assert len(included) == unjudged + sum(reason is None for reason in verdicts.values())
+    if unjudged:
+        kept = counted(unjudged, "record was", "records were")
+        assert any(note.startswith(f"{STEP}: {kept} kept without the model's judgement")
+                   for note in update["notes"]), update["notes"]
+    steps = [s for s in update["model_steps"] if s.step == STEP]
+    assert steps and all(s.calls >= 1 and s.tokens_in > 0 for s in steps)

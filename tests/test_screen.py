@@ -116,6 +116,32 @@ def test_versions_are_one_decision_and_labels_are_learned(library, tmp_path):
     assert session.summary().found == 1
 
 
+def test_a_run_with_new_labels_reads_the_kept_features(library, tmp_path, monkeypatch):
+    """The second run over the same library only ranks again: the features the first one kept
+    are read back as they were, and no model is loaded, so nothing is embedded again."""
+    from scholargraph.screening import session as session_module
+
+    first = open_session(library, QUESTION)
+    kept = list((tmp_path / "home" / "screening").glob("features-*.npz"))
+    assert len(kept) == 1
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the kept features should have been read, not computed again")
+
+    monkeypatch.setattr(session_module, "load_run_embedder", no_model)
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"doi:{PREPRINT_DOI},1\ndoi:10.2196/50243,0\n")
+    second = open_session(library, QUESTION, labels=labels)
+    assert (second.features.words != first.features.words).nnz == 0
+    assert second.features.prior.tolist() == first.features.prior.tolist()
+    assert first.features.vectors is not None and second.features.vectors is not None
+    assert second.features.vectors.tolist() == first.features.vectors.tolist()
+    assert second.scores.tolist() != first.scores.tolist()  # the labels were learned
+    # another question is another set of features: computed, not read from the kept file
+    with pytest.raises(AssertionError, match="computed again"):
+        open_session(library, "deep learning for retinal images")
+
+
 def test_a_csv_library_and_labels_by_its_record_ids(tmp_path):
     library = tmp_path / "records.csv"
     with library.open("w", newline="") as handle:
@@ -184,6 +210,10 @@ def test_labels_file_round_trip(tmp_path):
     path.write_text("x,1")  # edited by hand, no final line break
     append_label(path, "y", False)
     assert [label.record for label in read_labels(path)] == ["x", "y"]
+    append_label(path, "x", None)  # undecided: an empty label, taking back the earlier 1
+    assert path.read_text().splitlines()[-1] == "x,"
+    assert [(label.record, label.included) for label in read_labels(path)] == [
+        ("x", True), ("y", False), ("x", None)]
     with pytest.raises(LabelsError, match="cannot be read"):
         read_labels(tmp_path)
 
@@ -262,9 +292,11 @@ def test_interactive_under_a_pseudo_terminal(library, tmp_path):
         assert labels.read_text().splitlines() == ["record_id,label", f"{first},1"]
         os.write(primary, b"u")
         _read_until(primary, PROMPT)
+        second = labels.read_text().splitlines()[-1]
+        assert second.endswith(",") and second != f"{first},"  # undecided: an empty label
         os.write(primary, b"e")
         _read_until(primary, PROMPT)
-        assert len(labels.read_text().splitlines()) == 3  # saved at once, undecided not
+        assert len(labels.read_text().splitlines()) == 4  # every key saved at once
         process.send_signal(signal.SIGKILL)  # a killed session loses nothing
         process.wait(timeout=30)
     finally:
@@ -272,8 +304,16 @@ def test_interactive_under_a_pseudo_terminal(library, tmp_path):
         if process.poll() is None:
             process.kill()
     decisions = read_labels(labels)
-    assert [label.included for label in decisions] == [True, False]
+    assert [label.included for label in decisions] == [True, None, False]
     assert not out.exists()  # killed before any refresh: only the labels were written
+    # the next session reads the undecided record back as undecided, not as an error
+    session = open_session(library, QUESTION, criteria, labels)
+    left = session.entries.index(next(e for e in session.entries
+                                      if e.record_id == decisions[1].record))
+    assert left not in session.decisions and left in session.undecided
+    assert sorted(session.decisions.values()) == [False, True]
+    assert session.reason(left) == "left undecided by you (labels line 3)"
+    assert left in session.to_screen(len(session.entries))  # shown again in a later session
 
 
 def read_table_like_ranking(library: Path, criteria: Path) -> str:

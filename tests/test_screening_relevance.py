@@ -10,7 +10,9 @@ from scholargraph.errors import InputError
 from scholargraph.rag.embeddings import load_embedder
 from scholargraph.records import Work
 from scholargraph.screening.relevance import (
+    FEEDBACK_MIN_RECORDS,
     concepts,
+    criteria_clauses,
     question_topic,
     read_criteria,
     record_designs,
@@ -127,4 +129,44 @@ def test_without_an_embedder_records_naming_no_concept_are_set_aside():
     assert [d.included for d in decisions] == [True, True, False]
     scores = score_records(SURVEILLANCE, None, [record_text({"title": t, "abstract": a})
                                                 for t, a in (ON_TOPIC, OFF_TOPIC)])
-    assert np.all(scores >= 0) and scores[0] > scores[1]
+    assert scores[0] > scores[1]
+
+
+def test_inclusion_criteria_are_cut_into_clauses():
+    criteria = read_criteria("Inclusion criteria were: (1) original article in English, (2) OIC "
+                             "task, (3) rodents; control animals.")
+    assert criteria_clauses(criteria) == ["original article in English", "OIC task",
+                                          "control animals"]
+
+
+DISEASES = ["influenza", "dengue", "measles", "cholera", "malaria", "tuberculosis", "COVID-19",
+            "norovirus", "salmonella", "zika"]
+SIGNALS = ["emergency department visits", "social media posts", "search queries",
+           "pharmacy sales", "laboratory reports", "school absences"]
+PROGRAMS = ["image classifiers", "compilers", "web applications", "mobile apps", "autonomous "
+            "driving software", "database engines", "spreadsheets", "game engines", "robots",
+            "chat bots"]
+TESTS = ["metamorphic testing", "mutation testing", "fuzzing", "unit tests", "regression tests",
+         "model-based testing"]
+
+
+def test_a_library_is_ranked_and_screened_as_a_whole(embedder):
+    """In a library large enough for the feedback, records on the question fill the top of the
+    ranking and those on another subject that share its words are set aside with the concept
+    they miss; none on the question is dropped."""
+    on = [(f"Machine learning for {d} surveillance from {s}", f"We trained machine learning "
+           f"models on {s} to detect {d} outbreaks for public health surveillance.")
+          for d in DISEASES for s in SIGNALS]
+    off = [(f"{t.capitalize()} of machine learning {p}", f"We apply {t} to find bugs in machine "
+            f"learning {p} and report the faults found.") for p in PROGRAMS for t in TESTS]
+    records = on + off
+    assert len(records) >= FEEDBACK_MIN_RECORDS
+    texts = [record_text({"title": t, "abstract": a}) for t, a in records]
+    scores = score_records(SURVEILLANCE, None, texts, embedder=embedder)
+    top = set(np.argsort(-scores)[:len(on)].tolist())
+    assert len(top & set(range(len(on)))) >= 0.95 * len(on)
+    decisions = screening_decisions(SURVEILLANCE, None, records, embedder=embedder)
+    assert all(d.included for d in decisions[:len(on)])
+    dropped = [d.reason for d in decisions[len(on):] if not d.included]
+    assert len(dropped) >= 0.9 * len(off)
+    assert set(dropped) == {"does not address: public health surveillance"}

@@ -56,3 +56,18 @@ def test_every_built_in_source_imports_in_a_fresh_process() -> None:
     names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, timeout=120).stdout.strip().split(",")
     assert {"library", "pubmed", "arxiv", "openalex", "materials", "web"} <= set(names)
+
+
+CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})( |$)|^={7}$", re.MULTILINE)
+
+
+def test_no_tracked_text_file_holds_a_merge_conflict_marker() -> None:
+    """A merge left unresolved in the README once went unnoticed for a session: the docs
+    showed both sides and the markers."""
+    tracked = subprocess.run(["git", "ls-files", "*.py", "*.md", "*.toml", "*.txt", "*.cfg",
+                              ".ci/*"], cwd=ROOT, capture_output=True, text=True, check=True)
+    marked = [name for name in tracked.stdout.split()
+              if (ROOT / name).is_file()
+              and CONFLICT_MARKER.search((ROOT / name).read_text(encoding="utf-8",
+                                                                   errors="replace"))]
+    assert tracked.stdout and not marked, marked

@@ -98,6 +98,25 @@ def test_findings_are_relevant_diverse_one_per_work_and_oldest_first():
     assert years == sorted(years)
 
 
+def title_passage(owner: Work) -> Passage:
+    return Passage(id=f"{owner.id}#title:0-{len(owner.title)}", work_id=owner.id,
+                   text=owner.title, start=0, end=len(owner.title), section="title",
+                   sub_question_id="q1", score=1.0)
+
+
+def test_a_title_is_a_finding_only_when_it_states_a_result():
+    topic = Work(title="Aspirin and stroke: a research agenda for prevention in older adults",
+                 doi="10.1000/agenda", year=2020, sources=["openalex"])
+    result = Work(title="Low-dose aspirin reduced recurrent stroke in older adults",
+                  doi="10.1000/result", year=2019, sources=["openalex"])
+    assert [c.facets for c in quotable(title_passage(topic), 2020)] == [frozenset({"aim"})]
+    assert "result" in quotable(title_passage(result), 2019)[0].facets
+    draft = extractive_draft([ASPIRIN], [title_passage(topic), title_passage(result)],
+                             [topic, result], ["aspirin", "stroke"])
+    quoted = {f.text for f in draft.findings}
+    assert result.title in quoted and topic.title not in quoted
+
+
 def test_a_sentence_is_quoted_once_across_sub_questions():
     again = SubQuestion(id="q2", text="What is the effect of aspirin on stroke risk?",
                         answer_shape="effect sizes")

@@ -117,6 +117,7 @@ def test_a_published_version_of_an_included_preprint_joins_it(updated: dict[str,
     assert work.id == PUBLISHED and work.first_seen == CUT
     assert PREPRINT.removeprefix("doi:") in {v.removeprefix("doi:") for v in work.version_ids}
     assert PUBLISHED not in report.update.new_work_ids
+    assert "1 new version of works already included" in report.summary
 
 
 def test_history_holds_the_earlier_run_and_its_files_are_kept(updated: dict[str, Any]) -> None:

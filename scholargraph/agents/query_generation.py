@@ -281,8 +281,8 @@ def with_named_queries(queries: list[SourceQuery], agents: list[SourceAgent],
             continue
         own = [q for q in queries if q.source == agent.name]
         if {q.query for q in own} != {q.query for q in named}:
-            notes.append(f"query_generation: {agent.label} is searched once per material the "
-                         f"question names ({', '.join(q.query for q in named) or 'all sent'}) "
+            notes.append(f"query_generation: {agent.label} is searched {agent.named_by} "
+                         f"({', '.join(q.query for q in named) or 'all sent'}) "
                          "instead of the model's queries")
         queries = [q for q in queries if q.source != agent.name] + named
     return queries, notes

@@ -1,26 +1,34 @@
-"""retrieval: gather every record the sources returned into one deduplicated list of works.
+"""retrieval: the records of every source, as one pipeline read top to bottom in :func:`retrieval`.
 
-Deduplication runs over all rounds' records together, so a work found again by a gap query is
-merged, not double-counted. The PRISMA counts come from the fate of every record identified
-(:mod:`scholargraph.ledger`: a duplicate, excluded with its reason, or included), so they add up
-by construction, whatever the rounds and whichever works share an id.
-Screening judges every work against the question's concepts and meaning and, with ``--criteria``,
-the study designs they admit (:mod:`scholargraph.screening.relevance`); a work set aside keeps its
-reason ("does not address: public health surveillance"), and a work with a title and no abstract
-is judged on its title. When the question is a claim to check rather than a question or a topic
-(:func:`~scholargraph.deterministic.questions.is_claim`), the works screened in are ranked
-against it (:mod:`scholargraph.rag.works`) and those that test it are included, most direct
-first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are
-excluded with that reason, so the review cites every study that tests the claim, not those
-merely on its topic. When OpenAlex is one of the run's sources, the works are then enriched from it
-(citation counts, open-access links, retractions) and, with ``snowball``, joined by the works one
-citation away (see :mod:`scholargraph.sources.enrich`). Then each included work gets its source
-type and credibility (:mod:`scholargraph.deterministic.credibility`), from the merged and enriched
-record. Last, the best-ranked included works are read in full where they are open access (up to the
-run's ``full_text`` budget; :mod:`scholargraph.fulltext.fetch`), before ``rag_filter`` indexes their
-passages; PRISMA's full-text stage (reports sought, not retrieved and why, assessed) comes from
-that step. A work sought in full is sought once a run: its outcome stays in the state
-(``full_texts``) and its text is carried to the next round's works.
+1. **collect** every record the sources returned, in all rounds so far (a library's records
+   come once a run: it is read whole in the first round, :mod:`scholargraph.sources.library`);
+2. **deduplicate** them once, all rounds together (:func:`scholargraph.dedup.deduplicate`), so a
+   work found again by a gap query is merged, not counted twice;
+3. **enrich** the works from OpenAlex when it is one of the run's sources (citation counts,
+   open-access links, retractions) and, with ``snowball``, find the works one citation away
+   (:mod:`scholargraph.sources.enrich`, which neither deduplicates nor merges); snowballed
+   records join the others and the union is folded once more, so a snowballed work already
+   found is merged with it;
+4. **screen** every work against the question's concepts and meaning and, with ``--criteria``,
+   the study designs they admit (:mod:`scholargraph.screening.relevance`): a work set aside
+   keeps its reason ("does not address: public health surveillance"), and a work with a title
+   and no abstract is judged on its title;
+5. **rank**: when the question is a claim to check rather than a question or a topic
+   (:func:`~scholargraph.deterministic.questions.is_claim`), the works screened in are ranked
+   against it (:mod:`scholargraph.rag.works`) and those that test it are included, most direct
+   first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are
+   excluded with that reason, so the review cites every study that tests the claim, not those
+   merely on its topic. Each included work gets its source type and credibility
+   (:mod:`scholargraph.deterministic.credibility`) from the merged and enriched record;
+6. **read full texts**: the best-ranked included works are read in full where they are open
+   access (up to the run's ``full_text`` budget; :mod:`scholargraph.fulltext.fetch`), before
+   ``rag_filter`` indexes their passages. A work sought in full is sought once a run: its
+   outcome stays in the state (``full_texts``) and its text is carried to the next round's works.
+
+The PRISMA counts come from the fate of every record identified (:mod:`scholargraph.ledger`: a
+duplicate, excluded with its reason, or included; the full-text stage from step 6), so they add
+up by construction, whatever the rounds and whichever works share an id. Every work screened in
+is included: nothing here caps their number.
 """
 
 from __future__ import annotations
@@ -31,10 +39,12 @@ from typing import cast
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
+from scholargraph.dedup import deduplicate
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, works_testing_claim
+from scholargraph.engines import session_for
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
     RETRIEVED,
@@ -47,6 +57,7 @@ from scholargraph.ledger import (
 from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.rag.works import rank_works
 from scholargraph.records import Material, Work
+from scholargraph.screening.llm_criteria import CriteriaJudge, criteria_judge
 from scholargraph.screening.relevance import (
     Criteria,
     read_criteria,
@@ -54,7 +65,7 @@ from scholargraph.screening.relevance import (
     screening_decisions,
 )
 from scholargraph.settings import Settings
-from scholargraph.sources.enrich import augment_with_openalex
+from scholargraph.sources.enrich import Augmented, augment_with_openalex, with_known_facts
 from scholargraph.state import Prisma, ReviewState
 
 EXCLUSION_NO_TEXT = "no title and abstract to assess"
@@ -68,7 +79,8 @@ def is_assessable(work: Work) -> bool:
 
 def screening_reasons(works: list[Work], question: str, criteria: Criteria | None,
                       settings: Settings, notes: list[str],
-                      named: frozenset[str] = frozenset()) -> list[str | None]:
+                      named: frozenset[str] = frozenset(),
+                      judge: CriteriaJudge | None = None) -> list[str | None]:
     """Why each work is excluded at screening, or None when it is included (see
     :func:`scholargraph.screening.relevance.screening_decisions`), in the works' order.
 
@@ -76,7 +88,8 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
     links it to an included work made it a candidate), and the Materials Project entry of a
     material the question names (``named``: their work ids), looked up by that name and the
     question's subject whatever words its entry uses. Warnings (no embedding model) go to
-    ``notes``.
+    ``notes``. With a ``judge`` (a chat model and criteria), the model then judges the works the
+    rules kept (:mod:`scholargraph.screening.llm_criteria`).
     """
     reasons: list[str | None] = [None if is_assessable(work) else EXCLUSION_NO_TEXT
                                  for work in works]
@@ -94,6 +107,10 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
         embedder=embedder if vectors is not None else None, vectors=vectors)
     for i, decision in zip(judged, decisions, strict=True):
         reasons[i] = decision.reason
+    if judge is not None:
+        kept = [i for i in judged if reasons[i] is None]
+        for i, reason in zip(kept, judge.screen([works[i] for i in kept], notes), strict=True):
+            reasons[i] = reason
     notes += [f"screening: {warning}" for warning in dict.fromkeys(warnings)]
     return reasons
 
@@ -105,33 +122,26 @@ def named_entries(materials: list[Material], question: str) -> frozenset[str]:
 
 
 def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
+    """The retrieval pipeline, one step a line: collect, deduplicate, enrich, screen, rank,
+    read full texts; then the ledger of every record's fate gives PRISMA's counts."""
     context = runtime.context or ReviewContext()
-    found = augment_with_openalex(
-        state.get("records", []), known=state.get("papers", []),
-        use_openalex="openalex" in state.get("active_sources", []), snowball=context.snowball,
-        limit=context.max_results, round_number=state.get("iteration", 1),
-        settings=context.run_settings)
-    records = [*state.get("records", []), *found.added]
-    works = carry_full_texts(found.works, state.get("papers", []))
-    this_year = date.today().year
     question = state.get("cleaned_question") or state.get("question", "")
-    named = named_entries(state.get("materials", []), question)
+    records = collect(state)
+    merged = deduplicate(records)
+    found = enrich(merged.works, state, context)
+    works = found.works
+    if found.added:  # snowballed records join the others: the union is folded once more
+        records = [*records, *found.added]
+        merged = deduplicate(records)
+        works = with_known_facts(merged.works, found.works)
+    works = carry_full_texts(works, state.get("papers", []))
     notes = list(found.notes)
     criteria = read_criteria(context.criteria) if context.criteria else None
-    reasons = screening_reasons(works, question, criteria, context.run_settings, notes, named)
-    order: dict[str, int] = {}
-    # a claim's included works go most directly testing it first
-    if is_claim(question):
-        screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
-        ranked, warnings = rank_works(question, screened_in, context.run_settings)
-        testing = works_testing_claim(ranked)
-        reasons = [EXCLUSION_NOT_TESTING if reason is None and work.id not in testing else reason
-                   for work, reason in zip(works, reasons, strict=True)]
-        notes += [f"retrieval: {warning}" for warning in warnings]
-        order = {work_id: rank for rank, work_id in enumerate(testing)}
-    included = [work.model_copy(update={"credibility": assess(work, this_year)})
-                for work, reason in zip(works, reasons, strict=True) if reason is None]
-    included.sort(key=lambda work: order.get(work.id, len(order)))
+    judge = criteria_judge(session_for(context, state) if criteria else None, question,
+                           criteria, state)
+    reasons = screen(works, question, criteria, judge, state, context, notes)
+    reasons, order = rank(works, reasons, question, context.run_settings, notes)
+    included = include(works, reasons, order)
     full_texts = dict(state.get("full_texts", {}))
     if context.full_text > 0:
         included, read, note = read_full_texts(state, included, context.full_text,
@@ -139,11 +149,61 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         full_texts.update(read)
         notes += [note] if note else []
     ledger = Ledger.build([identifying_source(record.sources) for record in records],
-                          found.groups, reasons,
-                          full_text_fates(full_texts, works))
+                          merged.groups, reasons, full_text_fates(full_texts, works))
     prisma = cast(Prisma, ledger.prisma(full_text_stage=context.full_text > 0))
     return {"papers": included, "prisma": prisma, "records": found.added,
-            "search_log": found.log, "notes": notes, "full_texts": full_texts}
+            "search_log": found.log, "notes": notes, "full_texts": full_texts,
+            **(judge.update() if judge else {})}
+
+
+def collect(state: ReviewState) -> list[Work]:
+    """Every record the sources returned, in all rounds so far (a work found again by a gap
+    query is merged with its first record, not counted twice)."""
+    return list(state.get("records", []))
+
+
+def enrich(works: list[Work], state: ReviewState, context: ReviewContext) -> Augmented:
+    """The deduplicated works with OpenAlex's facts when OpenAlex is one of the run's sources,
+    and with ``snowball`` the records one citation away (returned apart, to be merged)."""
+    return augment_with_openalex(
+        works, known=state.get("papers", []),
+        use_openalex="openalex" in state.get("active_sources", []), snowball=context.snowball,
+        limit=context.max_results, round_number=state.get("iteration", 1),
+        settings=context.run_settings)
+
+
+def screen(works: list[Work], question: str, criteria: Criteria | None,
+           judge: CriteriaJudge | None, state: ReviewState, context: ReviewContext,
+           notes: list[str]) -> list[str | None]:
+    """Why each work is excluded at screening (None: screened in), in the works' order: the
+    rules, then (LLM engine, with criteria) the model's verdict on what they kept."""
+    named = named_entries(state.get("materials", []), question)
+    return screening_reasons(works, question, criteria, context.run_settings, notes, named,
+                             judge)
+
+
+def rank(works: list[Work], reasons: list[str | None], question: str, settings: Settings,
+         notes: list[str]) -> tuple[list[str | None], dict[str, int]]:
+    """For a claim, the screened-in works that test it, most direct first (their rank by work
+    id), the others excluded as not testing it; a question's works keep their reasons and order."""
+    if not is_claim(question):
+        return reasons, {}
+    screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
+    ranked, warnings = rank_works(question, screened_in, settings)
+    testing = works_testing_claim(ranked)
+    notes += [f"retrieval: {warning}" for warning in warnings]
+    reasons = [EXCLUSION_NOT_TESTING if reason is None and work.id not in testing else reason
+               for work, reason in zip(works, reasons, strict=True)]
+    return reasons, {work_id: position for position, work_id in enumerate(testing)}
+
+
+def include(works: list[Work], reasons: list[str | None], order: dict[str, int]) -> list[Work]:
+    """The works screened in, each with its source type and credibility, in ``order``'s order
+    (the others after, as found)."""
+    this_year = date.today().year
+    included = [work.model_copy(update={"credibility": assess(work, this_year)})
+                for work, reason in zip(works, reasons, strict=True) if reason is None]
+    return sorted(included, key=lambda work: order.get(work.id, len(order)))
 
 
 def carry_full_texts(works: list[Work], earlier: list[Work]) -> list[Work]:

@@ -175,7 +175,10 @@ class Candidate:
 def quotable(passage: Passage, year: int | None) -> list[Candidate]:
     """The passage's sentences worth quoting, a structured-abstract label ("RESULTS:") cut off
     the front (the quote stays verbatim: its start offset moves past the label); boilerplate
-    and reference-list debris are not statements and are left out."""
+    and reference-list debris are not statements and are left out. A title (the only passage of
+    a work without an abstract) is quotable as a finding only when it states a result ("X
+    reduces Y"); one that names a topic ("Machine Learning in Public Health: A Review") is
+    marked, like a sentence saying what a paper does, as never a finding."""
     found = []
     for start, end in split_sentences(passage.text):
         label = LABEL.match(passage.text, start, end)
@@ -192,8 +195,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
         if facet:
             facets = {facet} | (facets & {"limitation"})
-        if PAPER_DOES.search(text):
-            facets = {"aim"}
+        if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
+            facets = {"aim"}  # says what a paper does or is about; states no finding
         found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
                                passage.work_id, year, frozenset(facets)))
     return found

@@ -157,11 +157,31 @@ _VERB_BEFORE_OBJECT = re.compile(
 pathway"): a plural noun is rarely followed by an article in a topic phrase."""
 
 
+ATTRIBUTIVE_AFTER = frozenset([
+    "a", "an", "the", "and", "or", "of", "with", "for", "in", "on", "by", "at", "from", "to",
+    "its", "their", "this", "these", "those", "versus", "vs",
+])
+"""Words after which an inflected predicate qualifies a noun rather than asserting: "and
+associated efficacy", "with reduced mortality", "the increases in" (a topic, a review's title);
+"statins reduced mortality" has a noun before it and asserts."""
+
+
 def asserts(text: str) -> bool:
     """Whether the text has a finite verb: an auxiliary, an inflected predicate ("increases",
-    "reduced") or a third-person verb before its object."""
-    return bool(FINITE_VERB.search(text) or _VERB_BEFORE_OBJECT.search(text)) or any(
-        word.lower() in _ASSERTING for word in re.findall(r"[A-Za-z]+", text))
+    "reduced") that follows its subject (not the first word, nor after an article, conjunction
+    or preposition: :data:`ATTRIBUTIVE_AFTER`), or a third-person verb before its object."""
+    if FINITE_VERB.search(text) or _VERB_BEFORE_OBJECT.search(text):
+        return True
+    words = [word.lower() for word in re.findall(r"\w[\w-]*", text)]  # "JAM-A" is one word
+    return any(_inflected(word) and i and words[i - 1] not in ATTRIBUTIVE_AFTER
+               for i, word in enumerate(words))
+
+
+def _inflected(word: str) -> bool:
+    """An inflected predicate, also at the end of a hyphenated verb ("up-regulates"); a
+    hyphenated participle ("cancer-associated", "TNF-induced") is an adjective."""
+    last = word.rsplit("-", 1)[-1]
+    return last in _ASSERTING and (last == word or not last.endswith("d"))
 
 
 def is_claim(text: str) -> bool:

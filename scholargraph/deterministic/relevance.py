@@ -10,8 +10,8 @@ all, judges concepts and meaning instead (:mod:`scholargraph.screening.relevance
 - **direct evidence** (:class:`DirectEvidence`): a finding answers a sub-question only when its
   work mentions at least ``CONTEXT_MIN`` of the sub-question's topic terms, the quoted sentence
   itself mentions ``SENTENCE_MIN`` of them, and (with an embedding model) the sentence is close in
-  meaning to the sub-question (cosine ``DENSE_MIN``). Background sentences that share a word
-  pass none of these.
+  meaning to the sub-question (cosine ``DENSE_MIN``; not asked of a database entry, whose list
+  of properties is not prose). Background sentences that share a word pass none of these.
 
 Thresholds were set on SciFact *train* claims with ``bench/review.py`` (the first 100), served
 with and without their gold evidence: a review of a claim whose evidence is withheld should not
@@ -178,8 +178,18 @@ class DirectEvidence:
         dense = self._cosines(topic_text(sub.text), sentences)
         return [Directness(context=self._context(terms, finding),
                            sentence=term_share(terms, sentence),
-                           dense=None if dense is None else float(dense[i]))
+                           dense=None if dense is None or self._database_entry(finding)
+                           else float(dense[i]))
                 for i, (finding, sentence) in enumerate(zip(findings, sentences))]
+
+    def _database_entry(self, finding: Finding) -> bool:
+        """Whether a finding quotes only database entries (a Materials Project record). Such an
+        entry is a list of properties ("crystal system Cubic, space group F-43m, computed band
+        gap 0.19 eV, ..."), not prose, and its embedding sits below ``DENSE_MIN`` from any
+        question (0.58 from "band gap of Si and GaAs"); the terms it names are the test."""
+        owners = [self.works.get(p.work_id) for i in finding.passage_ids
+                  if (p := self.passages.get(i)) is not None]
+        return bool(owners) and all(w is not None and w.sources == ["materials"] for w in owners)
 
     def _context(self, terms: frozenset[str], finding: Finding) -> float:
         """The best share of the terms mentioned by one cited work (title, abstract, passage)."""

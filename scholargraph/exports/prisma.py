@@ -21,6 +21,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pydantic import Field, model_validator
 
 from scholargraph.records import Record, SearchLogEntry, Work
+from scholargraph.wording import counted
 
 FONT = "font-family=\"Helvetica, Arial, sans-serif\""
 CHAR_WIDTH = 6.6
@@ -264,6 +265,6 @@ def years_svg(works: list[Work], title: str = "Included works by year") -> str:
             body.append(_text_lines([str(year)], x + slot / 2, bottom + 16, size=11,
                                     anchor="middle"))
     if undated:
-        body.append(_text_lines([f"{undated} undated work{'s' if undated > 1 else ''} not shown"],
+        body.append(_text_lines([f"{counted(undated, 'undated work')} not shown"],
                                 width - 16, height - 10, size=11, anchor="end"))
     return _document(width, height, title, body)

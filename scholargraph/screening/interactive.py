@@ -2,8 +2,9 @@
 
 The record (title, year, venue, abstract) is shown beside the question and criteria, the
 criteria's words highlighted in both (rich). Keys: ``i`` include, ``e`` exclude, ``u``
-undecided (shown again in a later session), ``q`` quit. Each decision is appended to the labels
-file before the next record is shown, so a session killed at any point loses nothing; the
+undecided (an empty label: not shown again in this session, shown again in a later one), ``q``
+quit. Each key but ``q`` is appended to the labels file before the next record is shown, so a
+session killed at any point loses nothing; the
 ranking is refreshed every :data:`RERANK_EVERY` decisions, and the output files are written again
 then.
 
@@ -131,7 +132,8 @@ def _screen(session: ScreeningSession, out: str | Path, batch: int, console: Con
         action = _ask(console, key)
         if action == "quit":
             break
-        if action == "undecided":
+        if action == "undecided":  # saved as an empty label; not shown again this session
+            session.decide(index, None)
             skipped.add(index)
             continue
         session.decide(index, action == "include")

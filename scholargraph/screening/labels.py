@@ -1,4 +1,4 @@
-"""The person's decisions: a CSV of record id (or DOI) and 1 (include) or 0 (exclude).
+"""The person's decisions: a CSV of record id (or DOI) and 1 (include), 0 (exclude) or nothing.
 
 The file is the person's, edited between runs or appended to by ``--interactive``; every run
 carries on from it. Two columns, with or without a header line::
@@ -6,6 +6,13 @@ carries on from it. Two columns, with or without a header line::
     record_id,label
     doi:10.1000/xyz,1
     17,0
+    23,
+
+An empty label (``23,`` above: the id, a comma, nothing) is *undecided*: the person saw the
+record and left it for later (``u`` in ``--interactive``). It is read back as no decision, so the
+record is ranked and shown again in a later session, and, being the later line, it takes back an
+earlier 1 or 0 for that record; it is never an error. Writing it keeps every key the person
+pressed in the file, so a killed session loses nothing, the undecided ones included.
 
 A header is a first line whose label cell is not 1 or 0 and names the column (``label``,
 ``included``, ``label_included`` or ``decision``); the id column is then the one named
@@ -13,7 +20,8 @@ A header is a first line whose label cell is not 1 or 0 and names the column (``
 skipped. A later line for the same record wins, so a person changes their mind by appending.
 The order of the lines is the order of screening, which the stop estimate reads.
 
-A file that cannot be read, a line without an id, or a label other than 1 or 0 is a
+A file that cannot be read, a line without an id, a line with an id alone (no comma: the label
+was forgotten, not left empty), or a label other than 1, 0 or empty is a
 :class:`LabelsError` naming the file and line (the CLI exits 2).
 """
 
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +46,11 @@ class LabelsError(InputError):
 
 @dataclass(frozen=True)
 class Label:
-    """One decision: the id as the person wrote it, 1 or 0, and where it was written."""
+    """One decision: the id as the person wrote it, 1 or 0 (None: undecided), and where it
+    was written."""
 
     record: str
-    included: bool
+    included: bool | None
     line: int
 
 
@@ -83,16 +93,19 @@ def _label(path: Path, number: int, cells: list[str], id_col: int, label_col: in
     if not record:
         raise LabelsError(f"{path}:{number}: no record id; each line is a record id (or DOI) "
                           "and 1 or 0")
+    if label_col < len(cells) and not value:
+        return Label(record=record, included=None, line=number)
     if value not in ("0", "1"):
         shown = repr(value) if value else "nothing"
         raise LabelsError(f"{path}:{number}: the label of {record!r} is {shown}, not 1 or 0; "
-                          "write 1 to include the record or 0 to exclude it")
+                          "write 1 to include the record, 0 to exclude it, or leave the label "
+                          "empty (a comma, then nothing) for undecided")
     return Label(record=record, included=value == "1", line=number)
 
 
-def append_label(path: Path, record: str, included: bool) -> None:
+def append_label(path: Path, record: str, included: bool | None) -> None:
     """Add one decision to the file at once (a header first if the file is new), flushed to
-    disk, so a session killed after it loses nothing."""
+    disk, so a session killed after it loses nothing; ``None`` (undecided) is an empty label."""
     new = not path.exists() or path.stat().st_size == 0
     unended = not new and not path.read_bytes().endswith(b"\n")
     with path.open("a", encoding="utf-8", newline="") as handle:
@@ -101,5 +114,6 @@ def append_label(path: Path, record: str, included: bool) -> None:
             writer.writerow(HEADER)
         elif unended:  # a file the person edited without a final line break
             handle.write("\r\n")
-        writer.writerow([record, "1" if included else "0"])
+        writer.writerow([record, "" if included is None else "1" if included else "0"])
         handle.flush()
+        os.fsync(handle.fileno())

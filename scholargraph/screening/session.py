@@ -17,6 +17,7 @@ whether to stop (:mod:`scholargraph.screening.stopping`). It writes, into the ou
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import logging
@@ -33,8 +34,16 @@ from scholargraph.exports.files import prepare_out_dir
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
 from scholargraph.rag.select import load_run_embedder, stored_vectors
+from scholargraph.screening import learner, relevance
 from scholargraph.screening.labels import Label, LabelsError, append_label, read_labels
-from scholargraph.screening.learner import Features, Ranker, build_features, next_batch
+from scholargraph.screening.learner import (
+    Features,
+    Ranker,
+    build_features,
+    load_features,
+    next_batch,
+    save_features,
+)
 from scholargraph.screening.records import Entry, merge_records, read_library, resolve
 from scholargraph.screening.relevance import Criteria, read_criteria, record_text, score_records
 from scholargraph.screening.stopping import StopEstimate, estimate
@@ -85,6 +94,8 @@ class ScreeningSession:
     labels_path: Path | None = None
     decisions: dict[int, bool] = field(default_factory=dict)
     """Entry index -> included, in the order first decided."""
+    undecided: set[int] = field(default_factory=set)
+    """Entry indexes the person saw and left undecided (an empty label): ranked as the rest."""
     label_lines: dict[int, int] = field(default_factory=dict)
     unmatched: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -101,9 +112,15 @@ class ScreeningSession:
         self.scores = self.ranker.scores(self.decisions)
         return self.scores
 
-    def decide(self, index: int, included: bool) -> None:
-        """Record a decision and append it to the labels file at once (when there is one)."""
-        self.decisions[index] = included
+    def decide(self, index: int, included: bool | None) -> None:
+        """Record a decision (None: left undecided, which takes back an earlier one) and append
+        it to the labels file at once (when there is one)."""
+        if included is None:
+            self.decisions.pop(index, None)
+            self.undecided.add(index)
+        else:
+            self.decisions[index] = included
+            self.undecided.discard(index)
         if self.labels_path is not None:
             append_label(self.labels_path, self.entries[index].record_id, included)
 
@@ -121,10 +138,13 @@ class ScreeningSession:
 
     def reason(self, index: int) -> str:
         entry = self.entries[index]
+        line = self.label_lines.get(index)
+        where = f" (labels line {line})" if line else ""
         if index in self.decisions:
             verdict = "included" if self.decisions[index] else "excluded"
-            line = self.label_lines.get(index)
-            text = f"{verdict} by you" + (f" (labels line {line})" if line else "")
+            text = f"{verdict} by you{where}"
+        elif index in self.undecided:
+            text = f"left undecided by you{where}"
         elif any(self.decisions.values()):
             text = f"ranked by a model of your {len(self.decisions)} decisions and the question"
         else:
@@ -224,7 +244,12 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
         if index is None:
             session.unmatched.append(label.record)
             continue
-        session.decisions[index] = label.included
+        if label.included is None:
+            session.decisions.pop(index, None)
+            session.undecided.add(index)
+        else:
+            session.decisions[index] = label.included
+            session.undecided.discard(index)
         session.label_lines[index] = label.line
     if session.unmatched:
         shown = ", ".join(repr(r) for r in session.unmatched[:3])
@@ -236,14 +261,42 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
 
 def _features(entries: list[Entry], question: str, criteria: Criteria | None,
               settings: Settings, warnings: list[str]) -> Features:
+    """The library's features, kept under the home (:func:`features_path`) so that a run with
+    new labels only ranks again: no model loaded, nothing embedded or scored from scratch."""
     texts = [record_text(entry.work) for entry in entries]
-    embedder = load_run_embedder(settings, warnings)
+    ids = [entry.work.id for entry in entries]
+    path = features_path(settings, texts, ids, question, criteria)
+    kept = load_features(path)
+    if kept is not None:
+        warnings.extend(kept[1])
+        return kept[0]
+    found: list[str] = []
+    embedder = load_run_embedder(settings, found)
     vectors = None
     if embedder is not None:
-        vectors = stored_vectors(texts, [entry.work.id for entry in entries], embedder,
-                                 settings, warnings)
-    prior = zero_shot_scores(question, criteria, texts, embedder, vectors, warnings)
-    return build_features(texts, prior, vectors)
+        vectors = stored_vectors(texts, ids, embedder, settings, found)
+    prior = zero_shot_scores(question, criteria, texts, embedder, vectors, found)
+    features = build_features(texts, prior, vectors)
+    warnings.extend(found)
+    if not found:  # a run that fell back (no model, no store) is not kept: the next one retries
+        try:
+            save_features(path, features, found)
+        except OSError as error:
+            log.info("features not kept at %s: %s", path, error)
+    return features
+
+
+def features_path(settings: Settings, texts: list[str], ids: list[str], question: str,
+                  criteria: Criteria | None) -> Path:
+    """Where a library's features are kept: named by a hash of everything they depend on (the
+    works' texts and ids, question, criteria, embedding model, and the source of the modules
+    that compute them, so a changed scoring is never read from an old file)."""
+    digest = hashlib.sha256()
+    code = [Path(module.__file__ or "").read_bytes() for module in (relevance, learner)]
+    for part in (json.dumps([texts, ids, question, criteria.text if criteria else None,
+                             settings.embedding_model]).encode(), *code):
+        digest.update(hashlib.sha256(part).digest())
+    return settings.home / "screening" / f"features-{digest.hexdigest()[:32]}.npz"
 
 
 def screen(library: str | Path, question: str, criteria: str | Path | None = None,

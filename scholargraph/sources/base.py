@@ -129,10 +129,15 @@ class SourceAgent(ABC):
         deterministic query writer): the records about the first term, ranked by the others."""
         return " ".join(terms)
 
+    named_by: ClassVar[str] = "by the names the question holds"
+    """How a source with :meth:`named_queries` is searched, for the note saying a model's own
+    queries for it were replaced."""
+
     def named_queries(self, question: str, intent: Intent) -> list[str]:
-        """One query per thing the question names that this source looks up by name (the
-        Materials Project: each material), searched whatever the sub-questions' terms; ``[]``
-        (this default): the source is searched by terms (:meth:`build_query`)."""
+        """The source's own queries, sent whatever the sub-questions' terms: one per thing the
+        question names that it looks up by name (the Materials Project: each material), or the
+        one that reads a library whole; ``[]`` (this default): the source is searched by terms
+        (:meth:`build_query`)."""
         return []
 
     def build_any_two_query(self, words: list[str], intent: Intent) -> str:

@@ -13,6 +13,10 @@ as ``filter=openalex:W1|W2``); forward, the works citing them (``filter=cites:W1
 first). At most ``limit`` new works each way, through the same batched look-ups. They join the
 review as records of the source ``snowball`` (PRISMA: records identified by citation searching).
 
+Enrichment neither deduplicates nor merges: it is handed deduplicated works and returns the
+snowballed ones apart, for the retrieval pipeline (:mod:`scholargraph.agents.retrieval`) to merge
+with the others in its one deduplication step.
+
 Every request is one search-log entry (its query as sent). A failed look-up is logged as an
 error and the review goes on with the works as they were.
 """
@@ -25,7 +29,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scholargraph.dedup import deduplicate
 from scholargraph.errors import SourceError, SourceResponseError
 from scholargraph.http.cache import all_or_nothing
 from scholargraph.http.policy import http_session, install_secret_filter, translate_errors
@@ -53,43 +56,47 @@ SNOWBALL_NEEDS_OPENALEX = ("citation snowballing was asked for but not done: it 
 
 @dataclass(frozen=True)
 class Augmented:
-    """Deduplicated works after the OpenAlex pass, and what it added to the review."""
+    """The works after the OpenAlex pass, and what it added to the review."""
 
     works: list[Work]
     added: list[Work] = field(default_factory=list)
-    """Records found by snowballing (source ``snowball``): they belong to the run's records."""
+    """Records found by snowballing (source ``snowball``): they belong to the run's records, and
+    the caller merges them with the works (they may be records of works already there)."""
     log: list[SearchLogEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    groups: list[list[int]] = field(default_factory=list)
-    """For each work, the positions in ``[*records, *added]`` of the records folded into it
-    (what the PRISMA ledger counts)."""
 
 
-def augment_with_openalex(records: list[Work], *, known: Iterable[Work] = (),
+def augment_with_openalex(works: list[Work], *, known: Iterable[Work] = (),
                           use_openalex: bool = True, snowball: bool = False, limit: int = 20,
                           round_number: int = 1, settings: Settings | None = None) -> Augmented:
-    """Deduplicate ``records``, enrich the works, and snowball from them if asked.
+    """Enrich ``works`` (deduplicated by the caller) and snowball from them if asked.
 
     ``known`` are works of earlier rounds, already looked up: their OpenAlex facts are copied,
     not asked again, and they are not snowballed from again. Without ``use_openalex`` (OpenAlex
-    is not one of the run's sources) nothing is asked of it: the works are only deduplicated.
+    is not one of the run's sources) nothing is asked of it and the works are returned as they
+    are. Snowballed works come back apart (``added``), not merged: deduplicating is the
+    retrieval pipeline's step, done once over all the records.
     """
     known = list(known)
-    deduplicated = deduplicate(records)
     if not use_openalex:
         notes = [SNOWBALL_NEEDS_OPENALEX] if snowball else []
-        return Augmented(deduplicated.works, notes=notes, groups=deduplicated.groups)
-    works, entries = enrich_with_openalex(deduplicated.works, settings, known=known,
+        return Augmented(works, notes=notes)
+    works, entries = enrich_with_openalex(works, settings, known=known,
                                           round_number=round_number)
     if not snowball:
-        return Augmented(works, [], entries, groups=deduplicated.groups)
+        return Augmented(works, [], entries)
     added, more = snowball_citations(works, settings, known=known, limit=limit,
                                      round_number=round_number)
-    if added:
-        deduplicated = deduplicate([*records, *added])
-        works, _ = enrich_with_openalex(deduplicated.works, settings,
-                                        known=[*known, *works], round_number=round_number)
-    return Augmented(works, added, entries + more, groups=deduplicated.groups)
+    return Augmented(works, added, entries + more)
+
+
+def with_known_facts(works: list[Work], known: Iterable[Work]) -> list[Work]:
+    """``works`` with the OpenAlex facts of the ``known`` work of the same id copied (no
+    request): what the retrieval pipeline applies after merging snowballed works, so the
+    works enriched a moment before keep their facts."""
+    previous = {work.id: work for work in known}
+    return [_with_facts(work, previous[work.id]) if work.id in previous else work
+            for work in works]
 
 
 def enrich_with_openalex(works: list[Work], settings: Settings | None = None, *,
@@ -101,9 +108,9 @@ def enrich_with_openalex(works: list[Work], settings: Settings | None = None, *,
     Works that came from OpenAlex already have these facts and are not looked up; works in
     ``known`` (earlier rounds) get theirs copied.
     """
-    previous = {work.id: work for work in known}
-    works = [_with_facts(work, previous[work.id]) if work.id in previous else work
-             for work in works]
+    known = list(known)
+    previous = {work.id for work in known}
+    works = with_known_facts(works, known)
     wanted = [work.doi for work in works
               if work.doi and not work.openalex_id and work.id not in previous]
     if not wanted:
@@ -282,4 +289,5 @@ __all__ = [
     "augment_with_openalex",
     "enrich_with_openalex",
     "snowball_citations",
+    "with_known_facts",
 ]

@@ -14,15 +14,24 @@
   "Results > Subgroups".
 
 Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
-or parsed stops the run before any search with a :class:`LibraryError` naming it (the CLI exits 2).
+or parsed, or in which no record has a title, stops the run before any search with a
+:class:`LibraryError` naming it (the CLI exits 2). A record without a title is left out (there
+is nothing to cite or screen it by).
 
 The agent is a built-in plug-in of the source registry (``order`` 5: before PubMed), active only
-when a library is given. A query is plain words and "quoted phrases"; a record answers it when
-one of them occurs in its title, abstract, keywords or authors (stemmed, so "screen" finds
-"screening"), and answers come back by relevance: those naming more of the query's words and
-phrases first, then by BM25. A scientist's records are not worded as a generated query is (two of
-a real review's 952 records said "specialized psychotherapies"), so requiring every word would
-leave most of them unseen; screening then judges each one. The path comes from the run's context
+when a library is given. A library is the scientist's own search result, not a service to query
+with generated words: a review reads it whole, once a run (:meth:`LibraryAgent.named_queries`
+writes its one query, :data:`EVERY_RECORD`, in the first round; a refinement round has nothing
+new to ask of it), every record within the ``--since``/``--until`` window and however many
+``--max-results`` allows elsewhere, one search-log entry saying how many records were read.
+Screening then judges each record (:mod:`scholargraph.screening.relevance`), and PRISMA counts
+them as identified from the library. (A real review's 952 records, queried with the question's
+words, gave 2 records naming "specialized psychotherapies"; read whole, all 952 are judged.)
+
+A query other than :data:`EVERY_RECORD` (a script asking the agent directly) is plain words and
+"quoted phrases": a record answers it when one of them occurs in its title, abstract, keywords or
+authors (stemmed, so "screen" finds "screening"), those naming more of them first, then by
+BM25, up to the request's limit. The path comes from the run's context
 (``ReviewContext.library``) when a graph run is under way, else from ``SCHOLARGRAPH_LIBRARY``.
 """
 
@@ -52,6 +61,9 @@ PDF_PAGES = 20
 PDF_ABSTRACT_CHARS = 2000
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
 _PHRASE = re.compile(r'"([^"]+)"|(\S+)')
+EVERY_RECORD = "every record of"
+"""The start of a review's one library query, ``every record of records.ris``: all the
+library's records in the run's years, not capped by ``--max-results``."""
 
 
 class LibraryError(ConfigurationError):
@@ -77,8 +89,9 @@ class LibraryAgent(SourceAgent):
     order = 5
     label = "Local library"
     domains = frozenset(get_args(Domain))
-    query_syntax = ('plain words and "quoted phrases"; records naming more of them rank first, '
-                    'any one is enough')
+    query_syntax = ("none: the library is read whole, every record a candidate for screening "
+                    "(no query to write)")
+    named_by = "once, every record read"
 
     def __init__(self, settings: Any = None, path: str | Path | None = None) -> None:
         super().__init__(settings)
@@ -103,11 +116,19 @@ class LibraryAgent(SourceAgent):
     def build_query(self, terms: list[str], intent: Intent) -> str:
         return " ".join(f'"{term}"' if " " in term else term for term in terms)
 
+    def named_queries(self, question: str, intent: Intent) -> list[str]:
+        """The one query a review sends: every record of the library (:data:`EVERY_RECORD`),
+        whatever the question's words; sent once a run, as any query is."""
+        path = self.path()
+        return [f"{EVERY_RECORD} {path.name}"] if path is not None else []
+
     def _search(self, request: SearchRequest) -> SourceResult:
         path = self.path()
         if path is None:
             raise LibraryError(f"no library given (--library PATH or {LIBRARY_ENV})")
         works = [w for w in load_library(path) if _in_window(w, request.since, request.until)]
+        if request.query.startswith(EVERY_RECORD):
+            return SourceResult(works=works, log_note=f"{len(works)} records read from {path}")
         return SourceResult(works=match(works, request.query)[:request.limit])
 
 
@@ -192,15 +213,22 @@ def _read_one(path: Path, reader: Callable[[Path], list[Work]]) -> list[Work]:
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise LibraryError(f"{path}: cannot be read as a {path.suffix.lower()} file ({detail}); "
                            "fix it, export it again, or leave it out of the library") from exc
-    if not works and path.suffix.lower() in LENIENT_FORMATS and read_text(path).strip():
+    suffix = path.suffix.lower()
+    if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
         raise LibraryError(f"{path}: no record with a title could be read; is it really a "
-                           f"{LENIENT_FORMATS[path.suffix.lower()]} file?")
+                           f"{LENIENT_FORMATS[suffix]} file?")
+    if not works and suffix in RECORD_FORMATS:
+        raise LibraryError(f"{path}: no record has a title (a record is cited and screened by "
+                           "its title); export the records with their titles")
     return works
 
 
 LENIENT_FORMATS = {".bib": "BibTeX", ".ris": "RIS"}
 """Formats whose parsers skip what they cannot read instead of failing: a file of them that
 gives no record at all is reported rather than silently contributing nothing."""
+RECORD_FORMATS = (".json", ".jsonl")
+"""Formats of records with named fields: a file of them in which no record has a title (or
+that holds no record) contributes nothing to screen, and is reported, naming the file."""
 
 
 FALLBACK_ENCODING = "cp1252"

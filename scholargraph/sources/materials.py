@@ -180,6 +180,8 @@ class MaterialsAgent(SourceAgent):
         return str(MaterialsQuery(formulas=tuple(formulas[:MAX_FORMULAS]), elements=elements,
                                   band_gap=_band_gap_in(text)))
 
+    named_by = "once per material the question names"
+
     def named_queries(self, question: str, intent: Intent) -> list[str]:
         """One search per material the question names (:func:`named_materials`): its formula,
         or the elements of a name that allows several formulas ("iron oxide"), with any band-gap

@@ -52,6 +52,7 @@ from scholargraph.sources.web.browser import PageRenderer
 from scholargraph.sources.web.crawl import CrawlLimits, choose_links, crawled_work
 from scholargraph.sources.web.news import news_unavailable_reason, search_news, work_from_news
 from scholargraph.sources.web.pages import PageFetcher, PageLimits, PageOutcome, RobotsCache
+from scholargraph.wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -300,7 +301,7 @@ def _with_news(works: list[Work], news: list[Work]) -> list[Work]:
 def _browser_notes(outcomes: list[PageOutcome]) -> list[str]:
     """One note per reason pages that needed a browser were not rendered."""
     reasons = [outcome.detail for outcome in outcomes if outcome.status == "needs_browser"]
-    return [f"Web: {count} page{'s' if count > 1 else ''} built by JavaScript kept only "
+    return [f"Web: {counted(count, 'page')} built by JavaScript kept only "
             f"{'their' if count > 1 else 'its'} search snippet: {reason}"
             for reason, count in Counter(reasons).items()]
 

@@ -1,0 +1,9 @@
+"""Counts in prose: "1 new work", "3 new works", so a summary never reads "1 new versions"."""
+
+from __future__ import annotations
+
+
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """``count`` followed by the noun phrase in the number it takes (``plural`` defaults to the
+    singular with an s)."""
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"

@@ -1,0 +1,111 @@
+"""A library is screened whole: every record of the scientist's own file is a candidate, once a
+run, whatever the question's words and ``--max-results``, identified in PRISMA as from the library.
+
+The library is built here from the recorded corpus (:mod:`scholargraph.testing`): the recorded
+PubMed and OpenAlex works written as an RIS export, the recorded arXiv entries as JSONL records,
+each read through the project's own parsers of those responses.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import rispy
+
+from scholargraph import review
+from scholargraph.records import Work
+from scholargraph.sources.arxiv import ArxivAgent
+from scholargraph.sources.base import SearchRequest
+from scholargraph.sources.library import EVERY_RECORD, load_library
+from scholargraph.sources.openalex import work_from_openalex
+from scholargraph.sources.pubmed import PubMedAgent
+from scholargraph.testing import ReplayServer
+from scholargraph.testing.services.arxiv import ArxivService
+from scholargraph.testing.services.openalex import OpenAlexService
+from scholargraph.testing.services.pubmed import PubMedService
+
+ON_THE_CORPUS = "machine learning for public health surveillance"
+OFF_THE_CORPUS = "Specialized psychotherapies for adults with borderline personality disorder"
+
+
+def ris_entry(work: Work) -> dict[str, object]:
+    notes = [f"PMID: {work.pmid}"] if work.pmid else []
+    entry = {"type_of_reference": "JOUR", "title": work.title, "authors": work.authors,
+             "year": str(work.year or ""), "doi": work.doi, "abstract": work.abstract,
+             "journal_name": work.venue, "notes": notes}
+    return {key: value for key, value in entry.items() if value}
+
+
+def jsonl_record(work: Work) -> str:
+    return json.dumps({"title": work.title, "authors": work.authors, "year": work.year,
+                       "abstract": work.abstract, "arxiv_id": work.arxiv_id, "doi": work.doi})
+
+
+@pytest.fixture
+def corpus_library(replay: ReplayServer, tmp_path: Path) -> tuple[Path, int]:
+    """A folder library of every recorded PubMed, OpenAlex and arXiv work, and its size."""
+    pubmed = PubMedAgent().lookup([article.pmid for article in PubMedService().articles])
+    openalex = [work_from_openalex(item.work) for item in OpenAlexService().pool]
+    recorded = len(ArxivService().entries)  # one recorded search of 100 entries
+    arxiv = ArxivAgent().search(SearchRequest(query="testing", limit=recorded)).works
+    assert pubmed and openalex and len(arxiv) == recorded
+    folder = tmp_path / "library"
+    folder.mkdir()
+    (folder / "export.ris").write_text(rispy.dumps([ris_entry(w) for w in pubmed + openalex]),
+                                       encoding="utf-8")
+    (folder / "preprints.jsonl").write_text("\n".join(map(jsonl_record, arxiv)) + "\n",
+                                            encoding="utf-8")
+    size = len(pubmed) + len(openalex) + len(arxiv)
+    assert len(load_library(folder)) == size  # the reader reads every record written
+    return folder, size
+
+
+@pytest.mark.parametrize("question", [ON_THE_CORPUS, OFF_THE_CORPUS])
+def test_every_record_of_the_library_is_considered_once(corpus_library, tmp_path, question):
+    folder, size = corpus_library
+    # --max-results caps what a service is asked for per query, never the library
+    report = review(question, sources=["library"], library=str(folder), offline=True,
+                    max_results=5, max_iterations=2, full_text=0, out=tmp_path / "out")
+    prisma = report.prisma
+    assert prisma["identified"] == {"library": size}
+    assert prisma["duplicates_removed"] + prisma["screened"] == size
+    assert prisma["excluded"] + prisma["included"] == prisma["screened"]
+    assert len(report.papers) == prisma["included"]
+    # every record excluded keeps a reason a person can check
+    assert sum(prisma["excluded_reasons"].values()) == prisma["excluded"]
+    assert all(reason.strip() for reason in prisma["excluded_reasons"])
+    # the library is read once a run, in one search-log entry, whatever the rounds
+    (entry,) = [e for e in report.search_log if e.source == "library"]
+    assert entry.query == f"{EVERY_RECORD} library" and entry.n_results == size
+    if question == ON_THE_CORPUS:
+        assert prisma["included"] > 0
+
+
+def test_the_library_gets_one_query_a_run_whatever_the_engine(tmp_path):
+    """The deterministic engine writes the library's one query in round 1 and none after; a
+    model's own library queries are replaced by it, with a note."""
+    from scholargraph.agents.query_generation import deterministic_queries, with_named_queries
+    from scholargraph.agents.schemas import Intent, SourceQuery, SubQuestion
+    from scholargraph.sources.library import LibraryAgent
+
+    records = tmp_path / "records.ris"
+    records.write_text("TY  - JOUR\nTI  - Knee osteoarthritis and exercise\nER  - \n",
+                       encoding="utf-8")
+    agent = LibraryAgent(path=records)
+    intent = Intent(kind="factual", domains=["biomedical"], keywords=["knee osteoarthritis"])
+    subs = [SubQuestion(id="q1", text="exercise for knee osteoarthritis",
+                        answer_shape="trials of exercise")]
+    first = deterministic_queries([agent], subs, intent, round_number=1, targets=["q1"],
+                                  already_sent=set(), question=OFF_THE_CORPUS)
+    assert [q.query for q in first] == [f"{EVERY_RECORD} records.ris"]
+    sent = {("library", first[0].query)}
+    assert deterministic_queries([agent], subs, intent, round_number=2, targets=["q1"],
+                                 already_sent=sent, question=OFF_THE_CORPUS) == []
+    model = [SourceQuery(source="library", sub_question_id="q1", query="knee exercise", round=1)]
+    queries, notes = with_named_queries(model, [agent], subs, intent, OFF_THE_CORPUS, set(), 1)
+    assert [q.query for q in queries] == [first[0].query]
+    assert len(notes) == 1 and "every record read" in notes[0]
+    again, _ = with_named_queries(model, [agent], subs, intent, OFF_THE_CORPUS, sent, 2)
+    assert again == []

@@ -1,0 +1,197 @@
+"""The LLM engine's screening against the eligibility criteria, driven by a scripted chat model:
+verdicts applied with the model's reason, records sent in batches, a record the model cannot
+judge kept with a note, and every call on the run's ``engine`` record."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.runtime import Runtime
+
+from scholargraph.agents.retrieval import retrieval
+from scholargraph.context import ReviewContext
+from scholargraph.engines import ModelSession
+from scholargraph.ledger import work_key
+from scholargraph.records import Work
+from scholargraph.report import engine_section
+from scholargraph.screening.llm_criteria import (
+    BATCH_SIZE,
+    PREFIX,
+    STEP,
+    CriteriaJudge,
+    CriteriaVerdicts,
+    RecordVerdict,
+)
+from scholargraph.screening.relevance import read_criteria
+from scholargraph.testing import ScriptedChatModel, malformed_reply, structured_reply
+
+QUESTION = "machine learning for public health surveillance"
+CRITERIA = """Inclusion criteria
+Studies applying machine learning to surveillance data of human populations.
+
+Exclusion criteria
+Studies of animals; studies without an evaluation on real data.
+"""
+DISEASES = ["influenza", "dengue", "measles", "tuberculosis", "cholera", "malaria", "COVID-19",
+            "norovirus", "mpox", "salmonella"]
+
+
+def _work(n: int, disease: str) -> Work:
+    return Work(title=f"Machine learning for public health surveillance of {disease}",
+                abstract=f"We trained machine learning models on {disease} surveillance data "
+                         "reported to public health departments and evaluated early detection.",
+                pmid=str(1000 + n), sources=["pubmed"])
+
+
+WORKS = [_work(n, disease) for n, disease in enumerate(DISEASES)]
+
+
+def _verdicts(*pairs: tuple[int, str, str]) -> CriteriaVerdicts:
+    return CriteriaVerdicts(verdicts=[RecordVerdict(record=n, verdict=v, reason=r)
+                                      for n, v, r in pairs])
+
+
+def _judge(*replies, **known) -> tuple[CriteriaJudge, ScriptedChatModel]:
+    model = ScriptedChatModel(responses=list(replies))
+    judge = CriteriaJudge(ModelSession(model), QUESTION, read_criteria(CRITERIA),
+                          known=known.get("known", {}))
+    return judge, model
+
+
+def test_verdicts_are_applied_with_the_models_reason_marked_as_the_models():
+    judge, model = _judge(structured_reply(_verdicts(
+        (1, "include", "human surveillance data, evaluated"),
+        (2, "exclude", "studies animals, which the criteria exclude"),
+        (3, "include", "meets the criteria"))))
+    notes: list[str] = []
+    reasons = judge.screen(WORKS[:3], notes)
+    assert reasons == [None, PREFIX + "studies animals, which the criteria exclude", None]
+    assert model.remaining == 0
+    prompt = str(model.received[0][-1].content)
+    assert "Exclusion criteria" in prompt and QUESTION in prompt
+    assert all(work.title in prompt for work in WORKS[:3])
+    assert "<<<record 3" in prompt  # each record fenced as untrusted data
+    assert notes == [f"{STEP}: the model judged 3 of 3 records kept by the rules against the "
+                     f"criteria in 1 call and excluded 1; its exclusions read '{PREFIX}...'"]
+    assert judge.verdicts == {work_key(WORKS[0]): None,
+                              work_key(WORKS[1]): reasons[1], work_key(WORKS[2]): None}
+
+
+def test_records_go_to_the_model_in_batches_numbered_within_each():
+    first = _verdicts(*((n, "include", "meets the criteria") for n in range(1, BATCH_SIZE + 1)))
+    rest = len(WORKS) - BATCH_SIZE
+    second = _verdicts(*((n, "exclude", "no evaluation on real data")
+                         for n in range(1, rest + 1)))
+    judge, model = _judge(structured_reply(first), structured_reply(second))
+    reasons = judge.screen(WORKS, [])
+    assert len(model.received) == 2 == -(-len(WORKS) // BATCH_SIZE)
+    assert f"numbered 1 to {rest}" in str(model.received[1][-1].content)
+    assert reasons == [None] * BATCH_SIZE + [PREFIX + "no evaluation on real data"] * rest
+    assert [(s.step, s.calls, s.answered_by) for s in judge.steps] == [(STEP, 1, "model")] * 2
+
+
+def test_a_record_the_model_gives_no_verdict_for_is_kept_with_a_note():
+    judge, _ = _judge(structured_reply(_verdicts((1, "exclude", "animal study"),
+                                                 (2, "include", "meets the criteria"))))
+    notes: list[str] = []
+    reasons = judge.screen(WORKS[:3], notes)
+    assert reasons == [PREFIX + "animal study", None, None]
+    assert notes[-1] == (f"{STEP}: 1 record was kept without the model's judgement: "
+                         "1 it gave no verdict for")
+    assert work_key(WORKS[2]) not in judge.verdicts  # asked again in a later round
+
+
+@pytest.mark.parametrize("bad, why", [
+    (_verdicts((1, "exclude", "animal study"), (7, "exclude", "review")),
+     "records [7] were not asked about (1-2 were)"),
+    (_verdicts((1, "exclude", "animal study"), (1, "include", "meets the criteria")),
+     "records [1] were answered more than once"),
+    (_verdicts((1, "exclude", ""), (2, "include", "")),
+     "records [1] were excluded without a reason"),
+])
+def test_a_reply_that_cannot_be_trusted_is_asked_again_then_every_record_is_kept(bad, why):
+    judge, model = _judge(structured_reply(bad), structured_reply(bad))
+    notes: list[str] = []
+    assert judge.screen(WORKS[:2], notes) == [None, None]
+    assert model.remaining == 0 and len(model.received) == 2
+    assert why in notes[-1] and notes[-1].startswith(
+        f"{STEP}: 2 records were kept without the model's judgement: 2 in replies not used")
+    (step,) = judge.steps
+    assert step.calls == 2 and step.answered_by == "fallback"
+    assert judge.verdicts == {}
+
+
+def test_records_of_every_batch_not_judged_are_counted_in_one_note():
+    bad = structured_reply(_verdicts((5, "exclude", "review")))
+    judge, model = _judge(bad, bad, "no tool call", "no tool call")
+    judge.batch_size = 2
+    notes: list[str] = []
+    assert judge.screen(WORKS[:4], notes) == [None] * 4
+    assert model.remaining == 0
+    (kept,) = [note for note in notes if "without the model's judgement" in note]
+    assert kept.startswith(f"{STEP}: 4 records were kept without the model's judgement: "
+                           "4 in replies not used (the model's reply was malformed twice "
+                           "(records [5] were not asked about (1-2 were)); ")
+    assert [s.answered_by for s in judge.steps] == ["fallback", "fallback"]
+
+
+def test_a_malformed_verdict_is_retried_and_a_good_second_reply_is_used():
+    judge, model = _judge(
+        malformed_reply(CriteriaVerdicts, {"verdicts": [{"record": 1, "verdict": "maybe",
+                                                         "reason": "unclear"}]}),
+        structured_reply(_verdicts((1, "Excluded", "no evaluation on real data"))))
+    assert judge.screen(WORKS[:1], []) == [PREFIX + "no evaluation on real data"]
+    (step,) = judge.steps
+    assert (step.calls, step.answered_by, step.valid_first_time) == (2, "model", False)
+    assert "could not be used" in str(model.received[1][0].content)  # the terse retry
+
+
+def test_verdicts_of_an_earlier_round_are_not_asked_again():
+    earlier = {work_key(WORKS[0]): PREFIX + "animal study", work_key(WORKS[1]): None}
+    judge, model = _judge(structured_reply(_verdicts((1, "include", "meets the criteria"))),
+                          known=earlier)
+    notes: list[str] = []
+    assert judge.screen(WORKS[:3], notes) == [PREFIX + "animal study", None, None]
+    assert len(model.received) == 1 and WORKS[0].title not in str(model.received[0][-1].content)
+    assert "(2 judged in an earlier round, not asked again)" in notes[0]
+    assert judge.update()["criteria_verdicts"] == {**earlier, work_key(WORKS[2]): None}
+
+
+def _state(works: list[Work]) -> dict:
+    return {"question": QUESTION, "cleaned_question": QUESTION, "records": works,
+            "active_sources": ["pubmed"], "iteration": 1}
+
+
+OFF_TOPIC = Work(title="Soil bacteria in alpine meadows", abstract="Soil microbes were counted.",
+                 pmid="2000", sources=["pubmed"])
+
+
+def test_the_retrieval_node_asks_about_what_the_rules_kept_and_records_the_calls():
+    """Through the graph's node: the rules screen first (the off-topic record is theirs to set
+    aside and is never sent to the model), the model's exclusion is counted by PRISMA under its
+    own reason, and its calls are on the engine record."""
+    model = ScriptedChatModel(responses=[structured_reply(_verdicts(
+        (1, "include", "meets the criteria"), (2, "exclude", "animal surveillance only")))])
+    update = retrieval(_state([OFF_TOPIC, *WORKS[:2]]),
+                       Runtime(context=ReviewContext(chat_model=model, criteria=CRITERIA)))
+    assert model.remaining == 0 and OFF_TOPIC.title not in str(model.received[0][-1].content)
+    reasons = update["prisma"]["excluded_reasons"]
+    assert reasons[PREFIX + "animal surveillance only"] == 1
+    assert any(reason.startswith("does not address") for reason in reasons)
+    assert [paper.title for paper in update["papers"]] == [WORKS[0].title]
+    engine = engine_section("scripted", update["model_steps"])
+    (usage,) = engine.steps
+    assert (usage.step, usage.asks, usage.calls, usage.answered_by) == (STEP, 1, 1, "model")
+    assert engine.calls == 1
+    assert update["criteria_verdicts"][work_key(WORKS[1])] == PREFIX + "animal surveillance only"
+
+
+def test_without_criteria_or_without_a_model_nothing_changes():
+    model = ScriptedChatModel(responses=[])  # any call would fail the test
+    without_criteria = retrieval(_state(WORKS[:2]), Runtime(context=ReviewContext(
+        chat_model=model)))
+    deterministic = retrieval(_state(WORKS[:2]), Runtime(context=ReviewContext(
+        criteria=CRITERIA)))
+    for update in (without_criteria, deterministic):
+        assert "model_steps" not in update and "criteria_verdicts" not in update
+        assert len(update["papers"]) == 2
+    assert model.received == []
