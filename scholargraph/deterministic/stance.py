@@ -343,10 +343,10 @@ def reading(claim: str, sentence: str) -> Reading:
                                result_way(found, claim_outcome(claimed)))
         if reversed_as is not None:
             return reversed_as
-    result = result_way(found, claim_outcome(claimed)) or found_way
     if relation is not None or (found_way is not None and found_way != "null"
                                 and not opposite(result_way(claimed) or claim_way or "effect",
-                                                 result)):
+                                                 result_way(found, claim_outcome(claimed))
+                                                 or found_way)):
         return "supports"
     return "neither"
 
