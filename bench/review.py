@@ -59,6 +59,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import pickle
 import sys
 import tempfile
 import time
@@ -220,6 +221,9 @@ def main() -> None:
                         help="serve the corpus without the claims' evidence and cited documents")
     parser.add_argument("--max-results", type=int, default=MAX_RESULTS)
     parser.add_argument("--home", type=Path, help="SCHOLARGRAPH_HOME to keep (vector store)")
+    parser.add_argument("--dump", type=Path,
+                        help="folder to write each claim's node updates to (pickled), for "
+                             "re-reading synthesis offline")
     args = parser.parse_args()
     for path in (args.corpus, args.claims, args.qrels, args.sentences):
         if path is not None and not path.exists():
@@ -249,7 +253,8 @@ def main() -> None:
             "SCHOLARGRAPH_NO_CACHE": "1"})  # the run's settings: nothing reads os.environ
         for number, claim in enumerate(claims, 1):
             relevant = {*claim.evidence, *claim.cited, *qrels.get(claim.claim_id, set())}
-            outcome = run_claim(claim, relevant, by_openalex, args.max_results, run_settings)
+            outcome = run_claim(claim, relevant, by_openalex, args.max_results, run_settings,
+                                args.dump)
             tally.outcomes.append(outcome)
             print(f"[{number}/{len(claims)}] {outcome.seconds:5.1f}s claim {claim.claim_id}: "
                   f"cited {outcome.cited_docs} gold {sorted(claim.evidence)} "
@@ -264,11 +269,17 @@ def main() -> None:
 
 
 def run_claim(claim: Claim, relevant: set[str], by_openalex: dict[str, str],
-              max_results: int, settings: Settings) -> Outcome:
+              max_results: int, settings: Settings, dump: Path | None = None) -> Outcome:
     """One review of the claim over the served corpus, and what the figures need of it."""
     started = time.perf_counter()
+    updates: list[tuple[str, dict]] = []
     report = review(claim.text, sources=["openalex"], max_results=max_results,
-                    settings=settings)
+                    settings=settings, on_progress=lambda node, update: updates.append(
+                        (node, update)))
+    if dump is not None:
+        dump.mkdir(parents=True, exist_ok=True)
+        with (dump / f"{claim.claim_id}.pkl").open("wb") as handle:
+            pickle.dump({"claim": claim, "updates": updates, "report": report}, handle)
     cited = [by_openalex[work.openalex_id] for work in report.cited_works()
              if work.openalex_id in by_openalex]
     found = {by_openalex[work.openalex_id] for work in report.papers

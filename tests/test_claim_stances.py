@@ -33,6 +33,25 @@ def test_a_result_about_another_subject_contradicts_nothing():
                           "adults.") == "neither"
 
 
+@pytest.mark.parametrize(("claim", "sentence", "expected"), [
+    # the sign reversed on the claim's outcome, the cue words far apart
+    ("Statin therapy increases rates of hip fracture in older women.",
+     "Statin therapy was strongly associated with a reduction in the incidence of hip fracture "
+     "across all age groups (3) greater than 65 years.", "contradicts"),
+    ("Birth weight is negatively associated with adult asthma.",
+     "Birth weight was positively associated with adult asthma in the pooled cohorts.",
+     "contradicts"),
+    # the claim states no effect, the sentence one
+    ("Vitamin D supplementation is not associated with fewer asthma attacks in children.",
+     "Vitamin D supplementation reduced asthma attacks in children by a third.", "contradicts"),
+    # the same subject, another outcome: nothing either way
+    ("Gastric bypass increases rates of colorectal cancer.",
+     "Gastric bypass was followed by lower rates of depression postoperatively.", "neither"),
+])
+def test_a_sentence_reversing_the_claim_as_a_whole_is_read_so(claim, sentence, expected):
+    assert reading(claim, sentence) == expected
+
+
 def test_numbers_that_disagree_with_the_claims_contradict_it():
     claim = "1 in 5 million in UK have abnormal PrP positivity."
     found = ("Of the 32,441 appendix samples 16 were positive for abnormal PrP, indicating an "
