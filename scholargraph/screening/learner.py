@@ -41,6 +41,8 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from scholargraph.screening.relevance import standardised
+
 PRIOR_INCLUDES = 10
 """How many includes the zero-shot score counts for: its weight is 10 / (10 + includes), so it
 keeps half its weight until ten includes, when the classifier has seen enough of them to lead.
@@ -129,12 +131,6 @@ def load_features(path: Path) -> tuple[Features, list[str]] | None:
             return features, list(json.loads(str(kept["warnings"])))
     except (OSError, ValueError, KeyError, zipfile.BadZipFile):
         return None
-
-
-def standardised(values: np.ndarray) -> np.ndarray:
-    """Zero mean, unit spread (a constant vector becomes zeros)."""
-    spread = float(values.std())
-    return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
 
 
 class Ranker:

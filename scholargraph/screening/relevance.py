@@ -452,7 +452,7 @@ def score_records(question: str, criteria: Criteria | None, texts: Sequence[str]
     return _ranking(signals, texts).astype(np.float32)
 
 
-def _standardised(values: np.ndarray) -> np.ndarray:
+def standardised(values: np.ndarray) -> np.ndarray:
     """Zero mean, unit spread (a constant vector becomes zeros)."""
     values = np.asarray(values, dtype=np.float64)
     spread = float(values.std())
@@ -461,14 +461,14 @@ def _standardised(values: np.ndarray) -> np.ndarray:
 
 def _first_pass(signals: _Signals) -> np.ndarray:
     """The ranking from the question and criteria alone (see :func:`score_records`)."""
-    score = (LEXICAL_WEIGHT * _standardised(signals.lexical)
+    score = (LEXICAL_WEIGHT * standardised(signals.lexical)
              + DESIGN_WEIGHT * signals.design)
     if signals.question is not None:
-        score += _standardised(signals.question)
+        score += standardised(signals.question)
         closest = signals.criteria if signals.criteria is not None else signals.question
-        score += CRITERIA_WEIGHT * _standardised(closest)
+        score += CRITERIA_WEIGHT * standardised(closest)
     else:
-        score += _standardised(signals.named.mean(axis=1) if signals.named.shape[1]
+        score += standardised(signals.named.mean(axis=1) if signals.named.shape[1]
                                else np.zeros(len(score)))
     return score
 
@@ -480,8 +480,8 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
     learned = _feedback(texts, signals.vectors, first) if len(texts) >= FEEDBACK_MIN_RECORDS \
         else None
     if learned is None:
-        return _standardised(first)
-    return _standardised(_standardised(first) + FEEDBACK_WEIGHT * _standardised(learned))
+        return standardised(first)
+    return standardised(standardised(first) + FEEDBACK_WEIGHT * standardised(learned))
 
 
 def _feedback(texts: Sequence[str], vectors: np.ndarray | None,
@@ -656,4 +656,4 @@ def _question_vector(topic: np.ndarray, criteria: Criteria | None,
 
 __all__ = ["Concept", "Criteria", "Decision", "Design", "EmbeddingUnavailable", "concepts",
            "design_reason", "question_topic", "read_criteria", "record_designs", "record_text",
-           "score_records", "screening_decisions"]
+           "score_records", "screening_decisions", "standardised"]
