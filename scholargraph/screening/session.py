@@ -115,14 +115,19 @@ class ScreeningSession:
     def decide(self, index: int, included: bool | None) -> None:
         """Record a decision (None: left undecided, which takes back an earlier one) and append
         it to the labels file at once (when there is one)."""
+        self.record(index, included)
+        if self.labels_path is not None:
+            append_label(self.labels_path, self.entries[index].record_id, included)
+
+    def record(self, index: int, included: bool | None) -> None:
+        """Hold a decision in memory, the later one standing (None: undecided, which takes
+        back an earlier include or exclude)."""
         if included is None:
             self.decisions.pop(index, None)
             self.undecided.add(index)
         else:
             self.decisions[index] = included
             self.undecided.discard(index)
-        if self.labels_path is not None:
-            append_label(self.labels_path, self.entries[index].record_id, included)
 
     def to_screen(self, size: int = BATCH, skip: set[int] | None = None) -> list[int]:
         """The next ``size`` undecided works, best first."""
@@ -244,12 +249,7 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
         if index is None:
             session.unmatched.append(label.record)
             continue
-        if label.included is None:
-            session.decisions.pop(index, None)
-            session.undecided.add(index)
-        else:
-            session.decisions[index] = label.included
-            session.undecided.discard(index)
+        session.record(index, label.included)
         session.label_lines[index] = label.line
     if session.unmatched:
         shown = ", ".join(repr(r) for r in session.unmatched[:3])
