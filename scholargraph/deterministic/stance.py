@@ -342,21 +342,21 @@ def reading(claim: str, sentence: str) -> Reading:
             claim, sentence):
         return "contradicts"
     relation = compare(claimed, found)
+    outcome = claim_outcome(claimed)
     if relation is not None and relation.relation == "oppose":
         if (len(relation.shared) < OUTCOME_TERMS_MIN or not about_subject(claim, sentence)
-                or not found.terms & claim_outcome(claimed)):
+                or not found.terms & outcome):
             return "neither"
         return "no effect" if relation.second == "null" else "contradicts"
-    claim_way, found_way = claimed.main, found.main
+    claim_result, found_result = result_way(claimed), result_way(found, outcome)
     if shared > CLAIM_TERMS_MIN:
-        reversed_as = reversal(claim, result_way(claimed), sentence,
-                               result_way(found, claim_outcome(claimed)))
+        reversed_as = reversal(claim, claim_result, sentence, found_result)
         if reversed_as is not None:
             return reversed_as
+    found_way = found.main
     if relation is not None or (found_way is not None and found_way != "null"
-                                and not opposite(result_way(claimed) or claim_way or "effect",
-                                                 result_way(found, claim_outcome(claimed))
-                                                 or found_way)):
+                                and not opposite(claim_result or claimed.main or "effect",
+                                                 found_result or found_way)):
         return "supports"
     return "neither"
 
