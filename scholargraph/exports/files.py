@@ -6,16 +6,14 @@ Kept apart from :mod:`scholargraph.report`, the model, which reaches it only thr
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Callable
 from errno import EISDIR
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scholargraph.atomic_files import write_atomically
 from scholargraph.errors import FilesNotWritten, NotWritten, OutputDirError
 from scholargraph.exports import bibtex, csljson, html, markdown, prisma, ris
 
@@ -64,28 +62,6 @@ def write_review(report: Report, out_dir: str | Path) -> dict[str, Path]:
     if failures:
         raise FilesNotWritten(failures, paths)
     return paths
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """``text`` into ``path`` through a temporary file in the same folder, renamed into place
-    (``os.replace`` is atomic on one file system): the file is whole or untouched."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(handle, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def _umask() -> int:
-    """The process's umask (read by setting it, then put back at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _reason(exc: BaseException) -> str:

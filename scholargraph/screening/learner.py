@@ -29,8 +29,8 @@ the mean is 0.608 (Sep_2021 0.437 -> 0.330, Appenzeller-Herzog_2019 0.825 -> 0.8
 
 from __future__ import annotations
 
+import io
 import json
-import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +41,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from scholargraph.atomic_files import write_atomically
 from scholargraph.screening.relevance import standardised
 
 PRIOR_INCLUDES = 10
@@ -110,13 +111,12 @@ def save_features(path: Path, features: Features, warnings: list[str]) -> None:
     to a temporary name and renamed, so a run killed meanwhile leaves no half file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     words = features.words
-    partial = path.with_name(path.name + ".part")
-    with partial.open("wb") as handle:
-        np.savez(handle, data=words.data, indices=words.indices, indptr=words.indptr,
-                 shape=np.asarray(words.shape), prior=features.prior,
-                 vectors=features.vectors if features.vectors is not None else np.zeros((0, 0)),
-                 warnings=np.asarray(json.dumps(warnings)))
-    os.replace(partial, path)
+    buffer = io.BytesIO()
+    np.savez(buffer, data=words.data, indices=words.indices, indptr=words.indptr,
+             shape=np.asarray(words.shape), prior=features.prior,
+             vectors=features.vectors if features.vectors is not None else np.zeros((0, 0)),
+             warnings=np.asarray(json.dumps(warnings)))
+    write_atomically(path, buffer.getvalue())
 
 
 def load_features(path: Path) -> tuple[Features, list[str]] | None:
