@@ -7,7 +7,12 @@ import pytest
 
 from scholargraph.agents.schemas import SubQuestion, WorkStance
 from scholargraph.deterministic.extractive import extractive_draft, rank_candidates
-from scholargraph.deterministic.stance import numbers_disagree, proportions, reading
+from scholargraph.deterministic.stance import (
+    numbers_disagree,
+    proportions,
+    reading,
+    states_result,
+)
 from scholargraph.records import Passage, Work
 from scholargraph.report import balance_line
 
@@ -154,3 +159,46 @@ def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_re
                    for text in quoted)
     assert [s.work_id for s in broad_review.stances] == [w.id for w in broad_review.papers]
     assert "supports it [" in broad_review.summary
+
+
+def test_a_result_on_another_subject_supports_nothing():
+    claim = "Zinc supplementation shortens the duration of the common cold in children."
+    assert reading(claim, "Zinc supplementation shortened the duration of the common cold in "
+                          "children by two days.") == "supports"
+    # the same direction word and the claim's outcome, but another treatment and population
+    assert reading(claim, "Vitamin C shortened hospital stays of adults with pneumonia.") == (
+        "neither")
+
+
+def test_a_sentence_leaving_the_question_open_reads_neither_way():
+    claim = "Regular coffee drinking lowers the risk of type 2 diabetes."
+    assert reading(claim, "Coffee drinking lowered the risk of type 2 diabetes in both "
+                          "cohorts.") == "supports"
+    assert reading(claim, "Coffee drinking may lower the risk of type 2 diabetes, but whether "
+                          "the effect is causal remains unknown.") == "neither"
+
+
+def test_the_title_names_the_subject_a_short_result_sentence_leaves_out():
+    claim = "Home visits by nurses reduce hospital readmissions of elderly heart failure patients."
+    sentence = "The intervention did not reduce hospital readmissions at 12 months."
+    assert reading(claim, sentence) == "neither"
+    title = "Nurse home visits for elderly patients with heart failure: a randomised trial"
+    assert reading(claim, sentence, title) == "no effect"
+
+
+@pytest.mark.parametrize(("sentence", "facets", "at", "expected"), [
+    # the abstract's opening sets out what is known: not the study's result
+    ("Obesity is a major risk factor for raised blood pressure in adolescents.",
+     frozenset({"result"}), 0.0, False),
+    # the same place, but the authors report their own finding
+    ("Here we show that weight loss lowered blood pressure in obese adolescents.",
+     frozenset({"result"}), 0.05, True),
+    ("Weight loss lowered blood pressure in obese adolescents.", frozenset(), 0.7, True),
+    ("Weight loss lowered blood pressure in obese adolescents.", frozenset({"background"}),
+     0.7, False),
+    ("Adolescents were enrolled at four schools.", frozenset({"method"}), 0.5, False),
+    ("Weight loss lowered blood pressure in obese adolescents.", frozenset(), None, True),
+])
+def test_a_studys_stance_is_read_from_sentences_stating_its_result(sentence, facets, at,
+                                                                  expected):
+    assert states_result(sentence, facets, at) is expected
