@@ -15,7 +15,7 @@ added to the model's draft, so both engines set them side by side.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
@@ -34,7 +34,6 @@ from scholargraph.deterministic.evidence_table import (
 from scholargraph.deterministic.extractive import (
     CONTRADICTIONS_PER_QUESTION,
     REVIEW_LIMITATIONS,
-    Candidate,
     contradictions,
     extractive_draft,
     rank_candidates,
@@ -42,13 +41,7 @@ from scholargraph.deterministic.extractive import (
 )
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
-from scholargraph.deterministic.stance import (
-    about_subject,
-    compare,
-    reading,
-    stance,
-    states_result,
-)
+from scholargraph.deterministic.stance import about_subject, compare, reading, stance
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import split_sentences
@@ -280,38 +273,20 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, passages: list[P
     unique = list({p.id: p for p in passages}.values())
     ranked = rank_candidates(itself, unique, keywords, years, embedder)
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
-    where = _sentence_place(unique)
     stances, added = [], []
     for work in papers:
         own = [c for c in ranked if c.work_id == work.id
-               and states_result(c.quote.text, c.facets, where(c))][:STANCE_SENTENCES]
+               and "result" in c.facets and "background" not in c.facets][:STANCE_SENTENCES]
         if not own:  # it states no result on the claim's subject: it reads neither way
             stances.append(WorkStance(work_id=work.id, reading="neither"))
             continue
-        readings = [(reading(claim, c.quote.text, work.title or ""), c) for c in own]
+        text = " ".join([work.title or "", *(p.text for p in unique if p.work_id == work.id)])
+        readings = [(reading(claim, c.quote.text, text), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
         stances.append(WorkStance(work_id=work.id, reading=read, quote=chosen.quote))
         if work.id not in quoted:
             added.append(chosen.finding(itself.id))
     return draft.model_copy(update={"stances": stances, "findings": [*draft.findings, *added]})
-
-
-def _sentence_place(passages: list[Passage]) -> Callable[[Candidate], float | None]:
-    """Where a candidate sentence starts in its work's abstract (or other part), as a share of
-    that part's length; None for a title, which has no opening to skip."""
-    by_id = {p.id: p for p in passages}
-    extent: dict[tuple[str, str], int] = {}
-    for passage in passages:
-        part = (passage.work_id, passage.section)
-        extent[part] = max(extent.get(part, 0), passage.end)
-
-    def place(candidate: Candidate) -> float | None:
-        passage = by_id.get(candidate.quote.passage_id)
-        if passage is None or passage.section == "title":
-            return None
-        length = extent[(passage.work_id, passage.section)] or 1
-        return (passage.start + candidate.quote.start) / length
-    return place
 
 
 def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:

@@ -38,6 +38,7 @@ NULL_CUES = re.compile("|".join([
     rf"\bno\s+(?:\w+\s+){{0,2}}?{_NULL_NOUN}\b",
     rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?{_VERB}",
     r"\bfail(?:ed|s|ure)?\s+to\s+\w+",
+    rf"\blittle (?:or no )?(?:\w+\s+)?{_NULL_NOUN}\b",
     (r"\b(?:non-?significant\w*|insignificant\w*|unchanged|unaffected|unrelated|ineffective|"
      r"independent of|comparable|similar|indistinguishable|did not differ)\b"),
     r"\black of (?:\w+\s+)?(?:association|effect|benefit|difference|correlation)\b",
@@ -53,7 +54,8 @@ UP_CUES = re.compile(
     re.IGNORECASE)
 DOWN_CUES = re.compile(
     r"\b(?:(?:negative|inverse)(?:ly)? (?:associat|correlat|relat|predict)\w*|inverse(?:ly)?|"
-    r"protect(?:s|ed|ing)? (?:from|against)|ameliorat\w*|alleviat\w*|mitigat\w*|imped\w*|hinder\w*|"
+    r"protect(?:s|ed|ing|ion)? (?:from|against)|ameliorat\w*|alleviat\w*|mitigat\w*|imped\w*|"
+    r"hinder\w*|"
     r"decreas\w*|reduc\w*|lower\w*|diminish\w*|attenuat\w*|inhibit\w*|suppress\w*|"
     r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"
     r"block\w*|weaken\w*|shorten\w*|halv\w*|fell|falls?|drop\w*|worse|inferior|"
@@ -136,6 +138,8 @@ def _modifier(cue: str, after: str) -> bool:
     """Whether a cue is a noun naming the subject: an agent noun ("inhibitors") or an action
     noun followed by "of" ("activation of PPM1D")."""
     word = cue.split()[-1]
+    if word.lower().endswith("ory"):  # an adjective naming a kind: "inhibitory receptor"
+        return True
     return bool(MODIFIER_NOUN.search(word)) and (
         word.lower().endswith(("or", "ors")) or bool(re.match(r"\s+of\b", after)))
 
@@ -252,25 +256,82 @@ DIRECTION_WORDS: dict[Direction, str] = {
 }
 
 
-OPENING_SHARE = 0.2
-"""The opening share of an abstract, where it sets out what is known and what was asked: a
-sentence there ("SIDS continues to be the leading cause of infant death", "X is a key regulator
-of Y") is read for a study's stance only when its authors report it as their own finding
-(``OWN_FINDING``). On SciFact train claims 0-126, 15 of the 18 works read as supporting or
-contradicting a claim from such a sentence were not evidence for it."""
-OWN_FINDING = re.compile(
-    r"\b(?:we|here we) (?:show\w*|demonstrat\w*|f[io]und|report\w*|observ\w*|identif\w*|"
-    r"reveal\w*|conclude\w*)\b|\bour (?:results|findings|data)\b", re.IGNORECASE)
+ACRONYM = re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
-def states_result(sentence: str, facets: frozenset[str], at: float | None) -> bool:
-    """Whether a study's sentence can be read for its stance on a claim: it is not background
-    and either states a result (``facets``) or carries a direction cue ("lowered", "was not
-    associated with"), and it lies past the abstract's opening (``at``: where it starts, as a
-    share of the abstract; None for a title) or reports the authors' own finding."""
-    if "background" in facets or not ("result" in facets or stance(sentence).cues):
+def long_forms(text: str) -> dict[str, str]:
+    """The abbreviations ``text`` defines, each with its long form: "brown adipose tissue
+    (BAT)" gives BAT -> "brown adipose tissue" (the words before the parenthesis whose initials,
+    in order, spell it; at most one word more than it has letters)."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)", text):
+        short = match.group(1)
+        letters = [c.lower() for c in short if c.isalpha()]
+        if not any(c.isupper() for c in short[1:]) and not short.isupper():
+            continue
+        before = text[:match.start()]
+        spans = list(_WORD.finditer(before))[-(len(letters) + 1):]
+        count = _initials_span([m.group(0) for m in spans], letters)
+        if count:
+            found.setdefault(short, before[spans[-count].start():].strip())
+    return found
+
+
+def _initials_span(words: list[str], letters: list[str]) -> int:
+    """How many of the last ``words`` (the fewest) spell ``letters`` by their initials (a word
+    may give one letter or, like "chenodeoxycholic", inner letters too); 0 when none do."""
+    for start in range(len(words) - 1, -1, -1):
+        run = words[start:]
+        if run[0][0].lower() == letters[0] and _spells(run, letters):
+            return len(run)
+    return 0
+
+
+def _spells(words: list[str], letters: list[str]) -> bool:
+    """Whether the letters can be read, in order, from the words: each word's first letter
+    starts its share, the rest of its share from inside it ("ChenoDeoxyCholic Acid")."""
+    if not words:
+        return not letters
+    if not letters or words[0][0].lower() != letters[0]:
         return False
-    return at is None or at >= OPENING_SHARE or bool(OWN_FINDING.search(sentence))
+    word = words[0].lower()
+    for take in range(len(letters), 0, -1):
+        rest = letters[1:take]
+        at = 1
+        ok = True
+        for letter in rest:
+            at = word.find(letter, at) + 1
+            if at == 0:
+                ok = False
+                break
+        if ok and _spells(words[1:], letters[take:]):
+            return True
+    return False
+
+
+def spelled_out(sentence: str, claim: str, context: str = "") -> str:
+    """The sentence with the abbreviations it uses written out, where the work's text
+    (``context``: title, abstract) or the claim defines them, or the claim's words spell them
+    by their initials ("BAT" for the claim's "brown adipose tissue"): a result stated with
+    abbreviations is then read against a claim that names them in full."""
+    defined = {**long_forms(claim), **long_forms(context)}
+    claim_words = _WORD.findall(claim)
+
+    def full(match: re.Match[str]) -> str:
+        short = match.group(0)
+        if short in defined:
+            return defined[short]
+        letters = [c.lower() for c in short if c.isalpha()]
+        if len(letters) < 2 or not short.isupper():
+            return short
+        for end in range(len(claim_words), 0, -1):
+            run = claim_words[max(0, end - len(letters)):end]
+            if len(run) == len(letters) and all(
+                    w[0].lower() == c for w, c in zip(run, letters, strict=True)):
+                return " ".join(run)
+        return short
+    return ACRONYM.sub(full, sentence)
 
 
 Reading = Literal["supports", "contradicts", "no effect", "neither"]
@@ -336,7 +397,7 @@ def about_subject(claim: str, sentence: str) -> bool:
     return share is None or bool(share[0] >= SUBJECT_MIN)
 
 
-def reading(claim: str, sentence: str, title: str = "") -> Reading:
+def reading(claim: str, sentence: str, context: str = "") -> Reading:
     """How one result sentence bears on a claim (see :data:`Reading`).
 
     Read from the direction cues of both around shared outcome terms (:func:`compare`:
@@ -355,29 +416,27 @@ def reading(claim: str, sentence: str, title: str = "") -> Reading:
     are worded apart from the claim (another outcome measure, a mechanism, a subgroup) and are
     still read as neither.
     """
+    sentence = spelled_out(sentence, claim, context)
     claimed, found = stance(claim), stance(sentence)
     shared = len(claimed.terms & found.terms)
     if shared < CLAIM_TERMS_MIN or UNSETTLED.search(sentence):
         return "neither"
-    subject = f"{title} {sentence}"
     if shared > CLAIM_TERMS_MIN and numbers_disagree(claim, sentence) and about_subject(
-            claim, subject):
+            claim, sentence):
         return "contradicts"
     relation = compare(claimed, found)
     outcome = claim_outcome(claimed)
     if relation is not None and relation.relation == "oppose":
-        if (len(relation.shared) < OUTCOME_TERMS_MIN or not about_subject(claim, subject)
+        if (len(relation.shared) < OUTCOME_TERMS_MIN or not about_subject(claim, sentence)
                 or not found.terms & outcome):
             return "neither"
         return "no effect" if relation.second == "null" else "contradicts"
     claim_result, found_result = result_way(claimed), result_way(found, outcome)
     if shared > CLAIM_TERMS_MIN:
-        reversed_as = reversal(claim, claim_result, sentence, found_result, subject)
+        reversed_as = reversal(claim, claim_result, sentence, found_result)
         if reversed_as is not None:
             return reversed_as
     found_way = found.main
-    if not about_subject(claim, sentence) or not found.terms & outcome:
-        return "neither"  # a result on another subject or outcome supports nothing
     if relation is not None or (found_way is not None and found_way != "null"
                                 and not opposite(claim_result or claimed.main or "effect",
                                                  found_result or found_way)):
@@ -404,7 +463,7 @@ point opposite ways while saying the same, so a whole-sentence reversal is not r
 
 
 def reversal(claim: str, claim_way: Direction | None, sentence: str,
-             found_way: Direction | None, subject: str = "") -> Reading | None:
+             found_way: Direction | None) -> Reading | None:
     """How a result sentence on the claim's subject reverses the claim as a whole, where the
     cue-by-cue reading (:func:`compare`) found no outcome both name: "contradicts" when the
     claim states one sign ("increases", "negatively associated") and the sentence only the
@@ -417,7 +476,7 @@ def reversal(claim: str, claim_way: Direction | None, sentence: str,
         return None
     if bool(LOSS_OF.search(claim)) != bool(LOSS_OF.search(sentence)):
         return None
-    if not about_subject(claim, subject or sentence):
+    if not about_subject(claim, sentence):
         return None
     if {claim_way, found_way} == {"up", "down"} or (claim_way == "null"
                                                    and found_way in ("up", "down")):
