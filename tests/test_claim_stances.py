@@ -209,3 +209,11 @@ def test_abbreviations_are_read_as_the_words_they_stand_for():
     assert reading(claim, sentence, abstract) == "no effect"
     # an abbreviation neither the claim nor the work spells out stays as written
     assert spelled_out("XYZ levels fell.", claim) == "XYZ levels fell."
+    # and so does one the claim itself uses
+    materials = "The band gap of GaAs is direct."
+    assert spelled_out("GaAs has a direct band gap.", materials,
+                       "Films of gallium arsenide (GaAs) were grown.") == (
+        "GaAs has a direct band gap.")
+    assert spelled_out("GaAs has a direct band gap.", "Gallium arsenide has a direct band gap.",
+                       "Films of gallium arsenide (GaAs) were grown.") == (
+        "gallium arsenide has a direct band gap.")
