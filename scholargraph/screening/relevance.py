@@ -103,7 +103,12 @@ criteria read by clause and the feedback's two classifiers (:func:`_feedback`): 
 FEEDBACK_TOP = 0.05
 """Share of the library, best first, taken as includes by the feedback (at least ten records)."""
 FEEDBACK_BOTTOM = 0.5
-"""Share of the library, worst first, taken as excludes by the feedback."""
+"""Share of the library, worst first, taken as excludes by the feedback. The worst 80% ranked the
+nine shared reviews higher (mean WSS@95 0.515 against 0.503; 0.515 held out choosing among 30%,
+50% and 80%), but a library four-fifths on the question, as a scientist's own records may be,
+then teaches the feedback that most of what it asks for is excluded: in such a library of 150
+records made for the purpose, 95 of the 120 on the question ranked in the top 120 against 112
+with the worst half."""
 FEEDBACK_MIN_RECORDS = 100
 """Below this many records there is no feedback: a handful of records found by a search says
 too little of what the rest share."""
