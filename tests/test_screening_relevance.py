@@ -139,6 +139,21 @@ def test_inclusion_criteria_are_cut_into_clauses():
                                           "control animals"]
 
 
+def test_every_item_of_an_exclusion_list_in_running_text_excludes():
+    criteria = read_criteria(
+        "We included trials in adults. Exclusion criteria were: 1) no primary literature; "
+        "2) other measures of memory (e.g. fear conditioning or odour tasks); 3) non-human "
+        "species. Small samples had to be reported;\naggregated results were excluded. Network "
+        "analysis, machine learning,\nmeta-analysis were excluded. We did include diet.")
+    assert criteria.inclusion == ["We included trials in adults.", "Small samples had to be "
+                                  "reported;", "We did include diet."]
+    assert criteria.exclusion == [
+        "Exclusion criteria were: 1) no primary literature;",
+        "2) other measures of memory (e.g. fear conditioning or odour tasks);",
+        "3) non-human species.", "aggregated results were excluded.",
+        "Network analysis, machine learning, meta-analysis were excluded."]
+
+
 DISEASES = ["influenza", "dengue", "measles", "cholera", "malaria", "tuberculosis", "COVID-19",
             "norovirus", "salmonella", "zika"]
 SIGNALS = ["emergency department visits", "social media posts", "search queries",
