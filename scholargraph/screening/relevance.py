@@ -105,6 +105,7 @@ too little of what the rest share."""
 
 EXCLUSION_DESIGN = "design: {found}; the criteria {why}"
 EXCLUSION_CONCEPTS = "does not address: {concepts}"
+EXCLUSION_PASSING = " (named only in passing)"
 
 
 class Criteria(BaseModel):
@@ -131,10 +132,38 @@ class Concept:
 
     def named_in(self, tokens: set[str]) -> bool:
         """Whether a text (its stemmed tokens) names at least half of the concept's words, each
-        word or one of its :data:`SYNONYMS`."""
+        word or one of its :data:`SYNONYMS`. The screening's decisions ask it of one sentence or
+        a title at a time (:func:`mentions`): "public" in one sentence and "health" in another
+        do not name "public health surveillance"."""
         named = sum(1 for stem in self.stems
                     if stem in tokens or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
         return named >= math.ceil(len(self.stems) / 2)
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """Where one record names each of the question's concepts: in its title, and in which
+    sentences of its abstract (their positions)."""
+
+    in_title: tuple[bool, ...]
+    sentences: tuple[frozenset[int], ...]
+
+    @property
+    def named(self) -> list[bool]:
+        """Per concept, whether the title or a sentence of the abstract names it."""
+        return [title or bool(where) for title, where in zip(self.in_title, self.sentences)]
+
+    @property
+    def in_passing(self) -> bool:
+        """Whether the record names the question's concepts only in passing: its title names
+        none of them, and two or more are named together in one sentence of its abstract and
+        nowhere else ("a technique applied in fields including machine learning, psychiatry
+        and public health"). A work about them names them in its title or returns to them; a
+        list of fields, or a background line, does neither. Among the 128 records of this
+        shape in the nine shared reviews, two were included."""
+        used = [where for where in self.sentences if where]
+        return not any(self.in_title) and len(used) >= 2 and len(set(used)) == 1 \
+            and len(used[0]) == 1
 
 
 @dataclass(frozen=True)
@@ -215,6 +244,20 @@ def concepts(question: str) -> list[Concept]:
         if stems and all(stems != c.stems for c in found):
             found.append(Concept(" ".join(phrase.split()), stems))
     return found
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
+def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
+    """Where a record names each concept: in its title, and in which of its abstract's sentences
+    (each judged alone, :meth:`Concept.named_in`)."""
+    title_tokens = set(tokenize(title))
+    sentences = [set(tokenize(part)) for part in _SENTENCE_END.split(abstract) if part.strip()]
+    return Mentions(
+        in_title=tuple(c.named_in(title_tokens) for c in found),
+        sentences=tuple(frozenset(j for j, tokens in enumerate(sentences) if c.named_in(tokens))
+                        for c in found))
 
 
 # ---------------------------------------------------------------- criteria
@@ -545,31 +588,40 @@ def screening_decisions(question: str, criteria: Criteria | None,
         meaning = None if signals.meaning is None else float(signals.meaning[i])
         designed = design_reason(record_designs(title, abstract), criteria)
         low = relative and meaning is not None and scores[i] < SCORE_MIN
-        reason = designed or _concept_reason(found, signals, i, meaning, bool(abstract.strip()),
-                                             low)
+        close = None if signals.close is None else signals.close[i]
+        reason = designed or _concept_reason(found, mentions(found, title, abstract), close,
+                                             meaning, bool(abstract.strip()), low)
         decisions.append(Decision(score=float(scores[i]), reason=reason))
     return decisions
 
 
-def _concept_reason(found: Sequence[Concept], signals: _Signals, i: int, meaning: float | None,
-                    has_abstract: bool, low: bool) -> str | None:
+def _concept_reason(found: Sequence[Concept], named: Mentions, close: np.ndarray | None,
+                    meaning: float | None, has_abstract: bool, low: bool) -> str | None:
     """"does not address: ..." when the record leaves a concept unaddressed in words and in
     meaning and is also far from the question (``MEANING_MIN``) or low in its library
-    (``SCORE_MIN``, ``low``); None when it is kept."""
+    (``SCORE_MIN``, ``low``); None when it is kept.
+
+    A record naming the concepts only in passing (:attr:`Mentions.in_passing`) addresses none
+    of them, whatever its closeness to each: a methods paper that lists "machine learning" and
+    "public health" among the fields using its technique is close to both in meaning, and about
+    neither. The reason says so ("... (named only in passing)")."""
     if not found:
         return None
-    addressed = signals.named[i].copy()
-    if signals.close is not None:
-        addressed |= signals.close[i]
+    passing = named.in_passing
+    addressed = np.zeros(len(found), dtype=bool) if passing else np.array(named.named)
+    if close is not None and not passing:
+        addressed |= close
     missing = [c.text for c, ok in zip(found, addressed) if not ok]
     if not missing:
         return None
+    reason = EXCLUSION_CONCEPTS.format(concepts="; ".join(missing)) + (
+        EXCLUSION_PASSING if passing else "")
     if meaning is None:
-        return None if addressed.any() else EXCLUSION_CONCEPTS.format(concepts="; ".join(missing))
+        return None if addressed.any() else reason
     bar = MEANING_MIN - (0 if has_abstract else TITLE_ONLY_SLACK)
     if meaning >= bar and not low:
         return None
-    return EXCLUSION_CONCEPTS.format(concepts="; ".join(missing))
+    return reason
 
 
 def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
@@ -654,6 +706,7 @@ def _question_vector(topic: np.ndarray, criteria: Criteria | None,
     return vector / (np.linalg.norm(vector) or 1.0)
 
 
-__all__ = ["Concept", "Criteria", "Decision", "Design", "EmbeddingUnavailable", "concepts",
-           "design_reason", "question_topic", "read_criteria", "record_designs", "record_text",
-           "score_records", "screening_decisions", "standardised"]
+__all__ = ["Concept", "Criteria", "Decision", "Design", "EmbeddingUnavailable", "Mentions",
+           "concepts", "design_reason", "mentions", "question_topic", "read_criteria",
+           "record_designs", "record_text", "score_records", "screening_decisions",
+           "standardised"]
