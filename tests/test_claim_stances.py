@@ -6,8 +6,14 @@ from __future__ import annotations
 import pytest
 
 from scholargraph.agents.schemas import SubQuestion, WorkStance
-from scholargraph.deterministic.extractive import extractive_draft, rank_candidates
-from scholargraph.deterministic.stance import numbers_disagree, proportions, reading
+from scholargraph.deterministic.extractive import PAPER_DOES, extractive_draft, rank_candidates
+from scholargraph.deterministic.stance import (
+    about_subject,
+    numbers_disagree,
+    proportions,
+    reading,
+    stance,
+)
 from scholargraph.records import Passage, Work
 from scholargraph.report import balance_line
 
@@ -142,15 +148,24 @@ def broad_review(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_review):
-    """Over the recorded corpus the claim once rested on one 2014 talk abstract alone; the
-    narrative review of machine learning in public health surveillance reports on it too."""
-    titles = [work.title for work in broad_review.papers]
-    assert any(title.startswith("Natural language processing and machine learning methods in "
-                                "public health surveillance") for title in titles)
-    assert len(titles) >= 2
-    assert {ref.work_id for ref in broad_review.references} == {w.id for w in broad_review.papers}
+    """Over the recorded corpus the claim once rested on one 2014 talk abstract alone. What a
+    scientist checks of the studies it rests on: several are included, each cited; each study
+    read for or against the claim is quoted with a sentence of its own abstract that states a
+    result (a direction word, not what the paper does) about the claim's subject; a study that
+    states no result is counted neither way."""
+    papers = {work.id: work for work in broad_review.papers}
+    assert len(papers) >= 2
+    assert {ref.work_id for ref in broad_review.references} == set(papers)
+    assert [s.work_id for s in broad_review.stances] == list(papers)
+    read = [s for s in broad_review.stances if s.reading != "neither"]
+    assert any(s.reading == "supports" for s in read)
+    for study in read:
+        assert study.quote is not None
+        text = study.quote.text
+        assert text in f"{papers[study.work_id].title} {papers[study.work_id].abstract}"
+        assert stance(text).cues, text
+        assert not PAPER_DOES.search(text), text
+        assert about_subject(BROAD_CLAIM, text), text
     quoted = [f.text for f in broad_review.findings]
-    assert not any(text.startswith(("In this talk", "Information was abstracted"))
-                   for text in quoted)
-    assert [s.work_id for s in broad_review.stances] == [w.id for w in broad_review.papers]
+    assert not any(PAPER_DOES.search(text) for text in quoted)
     assert "supports it [" in broad_review.summary
