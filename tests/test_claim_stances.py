@@ -9,9 +9,11 @@ from scholargraph.agents.schemas import SubQuestion, WorkStance
 from scholargraph.deterministic.extractive import PAPER_DOES, extractive_draft, rank_candidates
 from scholargraph.deterministic.stance import (
     about_subject,
+    long_forms,
     numbers_disagree,
     proportions,
     reading,
+    spelled_out,
     stance,
 )
 from scholargraph.records import Passage, Work
@@ -169,3 +171,49 @@ def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_re
     quoted = [f.text for f in broad_review.findings]
     assert not any(PAPER_DOES.search(text) for text in quoted)
     assert "supports it [" in broad_review.summary
+
+
+def test_a_sentence_leaving_the_question_open_reads_neither_way():
+    claim = "Regular coffee drinking lowers the risk of type 2 diabetes."
+    assert reading(claim, "Coffee drinking lowered the risk of type 2 diabetes in both "
+                          "cohorts.") == "supports"
+    assert reading(claim, "Coffee drinking may lower the risk of type 2 diabetes, but whether "
+                          "the effect is causal remains unknown.") == "neither"
+
+
+def test_little_effect_is_no_effect_and_protection_against_is_a_decrease():
+    claim = "Activated charcoal improves survival after mushroom poisoning."
+    assert reading(claim, "Activated charcoal had little effect on survival after mushroom "
+                          "poisoning.") == "no effect"
+    claim = "Hepatic autophagy deficiency increases susceptibility to fatty liver disease."
+    assert reading(claim, "Hepatic autophagy deficiency conferred protection against fatty "
+                          "liver disease in mice.") == "contradicts"
+
+
+def test_an_adjective_naming_a_kind_is_not_a_result():
+    claim = "Regulatory T cells suppress graft rejection after kidney transplantation."
+    # "regulatory" names the cells, it does not say that anything changed
+    assert reading(claim, "Regulatory T cells suppressed graft rejection after kidney "
+                          "transplantation in treated recipients.") == "supports"
+
+
+def test_abbreviations_are_read_as_the_words_they_stand_for():
+    assert long_forms("Mice fed a high-fat diet (HFD) gained weight; tumour necrosis factor "
+                      "(TNF) rose.") == {"HFD": "high-fat diet", "TNF": "tumour necrosis factor"}
+    claim = "Tumour necrosis factor blockade reduces joint damage in rheumatoid arthritis."
+    sentence = "TNF blockade did not reduce joint damage in RA over two years."
+    abstract = "We studied patients with rheumatoid arthritis (RA) given infliximab."
+    assert spelled_out(sentence, claim, abstract) == (
+        "Tumour necrosis factor blockade did not reduce joint damage in rheumatoid arthritis "
+        "over two years.")
+    assert reading(claim, sentence, abstract) == "no effect"
+    # an abbreviation neither the claim nor the work spells out stays as written
+    assert spelled_out("XYZ levels fell.", claim) == "XYZ levels fell."
+    # and so does one the claim itself uses
+    materials = "The band gap of GaAs is direct."
+    assert spelled_out("GaAs has a direct band gap.", materials,
+                       "Films of gallium arsenide (GaAs) were grown.") == (
+        "GaAs has a direct band gap.")
+    assert spelled_out("GaAs has a direct band gap.", "Gallium arsenide has a direct band gap.",
+                       "Films of gallium arsenide (GaAs) were grown.") == (
+        "gallium arsenide has a direct band gap.")
