@@ -435,6 +435,8 @@ def reading(claim: str, sentence: str, context: str = "") -> Reading:
     if shared > CLAIM_TERMS_MIN and numbers_disagree(claim, sentence) and about_subject(
             claim, sentence):
         return "contradicts"
+    if dependence_denied(claim, sentence) and about_subject(claim, sentence):
+        return "contradicts"
     relation = compare(claimed, found)
     outcome = claim_outcome(claimed)
     if relation is not None and relation.relation == "oppose":
@@ -455,10 +457,29 @@ def reading(claim: str, sentence: str, context: str = "") -> Reading:
     return "neither"
 
 
+_DEPENDENT = re.compile(r"\b([\w+]+)-(in)?dependent\b|\b(in)?dependent(?:ly)? (?:of|on) ([\w+]+)",
+                        re.IGNORECASE)
+
+
+def dependence_denied(claim: str, sentence: str) -> bool:
+    """Whether the sentence says independent of what the claim says dependent on, or the other
+    way round: "a UCP1-independent mechanism" against "a UCP1-dependent mechanism"."""
+    def marks(text: str) -> set[tuple[str, bool]]:
+        found = set()
+        for match in _DEPENDENT.finditer(text):
+            name = (match.group(1) or match.group(4) or "").lower()
+            found.add((name, bool(match.group(2) or match.group(3))))
+        return found
+    claimed = marks(claim)
+    return any((name, not independent) in claimed for name, independent in marks(sentence))
+
+
 UNSETTLED = re.compile(
     r"\b(?:remains?|is|are|was|were|still) (?:still |largely |poorly |not )?"
     r"(?:unknown|unclear|uncertain|known|understood|controversial|debated|to be (?:determined|"
-    r"established|elucidated|clarified))\b|\bwhether\b", re.IGNORECASE)
+    r"established|elucidated|clarified))\b|\bwhether\b"
+    r"|\b(?:has|have) not been (?:well |fully |clearly )?(?:described|characteri[sz]ed|"
+    r"established|studied|explored|defined|examined)\b", re.IGNORECASE)
 """A sentence that leaves the question open ("whether they are associated with outcomes
 remains unknown", "is poorly understood") states no result either way, whatever direction words
 it carries."""
