@@ -217,3 +217,19 @@ def test_abbreviations_are_read_as_the_words_they_stand_for():
     assert spelled_out("GaAs has a direct band gap.", "Gallium arsenide has a direct band gap.",
                        "Films of gallium arsenide (GaAs) were grown.") == (
         "gallium arsenide has a direct band gap.")
+
+
+def test_independent_of_what_the_claim_says_dependent_on_contradicts_it():
+    claim = "Hair cell regeneration in zebrafish is a Notch-dependent process."
+    assert reading(claim, "We found that hair cell regeneration in zebrafish larvae is a "
+                          "Notch-independent process.") == "contradicts"
+    assert reading(claim, "Hair cell regeneration in zebrafish proceeded independently of "
+                          "Notch signalling.") == "contradicts"
+    assert reading(claim, "Hair cell regeneration in zebrafish was Notch-dependent in every "
+                          "larva.") != "contradicts"
+
+
+def test_a_question_not_yet_studied_is_no_result():
+    claim = "Gut microbiota composition predicts response to immunotherapy in melanoma."
+    assert reading(claim, "How gut microbiota composition predicts response to immunotherapy "
+                          "in melanoma has not been well described.") == "neither"
