@@ -233,3 +233,15 @@ def test_a_question_not_yet_studied_is_no_result():
     claim = "Gut microbiota composition predicts response to immunotherapy in melanoma."
     assert reading(claim, "How gut microbiota composition predicts response to immunotherapy "
                           "in melanoma has not been well described.") == "neither"
+
+
+def test_an_increase_word_before_a_decrease_measures_the_decrease():
+    # "greater" says how large the reduction was; the sentence states one result: lower HbA1c
+    read = stance("Metformin produced a greater reduction in HbA1c than placebo at 24 weeks.")
+    assert read.main == "down"
+    claim = "Metformin lowers HbA1c in adults with type 2 diabetes."
+    assert reading(claim, "Metformin produced a greater reduction in HbA1c than placebo in "
+                          "adults with type 2 diabetes.") == "supports"
+    # two results of opposite sign, each on its own outcome, stay two cues
+    both = stance("Exercise increased insulin sensitivity and reduced body weight.")
+    assert both.main == "effect"
