@@ -10,8 +10,8 @@ title, abstract, label_included``) and ``review.json`` (``review_title``,
 then a model of the labels revealed so far joined with it) hands out the next
 :data:`BATCH` records, their labels are revealed, and the ranking is refreshed, until 95% of the
 included records are found and a tenth of the records is read (and, for the stop figures, until
-the knee rule says stop). Records are the dataset's rows as they are (no merging), so both sides
-screen the same records.
+both stopping rules say stop). Records are the dataset's rows as they are (no merging), so both
+sides screen the same records.
 
 **Peer** (ASReview, installed from PyPI into its own virtual environment under ``--cache``,
 never this project's): its simulation with its default model, starting from one included and one
@@ -19,7 +19,10 @@ excluded prior record drawn with seed :data:`PRIOR_SEED`; the priors count as re
 
 Per review on stderr; the means on stdout, one ``name value`` a line: ``simulated-wss-95``,
 ``simulated-recall-at-10pct``, ``zero-shot-wss-95`` (the same ranking before any label),
-``stop-recall`` and ``stop-screened-share`` (where the knee rule said stop), ``rerank-seconds``
+``stop-recall`` and ``stop-screened-share`` where the verdict (the hypergeometric test of
+:mod:`scholargraph.screening.stopping`) said stop, ``stop-early`` (the share of reviews where it
+said so before the end of the library) and ``stop-below-target`` (the share where recall was
+then below 95%), and the same four for the knee method (``knee-stop-...``), ``rerank-seconds``
 (the slowest refresh of the largest review), ``reload-seconds`` (a later run's ranking of the
 largest review: its kept features read back from disk, as ``scholargraph screen`` does, and
 ranked from its first 300 labels), and with ``--peer asreview`` ``peer-wss-95`` and
@@ -122,6 +125,15 @@ def wss_95(order: list[int], truth: np.ndarray) -> float:
     return (len(truth) - read) / len(truth) - (1 - RECALL_TARGET)
 
 
+def stop_figures(prefix: str, read: list[int], truth: np.ndarray) -> dict[str, float]:
+    """Recall where a rule said stop, the share of records read by then, whether that was
+    before the end of the library, and whether recall was below the target there."""
+    recall = float(truth[read].sum() / truth.sum())
+    return {f"{prefix}-recall": recall, f"{prefix}-screened-share": len(read) / len(truth),
+            f"{prefix}-early": float(len(read) < len(truth)),
+            f"{prefix}-below-target": float(recall < RECALL_TARGET)}
+
+
 def recall_at(order: list[int], truth: np.ndarray, share: float = READ_SHARE) -> float:
     read = math.ceil(share * len(truth))
     return float(truth[order[:read]].sum() / truth.sum())
@@ -131,6 +143,9 @@ def recall_at(order: list[int], truth: np.ndarray, share: float = READ_SHARE) ->
 class Simulation:
     order: list[int]
     stop_at: int | None
+    """Records read when the verdict (the hypergeometric test) first said stop."""
+    knee_at: int | None
+    """Records read when the knee method first said stop."""
     slowest_rank: float
 
 
@@ -140,7 +155,9 @@ def simulate(features: Features, truth: np.ndarray) -> Simulation:
     labels: dict[int, bool] = {}
     order: list[int] = []
     needed = math.ceil(RECALL_TARGET * truth.sum())
-    stop_at, slowest = None, 0.0
+    stop_at: int | None = None
+    knee_at: int | None = None
+    slowest = 0.0
     while len(order) < len(truth):
         started = time.perf_counter()
         scores = ranker.scores(labels)
@@ -148,13 +165,15 @@ def simulate(features: Features, truth: np.ndarray) -> Simulation:
         for index in next_batch(scores, set(labels), BATCH):
             labels[index] = bool(truth[index])
             order.append(index)
-        if stop_at is None and estimate(list(labels.values()), len(truth)).verdict == "stop":
-            stop_at = len(order)
+        if stop_at is None or knee_at is None:
+            said = estimate(list(labels.values()), len(truth))
+            stop_at = stop_at or (len(order) if said.verdict == "stop" else None)
+            knee_at = knee_at or (len(order) if said.knee_verdict == "stop" else None)
         found = truth[order].sum()
-        if found >= needed and len(order) >= READ_SHARE * len(truth) and stop_at is not None:
+        if found >= needed and len(order) >= READ_SHARE * len(truth) and stop_at and knee_at:
             break
     rest = next_batch(ranker.scores(labels), set(labels), len(truth))
-    return Simulation(order + rest, stop_at, slowest)
+    return Simulation(order + rest, stop_at, knee_at, slowest)
 
 
 # ---------------------------------------------------------------- ASReview, the peer
@@ -249,10 +268,9 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
         row = {"simulated-wss-95": wss_95(result.order, review.truth),
                "simulated-recall-at-10pct": recall_at(result.order, review.truth),
                "zero-shot-wss-95": wss_95(zero, review.truth)}
-        if result.stop_at is not None:
-            row["stop-recall"] = float(review.truth[result.order[:result.stop_at]].sum()
-                                       / review.truth.sum())
-            row["stop-screened-share"] = result.stop_at / len(review.truth)
+        for prefix, at in (("stop", result.stop_at), ("knee-stop", result.knee_at)):
+            if at is not None:
+                row.update(stop_figures(prefix, result.order[:at], review.truth))
         if python is not None:
             order, model = peer_order(python, review)
             row["peer-wss-95"] = wss_95(order, review.truth)
