@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -40,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scholargraph.testing.server_process import ServerProcess
 
 SIZES = (200, 1000)
 SOURCES = ("pubmed", "arxiv", "openalex", "materials", "web")
@@ -53,53 +54,6 @@ MP_KEY = "bench0replay0key0not0a0secret000"  # 32 characters, as mp_api requires
 FILES = 8
 OTHER = {"web": "web pages and open copies", "pubmed": "PubMed (PMC full texts)",
          "openalex": "OpenAlex (enrichment)"}
-
-
-# ---- the server, in a process of its own ---------------------------------------------------
-
-class ServerProcess:
-    """The repeated-records replay server in a child process; :meth:`fresh` starts a new one
-    (counters at zero) and returns its endpoint variables."""
-
-    def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._conn, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child,), daemon=True)
-        self._process.start()
-
-    def fresh(self) -> dict[str, str]:
-        self._conn.send(("fresh",))
-        return self._conn.recv()
-
-    def counts(self) -> dict[str, int]:
-        self._conn.send(("counts",))
-        return self._conn.recv()
-
-    def close(self) -> None:
-        self._conn.send(("stop",))
-        self._process.join(10)
-
-
-def _serve(conn: Any) -> None:
-    from scholargraph.testing.services.repeated import repeated_server
-
-    server = None
-    while True:
-        command = conn.recv()[0]
-        if command == "counts":
-            requests = server.requests if server else []
-            counts: dict[str, int] = {}
-            for request in requests:
-                counts[request.service] = counts.get(request.service, 0) + 1
-            conn.send(counts)
-            continue
-        if server is not None:
-            server.stop()
-            server = None
-        if command == "stop":
-            return
-        server = repeated_server(latency=LATENCY).start()
-        conn.send(server.endpoint_env())
 
 
 # ---- one review, in a child process ----------------------------------------------------------
@@ -247,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"question: {args.question!r}; latency per answer (s): {LATENCY}; "
           f"limiters: {'real pace' if args.polite else 'x1000'}")
     print(HEADER, flush=True)
-    server = ServerProcess()
+    server = ServerProcess(latency=LATENCY)
     failed = 0
     try:
         for n in sizes:

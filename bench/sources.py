@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing
 import subprocess
 import sys
 import tempfile
@@ -56,13 +55,12 @@ import venv
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scholargraph.settings import Settings
-from scholargraph.testing import RateLimit, ReplayServer
-from scholargraph.testing.services.repeated import repeated_server
+from scholargraph.testing import RateLimit
+from scholargraph.testing.server_process import ServerProcess
 
 SIZES = (50, 200, 1000)
 QUESTION_FOR_SOURCE = "genetic variants screening"
@@ -101,10 +99,6 @@ def CHAIN(source: str, n: int) -> int:
     """How many of those requests must each wait for the previous answer."""
     return {"pubmed": 2, "openalex": MIN_REQUESTS("openalex", n),
             "web": MIN_REQUESTS("web", n)}.get(source, 1)
-
-
-def bench_server() -> ReplayServer:
-    return repeated_server(latency=LATENCY, rate_limits=LIMITS)
 
 
 # ---- measuring ---------------------------------------------------------------------------
@@ -154,56 +148,6 @@ HEADER = (f"{'client':10} {'source':9} {'N':>5} {'got':>5} {'sent':>6} {'min':>5
           f"{'cpu s':>6} {'bound s':>7} {'ratio':>6} {'wait/b':>6} {'viol':>5}")
 
 
-class ServerProcess:
-    """The bench server in a child process of its own.
-
-    In the client's process, the server's threads (composing answers of megabytes) would share
-    the client's interpreter lock and CPU clock; apart, the client's CPU time is its own and
-    the server answers as a remote service would. The child keeps one server at a time: each
-    measurement asks for a fresh one (new port, counters at zero).
-    """
-
-    def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")  # no fork of a process with threads
-        self._conn, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child,), daemon=True)
-        self._process.start()
-        self.url, self.env = "", {}
-
-    def fresh(self) -> None:
-        self._conn.send(("fresh",))
-        self.url, self.env = self._conn.recv()
-
-    def service_url(self, prefix: str) -> str:
-        return f"{self.url}/{prefix}/"
-
-    def stats(self, service: str) -> tuple[int, int]:
-        """(requests received, rate-limit violations) for ``service`` on the current server."""
-        self._conn.send(("stats", service))
-        return self._conn.recv()
-
-    def close(self) -> None:
-        self._conn.send(("stop",))
-        self._process.join(10)
-
-
-def _serve(conn: Any) -> None:
-    """The child's loop: start a fresh server on demand, report its counters, stop."""
-    server: ReplayServer | None = None
-    while True:
-        command, *args = conn.recv()
-        if command == "stats":
-            conn.send((server.count(args[0]), server.violations(args[0])) if server else (0, 0))
-            continue
-        if server is not None:
-            server.stop()
-            server = None
-        if command == "stop":
-            return
-        server = bench_server().start()
-        conn.send((server.url, server.endpoint_env()))
-
-
 Fetch = Callable[[], int]
 
 
@@ -233,7 +177,7 @@ def measure(server: ServerProcess, who: str, source: str, n: int,
     worker.start()
     worker.join(deadline_s)
     seconds, cpu = time.monotonic() - started, time.process_time() - cpu_started
-    sent, violations = server.stats(SERVICE[source])
+    sent, violations = server.counts().get(SERVICE[source], 0), server.violations(SERVICE[source])
     if worker.is_alive():
         outcome["error"] = f"unfinished after {deadline_s:.0f} s (given up)"
     return Measure(who, source, n, int(outcome.get("got", 0)), sent, seconds, cpu, violations,
@@ -287,7 +231,7 @@ def measure_peer(server: ServerProcess, source: str, n: int, python: Path) -> Me
     except subprocess.TimeoutExpired:
         result = {"got": 0, "seconds": LANGCHAIN_DEADLINE_S, "cpu": 0.0,
                   "error": f"unfinished after {LANGCHAIN_DEADLINE_S:.0f} s (given up)"}
-    sent, violations = server.stats(SERVICE[source])
+    sent, violations = server.counts().get(SERVICE[source], 0), server.violations(SERVICE[source])
     return Measure("langchain", source, n, int(result["got"]), sent, float(result["seconds"]),
                    float(result["cpu"]), violations, str(result["error"]))
 
@@ -315,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     print("enforced limits:", {k: f"{v.requests}/{v.per_seconds:g}s" for k, v in LIMITS.items()})
     print(HEADER, flush=True)
     results: list[Measure] = []
-    server = ServerProcess()
+    server = ServerProcess(latency=LATENCY, rate_limits=LIMITS)
     try:
         for source in sources:
             for n in sizes:
