@@ -189,10 +189,11 @@ class Ranker:
         """The classifier's decision value for each labelled record, fitted without its fold
         (None with fewer than two includes or two excludes)."""
         includes = int(truth.sum())
-        if includes < 2 or len(truth) - includes < 2:
+        smaller = min(includes, len(truth) - includes)
+        if smaller < 2:
             return None
         values = np.zeros(len(rows))
-        folds = StratifiedKFold(min(FOLDS, includes), shuffle=True, random_state=0)
+        folds = StratifiedKFold(min(FOLDS, smaller), shuffle=True, random_state=0)
         for fitted, held in folds.split(rows, truth):
             model = LinearSVC(C=REGULARISATION, class_weight="balanced")
             model.fit(self.matrix[rows[fitted]], truth[fitted])
