@@ -36,6 +36,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -106,7 +107,7 @@ def review_features(review: Review, settings: Settings) -> Features:
 
 def reload_seconds(features: Features, truth: np.ndarray, cache: Path) -> float:
     """Seconds to read a library's kept features back and rank it from 300 labels."""
-    path = cache / "screening" / "bench-reload.npz"
+    path = cache / "screening" / f"bench-reload-{os.getpid()}.npz"  # two benches, one cache
     save_features(path, features, [])
     labels = {i: bool(truth[i]) for i in range(min(300, len(truth)))}
     started = time.perf_counter()
