@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from scholargraph.records import Work
 from scholargraph.testing import ReplayServer
 
 # Loopback endpoints only: the HTTP policy refuses to scale rates for the official hosts.
@@ -48,3 +50,42 @@ def replay(tmp_path: Path, shared_store: Path) -> Iterator[ReplayServer]:
         SCHOLARGRAPH_RATE_SCALE=RATE_SCALE,
     ):
         yield server
+
+
+class TopicCheck:
+    """A scientist's check of a work against the README's question ("machine learning for
+    public health surveillance"): the work must address machine learning *and* public health,
+    surveillance or disease. A work addresses a subject when its title names it or two sentences
+    of its abstract do: a work naming a subject once, in passing ("a technique used in fields
+    including machine learning and public health"), is not about it. The words are a reader's
+    (AI, NLP, random forests; outbreaks, epidemics, health care), not the screening's concepts."""
+
+    MACHINE_LEARNING = re.compile(
+        r"machine[- ]learning|deep learning|artificial intelligence|\bAI\b|neural networks?|"
+        r"random forests?|support vector|natural language processing|\bNLP\b|"
+        r"predictive analytics|algorithms?\b", re.IGNORECASE)
+    PUBLIC_HEALTH = re.compile(
+        r"public health|population health|\bhealth\s?care\b|\bhealth\b|surveillance|"
+        r"epidemi\w*|pandemic|outbreaks?|diseases?|infect\w*|mortality", re.IGNORECASE)
+    SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+    def addresses(self, work: Work, subject: re.Pattern[str]) -> bool:
+        if subject.search(work.title):
+            return True
+        sentences = self.SENTENCE_END.split(work.abstract or "")
+        return sum(1 for sentence in sentences if subject.search(sentence)) >= 2
+
+    def on_topic(self, work: Work) -> bool:
+        return (self.addresses(work, self.MACHINE_LEARNING)
+                and self.addresses(work, self.PUBLIC_HEALTH))
+
+    def plainly_on_topic(self, work: Work) -> bool:
+        """Its title alone names machine learning and public health or surveillance: no
+        screening may set it aside."""
+        return bool(self.MACHINE_LEARNING.search(work.title)
+                    and re.search(r"public health|surveillance", work.title, re.IGNORECASE))
+
+
+@pytest.fixture
+def readme_topic() -> TopicCheck:
+    return TopicCheck()

@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 
 from scholargraph.agents.schemas import SubQuestion, WorkStance
-from scholargraph.deterministic.extractive import extractive_draft, rank_candidates
-from scholargraph.deterministic.stance import numbers_disagree, proportions, reading
+from scholargraph.deterministic.extractive import PAPER_DOES, extractive_draft, rank_candidates
+from scholargraph.deterministic.stance import (
+    about_subject,
+    long_forms,
+    numbers_disagree,
+    proportions,
+    reading,
+    spelled_out,
+    stance,
+)
 from scholargraph.records import Passage, Work
 from scholargraph.report import balance_line
 
@@ -142,15 +150,70 @@ def broad_review(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_review):
-    """Over the recorded corpus the claim once rested on one 2014 talk abstract alone; the
-    narrative review of machine learning in public health surveillance reports on it too."""
-    titles = [work.title for work in broad_review.papers]
-    assert any(title.startswith("Natural language processing and machine learning methods in "
-                                "public health surveillance") for title in titles)
-    assert len(titles) >= 2
-    assert {ref.work_id for ref in broad_review.references} == {w.id for w in broad_review.papers}
+    """Over the recorded corpus the claim once rested on one 2014 talk abstract alone. What a
+    scientist checks of the studies it rests on: several are included, each cited; each study
+    read for or against the claim is quoted with a sentence of its own abstract that states a
+    result (a direction word, not what the paper does) about the claim's subject; a study that
+    states no result is counted neither way."""
+    papers = {work.id: work for work in broad_review.papers}
+    assert len(papers) >= 2
+    assert {ref.work_id for ref in broad_review.references} == set(papers)
+    assert [s.work_id for s in broad_review.stances] == list(papers)
+    read = [s for s in broad_review.stances if s.reading != "neither"]
+    assert any(s.reading == "supports" for s in read)
+    for study in read:
+        assert study.quote is not None
+        text = study.quote.text
+        assert text in f"{papers[study.work_id].title} {papers[study.work_id].abstract}"
+        assert stance(text).cues, text
+        assert not PAPER_DOES.search(text), text
+        assert about_subject(BROAD_CLAIM, text), text
     quoted = [f.text for f in broad_review.findings]
-    assert not any(text.startswith(("In this talk", "Information was abstracted"))
-                   for text in quoted)
-    assert [s.work_id for s in broad_review.stances] == [w.id for w in broad_review.papers]
+    assert not any(PAPER_DOES.search(text) for text in quoted)
     assert "supports it [" in broad_review.summary
+
+
+def test_a_sentence_leaving_the_question_open_reads_neither_way():
+    claim = "Regular coffee drinking lowers the risk of type 2 diabetes."
+    assert reading(claim, "Coffee drinking lowered the risk of type 2 diabetes in both "
+                          "cohorts.") == "supports"
+    assert reading(claim, "Coffee drinking may lower the risk of type 2 diabetes, but whether "
+                          "the effect is causal remains unknown.") == "neither"
+
+
+def test_little_effect_is_no_effect_and_protection_against_is_a_decrease():
+    claim = "Activated charcoal improves survival after mushroom poisoning."
+    assert reading(claim, "Activated charcoal had little effect on survival after mushroom "
+                          "poisoning.") == "no effect"
+    claim = "Hepatic autophagy deficiency increases susceptibility to fatty liver disease."
+    assert reading(claim, "Hepatic autophagy deficiency conferred protection against fatty "
+                          "liver disease in mice.") == "contradicts"
+
+
+def test_an_adjective_naming_a_kind_is_not_a_result():
+    claim = "Regulatory T cells suppress graft rejection after kidney transplantation."
+    # "regulatory" names the cells, it does not say that anything changed
+    assert reading(claim, "Regulatory T cells suppressed graft rejection after kidney "
+                          "transplantation in treated recipients.") == "supports"
+
+
+def test_abbreviations_are_read_as_the_words_they_stand_for():
+    assert long_forms("Mice fed a high-fat diet (HFD) gained weight; tumour necrosis factor "
+                      "(TNF) rose.") == {"HFD": "high-fat diet", "TNF": "tumour necrosis factor"}
+    claim = "Tumour necrosis factor blockade reduces joint damage in rheumatoid arthritis."
+    sentence = "TNF blockade did not reduce joint damage in RA over two years."
+    abstract = "We studied patients with rheumatoid arthritis (RA) given infliximab."
+    assert spelled_out(sentence, claim, abstract) == (
+        "Tumour necrosis factor blockade did not reduce joint damage in rheumatoid arthritis "
+        "over two years.")
+    assert reading(claim, sentence, abstract) == "no effect"
+    # an abbreviation neither the claim nor the work spells out stays as written
+    assert spelled_out("XYZ levels fell.", claim) == "XYZ levels fell."
+    # and so does one the claim itself uses
+    materials = "The band gap of GaAs is direct."
+    assert spelled_out("GaAs has a direct band gap.", materials,
+                       "Films of gallium arsenide (GaAs) were grown.") == (
+        "GaAs has a direct band gap.")
+    assert spelled_out("GaAs has a direct band gap.", "Gallium arsenide has a direct band gap.",
+                       "Films of gallium arsenide (GaAs) were grown.") == (
+        "gallium arsenide has a direct band gap.")

@@ -208,16 +208,24 @@ def test_evidence_against_the_question_is_marked_in_markdown_and_html():
     assert "evidence against" not in markdown.render(plain)
 
 
-def test_the_readme_review_includes_no_work_off_its_topic():
-    """The README's review over the recorded corpus: the arXiv papers on testing software, which
-    share "machine learning" with the question, are set aside with the concept they miss; the
-    works on public health surveillance are kept."""
+def test_the_readme_review_includes_no_work_off_its_topic(readme_topic):
+    """The README's review over the recorded corpus: every work it includes addresses machine
+    learning and public health, surveillance or disease, as a scientist reading its title and
+    abstract would check (tests/conftest.py ``TopicCheck``); the arXiv papers on testing
+    software, which share "machine learning" with the question, and a methods paper that names
+    both only in a list of fields are set aside with the concepts they miss; the works on public
+    health surveillance are kept."""
     report = review(SURVEILLANCE, offline=True)
+    off_topic = [paper.title for paper in report.papers if not readme_topic.on_topic(paper)]
+    assert off_topic == []
     titles = [paper.title for paper in report.papers]
     assert not [title for title in titles if re.search(r"\btest", title, re.IGNORECASE)]
     assert any(title.startswith("Natural language processing and machine learning methods in "
                                 "public health surveillance") for title in titles)
-    assert report.prisma["excluded_reasons"]["does not address: public health surveillance"] >= 10
+    reasons = report.prisma["excluded_reasons"]
+    assert reasons["does not address: public health surveillance"] >= 10
+    assert all(reason.startswith("does not address: ") for reason in reasons)
+    assert len(report.papers) >= 10  # the works on the topic are kept
 
 
 @pytest.mark.parametrize("criteria, message", [("/nonexistent/criteria.txt", "does not exist"),

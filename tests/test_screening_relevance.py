@@ -13,6 +13,7 @@ from scholargraph.screening.relevance import (
     FEEDBACK_MIN_RECORDS,
     concepts,
     criteria_clauses,
+    mentions,
     question_topic,
     read_criteria,
     record_designs,
@@ -101,6 +102,37 @@ def test_records_on_the_question_rank_first_and_off_topic_ones_are_set_aside(emb
     assert off.reason == "does not address: public health surveillance"
 
 
+def test_a_concept_is_named_within_one_sentence_or_the_title():
+    found = concepts(SURVEILLANCE)
+    scattered = mentions(found, "Learning from data", "Public transport was studied. Health "
+                         "workers used a machine.")
+    assert scattered.named == [True, False]  # "public" and "health" in different sentences
+    titled = mentions(found, "Machine learning for public health", "We trained models.")
+    assert titled.named == [True, True] and not titled.in_passing
+
+
+LISTED = ("Beyond the number of classes in latent class analysis",
+          "Latent class analysis is a clustering technique applied in fields including the "
+          "social sciences, machine learning, psychiatry and public health. Its central "
+          "assumption is local independence of the indicators. We model substantive local "
+          "dependencies as latent variables, with an application to voting in elections.")
+
+
+def test_concepts_named_only_in_passing_are_not_addressed(embedder):
+    """A methods paper that lists the question's concepts among the fields using its technique,
+    in one sentence and not in its title, is set aside, with the reason saying so; a work that
+    returns to them, or names them in its title, is kept."""
+    found = concepts(SURVEILLANCE)
+    assert mentions(found, *LISTED).in_passing
+    returning = (LISTED[0], LISTED[1] + " Machine learning models of public health "
+                 "surveillance data gain from it.")
+    assert not mentions(found, *returning).in_passing
+    listed, on = screening_decisions(SURVEILLANCE, None, [LISTED, ON_TOPIC], embedder=embedder)
+    assert on.included
+    assert listed.reason == ("does not address: machine learning; public health surveillance "
+                             "(named only in passing)")
+
+
 def test_excluded_designs_are_set_aside_with_the_criteria_named(embedder):
     criteria = read_criteria(CRITERIA)
     question = "Mesenchymal stem cells for knee osteoarthritis"
@@ -137,6 +169,21 @@ def test_inclusion_criteria_are_cut_into_clauses():
                              "task, (3) rodents; control animals.")
     assert criteria_clauses(criteria) == ["original article in English", "OIC task",
                                           "control animals"]
+
+
+def test_every_item_of_an_exclusion_list_in_running_text_excludes():
+    criteria = read_criteria(
+        "We included trials in adults. Exclusion criteria were: 1) no primary literature; "
+        "2) other measures of memory (e.g. fear conditioning or odour tasks); 3) non-human "
+        "species. Small samples had to be reported;\naggregated results were excluded. Network "
+        "analysis, machine learning,\nmeta-analysis were excluded. We did include diet.")
+    assert criteria.inclusion == ["We included trials in adults.", "Small samples had to be "
+                                  "reported;", "We did include diet."]
+    assert criteria.exclusion == [
+        "Exclusion criteria were: 1) no primary literature;",
+        "2) other measures of memory (e.g. fear conditioning or odour tasks);",
+        "3) non-human species.", "aggregated results were excluded.",
+        "Network analysis, machine learning, meta-analysis were excluded."]
 
 
 DISEASES = ["influenza", "dengue", "measles", "cholera", "malaria", "tuberculosis", "COVID-19",

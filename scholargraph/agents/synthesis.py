@@ -34,6 +34,8 @@ from scholargraph.deterministic.evidence_table import (
 from scholargraph.deterministic.extractive import (
     CONTRADICTIONS_PER_QUESTION,
     REVIEW_LIMITATIONS,
+    Candidate,
+    claim_candidates,
     contradictions,
     extractive_draft,
     rank_candidates,
@@ -233,20 +235,22 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     passages = state.get("passages", [])
     embedder = run_embedder(context.run_settings, notes) if passages else None
     session = session_for(context, state)
-    update = write_draft(state, context, embedder, notes, session)
-    this_year = date.today().year
     papers = state.get("papers", [])
     question = state.get("cleaned_question") or state.get("question", "")
+    itself = question_itself(state["sub_questions"], question)
+    claim_ranked = (claim_candidates(itself, passages, papers, state["intent"].keywords,
+                                     embedder)
+                    if itself is not None and passages and is_claim(question) else None)
+    update = write_draft(state, context, embedder, notes, session, claim_ranked)
+    this_year = date.today().year
     draft = flag_weak_findings(update["draft"], passages, papers, this_year)
     if state["intent"].wants_data or is_materials_question(question, state["intent"]):
         rows, table_notes = evidence_table(question, state["intent"], passages, papers,
                                            state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
-    itself = question_itself(state["sub_questions"], question)
-    if itself is not None and passages and is_claim(question):
-        draft = with_stances(draft, question, itself, passages, papers,
-                             state["intent"].keywords, embedder)
+    if itself is not None and claim_ranked is not None:
+        draft = with_stances(draft, question, itself, claim_ranked, papers)
     judge = DirectEvidence(passages, papers, embedder)
     direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
     draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
@@ -262,16 +266,15 @@ STANCE_SENTENCES = 3
 either way deciding."""
 
 
-def with_stances(draft: Draft, claim: str, itself: SubQuestion, passages: list[Passage],
-                 papers: list[Work], keywords: list[str], embedder: Embedder | None) -> Draft:
+def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Candidate],
+                 papers: list[Work]) -> Draft:
     """The draft with, for each included study (most direct first), which way it points on the
     claim (:func:`scholargraph.deterministic.stance.reading`), read from its most relevant
     sentences that state a result (of the result kind, not background or aims); a study the
     findings do not yet quote gets that sentence as a finding of its own, so a review of a
-    claim cites every study that tests it."""
-    years = {work.id: work.year for work in papers}
-    unique = list({p.id: p for p in passages}.values())
-    ranked = rank_candidates(itself, unique, keywords, years, embedder)
+    claim cites every study that tests it. ``ranked`` is the claim's sentences as
+    :func:`~scholargraph.deterministic.extractive.claim_candidates` ranked them, once for the
+    findings and the stances."""
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
     stances, added = [], []
     for work in papers:
@@ -280,7 +283,8 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, passages: list[P
         if not own:  # it states no result on the claim's subject: it reads neither way
             stances.append(WorkStance(work_id=work.id, reading="neither"))
             continue
-        readings = [(reading(claim, c.quote.text), c) for c in own]
+        text = f"{work.title or ''} {work.abstract or ''}"  # where its abbreviations are defined
+        readings = [(reading(claim, c.quote.text, text), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
         stances.append(WorkStance(work_id=work.id, reading=read, quote=chosen.quote))
         if work.id not in quoted:
@@ -349,8 +353,10 @@ def _count(number: int, noun: str) -> str:
 
 
 def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder | None,
-                notes: list[str], session: ModelSession | None = None) -> dict:
-    """The draft of the run's engine: the model's, checked, or the extractive one."""
+                notes: list[str], session: ModelSession | None = None,
+                claim_ranked: list[Candidate] | None = None) -> dict:
+    """The draft of the run's engine: the model's, checked, or the extractive one (which takes
+    a claim's ranked sentences, ``claim_ranked``, as they are)."""
     subs, passages = state["sub_questions"], state.get("passages", [])
     papers, keywords = state.get("papers", []), state["intent"].keywords
 
@@ -361,7 +367,7 @@ def write_draft(state: ReviewState, context: ReviewContext, embedder: Embedder |
 
     def fallback() -> Draft:
         extractive.append(extractive_draft(subs, passages, papers, keywords, embedder,
-                                           claim_sub))
+                                           claim_sub, claim_ranked))
         return extractive[-1]
 
     if session is None or not passages:

@@ -432,6 +432,17 @@ def _paired(text: str, a: Finding, b: Finding, kind: FindingKind) -> Finding:
                    support=1.0)
 
 
+def claim_candidates(claim_sub: SubQuestion, passages: list[Passage], papers: list[Work],
+                     keywords: list[str], embedder: Embedder | None = None) -> list[Candidate]:
+    """The sentences of every passage (each once, whichever sub-question it was kept for)
+    ranked against the sub-question that asks a claim itself: ranked once, then read both for
+    the claim's findings (:func:`extractive_draft`) and for each study's stance
+    (:func:`scholargraph.agents.synthesis.with_stances`)."""
+    years = {work.id: work.year for work in papers}
+    unique = list({p.id: p for p in passages}.values())
+    return rank_candidates(claim_sub, unique, keywords, years, embedder)
+
+
 def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
     """The sub-question's most relevant sentences as single-quote statements, for comparison."""
     return [c.finding(sub.id) for c in ranked[:STANCE_POOL]]
@@ -469,7 +480,8 @@ REVIEW_LIMITATIONS = [
 
 def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: list[Work],
                      keywords: list[str], embedder: Embedder | None = None,
-                     claim_sub: SubQuestion | None = None) -> Draft:
+                     claim_sub: SubQuestion | None = None,
+                     claim_ranked: list[Candidate] | None = None) -> Draft:
     """The deterministic review: quoted findings per sub-question, contradictions, agreement,
     source limitations, gaps and the review's own limitations. With an ``embedder``, sentences
     are also ranked by their closeness in meaning to the sub-question.
@@ -478,7 +490,9 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     findings are chosen first, and a study quoted there for its result is not quoted again as a
     finding of another sub-question (its methods or background are not findings about the
     claim; on SciFact train claims, 2 of 13 such sentences were rationale sentences, against
-    13 of 17 quoted for the claim itself)."""
+    13 of 17 quoted for the claim itself). ``claim_ranked`` is that sub-question's sentences
+    already ranked over every passage (:func:`claim_candidates`, which the stances read too):
+    its own passages' sentences are taken from it instead of being ranked a second time."""
     years = {work.id: work.year for work in papers}
     used: set[str] = set()
     ranked: dict[str, list[Candidate]] = {}
@@ -498,7 +512,12 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         own = [p for p in passages if p.sub_question_id == sub.id]
         topic = topic_terms(sub.text)
         on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
-        ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
+        if claim_ranked is not None and claim_sub is not None and sub.id == claim_sub.id:
+            own_ids = {p.id for p in own}
+            ranked[sub.id] = [c for c in claim_ranked
+                              if c.quote.passage_id in own_ids and c.work_id in on_topic]
+        else:
+            ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
         quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
                   for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]

@@ -9,8 +9,11 @@ software. So a record is judged three ways, none of which needs labels:
   vector joined with the centroid of the inclusion criteria when there are criteria (the bundled
   MiniLM model, :mod:`scholargraph.rag.embeddings`);
 - **concepts**: what the question is about, split at its connecting words ("machine learning",
-  "public health surveillance"); a record addresses a concept when it names half of its stemmed
-  words or is close to it in meaning;
+  "public health surveillance"); a record addresses a concept when its title or one sentence of
+  its abstract names half of its stemmed words, or it is close to the concept in meaning. A
+  record that names the concepts only in passing (not in its title; together in one sentence of
+  its abstract and nowhere else, as a methods paper lists the fields using its technique)
+  addresses none of them (:attr:`Mentions.in_passing`);
 - **design**: when the criteria name study designs to include or exclude (randomised trials,
   cohorts, case reports, animal or in-vitro studies, reviews, protocols, editorials), the design
   read from the record's title and abstract.
@@ -18,20 +21,24 @@ software. So a record is judged three ways, none of which needs labels:
 :func:`score_records` ranks records (what ``bench/screening.py`` measures as WSS@95) by joining,
 each standardised over the library: the cosine with the question, the best cosine with one
 clause of the inclusion criteria, a TF-IDF match of stemmed words with question and criteria, and
-the design the criteria ask for or exclude; then, in a library of 100 records or more, a
-logistic regression fitted on that first pass's top 5% as includes and bottom half as excludes
-(pseudo-relevance feedback, no labels) adds what the likely includes share in words and meaning.
-On the nine shared reviews this ranks at a mean WSS@95 of 0.470 (0.396 before it; per review
-0.04 to 0.74, the object-in-context review lowest); choosing the weights on six reviews and
-measuring the other three gave 0.442 held out (with word pairs in the feedback, 0.457 in-sample).
+the design the criteria ask for or exclude; then, in a library of 100 records or more, two
+logistic regressions fitted on that first pass's top 5% as includes and bottom half as excludes
+(pseudo-relevance feedback, no labels), one over words alone and one over words and meaning,
+add what the likely includes share. On the nine shared reviews this ranks at a mean WSS@95 of
+0.503 (0.471 with the one classifier over words and meaning, 0.396 before feedback; per review
+0.11 to 0.76, the object-in-context review lowest: its last includes are rodent memory studies
+whose title and abstract do not name the task). Choosing among one classifier over words and
+meaning, one over words, or both, on six reviews and measuring the other three (all 84 splits)
+gave 0.497 held out; choosing so among all 95 variants tried (see :func:`_ranking`), 0.486.
 
 :func:`screening_decisions` sets aside a record only with a reason a person can check ("does
 not address: public health surveillance"; "design: case report; the criteria exclude case
 reports"). Recall comes first: a record is set aside for its subject only when it leaves a concept
 unaddressed in words and in meaning and is also far from the question or in the lower half of
 its library; a record with a title and no abstract is judged on its title with a lower bar, as
-reviewers keep it for the full text. On the nine reviews: mean ta-recall 0.968, excluded-share
-0.416 (see ``MEANING_MIN``).
+reviewers keep it for the full text. On the nine reviews: mean ta-recall 0.967, excluded-share
+0.421 (0.968 and 0.416 before concepts were read a sentence at a time and passing mentions set
+aside; see ``MEANING_MIN``).
 """
 
 from __future__ import annotations
@@ -63,7 +70,12 @@ when it also leaves one of the question's concepts unaddressed. Chosen with ``SC
 nine shared reviews (``bench/screening.py``) as the pair setting most records aside while the
 mean ta-recall stays at least 0.965 (a margin over 0.95); choosing it so on six reviews and
 measuring the other three, over all 84 such splits, kept 0.963 of the includes and set aside 0.412
-of the records (0.35 alone, the earlier bar: 0.974 and 0.370 in-sample)."""
+of the records (0.35 alone, the earlier bar: 0.974 and 0.370 in-sample). With concepts named a
+sentence at a time and passing mentions set aside (:attr:`Mentions.in_passing`), the same choice
+over the 84 splits held out 0.965 and 0.415; in-sample it picks 0.41 (0.965, 0.425), 0.40 is kept
+(0.967, 0.421) as the margin on Jeyaraman_2020, whose included study at cosine 0.40 it keeps.
+A stricter concept (``CONCEPT_COSINE`` 0.18 to 0.25, or a concept named in two sentences) sets
+more aside but, chosen so, held out at most 0.961 of the includes."""
 SCORE_MIN = 0.0
 """In a library of at least ``FEEDBACK_MIN_RECORDS`` records, a record that leaves one of the
 question's concepts unaddressed is also set aside when its ranking score is below the library's
@@ -73,7 +85,11 @@ TITLE_ONLY_SLACK = 0.05
 """A record with no abstract is judged on its title, with the bar lowered by this much: a title
 alone says less, and reviewers keep such records for the full text."""
 CONCEPT_COSINE = 0.15
-"""A record addresses a concept in meaning when its vector is this close to the concept's."""
+"""A record addresses a concept in meaning when its vector is this close to the concept's. Loose
+on purpose: at the ``MEANING_MIN`` of 0.40 the nine shared reviews keep 0.967 of their includes
+at 0.15, 0.946 at 0.18 and 0.903 at 0.25, as questions' phrases ("Understanding in-vivo
+modelling", "common therapies") are far in meaning from most records that address them. A
+record named only in passing is not rescued by it (:attr:`Mentions.in_passing`)."""
 CRITERIA_WEIGHT = 1.0
 """Weight of a record's best cosine with one inclusion clause beside its cosine with the question
 (both standardised over the library). A record needs to match one criterion well, not their
@@ -94,17 +110,25 @@ against its worst) beside the first pass. Mean WSS@95 over the nine shared revie
 word pairs in the feedback: 0.421 for the first pass alone, 0.451 with weight 1, 0.457 with 2,
 0.459 with 3 (a top 10% instead of 5%: 0.01 lower at each); 0.470 with words alone and 2.
 Choosing weights on six reviews and measuring the other three (all 84 splits, over these and
-CRITERIA_WEIGHT and LEXICAL_WEIGHT of 0.5 or 1, with word pairs) gave 0.442 held out."""
+CRITERIA_WEIGHT and LEXICAL_WEIGHT of 0.5 or 1, with word pairs) gave 0.442 held out. With the
+criteria read by clause and the feedback's two classifiers (:func:`_feedback`): 0.503 at 2,
+0.504 at 3."""
 FEEDBACK_TOP = 0.05
 """Share of the library, best first, taken as includes by the feedback (at least ten records)."""
 FEEDBACK_BOTTOM = 0.5
-"""Share of the library, worst first, taken as excludes by the feedback."""
+"""Share of the library, worst first, taken as excludes by the feedback. The worst 80% ranked the
+nine shared reviews higher (mean WSS@95 0.515 against 0.503; 0.515 held out choosing among 30%,
+50% and 80%), but a library four-fifths on the question, as a scientist's own records may be,
+then teaches the feedback that most of what it asks for is excluded: in such a library of 150
+records made for the purpose, 95 of the 120 on the question ranked in the top 120 against 112
+with the worst half."""
 FEEDBACK_MIN_RECORDS = 100
 """Below this many records there is no feedback: a handful of records found by a search says
 too little of what the rest share."""
 
 EXCLUSION_DESIGN = "design: {found}; the criteria {why}"
 EXCLUSION_CONCEPTS = "does not address: {concepts}"
+EXCLUSION_PASSING = " (named only in passing)"
 
 
 class Criteria(BaseModel):
@@ -131,10 +155,38 @@ class Concept:
 
     def named_in(self, tokens: set[str]) -> bool:
         """Whether a text (its stemmed tokens) names at least half of the concept's words, each
-        word or one of its :data:`SYNONYMS`."""
+        word or one of its :data:`SYNONYMS`. The screening's decisions ask it of one sentence or
+        a title at a time (:func:`mentions`): "public" in one sentence and "health" in another
+        do not name "public health surveillance"."""
         named = sum(1 for stem in self.stems
                     if stem in tokens or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
         return named >= math.ceil(len(self.stems) / 2)
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """Where one record names each of the question's concepts: in its title, and in which
+    sentences of its abstract (their positions)."""
+
+    in_title: tuple[bool, ...]
+    sentences: tuple[frozenset[int], ...]
+
+    @property
+    def named(self) -> list[bool]:
+        """Per concept, whether the title or a sentence of the abstract names it."""
+        return [title or bool(where) for title, where in zip(self.in_title, self.sentences)]
+
+    @property
+    def in_passing(self) -> bool:
+        """Whether the record names the question's concepts only in passing: its title names
+        none of them, and two or more are named together in one sentence of its abstract and
+        nowhere else ("a technique applied in fields including machine learning, psychiatry
+        and public health"). A work about them names them in its title or returns to them; a
+        list of fields, or a background line, does neither. Among the 128 records of this
+        shape in the nine shared reviews, two were included."""
+        used = [where for where in self.sentences if where]
+        return not any(self.in_title) and len(used) >= 2 and len(set(used)) == 1 \
+            and len(used[0]) == 1
 
 
 @dataclass(frozen=True)
@@ -217,6 +269,20 @@ def concepts(question: str) -> list[Concept]:
     return found
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
+def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
+    """Where a record names each concept: in its title, and in which of its abstract's sentences
+    (each judged alone, :meth:`Concept.named_in`)."""
+    title_tokens = set(tokenize(title))
+    sentences = [set(tokenize(part)) for part in _SENTENCE_END.split(abstract) if part.strip()]
+    return Mentions(
+        in_title=tuple(c.named_in(title_tokens) for c in found),
+        sentences=tuple(frozenset(j for j, tokens in enumerate(sentences) if c.named_in(tokens))
+                        for c in found))
+
+
 # ---------------------------------------------------------------- criteria
 
 _EXCLUSION_SENTENCE = re.compile(r"\bexclu|\bnot (?:eligible|considered|included)\b|\bineligible",
@@ -229,7 +295,7 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
     "case-control": re.compile(r"case[- ]control", re.I),
     "case report": re.compile(r"case reports?", re.I),
     "case series": re.compile(r"case series", re.I),
-    "animal": re.compile(r"\banimals?\b|non-human|\brodents?\b|\brats\b|\bmice\b|mammalian models",
+    "animal": re.compile(r"(?<!non-)\b(?:animals?|rodents?|rats|mice)\b|non-human|mammalian models",
                          re.I),
     "in vitro": re.compile(r"in[- ]vitro", re.I),
     "review": re.compile(r"\breviews\b|review articles?|systematic reviews?|meta-analys[ie]s",
@@ -237,7 +303,8 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
     "protocol": re.compile(r"\bprotocols?\b", re.I),
     "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)", re.I),
 }
-"""How criteria name a design (plural or generic forms: "reviews", "animal studies")."""
+"""How criteria name a design (plural or generic forms: "reviews", "animal studies"); "non-rodent
+species" names no animal design, "non-human animals" does."""
 
 
 def read_criteria(path_or_text: str | Path) -> Criteria:
@@ -293,22 +360,66 @@ def _as_path(text: str) -> Path | None:
 
 
 def _split_criteria(text: str) -> tuple[list[str], list[str]]:
-    """The criteria's sentences, as inclusion or exclusion ones (by a heading above them or by
-    what they say)."""
+    """The criteria's clauses (sentences, cut at semicolons), as inclusion or exclusion ones.
+
+    A clause is an exclusion one under an "Exclusion criteria" heading or when it says so
+    ("we excluded", "not eligible"); one that says neither carries on the sentence it belongs
+    to, so the items of "Exclusion criteria were: 1) ...; 2) other measures (e.g. fear
+    conditioning); 3) non-rodent species" all exclude, and "Small samples must be reported;
+    aggregated results were excluded" includes then excludes. A sentence is not ended by an
+    abbreviation ("e.g.") nor by a line break before a lower-case word.
+    """
     inclusion: list[str] = []
     exclusion: list[str] = []
     section: str | None = None
-    for line in text.splitlines():
+    for line in _joined_lines(text):
         heading = _HEADING.match(line)
         if heading:
             section = heading[1].lower()
             line = line[heading.end():]
-        for sentence in re.split(r"(?<=[.;])\s+", line.strip()):
-            if len(sentence.split()) < 2:
-                continue
-            excluding = section == "exclusion" or bool(_EXCLUSION_SENTENCE.search(sentence))
-            (exclusion if excluding else inclusion).append(sentence)
+        for sentence in _sentences(line):
+            excluding = section == "exclusion"
+            for clause in re.split(r"(?<=;)\s*", sentence):
+                if _EXCLUSION_SENTENCE.search(clause):
+                    excluding = True
+                elif _INCLUSION_CLAUSE.search(clause):
+                    excluding = section == "exclusion"
+                if len(clause.split()) >= 2:
+                    (exclusion if excluding else inclusion).append(clause.strip())
     return inclusion, exclusion
+
+
+_INCLUSION_CLAUSE = re.compile(r"\binclu(?:de|ded|des|sion)\b|\beligib", re.IGNORECASE)
+"""A clause that says it includes, which ends an exclusion list within a sentence."""
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|eg|ie|etc|vs|al|approx|incl|no)\.$|^\(?\d+[.)]$",
+                           re.IGNORECASE)
+"""What ends a piece of text without ending its sentence: an abbreviation or a list number."""
+
+
+def _joined_lines(text: str) -> list[str]:
+    """The text's lines, a line that breaks a sentence (no closing mark, the next line starting
+    in lower case) joined with the next."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        ended = lines[-1].endswith((".", ";", ":", "!", "?")) if lines else True
+        if lines and lines[-1] and line[:1].islower() and not ended:
+            lines[-1] = f"{lines[-1]} {line}"
+        else:
+            lines.append(line)
+    return lines
+
+
+def _sentences(line: str) -> list[str]:
+    """A line's sentences: cut after a full stop, question or exclamation mark, but not after an
+    abbreviation or a list number ("e.g.", "1.") nor before a lower-case word."""
+    found: list[str] = []
+    for piece in re.split(r"(?<=[.!?])\s+", line):
+        if found and (_ABBREVIATION.search(found[-1]) or piece[:1].islower()):
+            found[-1] = f"{found[-1]} {piece}"
+        else:
+            found.append(piece)
+    return found
 
 
 def _designs_named(sentences: Sequence[str], *, excluding: bool = False) -> list[Design]:
@@ -475,7 +586,18 @@ def _first_pass(signals: _Signals) -> np.ndarray:
 
 def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
     """The first pass, joined with the pseudo-relevance feedback when the library is large
-    enough for its best and worst records to teach something."""
+    enough for its best and worst records to teach something.
+
+    Tried on the nine shared reviews and not kept, as none held out beyond the noise between
+    reviews (mean WSS@95 with the two-view feedback 0.503; the figures in brackets are with
+    one view, over words and meaning, unless said): a second or third feedback round from the
+    joined ranking (0.469-0.475; two views 0.504), a top 10% (0.465), classifiers for several
+    top shares summed (3-10% or 5-20%, two views: 0.486-0.518), BM25 of question and criteria
+    beside TF-IDF (0.468-0.494; two views 0.495-0.515), the best cosine with an exclusion
+    clause taken off (0.453 at weight 0.5), the title's own vector (0.459-0.468), concept
+    coverage in words or meaning (0.445-0.459), reciprocal-rank fusion instead of summing
+    (0.475), and smoothing each score with its ten nearest records' (0.406-0.454). Over all
+    95 variants, choosing on six reviews and measuring the other three gave 0.486."""
     first = _first_pass(signals)
     learned = _feedback(texts, signals.vectors, first) if len(texts) >= FEEDBACK_MIN_RECORDS \
         else None
@@ -486,29 +608,39 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
 
 def _feedback(texts: Sequence[str], vectors: np.ndarray | None,
               first: np.ndarray) -> np.ndarray | None:
-    """A logistic regression fitted on the first pass's top records (``FEEDBACK_TOP``, at least
-    ten) as includes and its bottom half as excludes, over TF-IDF words and the vectors; its
-    decision value for every record. None when the texts have too few words.
+    """What the first pass's top records (``FEEDBACK_TOP``, at least ten) share against its
+    bottom half (``FEEDBACK_BOTTOM``), for every record: the sum of two logistic regressions'
+    standardised decision values, one over TF-IDF words alone and one over the words and the
+    vectors. None when the texts have too few words.
 
-    Words alone, not word pairs as well: on the nine shared reviews they ranked better (mean
-    WSS@95 0.470 against 0.457) and take a third of the time (a 2,873-record library's TF-IDF
-    and fit)."""
+    Two views, not one: which of them ranks better changes from review to review (on the nine
+    shared reviews, words alone 0.498 mean WSS@95, words and vectors 0.471, per review each
+    ahead by up to 0.15), and their sum is steadier than either (0.503). Words alone, not word
+    pairs: pairs ranked lower (0.457 against 0.470 with the vectors) and take three times as
+    long on a 2,873-record library."""
     size = len(first)
     order = np.argsort(-first, kind="stable")
     top = max(10, int(FEEDBACK_TOP * size))
     bottom = int(FEEDBACK_BOTTOM * size)
     if top + bottom > size:
         return None
-    rows = np.concatenate([order[:top], order[size - bottom:]])
-    truth = np.concatenate([np.ones(top, dtype=bool), np.zeros(bottom, dtype=bool)])
     try:
         words = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2,
                                 dtype=np.float32).fit_transform(
             [text or " " for text in texts])
     except ValueError:  # no word occurs twice
         return None
-    matrix = words if vectors is None else sparse.hstack(
-        [words, sparse.csr_matrix(vectors)], format="csr")
+    views = [words]
+    if vectors is not None:
+        views.append(sparse.hstack([words, sparse.csr_matrix(vectors)], format="csr"))
+    rows = np.concatenate([order[:top], order[size - bottom:]])
+    truth = np.concatenate([np.ones(top, dtype=bool), np.zeros(bottom, dtype=bool)])
+    return np.sum([standardised(_learned(view, rows, truth)) for view in views], axis=0)
+
+
+def _learned(matrix: sparse.csr_matrix, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """A logistic regression fitted on ``rows`` of ``matrix`` (``truth``: taken as included);
+    its decision value for every row."""
     model = LogisticRegression(C=1.0, class_weight="balanced", solver="liblinear")
     model.fit(matrix[rows], truth)
     return np.asarray(model.decision_function(matrix), dtype=np.float64)
@@ -545,31 +677,40 @@ def screening_decisions(question: str, criteria: Criteria | None,
         meaning = None if signals.meaning is None else float(signals.meaning[i])
         designed = design_reason(record_designs(title, abstract), criteria)
         low = relative and meaning is not None and scores[i] < SCORE_MIN
-        reason = designed or _concept_reason(found, signals, i, meaning, bool(abstract.strip()),
-                                             low)
+        close = None if signals.close is None else signals.close[i]
+        reason = designed or _concept_reason(found, mentions(found, title, abstract), close,
+                                             meaning, bool(abstract.strip()), low)
         decisions.append(Decision(score=float(scores[i]), reason=reason))
     return decisions
 
 
-def _concept_reason(found: Sequence[Concept], signals: _Signals, i: int, meaning: float | None,
-                    has_abstract: bool, low: bool) -> str | None:
+def _concept_reason(found: Sequence[Concept], named: Mentions, close: np.ndarray | None,
+                    meaning: float | None, has_abstract: bool, low: bool) -> str | None:
     """"does not address: ..." when the record leaves a concept unaddressed in words and in
     meaning and is also far from the question (``MEANING_MIN``) or low in its library
-    (``SCORE_MIN``, ``low``); None when it is kept."""
+    (``SCORE_MIN``, ``low``); None when it is kept.
+
+    A record naming the concepts only in passing (:attr:`Mentions.in_passing`) addresses none
+    of them, whatever its closeness to each: a methods paper that lists "machine learning" and
+    "public health" among the fields using its technique is close to both in meaning, and about
+    neither. The reason says so ("... (named only in passing)")."""
     if not found:
         return None
-    addressed = signals.named[i].copy()
-    if signals.close is not None:
-        addressed |= signals.close[i]
+    passing = named.in_passing
+    addressed = np.zeros(len(found), dtype=bool) if passing else np.array(named.named)
+    if close is not None and not passing:
+        addressed |= close
     missing = [c.text for c, ok in zip(found, addressed) if not ok]
     if not missing:
         return None
+    reason = EXCLUSION_CONCEPTS.format(concepts="; ".join(missing)) + (
+        EXCLUSION_PASSING if passing else "")
     if meaning is None:
-        return None if addressed.any() else EXCLUSION_CONCEPTS.format(concepts="; ".join(missing))
+        return None if addressed.any() else reason
     bar = MEANING_MIN - (0 if has_abstract else TITLE_ONLY_SLACK)
     if meaning >= bar and not low:
         return None
-    return EXCLUSION_CONCEPTS.format(concepts="; ".join(missing))
+    return reason
 
 
 def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
@@ -654,6 +795,7 @@ def _question_vector(topic: np.ndarray, criteria: Criteria | None,
     return vector / (np.linalg.norm(vector) or 1.0)
 
 
-__all__ = ["Concept", "Criteria", "Decision", "Design", "EmbeddingUnavailable", "concepts",
-           "design_reason", "question_topic", "read_criteria", "record_designs", "record_text",
-           "score_records", "screening_decisions", "standardised"]
+__all__ = ["Concept", "Criteria", "Decision", "Design", "EmbeddingUnavailable", "Mentions",
+           "concepts", "design_reason", "mentions", "question_topic", "read_criteria",
+           "record_designs", "record_text", "score_records", "screening_decisions",
+           "standardised"]
