@@ -39,6 +39,10 @@ the same records from one include and one exclude: 0.593). Tried beside it and n
 character 3-5-grams beside the words 0.620; two of each batch of ten taken from the records the
 classifier is least sure of (while fewer than ten includes) 0.615; naive Bayes on the TF-IDF
 0.363; naive Bayes added to the SVM 0.517; with the 3-fold weight, embedding weight 0.5 0.629.
+With relevance.py's zero-shot score as merged on 2026-11-27, ``bench/screening_simulate.py``
+gives 0.616 (ASReview 0.593; recall at 10% 0.629 against 0.644): above ASReview on six of the
+nine, below it on Jeyaraman_2020 (0.52 / 0.63), Kitchenham_2010 (0.62 / 0.67) and Sep_2021
+(0.28 / 0.40, where that zero-shot score ranks the includes little above chance).
 """
 
 from __future__ import annotations
