@@ -10,8 +10,8 @@ title, abstract, label_included``) and ``review.json`` (``review_title``,
 then a model of the labels revealed so far joined with it) hands out the next
 :data:`BATCH` records, their labels are revealed, and the ranking is refreshed, until 95% of the
 included records are found and a tenth of the records is read (and, for the stop figures, until
-the knee rule says stop). Records are the dataset's rows as they are (no merging), so both sides
-screen the same records.
+both stopping rules say stop). Records are the dataset's rows as they are (no merging), so both
+sides screen the same records.
 
 **Peer** (ASReview, installed from PyPI into its own virtual environment under ``--cache``,
 never this project's): its simulation with its default model, starting from one included and one
@@ -19,8 +19,12 @@ excluded prior record drawn with seed :data:`PRIOR_SEED`; the priors count as re
 
 Per review on stderr; the means on stdout, one ``name value`` a line: ``simulated-wss-95``,
 ``simulated-recall-at-10pct``, ``zero-shot-wss-95`` (the same ranking before any label),
-``stop-recall`` and ``stop-screened-share`` (where the knee rule said stop), ``rerank-seconds``
-(the slowest refresh of the largest review), ``reload-seconds`` (a later run's ranking of the
+``stop-recall`` and ``stop-screened-share`` where the verdict (the hypergeometric test of
+:mod:`scholargraph.screening.stopping`) said stop, ``stop-early`` (the share of reviews where it
+said so before the end of the library) and ``stop-below-target`` (the share where recall was
+then below 95%), and the same four for the knee method (``knee-stop-...``), ``rerank-seconds``
+(the slowest refresh of the largest review; ``rerank-cpu-seconds`` its processor time, which a
+machine shared with other work does not inflate), ``reload-seconds`` (a later run's ranking of the
 largest review: its kept features read back from disk, as ``scholargraph screen`` does, and
 ranked from its first 300 labels), and with ``--peer asreview`` ``peer-wss-95`` and
 ``peer-recall-at-10pct``.
@@ -32,6 +36,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -102,7 +107,7 @@ def review_features(review: Review, settings: Settings) -> Features:
 
 def reload_seconds(features: Features, truth: np.ndarray, cache: Path) -> float:
     """Seconds to read a library's kept features back and rank it from 300 labels."""
-    path = cache / "screening" / "bench-reload.npz"
+    path = cache / "screening" / f"bench-reload-{os.getpid()}.npz"  # two benches, one cache
     save_features(path, features, [])
     labels = {i: bool(truth[i]) for i in range(min(300, len(truth)))}
     started = time.perf_counter()
@@ -122,6 +127,15 @@ def wss_95(order: list[int], truth: np.ndarray) -> float:
     return (len(truth) - read) / len(truth) - (1 - RECALL_TARGET)
 
 
+def stop_figures(prefix: str, read: list[int], truth: np.ndarray) -> dict[str, float]:
+    """Recall where a rule said stop, the share of records read by then, whether that was
+    before the end of the library, and whether recall was below the target there."""
+    recall = float(truth[read].sum() / truth.sum())
+    return {f"{prefix}-recall": recall, f"{prefix}-screened-share": len(read) / len(truth),
+            f"{prefix}-early": float(len(read) < len(truth)),
+            f"{prefix}-below-target": float(recall < RECALL_TARGET)}
+
+
 def recall_at(order: list[int], truth: np.ndarray, share: float = READ_SHARE) -> float:
     read = math.ceil(share * len(truth))
     return float(truth[order[:read]].sum() / truth.sum())
@@ -131,7 +145,12 @@ def recall_at(order: list[int], truth: np.ndarray, share: float = READ_SHARE) ->
 class Simulation:
     order: list[int]
     stop_at: int | None
+    """Records read when the verdict (the hypergeometric test) first said stop."""
+    knee_at: int | None
+    """Records read when the knee method first said stop."""
     slowest_rank: float
+    slowest_rank_cpu: float
+    """The same refresh's processor seconds: what it costs on a machine not shared with others."""
 
 
 def simulate(features: Features, truth: np.ndarray) -> Simulation:
@@ -140,21 +159,26 @@ def simulate(features: Features, truth: np.ndarray) -> Simulation:
     labels: dict[int, bool] = {}
     order: list[int] = []
     needed = math.ceil(RECALL_TARGET * truth.sum())
-    stop_at, slowest = None, 0.0
+    stop_at: int | None = None
+    knee_at: int | None = None
+    slowest, slowest_cpu = 0.0, 0.0
     while len(order) < len(truth):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         scores = ranker.scores(labels)
         slowest = max(slowest, time.perf_counter() - started)
+        slowest_cpu = max(slowest_cpu, time.process_time() - started_cpu)
         for index in next_batch(scores, set(labels), BATCH):
             labels[index] = bool(truth[index])
             order.append(index)
-        if stop_at is None and estimate(list(labels.values()), len(truth)).verdict == "stop":
-            stop_at = len(order)
+        if stop_at is None or knee_at is None:
+            said = estimate(list(labels.values()), len(truth))
+            stop_at = stop_at or (len(order) if said.verdict == "stop" else None)
+            knee_at = knee_at or (len(order) if said.knee_verdict == "stop" else None)
         found = truth[order].sum()
-        if found >= needed and len(order) >= READ_SHARE * len(truth) and stop_at is not None:
+        if found >= needed and len(order) >= READ_SHARE * len(truth) and stop_at and knee_at:
             break
     rest = next_batch(ranker.scores(labels), set(labels), len(truth))
-    return Simulation(order + rest, stop_at, slowest)
+    return Simulation(order + rest, stop_at, knee_at, slowest, slowest_cpu)
 
 
 # ---------------------------------------------------------------- ASReview, the peer
@@ -240,7 +264,7 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
     settings = Settings(home=cache, chroma_host=None)
     python = asreview_python(cache) if peer == "asreview" else None
     figures: dict[str, list[float]] = {}
-    largest = (0, 0.0, 0.0)
+    largest = (0, 0.0, 0.0, 0.0)
     for folder in datasets:
         review = read_review(folder)
         features = review_features(review, settings)
@@ -249,17 +273,16 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
         row = {"simulated-wss-95": wss_95(result.order, review.truth),
                "simulated-recall-at-10pct": recall_at(result.order, review.truth),
                "zero-shot-wss-95": wss_95(zero, review.truth)}
-        if result.stop_at is not None:
-            row["stop-recall"] = float(review.truth[result.order[:result.stop_at]].sum()
-                                       / review.truth.sum())
-            row["stop-screened-share"] = result.stop_at / len(review.truth)
+        for prefix, at in (("stop", result.stop_at), ("knee-stop", result.knee_at)):
+            if at is not None:
+                row.update(stop_figures(prefix, result.order[:at], review.truth))
         if python is not None:
             order, model = peer_order(python, review)
             row["peer-wss-95"] = wss_95(order, review.truth)
             row["peer-recall-at-10pct"] = recall_at(order, review.truth)
         if len(review.truth) > largest[0]:
             largest = (len(review.truth), result.slowest_rank,
-                       reload_seconds(features, review.truth, cache))
+                       reload_seconds(features, review.truth, cache), result.slowest_rank_cpu)
         shown = " ".join(f"{name} {value:.4f}" for name, value in row.items())
         print(f"{review.name} ({len(review.truth)} records, {int(review.truth.sum())} included): "
               f"{shown}", file=sys.stderr)
@@ -267,6 +290,7 @@ def run(datasets: list[Path], peer: str | None, cache: Path) -> dict[str, float]
             figures.setdefault(name, []).append(value)
     means = {name: float(np.mean(values)) for name, values in figures.items()}
     means["rerank-seconds"] = largest[1]
+    means["rerank-cpu-seconds"] = largest[3]
     means["reload-seconds"] = largest[2]
     means["rerank-records"] = float(largest[0])
     if python is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import pty
 import select
@@ -19,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import scholargraph
@@ -26,9 +28,11 @@ from scholargraph.cli import main
 from scholargraph.screening.labels import LabelsError, append_label, read_labels
 from scholargraph.screening.session import open_session
 from scholargraph.screening.stopping import (
+    CONFIDENCE,
     MIN_SCREENED,
     estimate,
     knee_ratio,
+    recall_p_value,
     records_left,
     required_ratio,
 )
@@ -84,7 +88,8 @@ def test_ranks_a_library_from_the_question_alone(library, tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["records"], summary["works"], summary["verdict"]) == (30, 25, "continue")
     assert summary["estimated_left"] is None
-    assert "knee method" in summary["rule"] and summary["assumption"]
+    assert "hypergeometric" in summary["rule"] and summary["assumption"]
+    assert "knee method" in summary["knee_rule"] and summary["knee_assumption"]
     assert "verdict: CONTINUE" in capsys.readouterr().err
 
 
@@ -223,12 +228,12 @@ def test_labels_file_round_trip(tmp_path):
 def test_knee_says_stop_once_relevant_records_have_thinned_out():
     early = [True] * 20 + [False] * 10 + [True] * 5 + [False] * 200
     stop = estimate(early, total=2000)
-    assert stop.verdict == "stop" and stop.knee_ratio is not None
+    assert stop.knee_verdict == "stop" and stop.knee_ratio is not None
     assert stop.knee_ratio >= required_ratio(25) == 131  # few found: a steep knee is needed
     still_finding = [True] * 25 + ([False] * 85 + [True]) * 2  # two more in the last 172
     ratio = knee_ratio(still_finding)
     assert ratio is not None and 6 < ratio < required_ratio(27)
-    assert estimate(still_finding, total=2000).verdict == "continue"
+    assert estimate(still_finding, total=2000).knee_verdict == "continue"
     assert stop.estimated_left is not None and stop.estimated_left < 3
     assert stop.estimated_recall is not None and stop.estimated_recall > 0.9
     # the cautious bound: none found in the 200 since the knee, plus one, over the 1,765 left
@@ -238,12 +243,70 @@ def test_knee_says_stop_once_relevant_records_have_thinned_out():
 def test_knee_says_continue_while_relevant_records_keep_coming():
     steady = [index % 10 == 5 for index in range(300)]  # one in ten, all along
     stop = estimate(steady, total=2000)
-    assert stop.verdict == "continue"
+    assert stop.knee_verdict == stop.verdict == "continue"
     # a constant rate is expected to go on over the 1,700 records left
     assert records_left(steady, 2000) == pytest.approx(170, rel=0.1)
     too_few = [True] * 5 + [False] * (MIN_SCREENED - 10)
-    assert estimate(too_few, total=2000).verdict == "continue"
+    assert estimate(too_few, total=2000).knee_verdict == "continue"
     assert knee_ratio([False] * 40) is None
+
+
+def test_the_recall_test_by_hand():
+    """19 relevant in the first 19 of 100 records, then 61 not: were recall below 95%, at least
+    21 would be relevant, 2 of them among the 81 records left after the first 19, and the 61
+    drawn from those 81 would miss both with chance C(79, 61) / C(81, 61)."""
+    decisions = [True] * 19 + [False] * 61
+    by_hand = math.comb(79, 61) / math.comb(81, 61)
+    assert recall_p_value(decisions, 100) == pytest.approx(by_hand)  # the lowest of the windows
+    assert by_hand > 0.05 and estimate(decisions, 100).verdict == "continue"
+    # ten more without one: the 71 drawn from the 81 miss both with chance C(79, 71) / C(81, 71)
+    assert recall_p_value(decisions + [False] * 10, 100) == pytest.approx(
+        math.comb(79, 71) / math.comb(81, 71))
+    assert estimate(decisions + [False] * 10, 100).verdict == "stop"
+    # one record left cannot hold the two the hypothesis needs
+    assert recall_p_value([True] * 19 + [False] * 80, 100) == 0.0
+    assert recall_p_value([], 100) is None
+
+
+def test_the_recall_test_errs_rarely_when_its_assumption_holds():
+    """Records screened in random order are a random sample, as the test assumes: it should say
+    stop with recall below 95% in about 5% of reviews at most (checked after every 10)."""
+    draw = np.random.default_rng(7)
+    total, relevant, reviews = 200, 20, 100
+    early = 0
+    for _ in range(reviews):
+        truth = np.zeros(total, dtype=bool)
+        truth[draw.choice(total, relevant, replace=False)] = True
+        stop = next(n for n in range(10, total + 1, 10)
+                    if recall_p_value(truth[:n].tolist(), total) < 1 - CONFIDENCE)  # type: ignore[operator]
+        early += truth[:stop].sum() < 0.95 * relevant
+    assert early <= 0.08 * reviews
+
+
+def test_the_recall_test_on_a_library_screened_with_the_learner(library, tmp_path):
+    """The person includes the works whose title names health; the session ranks the rest from
+    their decisions after each one (the real learner). The verdict says continue while fewer
+    than 95% of those works are found and stop before the library's end; the summary states the
+    rule and the assumption it rests on."""
+    labels = tmp_path / "labels.csv"
+    session = open_session(library, QUESTION, labels=labels, create_labels=True)
+    relevant = {index for index, entry in enumerate(session.entries)
+                if "health" in entry.work.title.lower()}
+    assert 10 < len(relevant) < len(session.entries)
+    verdicts = []
+    while len(session.decisions) < len(session.entries):
+        index = session.to_screen(1)[0]
+        session.decide(index, index in relevant)
+        session.rank()
+        found = len(relevant & {i for i, inc in session.decisions.items() if inc})
+        verdicts.append((session.summary().verdict, found / len(relevant)))
+    stopped = [recall for verdict, recall in verdicts if verdict == "stop"]
+    assert stopped and min(stopped) >= 0.95
+    assert verdicts[-2][0] == "stop"  # before the last work
+    assert len(read_labels(labels)) == len(session.entries)
+    summary = session.summary_record()
+    assert "hypergeometric" in str(summary["rule"]) and "random" in str(summary["assumption"])
+    assert summary["recall_p"] == 0.0 and summary["knee_verdict"] == "stop"
 
 
 # ---------------------------------------------------------------- interactive

@@ -10,8 +10,9 @@ whether to stop (:mod:`scholargraph.screening.stopping`). It writes, into the ou
   found in the record;
 - ``to-screen.ris``: the next batch of undecided works, best first, for a reference manager;
 - ``included.ris``: the works labelled 1;
-- ``summary.json``: decisions so far, the estimate of relevant works left, the verdict, its rule
-  and the assumption it rests on.
+- ``summary.json``: decisions so far, the estimate of relevant works left, the verdict (the
+  hypergeometric test of recall, with its p-value), its rule and the assumption it rests on, and
+  beside it the knee method's verdict.
 """
 
 from __future__ import annotations
@@ -205,13 +206,16 @@ class ScreeningSession:
             f"{stop.estimated_left:.1f}"
         if stop.left_at_most is not None:
             left += f" (at most {stop.left_at_most:.0f} if the rate since the knee held)"
+        tested = "" if stop.recall_p is None else \
+            f" (p = {stop.recall_p:.3g} that recall is below {stop.recall_target:.0%})"
         return [
             f"{len(self.entries)} works ({sum(e.records for e in self.entries)} records): "
             f"{stop.found} included, {stop.screened - stop.found} excluded, "
             f"{stop.total - stop.screened} to screen",
             f"estimated relevant works left: {left}{recall}",
-            f"verdict: {stop.verdict.upper()} by the {stop.rule}",
+            f"verdict: {stop.verdict.upper()}{tested} by the {stop.rule}",
             f"assumption: {stop.assumption}",
+            f"beside it, the knee method says {stop.knee_verdict}",
         ]
 
 
