@@ -105,7 +105,7 @@ def test_a_page_whose_network_never_settles_is_read_at_the_time_cap(
     with ReplayServer([DuckDuckGoService(), WebPagesService(sites)]) as server, \
             server.environment(SCHOLARGRAPH_RATE_SCALE="1000"):
         agent = WebAgent(max_pages=1, robots=RobotsCache(), renderer=renderer,
-                         page_limits=PageLimits(render_seconds=1.0))
+                         page_limits=PageLimits(render_seconds=3.0))
         result = agent.search(SearchRequest(query="fake cache bypass", limit=1))
 
     assert "Polling paragraph" in (result.works[0].full_text or "")
