@@ -61,6 +61,24 @@ def test_a_sentence_run_into_the_next_is_split_at_its_full_stop() -> None:
     assert conclusion, "the label is cut off the quote, as for a spaced structured abstract"
 
 
+def test_a_label_run_into_a_one_letter_word_is_cut_off_the_quote() -> None:
+    # the NEJM AI record's abstract reads "...ConclusionsA nationwide implementation..."
+    work = Work(title="Screening for hepatitis C carriers", abstract=(
+        "Hepatitis C carriers often go unrecognised in primary care for many years. "
+        "ConclusionsA nationwide screening found as many carriers with far fewer tests."))
+    texts = quoted(work)
+    assert "A nationwide screening found as many carriers with far fewer tests." in texts
+    assert not any(text.startswith("Conclusions") for text in texts)
+
+
+def test_a_chapter_saying_what_it_defines_states_no_finding() -> None:
+    sentence = ("This chapter defines big data for public health and outlines strategies "
+                "for policy.")
+    work = Work(title="Big data in public health", abstract=sentence)
+    [candidate] = [c for p in chunk_work(work) for c in quotable(p, 2023)]
+    assert candidate.facets == {"aim"}
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("The rate was 3.5 per 1000. It fell.", ["The rate was 3.5 per 1000.", "It fell."]),
     ("E.coli and S.aureus grew in 2.5% of plates.", None),

@@ -89,7 +89,7 @@ BOILERPLATE = re.compile(r"copyright|©|all rights reserved|licen[cs]e|published
 LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's start
     rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
     rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z])"
-    rf"|(?P<bare>{SECTION_WORDS})(?:\s+(?=[A-Z])|(?=[A-Z][a-z])))")
+    rf"|(?P<bare>{SECTION_WORDS})(?:\s+(?=[A-Z])|(?=[A-Z][a-z]|[AI]\s)))")
 LABEL_FACETS = {
     "background": "background", "introduction": "background", "objective": "background",
     "objectives": "background", "aim": "background", "aims": "background",
@@ -135,7 +135,7 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the present|the current|our) (?:talk|paper|article|study|review|work|report|"
     r"protocol|project|chapter|analysis) (?:aims?|aimed|seeks|sought|was designed|is designed|"
     r"describes|presents|outlines|summari[sz]es|discusses|reviews|introduces|proposes|explores|"
-    r"will)\b"
+    r"defines|examines|investigates|considers|addresses|will)\b"
     r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
