@@ -199,8 +199,7 @@ class Ranker:
         values = np.zeros(len(rows))
         folds = StratifiedKFold(min(FOLDS, smaller), shuffle=True, random_state=0)
         for fitted, held in folds.split(rows, truth):
-            model = LinearSVC(C=REGULARISATION, class_weight="balanced")
-            model.fit(self.matrix[rows[fitted]], truth[fitted])
+            model = self._classifier(rows[fitted], truth[fitted])
             values[held] = model.decision_function(self.matrix[rows[held]])
         return values
 
@@ -209,9 +208,13 @@ class Ranker:
         if truth.all():
             centre = np.asarray(self.matrix[rows].mean(axis=0)).ravel()
             return np.asarray(self.matrix @ centre).ravel()
-        model = LinearSVC(C=REGULARISATION, class_weight="balanced")
-        model.fit(self.matrix[rows], truth)
+        model = self._classifier(rows, truth)
         return np.asarray(model.decision_function(self.matrix), np.float64)
+
+    def _classifier(self, rows: np.ndarray, truth: np.ndarray) -> LinearSVC:
+        """The linear SVM fitted to the given labelled records (classes balanced: includes are
+        few), the one model both the ranking and its cross-validation use."""
+        return LinearSVC(C=REGULARISATION, class_weight="balanced").fit(self.matrix[rows], truth)
 
 
 def _arrays(labels: dict[int, bool]) -> tuple[np.ndarray, np.ndarray]:
