@@ -134,15 +134,15 @@ def stance(sentence: str) -> Stance:
             cues.append(Cue(direction, match.group(0).lower(), _window(sentence, tokens, span),
                             _window(sentence, tokens, span, reach=0),
                             _modifier(match.group(0), sentence[span[1]:])))
-    return Stance(tuple(_amounts_as_modifiers(sentence, taken, cues)),
+    return Stance(tuple(_without_amounts(sentence, taken, cues)),
                   frozenset(tokenize(sentence)))
 
 
-def _amounts_as_modifiers(sentence: str, spans: list[tuple[int, int]],
+def _without_amounts(sentence: str, spans: list[tuple[int, int]],
                           cues: list[Cue]) -> list[Cue]:
     """An increase word right before a decrease ("increased protection against stroke",
     "greater reduction in mortality") says how much of the decrease there was, not a second
-    result of the other sign: it is kept as a modifier, and the sentence reads as a decrease."""
+    result of the other sign: it is left out of the cues, and the sentence reads as a decrease."""
     order = sorted(range(len(cues)), key=lambda i: spans[i])
     amounts = {first for first, second in zip(order, order[1:])
                if cues[first].direction == "up" and cues[second].direction == "down"
