@@ -420,7 +420,7 @@ def about_subject(claim: str, sentence: str) -> bool:
     return share is None or bool(share[0] >= SUBJECT_MIN)
 
 
-def reading(claim: str, sentence: str, context: str = "") -> Reading:
+def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Reading:
     """How one result sentence bears on a claim (see :data:`Reading`).
 
     Read from the direction cues of both around shared outcome terms (:func:`compare`:
@@ -468,11 +468,13 @@ def reading(claim: str, sentence: str, context: str = "") -> Reading:
         reversed_as = reversal(claim, claim_result, sentence, found_result)
         if reversed_as is not None:
             return reversed_as
-    found_way = found.main
-    if relation is not None or (found_way is not None and found_way != "null"
-                                and not opposite(claim_result or claimed.main or "effect",
-                                                 found_result or found_way)):
+    if relation is not None:  # the claim's result stated the claim's way on a shared outcome
         return "supports"
+    found_way = found.main
+    if (found_way is not None and found_way != "null"
+            and not opposite(claim_result or claimed.main or "effect", found_result or found_way)
+            and about_subject(claim, f"{title} {sentence}")):
+        return "supports"  # read loosely: only a result on the claim's subject counts
     return "neither"
 
 
