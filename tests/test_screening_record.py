@@ -20,6 +20,7 @@ import pytest
 from scholargraph import review
 from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES
 from scholargraph.exports.screening import COLUMNS, label
+from scholargraph.ledger import ScreenedWork
 from scholargraph.report import OUTPUT_FILES, Report
 from scholargraph.sources.arxiv import ArxivAgent
 from scholargraph.sources.base import SearchRequest
@@ -150,3 +151,16 @@ def test_a_review_of_200_records_and_a_library_of_hundreds_writes_every_row(
     merged = sum(len(row["merged_records"].split("; ")) for row in rows if row["merged_records"])
     assert len(rows) + merged == sum(identified.values())  # each record is a row or in one
     assert len(rows) > 200
+
+
+def test_a_title_is_one_cell_as_written_and_never_a_formula(tmp_path: Path) -> None:
+    """Commas, quotes and line breaks stay in their cell; a title a spreadsheet would run as a
+    formula is written after an apostrophe (OWASP's advice against CSV injection)."""
+    titles = ['Risk, "harm" and\nbenefit', '=HYPERLINK("http://evil.example","x")', "-omics"]
+    screened = [ScreenedWork(work_id=f"doi:10.5555/{i}", title=title, source="library",
+                             decision="excluded", reason="does not address: x")
+                for i, title in enumerate(titles)]
+    Report(question="q?", screening=screened).write(tmp_path)
+    _, rows = read_rows(tmp_path)
+    assert [row["title"] for row in rows] == [titles[0], f"'{titles[1]}", f"'{titles[2]}"]
+    assert all(row["cited"] == "no" and row["full_text"] == "" for row in rows)

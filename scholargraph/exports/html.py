@@ -201,7 +201,9 @@ def _included(report: Report) -> str:
     if not works:
         return ""
     rows = "".join(
-        f"<tr><td>{escape(item.label)} {work_links(work)}</td><td>{item.year or ''}</td>"
+        f"<tr><td>{escape(item.label)} {work_links(work)}"
+        f"{HTML_STYLING.warning(' RETRACTED') if item.retracted else ''}</td>"
+        f"<td>{item.year or ''}</td>"
         f"<td>{_reference_link(item.reference)}</td></tr>"
         for item, work in zip(works, report.papers, strict=True))
     intro = (f"{counted(len(works), 'work')} included at screening, cited or not; every work "

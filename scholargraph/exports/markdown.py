@@ -215,8 +215,8 @@ def _included_section(report: Report) -> list[str]:
     intro = escape(f"{counted(len(works), 'work')} included at screening, cited or not; every "
                    f"work screened, with its decision and reason, is in "
                    f"{screening.SCREENING_FILE}.")
-    rows = [[work.label, work.year, f"[{work.reference}]" if work.reference else "no"]
-            for work in works]
+    rows = [[work.label + (" (RETRACTED)" if work.retracted else ""), work.year,
+             f"[{work.reference}]" if work.reference else "no"] for work in works]
     return _section("Included works", [intro, "", *_table(["Work", "Year", "Cited"], rows)])
 
 

@@ -48,6 +48,7 @@ class IncludedWork(Record):
     label: str = Field(description="First author (et al.) and title")
     year: int | None = None
     reference: int | None = Field(None, description="Its number in the reference list, if cited")
+    retracted: bool = False
 
 
 def dumps(report: Report) -> str:
@@ -92,7 +93,8 @@ def included_works(report: Report) -> list[IncludedWork]:
     """Every included work, cited or not, in the review's order, with its reference number."""
     numbers = {reference.work_id: reference.number for reference in report.references}
     return [IncludedWork(work_id=work.id, label=label(work), year=work.year,
-                         reference=numbers.get(work.id)) for work in report.papers]
+                         reference=numbers.get(work.id), retracted=work.is_retracted)
+            for work in report.papers]
 
 
 def label(work: Work) -> str:
