@@ -47,7 +47,8 @@ def check_rows_name_the_review(rows: list[dict[str, str]], report: Report) -> No
     for row in included:
         assert row["reference"] == numbers.get(row["work_id"], "")
         assert row["cited"] == ("yes" if row["work_id"] in numbers else "no")
-    assert all(row["reason"].strip() for row in rows if row["decision"] == "excluded")
+    excluded = [row for row in rows if row["decision"] == "excluded"]
+    assert all(row["reason"].strip() and row["cited"] == "no" for row in excluded)
     assert all(row["reason"] == "" for row in included)
 
 

@@ -62,9 +62,11 @@ def dumps(report: Report) -> str:
 
 
 def rows(report: Report) -> list[dict[str, str]]:
-    """The CSV's rows, as text cells by column name."""
+    """The CSV's rows, as text cells by column name. Only an included work is cited: an
+    excluded one may share its id (a DOI pasted into the wrong record)."""
     numbers = {reference.work_id: reference.number for reference in report.references}
-    return [_row(work, numbers.get(work.joins_earlier or work.work_id), report.day)
+    return [_row(work, numbers.get(work.joins_earlier or work.work_id)
+                 if work.decision == "included" else None, report.day)
             for work in report.screening]
 
 
