@@ -21,7 +21,14 @@ import numpy as np
 
 from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQuestion
 from scholargraph.deterministic.material_names import named_materials
-from scholargraph.deterministic.relevance import CONTEXT_MIN, term_share, topic_terms, work_text
+from scholargraph.deterministic.relevance import (
+    CONTEXT_MIN,
+    THIS_WORK,
+    own_report,
+    term_share,
+    topic_terms,
+    work_text,
+)
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
     Comparison,
@@ -154,17 +161,12 @@ PAPER_DOES = re.compile(
 aims to...", "Information was abstracted from articles...") states no finding: it is never
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes)."""
-OTHERS_SECTIONS = re.compile(r"(?:introduction|background|discussion|related work|"
-                             r"literature review|state of the art)\b", re.IGNORECASE)
+OTHERS_SECTIONS = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?(?:introduction|background|discussion|"
+                             r"related work|literature review|state of the art)\b",
+                             re.IGNORECASE)
 """Sections of a full text where a paper sets its work among others': their sentences report
 other studies' results ("Afatinib resulted in a major improvement in PFS ...") unless they name
 this work ("in the current study", "our results")."""
-OWN_SECTIONS = re.compile(r"(?:abstract|results?|findings|conclusions?|summary|"
-                          r"(?:materials and )?methods?|materials|experimental)\b", re.IGNORECASE)
-"""Parts of a work read in full that report its own study: the abstract, its methods, results
-and conclusions."""
-THIS_WORK = re.compile(r"\b(?:we|our|(?:this|the present|the current) (?:[\w-]+ ){0,3}?"
-                       r"(?:study|trial|work|paper|analysis|cohort|series))\b", re.IGNORECASE)
 CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.")
 """A citation in a full text's sentence: what it states is the cited work's."""
 NEVER_FINDINGS = frozenset({"aim", "others"})
@@ -232,12 +234,6 @@ def others_statement(section: str, sentence: str) -> bool:
     if section in ("abstract", "title", "full_text") or THIS_WORK.search(sentence):
         return False
     return bool(CITED.search(sentence)) or bool(OTHERS_SECTIONS.match(section))
-
-
-def own_report(section: str, sentence: str) -> bool:
-    """Whether a sentence of a work read in full reports its own study: it stands in its
-    abstract, methods, results or conclusions, or it names the work itself."""
-    return bool(OWN_SECTIONS.match(section)) or bool(THIS_WORK.search(sentence))
 
 
 def wanted_facets(sub: SubQuestion) -> set[str]:
