@@ -151,6 +151,7 @@ PAPER_DOES = re.compile(
     r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
+    r"|\bin (?:the )?(?:previous|preceding|following|next) sections?\b"
     r"|\b(?:information|data) (?:was|were) (?:abstracted|extracted|collected|obtained|retrieved|"
     r"gathered|drawn)\b"
     r"|\b(?:articles|studies|records|databases|papers|publications) were (?:searched|screened|"
@@ -161,14 +162,20 @@ PAPER_DOES = re.compile(
 aims to...", "Information was abstracted from articles...") states no finding: it is never
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes)."""
-OTHERS_SECTIONS = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?(?:introduction|background|discussion|"
-                             r"related work|literature review|state of the art)\b",
-                             re.IGNORECASE)
-"""Sections of a full text where a paper sets its work among others': their sentences report
-other studies' results ("Afatinib resulted in a major improvement in PFS ...") unless they name
-this work ("in the current study", "our results")."""
-CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.")
-"""A citation in a full text's sentence: what it states is the cited work's."""
+_NUMBERED = r"(?:\d+(?:\.\d+)*\.?\s+)?"
+INTRODUCTION_SECTIONS = re.compile(rf"{_NUMBERED}(?:introduction|background|related work|"
+                                   r"literature review|state of the art)\b", re.IGNORECASE)
+"""Sections of a full text that set out what was known before the work: none of their
+sentences is the work's finding."""
+DISCUSSION_SECTIONS = re.compile(rf"{_NUMBERED}(?:discussion|general discussion)\b",
+                                 re.IGNORECASE)
+"""Sections that set the work's results among others': their sentences report other studies'
+results ("Afatinib resulted in a major improvement in PFS ...") unless they name this work ("in
+the current study", "our results")."""
+CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.|"
+                   r"\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
+"""A citation in a full text's sentence ("[10-13]", "Smith et al.", "(Heinrich 1989;
+Richner 1989a)"): what it states is the cited work's."""
 NEVER_FINDINGS = frozenset({"aim", "others"})
 """Kinds of sentence never quoted as a finding: what a paper does, what other studies found."""
 WANTED_FACETS = {
@@ -227,13 +234,18 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
 
 
 def others_statement(section: str, sentence: str) -> bool:
-    """Whether a sentence of a full text's section reports other studies rather than this one:
-    it names no work of its own ("in the current study", "we", "our") and it cites one, or it
-    stands where a paper discusses the literature (Introduction, Discussion). A review quotes
-    each work for its own result; the studies it cites are quoted from their own papers."""
-    if section in ("abstract", "title", "full_text") or THIS_WORK.search(sentence):
+    """Whether a sentence of a full text's section reports what others found rather than this
+    work: it stands in the Introduction (what was known before), or it names no work of its own
+    ("in the current study", "our results") and it cites one or stands in the Discussion. A
+    review quotes each work for its own result; the studies it cites are quoted from their own
+    papers."""
+    if section in ("abstract", "title", "full_text"):
         return False
-    return bool(CITED.search(sentence)) or bool(OTHERS_SECTIONS.match(section))
+    if INTRODUCTION_SECTIONS.match(section):
+        return True
+    if THIS_WORK.search(sentence):
+        return False
+    return bool(CITED.search(sentence)) or bool(DISCUSSION_SECTIONS.match(section))
 
 
 def wanted_facets(sub: SubQuestion) -> set[str]:

@@ -158,7 +158,8 @@ OWN_SECTIONS = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?(?:abstract|results?|finding
                           r"experimental)\b", re.IGNORECASE)
 """Parts of a work read in full that report its own study: the abstract, its methods, results
 and conclusions."""
-THIS_WORK = re.compile(r"\b(?:we|our|(?:this|the present|the current) (?:[\w-]+ ){0,3}?"
+THIS_WORK = re.compile(r"\b(?:we|our(?! knowledge)|(?:this|the present|the current) "
+                       r"(?:[\w-]+ ){0,3}?"
                        r"(?:study|trial|work|paper|analysis|cohort|series))\b", re.IGNORECASE)
 """A sentence naming its own work ("we", "our", "in this prospective phase II study")."""
 
