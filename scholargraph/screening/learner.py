@@ -157,11 +157,16 @@ def load_features(path: Path) -> tuple[Features, list[str]] | None:
 
 
 class Ranker:
-    """Scores every record from the features and the labels so far; the matrix is built once."""
+    """Scores every record from the features and the labels so far: the zero-shot score and one
+    linear SVM per view of the records (TF-IDF words, embedding vectors), each weighted by how
+    well it has told apart the person's decisions (:meth:`weights`)."""
 
     def __init__(self, features: Features) -> None:
         self.features = features
         self.matrix = features.matrix()
+        self.views: list[Any] = [features.words]
+        if features.vectors is not None:
+            self.views.append(np.asarray(features.vectors, np.float64) * VECTOR_WEIGHT)
         self.prior = standardised(features.prior)
 
     def scores(self, labels: dict[int, bool]) -> np.ndarray:
@@ -169,29 +174,39 @@ class Ranker:
         if not any(labels.values()):
             return self.prior
         rows, truth = _arrays(labels)
-        learned = standardised(self._fitted(rows, truth))
-        weight = self.prior_weight(rows, truth)
-        return weight * self.prior + (1 - weight) * learned
+        if truth.all():  # includes only: no classifier, closeness to them
+            centre = np.asarray(self.matrix[rows].mean(axis=0)).ravel()
+            weight = PRIOR_INCLUDES / (PRIOR_INCLUDES + int(truth.sum()))
+            return weight * self.prior + (1 - weight) * standardised(self.matrix @ centre)
+        learned = [standardised(self._classifier(view, rows, truth).decision_function(view))
+                   for view in self.views]
+        weights = self.weights(rows, truth)
+        return weights[0] * self.prior + sum(w * s for w, s in zip(weights[1:], learned,
+                                                                    strict=True))
 
-    def prior_weight(self, rows: np.ndarray, truth: np.ndarray) -> float:
-        """The zero-shot score's share of the ranking, by how well each side has told apart the
-        person's decisions so far: the zero-shot score as it stands (it never saw them), the
-        classifier on records it was not fitted to (:data:`FOLDS`-fold cross-validation). Each
-        counts by how far its AUC is above chance (``2 * AUC - 1``). Before two includes and
-        two excludes there is nothing to validate on, and the share is ``10 / (10 + includes)``
-        (:data:`PRIOR_INCLUDES`)."""
-        held_out = self._held_out(rows, truth)
-        if held_out is None:
-            return PRIOR_INCLUDES / (PRIOR_INCLUDES + int(truth.sum()))
-        prior_gain = max(0.0, 2 * roc_auc_score(truth, self.prior[rows]) - 1)
-        learned_gain = max(0.0, 2 * roc_auc_score(truth, held_out) - 1)
-        if prior_gain + learned_gain == 0:
-            return 0.5
-        return prior_gain / (prior_gain + learned_gain)
+    def weights(self, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
+        """The shares of the zero-shot score and of each view's classifier in the ranking, by
+        how well each has told apart the person's decisions so far: the zero-shot score as it
+        stands (it never saw them), each classifier on records it was not fitted to
+        (:data:`FOLDS`-fold cross-validation). Each counts by how far its AUC is above chance
+        (``2 * AUC - 1``), so a view that tells this review's includes apart (the words of
+        one, the meaning of another) leads it, and a question that describes the includes well
+        keeps its weight for as long as that holds. Before two includes and two excludes there
+        is nothing to validate on: the zero-shot score's share is ``10 / (10 + includes)``
+        (:data:`PRIOR_INCLUDES`), the views share the rest evenly."""
+        held_out = [self._held_out(view, rows, truth) for view in self.views]
+        if any(values is None for values in held_out):
+            prior = PRIOR_INCLUDES / (PRIOR_INCLUDES + int(truth.sum()))
+            return np.array([prior] + [(1 - prior) / len(self.views)] * len(self.views))
+        gains = np.array([_gain(truth, self.prior[rows])]
+                         + [_gain(truth, values) for values in held_out if values is not None])
+        if gains.sum() == 0:
+            return np.full(len(gains), 1 / len(gains))
+        return gains / gains.sum()
 
-    def _held_out(self, rows: np.ndarray, truth: np.ndarray) -> np.ndarray | None:
-        """The classifier's decision value for each labelled record, fitted without its fold
-        (None with fewer than two includes or two excludes)."""
+    def _held_out(self, view: Any, rows: np.ndarray, truth: np.ndarray) -> np.ndarray | None:
+        """The view's classifier's decision value for each labelled record, fitted without its
+        fold (None with fewer than two includes or two excludes)."""
         includes = int(truth.sum())
         smaller = min(includes, len(truth) - includes)
         if smaller < 2:
@@ -199,22 +214,21 @@ class Ranker:
         values = np.zeros(len(rows))
         folds = StratifiedKFold(min(FOLDS, smaller), shuffle=True, random_state=0)
         for fitted, held in folds.split(rows, truth):
-            model = self._classifier(rows[fitted], truth[fitted])
-            values[held] = model.decision_function(self.matrix[rows[held]])
+            model = self._classifier(view, rows[fitted], truth[fitted])
+            values[held] = model.decision_function(view[rows[held]])
         return values
 
-    def _fitted(self, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
-        """The classifier's decision value; with includes only, closeness to them."""
-        if truth.all():
-            centre = np.asarray(self.matrix[rows].mean(axis=0)).ravel()
-            return np.asarray(self.matrix @ centre).ravel()
-        model = self._classifier(rows, truth)
-        return np.asarray(model.decision_function(self.matrix), np.float64)
+    @staticmethod
+    def _classifier(view: Any, rows: np.ndarray, truth: np.ndarray) -> LinearSVC:
+        """The linear SVM fitted to the given labelled records of one view (classes balanced:
+        includes are few), the one model both the ranking and its cross-validation use."""
+        return LinearSVC(C=REGULARISATION, class_weight="balanced").fit(view[rows], truth)
 
-    def _classifier(self, rows: np.ndarray, truth: np.ndarray) -> LinearSVC:
-        """The linear SVM fitted to the given labelled records (classes balanced: includes are
-        few), the one model both the ranking and its cross-validation use."""
-        return LinearSVC(C=REGULARISATION, class_weight="balanced").fit(self.matrix[rows], truth)
+
+def _gain(truth: np.ndarray, values: np.ndarray) -> float:
+    """How far a score's AUC over the labelled records is above chance, ``2 * AUC - 1``
+    (none below chance)."""
+    return max(0.0, 2 * float(roc_auc_score(truth, values)) - 1)
 
 
 def _arrays(labels: dict[int, bool]) -> tuple[np.ndarray, np.ndarray]:
