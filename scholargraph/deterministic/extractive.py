@@ -9,6 +9,11 @@ saying nearly the same thing is cited beside it as corroboration. Sentences on t
 sub-question that point opposite ways (:mod:`scholargraph.deterministic.stance`) become
 contradictions, shown with both quotes; the same direction, agreement. Limitations the sources
 state are quoted too.
+
+A work read in full is quoted for its own study: a sentence of its Introduction, or of its
+Discussion or elsewhere reporting another study (a citation, no "we"/"the current study"), is
+never a finding (:func:`others_statement`), and its abstract, methods, results and conclusions
+are quoted on the subject its title names (:func:`rank_candidates`).
 """
 
 from __future__ import annotations
