@@ -68,6 +68,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from scholargraph.errors import InputError
+from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
 from scholargraph.records import Work
@@ -191,9 +192,9 @@ class Concept:
     def named_in(self, tokens: set[str]) -> bool:
         """Whether a text (its stemmed tokens) names at least half of the concept's words, each
         word, one of its :data:`SYNONYMS` or the word with "anti" before it (an antidepressant
-        names depression, an antiviral viral infection). The screening's decisions ask it of one sentence or
-        a title at a time (:func:`mentions`): "public" in one sentence and "health" in another
-        do not name "public health surveillance"."""
+        names depression, an antiviral viral infection). The screening's decisions ask it of one
+        sentence or a title at a time (:func:`mentions`): "public" in one sentence and "health"
+        in another do not name "public health surveillance"."""
         named = sum(1 for stem in self.stems
                     if stem in tokens or f"anti{stem}" in tokens
                     or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
@@ -306,14 +307,14 @@ def concepts(question: str) -> list[Concept]:
     return found
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-
-
 def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
     """Where a record names each concept: in its title, and in which of its abstract's sentences
-    (each judged alone, :meth:`Concept.named_in`)."""
+    (each judged alone, :meth:`Concept.named_in`), cut as passages are
+    (:func:`~scholargraph.rag.chunking.split_sentences`: not after "e.g." nor at a semicolon).
+    Computed once a record (:func:`_signals`), for the ranking without embeddings and for the
+    decisions."""
     title_tokens = set(tokenize(title))
-    sentences = [set(tokenize(part)) for part in _SENTENCE_END.split(abstract) if part.strip()]
+    sentences = [set(tokenize(abstract[start:end])) for start, end in split_sentences(abstract)]
     return Mentions(
         in_title=tuple(c.named_in(title_tokens) for c in found),
         sentences=tuple(frozenset(j for j, tokens in enumerate(sentences) if c.named_in(tokens))
@@ -567,8 +568,8 @@ class _Signals:
     """Cosine of each record with the question's topic alone."""
     criteria: np.ndarray | None
     """Each record's best cosine with one clause of the inclusion criteria (None without)."""
-    named: np.ndarray
-    """records x concepts: whether the record names the concept in words."""
+    mentions: list[Mentions]
+    """Where each record names each concept in words (its title, its abstract's sentences)."""
     close: np.ndarray | None
     """records x concepts: whether the record is close to the concept in meaning."""
     lexical: np.ndarray
@@ -616,8 +617,8 @@ def _first_pass(signals: _Signals) -> np.ndarray:
         closest = signals.criteria if signals.criteria is not None else signals.question
         score += CRITERIA_WEIGHT * standardised(closest)
     else:
-        score += standardised(signals.named.mean(axis=1) if signals.named.shape[1]
-                               else np.zeros(len(score)))
+        named = np.array([m.named for m in signals.mentions], dtype=float).reshape(len(score), -1)
+        score += standardised(named.mean(axis=1) if named.shape[1] else np.zeros(len(score)))
     return score
 
 
@@ -706,7 +707,7 @@ def screening_decisions(question: str, criteria: Criteria | None,
     what they cannot rule out.
     """
     texts = [record_text({"title": title, "abstract": abstract}) for title, abstract in records]
-    signals = _signals(question, criteria, texts, embedder, vectors)
+    signals = _signals(question, criteria, texts, embedder, vectors, records)
     scores = _ranking(signals, texts)
     found = concepts(question)
     relative = len(records) >= FEEDBACK_MIN_RECORDS
@@ -717,7 +718,7 @@ def screening_decisions(question: str, criteria: Criteria | None,
         low = relative and meaning is not None and scores[i] < (
             SCORE_MIN if abstract.strip() else TITLE_ONLY_SCORE_MIN)
         close = None if signals.close is None else signals.close[i]
-        reason = designed or _concept_reason(found, mentions(found, title, abstract), close,
+        reason = designed or _concept_reason(found, signals.mentions[i], close,
                                              meaning, bool(abstract.strip()), low)
         decisions.append(Decision(score=float(scores[i]), reason=reason))
     return decisions
@@ -756,19 +757,22 @@ def _concept_reason(found: Sequence[Concept], named: Mentions, close: np.ndarray
 
 
 def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
-             embedder: Embedder | None, vectors: np.ndarray | None) -> _Signals:
+             embedder: Embedder | None, vectors: np.ndarray | None,
+             records: Sequence[tuple[str, str]] | None = None) -> _Signals:
+    """Every signal of every record, each computed once; ``records`` are the texts' (title,
+    abstract) when the caller has them, else the texts are split back
+    (:func:`_title_and_abstract`)."""
     found = concepts(question)
     tokens = [tokenize(text) for text in texts]
-    token_sets = [set(words) for words in tokens]
-    named = np.array([[c.named_in(t) for c in found] for t in token_sets], dtype=bool).reshape(
-        len(texts), len(found))
+    parts = records if records is not None else [_title_and_abstract(text) for text in texts]
+    named = [mentions(found, title, abstract) for title, abstract in parts]
     query = tokenize(" ".join([question_topic(question), *(criteria.inclusion if criteria
                                                             else [])]))
     design = np.array([_design_sign(record_designs(*_title_and_abstract(text)), criteria)
                        for text in texts], dtype=np.float64)
     lexical = _lexical(tokens, query)
     if embedder is None:
-        return _Signals(vectors=None, meaning=None, question=None, criteria=None, named=named,
+        return _Signals(vectors=None, meaning=None, question=None, criteria=None, mentions=named,
                         close=None, lexical=lexical, design=design)
     if vectors is None:
         vectors = embedder.embed_documents(list(texts))
@@ -781,7 +785,7 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
     if found:
         close = _closeness(found, clauses, vectors, embedder)
     return _Signals(vectors=vectors, meaning=vectors @ _question_vector(topic, criteria, embedder),
-                    question=vectors @ topic, criteria=closest, named=named, close=close,
+                    question=vectors @ topic, criteria=closest, mentions=named, close=close,
                     lexical=lexical, design=design)
 
 
