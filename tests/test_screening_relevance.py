@@ -240,8 +240,3 @@ def test_a_criteria_clause_defining_a_concept_lets_records_address_it(embedder):
     alone = screening_decisions(RIGOUR, None, [ADDICTION], embedder=embedder)[0]
     assert alone.reason == "does not address: environmental health"
 
-
-def test_a_drug_class_named_against_a_condition_names_the_condition():
-    found = concepts("animal models of depression")
-    named = mentions(found, "Antidepressant activity of new compounds in rats", "")
-    assert named.named == [True, True]

@@ -191,13 +191,11 @@ class Concept:
 
     def named_in(self, tokens: set[str]) -> bool:
         """Whether a text (its stemmed tokens) names at least half of the concept's words, each
-        word, one of its :data:`SYNONYMS` or the word with "anti" before it (an antidepressant
-        names depression, an antiviral viral infection). The screening's decisions ask it of one
-        sentence or a title at a time (:func:`mentions`): "public" in one sentence and "health"
+        word or one of its :data:`SYNONYMS`. The screening's decisions ask it of one sentence or
+        a title at a time (:func:`mentions`): "public" in one sentence and "health"
         in another do not name "public health surveillance"."""
         named = sum(1 for stem in self.stems
-                    if stem in tokens or f"anti{stem}" in tokens
-                    or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
+                    if stem in tokens or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
         return named >= math.ceil(len(self.stems) / 2)
 
 
