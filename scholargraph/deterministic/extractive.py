@@ -369,14 +369,13 @@ def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
 
 def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate | None:
     """The sentence of a work that best states its result on the topic, or None when it states
-    none: of its sentences of the result kind (not background, aims, methods or limitations,
-    none quoted already), the one naming most of the ``topic`` terms, a sentence under a
-    structured abstract's Results or Conclusions label before one read as a result from its
-    words, a later one before an earlier (conclusions close an abstract). Every sentence of the
-    work is read, not only the passages the RAG filter kept for the sub-questions. A result
-    that also states a limitation ("Further work is warranted to increase the accuracy") comes
-    after one that does not."""
-    pool = [c for passage in chunk_work(work) for c in quotable(passage, work.year)
+    none. Every sentence of its abstract is read (:func:`summary_passages`), not only the
+    pieces the RAG filter kept; of those of the result kind (not background or aims, none
+    quoted already) the one naming most of the ``topic`` terms is taken, one stating no
+    limitation before one that does ("Further work is warranted to increase the accuracy"),
+    one under a structured abstract's Results or Conclusions label before one read as a result
+    from its words, a later one before an earlier (conclusions close an abstract)."""
+    pool = [c for passage in summary_passages(work) for c in quotable(passage, work.year)
             if "result" in c.facets and not c.facets & {"aim", "background"}
             and c.quote.text not in used]
     if not pool:
@@ -628,17 +627,26 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
                  gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
 
 
+def summary_passages(work: Work) -> list[Passage]:
+    """The pieces of a work's abstract (its title when it has none): where a work states its
+    own result. A full text's passages are not among them: its Introduction and Discussion
+    quote other studies' results ("The overall response rate to TKI varies between 60 and 90%
+    [9]"), and the RAG filter ranks its sections one by one already."""
+    return [p for p in chunk_work(work) if p.section in ("abstract", "title")]
+
+
 def whole_works(kept: list[Passage], papers: list[Work]) -> list[Passage]:
-    """The passages the RAG filter kept for a topic's sub-question, then the other passages of
-    the same works, ranked after them: a kept piece of an abstract is often its background and
-    aims, while the sentence stating the work's methods or results lies in the piece after it
-    (the README review's methods sub-question kept a crowdsourcing study's second piece, its
-    "Methods: We collected 296,166 crowd-generated labels..." sentence in the first)."""
+    """The passages the RAG filter kept for a topic's sub-question, then the other pieces of
+    the same works' abstracts (:func:`summary_passages`), ranked after them: a kept piece is
+    often an abstract's background and aims, while the sentence stating the work's methods or
+    results lies in the piece beside it (the README review's methods sub-question kept a
+    crowdsourcing study's second piece; its "Methods: We collected 296,166 crowd-generated
+    labels..." sentence is in the first)."""
     have = {p.id for p in kept}
     owners = dict.fromkeys(p.work_id for p in kept)
     by_id = {work.id: work for work in papers}
     rest = [passage.model_copy(update={"sub_question_id": kept[0].sub_question_id})
-            for owner in owners if owner in by_id for passage in chunk_work(by_id[owner])
+            for owner in owners if owner in by_id for passage in summary_passages(by_id[owner])
             if passage.id not in have]
     return [*kept, *rest]
 
