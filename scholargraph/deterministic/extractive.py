@@ -21,6 +21,7 @@ import numpy as np
 
 from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQuestion
 from scholargraph.deterministic.material_names import named_materials
+from scholargraph.deterministic.questions import concepts
 from scholargraph.deterministic.relevance import CONTEXT_MIN, term_share, topic_terms, work_text
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
@@ -30,10 +31,15 @@ from scholargraph.deterministic.stance import (
     stance,
     surface_terms,
 )
-from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
+from scholargraph.deterministic.text import (
+    SECTION_WORDS,
+    is_generic,
+    reference_debris,
+    run_together,
+)
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
-from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
+from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named, tokenize
 from scholargraph.records import Passage, Work
 
 FINDINGS_PER_QUESTION = 3
@@ -384,6 +390,50 @@ def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate 
     return max(pool, key=lambda c: ("limitation" not in c.facets,
                                     round(term_share(topic, c.quote.text), 6), c.labelled,
                                     c.quote.end / last))
+
+
+MEASURED = re.compile(r"\d+(?:[.,]\d+)*\s?%|[=<>]\s?\d|\b\d+[.,]\d+\b|"
+                      r"\b(?!(?:19|20)\d\d\b)\d{2,}\b")
+"""A number stating a measured result (a percentage, "AUC=0.85", "0.821", "9,000 tweets"); a
+year alone is not one."""
+BROAD_SHARE = 0.5
+BROAD_MIN_WORKS = 5
+"""A claim is about a whole class of things ("Machine learning improves disease surveillance in
+public health.") when at least ``BROAD_SHARE`` of its screened-in works, and ``BROAD_MIN_WORKS``
+or more, name its subject in their titles: the subject is then the topic of nearly everything
+found, and how closely a work ranks against the claim's words tells nothing of whether it
+tests it."""
+
+
+def claim_subject(claim: str) -> frozenset[str]:
+    """The stemmed words of a claim's subject: its first concept that is not a generic word
+    ("machine learning" in "Machine learning improves disease surveillance...")."""
+    found = [c.text for c in concepts(claim) if not is_generic(c.text)]
+    return frozenset(tokenize(found[0])) if found else frozenset()
+
+
+def broad_claim_studies(claim: str, works: list[Work]) -> set[str]:
+    """For a claim about a whole class of things (``BROAD_SHARE``), the works that report a
+    measured result about its subject: a sentence of their abstract of the result kind (not
+    background or aims) names the subject, and one states a number (``MEASURED``: "the
+    prediction model achieved an AUC of 0.85"). Such a study tests the claim for its member
+    of the class (a suicide-risk screening model, crowd-labelled surveillance models), however
+    far below the closest-worded works it ranks; a commentary, a chapter or a protocol that
+    measures nothing does not. Empty for a claim about one thing (most SciFact claims), which
+    :func:`~scholargraph.deterministic.relevance.works_testing_claim` decides alone."""
+    subject = claim_subject(claim)
+    titled = sum(bool(subject) and subject <= set(tokenize(work.title)) for work in works)
+    if len(works) < BROAD_MIN_WORKS or titled < BROAD_SHARE * len(works):
+        return set()
+    found = set()
+    for work in works:
+        results = [c.quote.text for passage in summary_passages(work)
+                   for c in quotable(passage, work.year)
+                   if "result" in c.facets and not c.facets & {"aim", "background"}]
+        if (any(subject <= set(tokenize(text)) for text in results)
+                and any(MEASURED.search(text) for text in results)):
+            found.add(work.id)
+    return found
 
 
 def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: set[str],

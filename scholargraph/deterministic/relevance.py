@@ -25,7 +25,7 @@ without evidence misleads.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,7 +94,8 @@ def work_text(work: Work) -> str:
     return f"{work.title} {work.abstract or ''} {work.full_text or ''}"
 
 
-def works_testing_claim(ranked: Sequence[WorkRelevance]) -> list[str]:
+def works_testing_claim(ranked: Sequence[WorkRelevance],
+                        measured: Collection[str] = ()) -> list[str]:
     """The ids of the works that test the claim, most direct first, from the screened works
     ranked against it (:func:`scholargraph.rag.works.rank_works`, best first).
 
@@ -130,15 +131,23 @@ def works_testing_claim(ranked: Sequence[WorkRelevance]) -> list[str]:
     rule trades the one share for the other: several SciFact evidence abstracts of one claim
     state their result in other words than the claim (a mechanism, a cell line, a subgroup),
     which neither the fused score nor a sentence's closeness tells from a work on the topic.
+
+    ``measured``: the works that test a claim about a whole class of things by a measured
+    result about its subject
+    (:func:`~scholargraph.deterministic.extractive.broad_claim_studies`), kept after the others
+    in their rank's order, wherever they rank.
     """
     if not ranked:
         return []
     best = ranked[0].fused
     if ranked[0].relation is None:
-        return [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
-    return [ranked[0].work_id] + [
-        work.work_id for work in ranked[1:]
-        if work.fused >= best - CLAIM_REACH and (work.relation or 0.0) >= RELATION_MIN]
+        close = [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
+    else:
+        close = [ranked[0].work_id] + [
+            work.work_id for work in ranked[1:]
+            if work.fused >= best - CLAIM_REACH and (work.relation or 0.0) >= RELATION_MIN]
+    return close + [work.work_id for work in ranked
+                    if work.work_id in measured and work.work_id not in close]
 
 
 def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion | None:
