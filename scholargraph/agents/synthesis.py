@@ -252,6 +252,7 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         notes += table_notes
     if itself is not None and claim_ranked is not None:
         draft = with_stances(draft, question, itself, claim_ranked, papers)
+        passages = with_quoted_passages(draft, passages, papers)
     judge = DirectEvidence(passages, papers, embedder)
     direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
     draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
@@ -269,10 +270,14 @@ def with_quoted_passages(draft: Draft, passages: list[Passage], papers: list[Wor
     included work that states a result by its result sentence, read from the whole work
     (:func:`~scholargraph.deterministic.extractive.results_of_uncited`), and that sentence's
     passage may not be among those the RAG filter kept. Each is re-chunked from its work, as
-    the evidence table's are, and filed under the sub-question of the finding quoting it."""
+    the evidence table's are, and filed under the sub-question of the finding quoting it; so
+    is the sentence a claim's study is read by (its stance's quote), read from its whole
+    abstract (:func:`~scholargraph.deterministic.extractive.claim_candidates`)."""
     known = {p.id for p in passages}
     wanted = {pid: f.sub_question_id for f in draft.findings for pid in f.passage_ids
               if pid not in known}
+    wanted |= {s.quote.passage_id: None for s in draft.stances
+               if s.quote is not None and s.quote.passage_id not in known | set(wanted)}
     if not wanted:
         return passages
     owners = {pid.split("#")[0] for pid in wanted}

@@ -359,7 +359,9 @@ def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]
 
 
 def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
-    """Whether a sentence may be quoted as a finding of a topic's sub-question: never one that
+    """Whether a sentence may be quoted as a finding of a topic's sub-question (or of a claim's
+    other than the one asking the claim itself, whose sentences are ranked by
+    :func:`claim_candidates` and read for stances): never one that
     gives background or says what a paper is about or aims at ("The decade since then has seen
     major trends in the digital world...", "This work aims to design..."), and, unless the
     sub-question asks for methods, never one that only states them ("We collected 296,166
@@ -573,10 +575,15 @@ def claim_candidates(claim_sub: SubQuestion, passages: list[Passage], papers: li
     """The sentences of every passage (each once, whichever sub-question it was kept for)
     ranked against the sub-question that asks a claim itself: ranked once, then read both for
     the claim's findings (:func:`extractive_draft`) and for each study's stance
-    (:func:`scholargraph.agents.synthesis.with_stances`)."""
+    (:func:`scholargraph.agents.synthesis.with_stances`). The pieces of each included work's
+    abstract that the RAG filter did not keep are ranked too, after the kept ones: a study
+    that tests the claim is read by the sentence stating its result, wherever in its abstract
+    it lies (the broad claim's narrative review states its conclusion in its third piece)."""
     years = {work.id: work.year for work in papers}
-    unique = list({p.id: p for p in passages}.values())
-    return rank_candidates(claim_sub, unique, keywords, years, embedder)
+    unique = {p.id: p for p in passages}
+    rest = [p.model_copy(update={"sub_question_id": claim_sub.id}) for work in papers
+            for p in summary_passages(work) if p.id not in unique]
+    return rank_candidates(claim_sub, [*unique.values(), *rest], keywords, years, embedder)
 
 
 def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
@@ -646,7 +653,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
-        if claim_sub is None:
+        if claim_sub is None or sub.id != claim_sub.id:
             own = whole_works(own, papers)
         topic = topic_terms(sub.text)
         on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
@@ -656,8 +663,9 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
                               if c.quote.passage_id in own_ids and c.work_id in on_topic]
         else:
             ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
+        asks_claim = claim_sub is not None and sub.id == claim_sub.id
         quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works
-                         and (claim_sub is not None or states_finding(c, wanted_facets(sub)))]
+                         and (asks_claim or states_finding(c, wanted_facets(sub)))]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
                   for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]
         if claim_sub is not None and sub.id == claim_sub.id:
