@@ -178,3 +178,78 @@ def test_a_topic_draft_cites_the_work_the_filter_kept_no_passage_of():
     assert not any(f.text.startswith(("Digital health programmes", "The results are expected"))
                    for f in quoted)
     assert all(isinstance(f, Finding) and f.sub_question_id == "q1" for f in quoted)
+
+
+# ---------------------------------------------------------------- a broad claim's studies
+
+BROAD_CLAIM = "Machine learning improves disease surveillance in public health."
+READER_ML = re.compile(r"machine[- ]learning|random forest|deep learning|neural network", re.I)
+READER_HEALTH = re.compile(r"public health|surveillance|screening|population health|disease|"
+                           r"suicide|overdose", re.I)
+READER_MEASURE = re.compile(r"\bAUC\b|accuracy|sensitivity|\d+(?:\.\d+)?\s?%|"
+                            r"\b\d{1,3}(?:,\d{3})+\b|\b\d\.\d+\b")
+READER_FINDS = re.compile(r"\b(?:shows?|showed|found|achieved|demonstrat\w*|reveal\w*|"
+                          r"predicted)\b", re.I)
+
+
+def measures_machine_learning_for_health(work: Work) -> bool:
+    """A reader's judgement that a study tests the broad claim: its abstract is about machine
+    learning and health surveillance, screening or disease, and one of its sentences reports
+    a measured result (a figure beside a word that reports a finding)."""
+    abstract = work.abstract or ""
+    sentences = re.split(r"(?<=[.!?])\s+", abstract)
+    return (bool(READER_ML.search(abstract)) and bool(READER_HEALTH.search(abstract))
+            and any(READER_MEASURE.search(s) and READER_FINDS.search(s) for s in sentences))
+
+
+def _same(title: str) -> str:
+    return re.sub(r"\W+", " ", title).strip().lower()
+
+
+@pytest.fixture(scope="module")
+def broad_claim(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, list[Work]]:
+    """The broad claim's review over the recorded corpus, and every record its searches found."""
+    home = tmp_path_factory.mktemp("broad-claim-home")
+    found: list[Work] = []
+
+    def collect(node: str, update: dict) -> None:
+        found.extend(update.get("records") or [])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCHOLARGRAPH_HOME", str(home))
+        return review(BROAD_CLAIM, offline=True, on_progress=collect), found
+
+
+def test_a_broad_claim_includes_every_study_that_measures_it(broad_claim):
+    """It once rested on a talk abstract and a narrative review, leaving out the suicide-risk
+    screening model and the crowd-labelled surveillance models as "not testing the claim"."""
+    report, found = broad_claim
+    testing = {_same(w.title) for w in found if measures_machine_learning_for_health(w)}
+    included = {_same(w.title) for w in report.papers}
+    assert len(testing) >= 3, "the recorded corpus changed: fewer studies measure a result"
+    assert testing <= included, testing - included
+    assert {ref.work_id for ref in report.references} == {w.id for w in report.papers}
+    for stance in report.stances:
+        if stance.quote is not None:
+            assert not PAPER_DOES.search(stance.quote.text), stance.quote.text
+
+
+def _titled(name: str, abstract: str) -> Work:
+    return Work(title=f"Machine learning for {name}", doi=f"10.1000/{name}", year=2020,
+                abstract=abstract, sources=["pubmed"])
+
+
+def test_only_a_claim_about_a_whole_class_takes_in_studies_ranked_far_below():
+    from scholargraph.deterministic.extractive import broad_claim_studies
+    measured = _titled("screening", "Methods: Survey data of 11,628 adults. Results: The "
+                       "machine learning model reached an AUC of 0.85 for suicide ideation.")
+    chapter = _titled("ethics", "This chapter discusses fairness. Machine learning shows "
+                      "promise for public health.")
+    others = [_titled(f"topic{i}", "Machine learning is a field of study.") for i in range(4)]
+    assert broad_claim_studies(BROAD_CLAIM, [measured, chapter, *others]) == {measured.id}
+    folate = Work(title="Folate deficiency and homocysteine", doi="10.1000/folate", year=2001,
+                  abstract="Results: Folate deficiency raised homocysteine by 25%.",
+                  sources=["pubmed"])
+    # machine learning is the subject of one title in six: a claim about one thing
+    narrow = [measured, *[folate.model_copy(update={"doi": f"10.1000/f{i}"}) for i in range(5)]]
+    assert broad_claim_studies(BROAD_CLAIM, narrow) == set()
