@@ -47,17 +47,15 @@ from pathlib import Path
 
 import numpy as np
 
-from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.screening.learner import (
     Features,
     Ranker,
-    build_features,
     load_features,
     next_batch,
     save_features,
 )
 from scholargraph.screening.relevance import read_criteria
-from scholargraph.screening.session import zero_shot_scores
+from scholargraph.screening.session import library_features
 from scholargraph.screening.stopping import estimate
 from scholargraph.settings import Settings
 
@@ -91,18 +89,15 @@ def read_review(folder: Path) -> Review:
 
 
 def review_features(review: Review, settings: Settings) -> Features:
-    """The features the session builds for a library, for the dataset's rows."""
+    """The features a session builds for a library (:func:`library_features`, kept under the
+    cache as a session keeps them under its home), for the dataset's rows as they are."""
     warnings: list[str] = []
-    embedder = load_run_embedder(settings, warnings)
-    vectors = None
-    if embedder is not None:
-        ids = [f"{review.name}:{i}" for i in range(len(review.texts))]
-        vectors = stored_vectors(review.texts, ids, embedder, settings, warnings)
     criteria = read_criteria(review.criteria) if review.criteria else None
-    prior = zero_shot_scores(review.question, criteria, review.texts, embedder, vectors, warnings)
+    ids = [f"{review.name}:{i}" for i in range(len(review.texts))]
+    features = library_features(review.texts, ids, review.question, criteria, settings, warnings)
     for warning in warnings:
         print(f"  {review.name}: {warning}", file=sys.stderr)
-    return build_features(review.texts, prior, vectors)
+    return features
 
 
 def reload_seconds(features: Features, truth: np.ndarray, cache: Path) -> float:
@@ -304,7 +299,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--peer", choices=["asreview"], default=None,
                         help="also run ASReview's simulation on the same records")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
-                        help="the bench's store of vectors and the peer's virtual environment")
+                        help="the bench's store of vectors, features and the peer's virtual "
+                        "environment")
 
 
 def main(argv: list[str] | None = None) -> None:

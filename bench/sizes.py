@@ -17,11 +17,11 @@ Each review runs in a fresh child process, so its peak memory is its own. Printe
 records asked per source; wall seconds; graph seconds without network waits (wall time less the
 time at least one request was in flight); CPU seconds of the review's process (all threads: on
 a machine shared with other work, graph seconds grow with the load and CPU seconds do not);
-peak RSS (MB); files written of the eight; requests
+peak RSS (MB); files written of the nine; requests
 per source as the server counted them; PRISMA's identified, screened and included. With
-``--each``, also one review per source alone. Goals on two cores: every size writes all eight
+``--each``, also one review per source alone. Goals on two cores: every size writes all nine
 files; 1,000 records from each of the five sources in one run within 2 GB and 60 s of graph
-time. The bench exits 1 when a review it was asked for did not write all eight files (or
+time. The bench exits 1 when a review it was asked for did not write all nine files (or
 failed), so it never reports nothing as a measurement.
 """
 
@@ -40,6 +40,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES
+from scholargraph.report import OUTPUT_FILES
 from scholargraph.testing.server_process import ServerProcess
 
 SIZES = (200, 1000)
@@ -51,7 +53,7 @@ QUESTION = ("titanium dioxide (TiO2) exposure: risk factors, treatment and outco
 """Issue 20's question, naming a material so that the Materials Project is searched too."""
 LATENCY = {"pubmed": 0.25, "arxiv": 0.5, "openalex": 0.15, "mp": 0.2, "ddg": 0.3, "web": 0.2}
 MP_KEY = "bench0replay0key0not0a0secret000"  # 32 characters, as mp_api requires
-FILES = 8
+FILES = len((*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES))
 OTHER = {"web": "web pages and open copies", "pubmed": "PubMed (PMC full texts)",
          "openalex": "OpenAlex (enrichment)"}
 
@@ -172,7 +174,7 @@ def line(result: dict[str, Any]) -> str:
     text = (f"{','.join(result['sources']):34} {result['n']:5} {result.get('wall', 0):7.1f} "
             f"{result.get('graph', 0):8.1f} {result.get('cpu', 0):6.1f} "
             f"{result.get('rss_mb', 0):7.0f} "
-            f"{result['written']:3}/8 {result.get('identified', 0):6} "
+            f"{result['written']:3}/{FILES} {result.get('identified', 0):6} "
             f"{result.get('screened', 0):6} {result.get('included', 0):5}  {requests}")
     return text + (f"  FAILED: {result['error']}" if result.get("error") else "")
 

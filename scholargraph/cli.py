@@ -171,7 +171,7 @@ def run_review(args: argparse.Namespace) -> int:
     while isinstance(outcome, PendingApproval):
         outcome = run.resume(ask_plan_decision(outcome.plan))
     try:
-        outcome.write(args.out)
+        written = outcome.write(args.out)
     except FilesNotWritten as exc:
         for item in exc.not_written:
             print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
@@ -179,7 +179,8 @@ def run_review(args: argparse.Namespace) -> int:
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
         counts = outcome.counts
-        print(f"wrote {args.out}/review.md and 7 more files: {counts.screened} works screened, "
+        print(f"wrote {args.out}/review.md and {len(written) - 1} more files: "
+              f"{counts.screened} works screened, "
               f"{counts.included} included, {counts.findings} findings, "
               f"{counts.cited_works} references"
               + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)

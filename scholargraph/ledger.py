@@ -14,6 +14,10 @@ holds one position in the ledger, and each position has exactly one fate:
 Every count is a number of positions with a fate, so the counts add up by construction:
 identified = duplicates + screened; screened = excluded + included; excluded = the sum of the
 reasons; the reports sought are included positions, and assessed = sought - not retrieved.
+
+The same positions give the review's screening record (:func:`screened_works`, written as
+``screening.csv``): one :class:`ScreenedWork` per position that is not a duplicate, naming the
+records folded into it, so a reviewer can check each decision and its rows add up to the counts.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
+
+from pydantic import Field
 
 from scholargraph.records import Record, Work
 
@@ -140,3 +147,54 @@ def full_text_fates(outcomes: Mapping[str, FullTextFate], works: Sequence[Work]
                     ) -> list[FullTextFate | None]:
     """Each work's full-text fate (None: not sought), by :func:`work_key`."""
     return [outcomes.get(work_key(work)) for work in works]
+
+
+class ScreenedWork(Record):
+    """One work screened, as a person checking the screening needs it: what it is, what found
+    it, the decision and its reason (PRISMA's ``excluded_reasons`` wording), what became of its
+    full text, and the records deduplication folded into it (each ``source:id``)."""
+
+    work_id: str
+    title: str
+    year: int | None = None
+    doi: str | None = None
+    pmid: str | None = None
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    source: str = Field(description="The source its first record is counted under in PRISMA")
+    found_by: list[str] = Field(default_factory=list,
+                                description="Every source of its records, first first")
+    decision: Literal["included", "excluded"]
+    reason: str = Field("", description="Why it was excluded, as PRISMA counts it")
+    full_text: str = Field("", description="'retrieved', why not, or '' when not sought")
+    merged_records: list[str] = Field(
+        default_factory=list, description="The duplicate records folded into it, each "
+        "'source:id' (the source PRISMA counts it under)")
+    screened_on: date | None = Field(
+        None, description="The day of the run that screened it (set in an update's review, "
+        "whose earlier runs screened the others)")
+    joins_earlier: str | None = Field(
+        None, description="In an update: the work of an earlier run this included work was "
+        "folded into (a duplicate or a new version of it)")
+
+
+def screened_works(ledger: Ledger, records: Sequence[Work], groups: Sequence[Sequence[int]],
+                   works: Sequence[Work]) -> list[ScreenedWork]:
+    """One row per work screened, in the order the works were found, read from the ``ledger``
+    built over the same ``records`` and ``groups`` (``works[k]`` is group ``k`` folded): its
+    rows are the ledger's screened positions, so they add up to PRISMA's counts."""
+    rows = []
+    for work, group in zip(works, groups, strict=True):
+        first, *others = sorted(group)
+        entry = ledger.entries[first]
+        if entry.fate == "duplicate":
+            raise LedgerError(f"record {first} stands for a work but is marked a duplicate")
+        found_by = [source for index in sorted(group) for source in records[index].sources]
+        rows.append(ScreenedWork(
+            work_id=work.id, title=work.title, year=work.year, doi=work.doi, pmid=work.pmid,
+            arxiv_id=work.arxiv_id, openalex_id=work.openalex_id, source=entry.source,
+            found_by=list(dict.fromkeys(found_by)) or [entry.source], decision=entry.fate,
+            reason=entry.reason or "",
+            full_text=entry.full_text.status if entry.full_text else "",
+            merged_records=[f"{ledger.entries[i].source}:{records[i].id}" for i in others]))
+    return rows

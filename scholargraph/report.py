@@ -28,6 +28,7 @@ from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.engines import engine_name
 from scholargraph.exports.files import write_review
 from scholargraph.history import HistoryEntry, UpdateSection
+from scholargraph.ledger import ScreenedWork
 from scholargraph.records import (
     Material,
     Passage,
@@ -187,6 +188,9 @@ class Report(Record):
     references: list[Reference] = Field(default_factory=list)
     passages: list[Passage] = Field(default_factory=list, description="Passages cited")
     prisma: dict[str, Any] = Field(default_factory=dict)
+    screening: list[ScreenedWork] = Field(
+        default_factory=list, description="Every work screened, in every round and by every "
+        "path, with its decision and reason; its rows add up to `prisma` (`screening.csv`)")
     search_log: list[SearchLogEntry] = Field(default_factory=list)
     sources_failed: list[SourceFailure] = Field(default_factory=list)
     evaluation: Evaluation = Field(default_factory=Evaluation)
@@ -249,7 +253,7 @@ class Report(Record):
         return self.model_dump_json(indent=2)
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write the review's eight files into ``out_dir`` (see
+        """Write the review's nine files into ``out_dir`` (see
         :func:`scholargraph.exports.files.write_review`); return their paths."""
         return write_review(self, out_dir)
 
@@ -330,6 +334,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         references=references,
         passages=cited_passages,
         prisma=dict(state.get("prisma", {})),
+        screening=list(state.get("screening", [])),
         search_log=log,
         sources_failed=[SourceFailure(source=s, error=e) for s, e in failures.items()],
         evaluation=state.get("evaluation") or Evaluation(),

@@ -21,7 +21,7 @@ from scholargraph.agents.schemas import (
     SourceQuery,
     SubQuestion,
 )
-from scholargraph.ledger import FullTextFate
+from scholargraph.ledger import FullTextFate, ScreenedWork
 from scholargraph.records import Material, Passage, SearchLogEntry, Work
 
 FINISH: Final[Literal["__end__"]] = "__end__"
@@ -68,6 +68,8 @@ class OutputState(TypedDict, total=False):
     evaluation: Evaluation
     search_log: Annotated[list[SearchLogEntry], operator.add]
     prisma: Prisma
+    screening: list[ScreenedWork]
+    """Every work screened, over all rounds: its decision and why (retrieval owns it)."""
     iteration: int
     stop_reason: str
     notes: Annotated[list[str], operator.add]

@@ -15,7 +15,10 @@ run found into the review:
 - the works already there are looked up again in PubMed (by PMID) and OpenAlex (by id) for
   retractions and corrections published since, flagged at the top of the review;
 - ``history`` records the earlier run, whose files are copied to ``DIR/history/DATE/`` before
-  anything is written.
+  anything is written;
+- the screening record (``screening`` in ``review.json``, ``screening.csv``) keeps every work the
+  earlier runs screened and adds those this run screened, each with the day of its run; a work
+  this run included that is one the review already had names it (``joins_earlier``).
 
 A folder without a readable ``review.json`` is bad input (:class:`InputError`); a source that
 fails is recorded as in a review, and the earlier review is kept whole either way.
@@ -43,6 +46,7 @@ from scholargraph.history import (
     UpdatePrisma,
     UpdateSection,
 )
+from scholargraph.ledger import ScreenedWork
 from scholargraph.options import check_day
 from scholargraph.records import Passage, SearchLogEntry, Work
 from scholargraph.report import Reference, Report, review_counts
@@ -341,6 +345,7 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         "references": references,
         "passages": list(passages.values()),
         "prisma": top_prisma,
+        "screening": merged_screening(earlier, fresh, folded),
         "search_log": [*fresh.search_log, *check.log],
         "evaluation": earlier.evaluation,
         "notes": list(dict.fromkeys(notes)),
@@ -348,6 +353,34 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         "history": [*earlier.history, history_entry(earlier, kept)],
         "update": section,
     })
+
+
+def merged_screening(earlier: Report, fresh: Report, folded: _Fold) -> list[ScreenedWork]:
+    """The earlier runs' screening rows, then this run's, each with the day of its run: the
+    rows of each run add up to that run's PRISMA counts. An included work takes the id the
+    update gave it (a preprint joined by its article takes the article's); one this run
+    included that the review already had names that work in ``joins_earlier``."""
+    earlier_day, today = date.fromisoformat(earlier.day), date.fromisoformat(fresh.day)
+    new = set(folded.new_ids)
+    rows = [_refolded(row, folded, None, row.screened_on or earlier_day)
+            for row in earlier.screening]
+    return rows + [_refolded(row, folded, new, row.screened_on or today)
+                   for row in fresh.screening]
+
+
+def _refolded(row: ScreenedWork, folded: _Fold, new: set[str] | None, day: date
+              ) -> ScreenedWork:
+    """``row`` screened on ``day``; when included, under its work's id after the update, and,
+    for a row of this run (``new``: the works new to the review), naming the earlier work it
+    joins."""
+    update: dict[str, Any] = {"screened_on": day}
+    if row.decision == "included":
+        target = folded.moved.get(row.work_id, row.work_id)
+        if new is not None and target not in new:
+            update["joins_earlier"] = target
+        else:
+            update["work_id"] = target
+    return row.model_copy(update=update)
 
 
 def history_entry(report: Report, kept: str = "") -> HistoryEntry:

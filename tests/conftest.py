@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +93,41 @@ class TopicCheck:
 @pytest.fixture
 def readme_topic() -> TopicCheck:
     return TopicCheck()
+
+
+def recount_screening(text: str) -> dict[str, Any]:
+    """PRISMA's counts recounted from the rows of a ``screening.csv`` (its text), as a reviewer
+    would with a spreadsheet: a row per work screened, a ``source:id`` per merged record."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    merged = [item for row in rows for item in row["merged_records"].split("; ") if item]
+    identified = Counter(row["source"] for row in rows)
+    identified.update(item.split(":", 1)[0] for item in merged)
+    included = [row for row in rows if row["decision"] == "included"]
+    excluded = [row for row in rows if row["decision"] == "excluded"]
+    sought = [row["full_text"] for row in included if row["full_text"] != "not sought"]
+    counts: dict[str, Any] = {
+        "identified": dict(identified), "duplicates_removed": len(merged),
+        "screened": len(rows), "excluded": len(excluded), "included": len(included),
+        "excluded_reasons": dict(Counter(row["reason"] for row in excluded))}
+    if sought:
+        counts.update({"reports_sought": len(sought),
+                       "reports_assessed": sought.count("retrieved"),
+                       "not_retrieved_reasons": dict(Counter(
+                           status for status in sought if status != "retrieved"))})
+    assert len(rows) == len(included) + len(excluded)  # no other decision
+    return counts
+
+
+def assert_screening_adds_up(text: str, prisma: dict[str, Any]) -> None:
+    """The rows of ``screening.csv`` add up to every PRISMA count they stand for."""
+    recounted = recount_screening(text)
+    for key, value in recounted.items():
+        assert value == prisma[key], (key, value, prisma[key])
+    if "reports_sought" in prisma and "reports_sought" not in recounted:
+        assert prisma["reports_sought"] == 0
+
+
+@pytest.fixture(scope="session")
+def screening_check() -> Callable[[str, dict[str, Any]], None]:
+    """:func:`assert_screening_adds_up`, for tests to check a ``screening.csv``."""
+    return assert_screening_adds_up

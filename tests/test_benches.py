@@ -123,3 +123,29 @@ def test_fulltext_bench_reads_a_work_in_full() -> None:
     out = run_bench("fulltext.py", "--works", "2", "--rate-scale", "1000")
     lines = dict(line.split(" ", 1) for line in out.splitlines() if line.count(" ") == 1)
     assert int(lines["read-in-full"]) > 0 and int(lines["findings"]) > 0
+
+
+def test_screening_simulation_keeps_the_sessions_features(tmp_path: Path) -> None:
+    """The simulation computes a review's features the way a session does, kept under its
+    cache: a second run reads them back (one kept file) and ranks the same way."""
+    docs = recorded_docs(40)
+    folder = tmp_path / "review"
+    folder.mkdir()
+    with (folder / "records.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, ["record_id", "doi", "title", "abstract",
+                                         "label_included"])
+        writer.writeheader()
+        for doc in docs:  # the person includes what names health in its title
+            writer.writerow({"record_id": doc["_id"], "doi": "", "title": doc["title"],
+                             "abstract": doc["text"],
+                             "label_included": int("health" in doc["title"].lower())})
+    (folder / "review.json").write_text(json.dumps({
+        "review_title": "machine learning for public health",
+        "eligibility_criteria": "Studies applying machine learning to public health data."}))
+    cache = tmp_path / "cache"
+    runs = [run_bench("screening_simulate.py", "--dataset", str(folder), "--cache", str(cache))
+            for _ in range(2)]
+    figures = [dict(line.split(" ", 1) for line in out.splitlines()) for out in runs]
+    assert 0 < float(figures[0]["simulated-recall-at-10pct"]) <= 1, runs[0]
+    assert figures[0]["simulated-wss-95"] == figures[1]["simulated-wss-95"]
+    assert len(list((cache / "screening").glob("features-*.npz"))) == 1

@@ -71,8 +71,8 @@ def test_review_outputs_show_the_erratum(tmp_path: Path) -> None:
     assert {"id", "title", "doi", "pmid", "sources"} <= set(stored)
 
     markdown = MarkdownIt("commonmark").parse(paths["review.md"].read_text(encoding="utf-8"))
-    [reference] = [token.content for token in markdown
-                   if token.type == "inline" and TITLE in token.content]
+    [reference, _listed] = [token.content for token in markdown  # references, included works
+                            if token.type == "inline" and TITLE in token.content]
     assert f"[{NOTICE}]" in reference.replace("\\", "")
 
     page = lxml.html.fromstring(paths["review.html"].read_bytes())

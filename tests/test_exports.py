@@ -313,7 +313,7 @@ def test_report_writes_the_five_files_with_the_same_works(tmp_path: Path) -> Non
     paths = report.write(tmp_path / "out")
     assert sorted(paths) == sorted(["review.md", "review.json", "references.bib",
                                     "references.ris", "references.csl.json", "review.html",
-                                    "prisma.svg", "years.svg"])
+                                    "prisma.svg", "years.svg", "screening.csv"])
     titles = [work.title for work in works[:3]]
     bib = parse_string(paths["references.bib"].read_text(encoding="utf-8"), "bibtex")
     reader = _latex_reader()

@@ -1,4 +1,4 @@
-"""A file that cannot be written costs that file only, and the same thread writes all eight
+"""A file that cannot be written costs that file only, and the same thread writes all nine
 again from its checkpoint without a request to any service."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from scholargraph import FilesNotWritten, review
-from scholargraph.exports.files import FIGURE_FILES, write_atomically
+from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_atomically
 from scholargraph.report import OUTPUT_FILES
 from scholargraph.testing import ReplayServer
 
 QUESTION = "What is known about genetic variants and screening?"
-ALL_FILES = (*OUTPUT_FILES, *FIGURE_FILES)
+ALL_FILES = (*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES)
 
 
 def cli(out: Path, thread: str) -> subprocess.CompletedProcess:

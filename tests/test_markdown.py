@@ -126,9 +126,27 @@ def tokens() -> list[Token]:
 def test_sections_in_reading_order(tokens: list[Token]) -> None:
     assert h2_titles(tokens) == [
         "Summary", "Findings", "Agreement and contradictions", "Gaps and limitations",
-        "Materials", "References", "PRISMA flow", "Search log", "Notes", "Failed sources"]
+        "Materials", "References", "Included works", "PRISMA flow", "Search log", "Notes",
+        "Failed sources"]
     title = tokens[1]
     assert tokens[0].tag == "h1" and inline_text(title) == "Does CRISPR_x *work*?"
+
+
+def test_every_included_work_is_listed_cited_or_not() -> None:
+    report = sample_report()
+    cited = report.references[:2]
+    tokens = parse(markdown.render(report.model_copy(update={"references": cited})))
+    cells = [inline_text(token) for token in section(tokens, "Included works")
+             if token.type == "inline"]
+    rows = [cells[i:i + 3] for i in range(4, len(cells), 3)]  # after the intro and the header
+    assert cells[1:4] == ["Work", "Year", "Cited"]
+    assert len(rows) == len(report.papers)
+    assert [row[2] for row in rows] == ["[1]", "[2]", "no", "no", "no"]
+    assert rows[0][0] == f"Müller & Smith: {STORED_TITLE} (RETRACTED)" and rows[0][1] == "2021"
+    assert rows[3][0].startswith("Author0 et al.: Silicon band gaps")
+    inline = [child for token in section(tokens, "Included works") for child in
+              token.children or []]
+    assert inline and not any(child.type == "link_open" for child in inline)  # titles are text
 
 
 def test_method_line_says_how_the_review_was_made(tokens: list[Token]) -> None:

@@ -7,12 +7,12 @@ topic, records found by snowballing and from a library, and papers found again i
 (merged across rounds). Each round goes through the real retrieval node (deduplication,
 screening, the claim ranking when the question is a claim, full texts sought from the replay
 server's PMC) and the PRISMA invariants are checked after every round, and by the exporter's
-own validator.
+own validator; so is the screening record (``screening.csv``), whose rows must add up to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,9 +21,11 @@ from langgraph.runtime import Runtime
 
 from scholargraph.agents.retrieval import retrieval
 from scholargraph.context import ReviewContext
+from scholargraph.exports import screening
 from scholargraph.exports.prisma import PrismaRecord, flow_svg
 from scholargraph.ledger import FullTextFate, Ledger, LedgerError
 from scholargraph.records import Work
+from scholargraph.report import Report
 from scholargraph.testing import ReplayServer
 
 TOPIC = "What is known about telomere length and cardiovascular risk?"
@@ -107,7 +109,8 @@ def check_invariants(prisma: dict, records: int, papers: int) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rounds=review_rounds(), claim=st.booleans(), full_text=st.sampled_from((0, 2, 10)))
 def test_prisma_adds_up_after_every_round(pmc: ReplayServer, rounds: list[list[Work]],
-                                          claim: bool, full_text: int) -> None:
+                                          claim: bool, full_text: int,
+                                          screening_check: Callable[[str, dict], None]) -> None:
     context = ReviewContext(full_text=full_text, settings={
         "pubmed_url": pmc.service_url("pubmed"), "no_cache": True, "rate_scale": 1000})
     state: dict = {"question": CLAIM if claim else TOPIC, "records": [], "papers": [],
@@ -117,6 +120,11 @@ def test_prisma_adds_up_after_every_round(pmc: ReplayServer, rounds: list[list[W
         state["iteration"] = number
         update = retrieval(state, Runtime(context=context))
         check_invariants(update["prisma"], len(state["records"]), len(update["papers"]))
+        written = Report(question=state["question"], papers=update["papers"],
+                         prisma=update["prisma"], screening=update["screening"])
+        screening_check(screening.dumps(written), update["prisma"])
+        included = [row.work_id for row in update["screening"] if row.decision == "included"]
+        assert sorted(included) == sorted(work.id for work in update["papers"])
         state["papers"], state["full_texts"] = update["papers"], update["full_texts"]
         sought = {key for key in update["full_texts"]}
         assert len(sought) <= max(full_text, 0) * number  # never more than the budgets allow

@@ -1,4 +1,4 @@
-"""Reviews of 200 records a source finish and write all eight files (issue 20: the PubMed and
+"""Reviews of 200 records a source finish and write all nine files (issue 20: the PubMed and
 arXiv reviews of 200 records died writing them, PRISMA's exclusion reasons undercounted).
 
 The replay server's services find as many records as asked: recorded records repeated under
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scholargraph.exports.files import FIGURE_FILES
+from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES
 from scholargraph.report import OUTPUT_FILES
 from scholargraph.testing.services.repeated import repeated_server
 
@@ -27,7 +27,8 @@ SERVICE = {"pubmed": "pubmed", "arxiv": "arxiv", "openalex": "openalex"}
 
 @pytest.mark.slow
 @pytest.mark.parametrize("source", ["pubmed", "arxiv", "openalex"])
-def test_a_review_of_200_records_writes_all_eight_files(source: str, tmp_path: Path) -> None:
+def test_a_review_of_200_records_writes_all_nine_files(source: str, tmp_path: Path,
+                                                       screening_check) -> None:
     out = tmp_path / "out"
     with repeated_server() as server, server.environment(
             SCHOLARGRAPH_HOME=str(tmp_path / "home"), SCHOLARGRAPH_RATE_SCALE="1000"):
@@ -40,7 +41,7 @@ def test_a_review_of_200_records_writes_all_eight_files(source: str, tmp_path: P
 
     assert done.returncode == 0, done.stderr
     data = json.loads((out / "review.json").read_text())
-    for name in (*OUTPUT_FILES, *FIGURE_FILES):
+    for name in (*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES):
         # a review that included nothing has no reference to export, and says so elsewhere
         empty_allowed = name.endswith((".bib", ".ris")) and not data["papers"]
         assert (out / name).is_file() and (empty_allowed or (out / name).stat().st_size > 0), name
@@ -50,5 +51,6 @@ def test_a_review_of_200_records_writes_all_eight_files(source: str, tmp_path: P
     assert prisma["screened"] == identified - prisma["duplicates_removed"]
     assert prisma["excluded"] == sum(prisma["excluded_reasons"].values())
     assert prisma["included"] == prisma["screened"] - prisma["excluded"] == len(data["papers"])
+    screening_check((out / "screening.csv").read_text(encoding="utf-8"), prisma)
     asked = [pmcid for ids in pmc for pmcid in (ids or "").split(",")]
     assert all(count == 1 for count in Counter(asked).values())  # each article once a run

@@ -9,8 +9,11 @@ recorded work with ``is_retracted`` set: the only record here that is not served
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -118,6 +121,34 @@ def test_a_published_version_of_an_included_preprint_joins_it(updated: dict[str,
     assert PREPRINT.removeprefix("doi:") in {v.removeprefix("doi:") for v in work.version_ids}
     assert PUBLISHED not in report.update.new_work_ids
     assert "1 new version of works already included" in report.summary
+
+
+def test_the_screening_record_keeps_the_earlier_rows_and_adds_this_runs(
+        updated: dict[str, Any], screening_check: Callable[[str, dict], None]) -> None:
+    report: Report = updated["report"]
+    earlier: Report = updated["earlier"]
+    assert report.update is not None
+    text = (updated["folder"] / "screening.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    old = [row for row in rows if row["screened_on"] == CUT.isoformat()]
+    new = [row for row in rows if row["screened_on"] == report.day]
+    assert len(old) + len(new) == len(rows) and new
+    assert len(old) == len(earlier.screening) == earlier.prisma["screened"]
+    assert [(row["title"], row["decision"], row["reason"]) for row in old] == [
+        (work.title, work.decision, work.reason) for work in earlier.screening]
+    # this run's rows add up to this run's own counts
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(new)
+    screening_check(buffer.getvalue(), report.prisma)
+    # a work included again (or its new version) names the work the review had
+    joined = [row for row in new if row["joins_earlier"]]
+    assert len(joined) == report.update.prisma.duplicates_of_earlier
+    assert PUBLISHED in {row["joins_earlier"] for row in joined}
+    kept = [row["work_id"] for row in rows
+            if row["decision"] == "included" and not row["joins_earlier"]]
+    assert sorted(kept) == sorted(paper.id for paper in report.papers)
 
 
 def test_history_holds_the_earlier_run_and_its_files_are_kept(updated: dict[str, Any]) -> None:

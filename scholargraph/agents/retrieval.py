@@ -27,8 +27,9 @@
 
 The PRISMA counts come from the fate of every record identified (:mod:`scholargraph.ledger`: a
 duplicate, excluded with its reason, or included; the full-text stage from step 6), so they add
-up by construction, whatever the rounds and whichever works share an id. Every work screened in
-is included: nothing here caps their number.
+up by construction, whatever the rounds and whichever works share an id; the same ledger gives
+``screening``, one row per work screened with its decision and reason (``screening.csv``). Every
+work screened in is included: nothing here caps their number.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from scholargraph.ledger import (
     Ledger,
     full_text_fates,
     identifying_source,
+    screened_works,
     work_key,
 )
 from scholargraph.rag.select import load_run_embedder, stored_vectors
@@ -148,7 +150,9 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     ledger = Ledger.build([identifying_source(record.sources) for record in records],
                           merged.groups, reasons, full_text_fates(full_texts, works))
     prisma = cast(Prisma, ledger.prisma(full_text_stage=context.full_text > 0))
-    return {"papers": included, "prisma": prisma, "records": found.added,
+    screening = screened_works(ledger, records, merged.groups, works)
+    return {"papers": included, "prisma": prisma, "screening": screening,
+            "records": found.added,
             "search_log": found.log, "notes": notes, "full_texts": full_texts,
             **(judge.update() if judge else {})}
 

@@ -1,4 +1,5 @@
-"""Writing a review's files: the five the contract names and the three figures beside them.
+"""Writing a review's files: the five the contract names, the three figures beside them and the
+screening record (``screening.csv``: every work screened, its decision and why).
 
 Kept apart from :mod:`scholargraph.report`, the model, which reaches it only through
 ``Report.write``; the formats read the report they are given and never import the model.
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from scholargraph.atomic_files import write_atomically
 from scholargraph.errors import FilesNotWritten, NotWritten, OutputDirError
-from scholargraph.exports import bibtex, csljson, html, markdown, prisma, ris
+from scholargraph.exports import bibtex, csljson, html, markdown, prisma, ris, screening
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIGURE_FILES = ("review.html", "prisma.svg", "years.svg")
+SCREENING_FILES = (screening.SCREENING_FILE,)
+"""Written beside the others: each work screened, with its decision and reason."""
 
 
 def write_review(report: Report, out_dir: str | Path) -> dict[str, Path]:
-    """Write the five output files and the three of ``FIGURE_FILES`` into ``out_dir``
-    (created if needed); return their paths.
+    """Write the five output files, the three of ``FIGURE_FILES`` and ``screening.csv`` into
+    ``out_dir`` (created if needed); return their paths.
 
     Each file is written on its own, ``review.json`` first: a format that fails (a renderer's
     bug, a folder where the file should go, a full disk) costs that file only. Each goes to a
@@ -47,6 +50,7 @@ def write_review(report: Report, out_dir: str | Path) -> dict[str, Path]:
         "prisma.svg": lambda: prisma.flow_svg(prisma.prisma_record(report.prisma,
                                                                    report.search_log)),
         "years.svg": lambda: prisma.years_svg(report.papers),
+        screening.SCREENING_FILE: lambda: screening.dumps(report),
     }
     paths: dict[str, Path] = {}
     failures: list[NotWritten] = []

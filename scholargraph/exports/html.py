@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from scholargraph.agents.schemas import EvidenceRow, Finding, Quote
 from scholargraph.deterministic.evidence_table import caveat_lines
-from scholargraph.exports import prisma, styles, updates
+from scholargraph.exports import prisma, screening, styles, updates
 from scholargraph.exports.citation import Styling, arxiv_url, doi_url, landing_url, pubmed_url
 from scholargraph.records import Work, full_text_note
 from scholargraph.wording import counted
@@ -194,6 +194,28 @@ def _references(report: Report) -> str:
     return f"<ol>{''.join(items)}</ol>" if items else ""
 
 
+def _included(report: Report) -> str:
+    """Every included work, cited or not, linked to its record, with its reference number;
+    every decision, exclusions with their reasons, is in ``screening.csv``."""
+    works = screening.included_works(report)
+    if not works:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(item.label)} {work_links(work)}"
+        f"{HTML_STYLING.warning(' RETRACTED') if item.retracted else ''}</td>"
+        f"<td>{item.year or ''}</td>"
+        f"<td>{_reference_link(item.reference)}</td></tr>"
+        for item, work in zip(works, report.papers, strict=True))
+    intro = (f"{counted(len(works), 'work')} included at screening, cited or not; every work "
+             f"screened, with its decision and reason, is in {screening.SCREENING_FILE}.")
+    return (f"<p>{escape(intro)}</p><table><tr><th>Work</th><th>Year</th><th>Cited</th></tr>"
+            f"{rows}</table>")
+
+
+def _reference_link(number: int | None) -> str:
+    return f'<a class="cite" href="#ref-{number}">[{number}]</a>' if number else "no"
+
+
 def _notices(work: Work) -> str:
     """The erratum, reply or meeting abstract deduplication attached to the work, if any."""
     if not work.notices:
@@ -266,6 +288,7 @@ def render(report: Report) -> str:
         _section("Agreement and contradictions", _compared(report, citer)),
         _section("Gaps and limitations", _gaps(report, citer)),
         _section("References", _references(report)),
+        _section("Included works", _included(report)),
         _section("PRISMA flow", _prisma(report)),
         _section("Notes", _list([f"<li>{escape(note)}</li>" for note in report.notes])),
     ]

@@ -1,5 +1,6 @@
 """The review a scientist reads (``review.md``): question, method, findings with numbered citations,
-contradictions and agreement, gaps, materials, references, PRISMA counts and the search log.
+contradictions and agreement, gaps, materials, references, the included works (cited or not),
+PRISMA counts and the search log.
 
 Everything that comes from papers or sources (titles, names, quoted sentences, queries, error
 messages) is data: it is escaped so that a ``*``, ``_``, ``[x](y)``, ``<tag>`` or ``|`` in it shows
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from scholargraph.agents.schemas import Finding
 from scholargraph.deterministic.evidence_table import caveat_lines
-from scholargraph.exports import updates
+from scholargraph.exports import screening, updates
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
@@ -205,6 +206,20 @@ def _references_section(report: Report) -> list[str]:
     return _section("References", lines)
 
 
+def _included_section(report: Report) -> list[str]:
+    """Every included work, cited or not, so the summary's 'included N' can be read one by one;
+    every decision, exclusions with their reasons, is in ``screening.csv``."""
+    works = screening.included_works(report)
+    if not works:
+        return []
+    intro = escape(f"{counted(len(works), 'work')} included at screening, cited or not; every "
+                   f"work screened, with its decision and reason, is in "
+                   f"{screening.SCREENING_FILE}.")
+    rows = [[work.label + (" (RETRACTED)" if work.retracted else ""), work.year,
+             f"[{work.reference}]" if work.reference else "no"] for work in works]
+    return _section("Included works", [intro, "", *_table(["Work", "Year", "Cited"], rows)])
+
+
 def _notices(work: Work) -> str:
     """' \\[Erratum: PMID 19494218\\]': what deduplication attached to the work, or nothing."""
     return " " + escape("[" + "; ".join(work.notices) + "]") if work.notices else ""
@@ -335,6 +350,7 @@ def render(report: Report) -> str:
     if report.materials:
         lines += _materials_section(report.materials)
     lines += _references_section(report)
+    lines += _included_section(report)
     lines += _prisma_section(report.prisma)
     lines += _search_log_section(report.search_log)
     lines += _notes_section(report)

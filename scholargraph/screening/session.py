@@ -265,10 +265,19 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
 
 def _features(entries: list[Entry], question: str, criteria: Criteria | None,
               settings: Settings, warnings: list[str]) -> Features:
-    """The library's features, kept under the home (:func:`features_path`) so that a run with
-    new labels only ranks again: no model loaded, nothing embedded or scored from scratch."""
+    """The features of a library's merged works (:func:`library_features`)."""
     texts = [record_text(entry.work) for entry in entries]
-    ids = [entry.work.id for entry in entries]
+    return library_features(texts, [entry.work.id for entry in entries], question, criteria,
+                            settings, warnings)
+
+
+def library_features(texts: list[str], ids: list[str], question: str, criteria: Criteria | None,
+                     settings: Settings, warnings: list[str]) -> Features:
+    """The features of records given by text and id (the id names each one's vector in the
+    store), kept under the home (:func:`features_path`) so that a run with new labels only ranks
+    again: no model loaded, nothing embedded or scored from scratch. The one way features are
+    computed, by a session and by ``bench/screening_simulate.py`` alike; the warnings met
+    computing them are appended to ``warnings``."""
     path = features_path(settings, texts, ids, question, criteria)
     kept = load_features(path)
     if kept is not None:
@@ -322,4 +331,5 @@ def screen(library: str | Path, question: str, criteria: str | Path | None = Non
     return session
 
 
-__all__ = ["OUTPUT_FILES", "LabelsError", "ScreeningSession", "open_session", "screen"]
+__all__ = ["OUTPUT_FILES", "LabelsError", "ScreeningSession", "library_features",
+           "open_session", "screen"]
