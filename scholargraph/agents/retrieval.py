@@ -42,7 +42,6 @@ from langgraph.runtime import Runtime
 from scholargraph.context import ReviewContext
 from scholargraph.dedup import DedupResult, deduplicate
 from scholargraph.deterministic.credibility import assess
-from scholargraph.deterministic.extractive import broad_claim_studies
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, works_testing_claim
@@ -204,7 +203,7 @@ def rank(works: list[Work], reasons: list[str | None], question: str, settings: 
         return reasons, {}
     screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
     ranked, warnings = rank_works(question, screened_in, settings)
-    testing = works_testing_claim(ranked, broad_claim_studies(question, screened_in))
+    testing = works_testing_claim(ranked)
     notes += [f"retrieval: {warning}" for warning in warnings]
     reasons = [EXCLUSION_NOT_TESTING if reason is None and work.id not in testing else reason
                for work, reason in zip(works, reasons, strict=True)]

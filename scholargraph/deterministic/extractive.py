@@ -21,7 +21,6 @@ import numpy as np
 
 from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQuestion
 from scholargraph.deterministic.material_names import named_materials
-from scholargraph.deterministic.questions import concepts
 from scholargraph.deterministic.relevance import CONTEXT_MIN, term_share, topic_terms, work_text
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
@@ -31,15 +30,10 @@ from scholargraph.deterministic.stance import (
     stance,
     surface_terms,
 )
-from scholargraph.deterministic.text import (
-    SECTION_WORDS,
-    is_generic,
-    reference_debris,
-    run_together,
-)
+from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
-from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named, tokenize
+from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
 
 FINDINGS_PER_QUESTION = 3
@@ -359,9 +353,7 @@ def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]
 
 
 def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
-    """Whether a sentence may be quoted as a finding of a topic's sub-question (or of a claim's
-    other than the one asking the claim itself, whose sentences are ranked by
-    :func:`claim_candidates` and read for stances): never one that
+    """Whether a sentence may be quoted as a finding of a topic's sub-question: never one that
     gives background or says what a paper is about or aims at ("The decade since then has seen
     major trends in the digital world...", "This work aims to design..."), and, unless the
     sub-question asks for methods, never one that only states them ("We collected 296,166
@@ -392,50 +384,6 @@ def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate 
     return max(pool, key=lambda c: ("limitation" not in c.facets,
                                     round(term_share(topic, c.quote.text), 6), c.labelled,
                                     c.quote.end / last))
-
-
-MEASURED = re.compile(r"\d+(?:[.,]\d+)*\s?%|[=<>]\s?\d|\b\d+[.,]\d+\b|"
-                      r"\b(?!(?:19|20)\d\d\b)\d{2,}\b")
-"""A number stating a measured result (a percentage, "AUC=0.85", "0.821", "9,000 tweets"); a
-year alone is not one."""
-BROAD_SHARE = 0.5
-BROAD_MIN_WORKS = 5
-"""A claim is about a whole class of things ("Machine learning improves disease surveillance in
-public health.") when at least ``BROAD_SHARE`` of its screened-in works, and ``BROAD_MIN_WORKS``
-or more, name its subject in their titles: the subject is then the topic of nearly everything
-found, and how closely a work ranks against the claim's words tells nothing of whether it
-tests it."""
-
-
-def claim_subject(claim: str) -> frozenset[str]:
-    """The stemmed words of a claim's subject: its first concept that is not a generic word
-    ("machine learning" in "Machine learning improves disease surveillance...")."""
-    found = [c.text for c in concepts(claim) if not is_generic(c.text)]
-    return frozenset(tokenize(found[0])) if found else frozenset()
-
-
-def broad_claim_studies(claim: str, works: list[Work]) -> set[str]:
-    """For a claim about a whole class of things (``BROAD_SHARE``), the works that report a
-    measured result about its subject: a sentence of their abstract of the result kind (not
-    background or aims) names the subject, and one states a number (``MEASURED``: "the
-    prediction model achieved an AUC of 0.85"). Such a study tests the claim for its member
-    of the class (a suicide-risk screening model, crowd-labelled surveillance models), however
-    far below the closest-worded works it ranks; a commentary, a chapter or a protocol that
-    measures nothing does not. Empty for a claim about one thing (most SciFact claims), which
-    :func:`~scholargraph.deterministic.relevance.works_testing_claim` decides alone."""
-    subject = claim_subject(claim)
-    titled = sum(bool(subject) and subject <= set(tokenize(work.title)) for work in works)
-    if len(works) < BROAD_MIN_WORKS or titled < BROAD_SHARE * len(works):
-        return set()
-    found = set()
-    for work in works:
-        results = [c.quote.text for passage in summary_passages(work)
-                   for c in quotable(passage, work.year)
-                   if "result" in c.facets and not c.facets & {"aim", "background"}]
-        if (any(subject <= set(tokenize(text)) for text in results)
-                and any(MEASURED.search(text) for text in results)):
-            found.add(work.id)
-    return found
 
 
 def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: set[str],
@@ -653,7 +601,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
-        if claim_sub is None or sub.id != claim_sub.id:
+        if claim_sub is None:
             own = whole_works(own, papers)
         topic = topic_terms(sub.text)
         on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
@@ -663,9 +611,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
                               if c.quote.passage_id in own_ids and c.work_id in on_topic]
         else:
             ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
-        asks_claim = claim_sub is not None and sub.id == claim_sub.id
         quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works
-                         and (asks_claim or states_finding(c, wanted_facets(sub)))]
+                         and (claim_sub is not None or states_finding(c, wanted_facets(sub)))]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
                   for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]
         if claim_sub is not None and sub.id == claim_sub.id:
