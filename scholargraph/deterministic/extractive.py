@@ -523,15 +523,16 @@ def claim_candidates(claim_sub: SubQuestion, passages: list[Passage], papers: li
     """The sentences of every passage (each once, whichever sub-question it was kept for)
     ranked against the sub-question that asks a claim itself: ranked once, then read both for
     the claim's findings (:func:`extractive_draft`) and for each study's stance
-    (:func:`scholargraph.agents.synthesis.with_stances`). The pieces of each included work's
-    abstract that the RAG filter did not keep are ranked too, after the kept ones: a study
-    that tests the claim is read by the sentence stating its result, wherever in its abstract
-    it lies (the broad claim's narrative review states its conclusion in its third piece)."""
+    (:func:`scholargraph.agents.synthesis.with_stances`).
+
+    Reading every piece of each included work's abstract here (not only those the RAG filter
+    kept) was tried for issue 22: it cites more of the included studies (first 100 SciFact
+    train claims, ``bench/review.py``: evidence-recall 0.859 -> 0.876) but held out (claims
+    400-499) it changed no evidence figure and cost cited-precision (0.416 -> 0.408) and
+    abstract-label-f1 (0.342 -> 0.340): not kept."""
     years = {work.id: work.year for work in papers}
-    unique = {p.id: p for p in passages}
-    rest = [p.model_copy(update={"sub_question_id": claim_sub.id}) for work in papers
-            for p in summary_passages(work) if p.id not in unique]
-    return rank_candidates(claim_sub, [*unique.values(), *rest], keywords, years, embedder)
+    unique = list({p.id: p for p in passages}.values())
+    return rank_candidates(claim_sub, unique, keywords, years, embedder)
 
 
 def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
