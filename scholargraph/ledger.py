@@ -167,6 +167,9 @@ class ScreenedWork(Record):
     decision: Literal["included", "excluded"]
     reason: str = Field("", description="Why it was excluded, as PRISMA counts it")
     full_text: str = Field("", description="'retrieved', why not, or '' when not sought")
+    full_text_source: str | None = Field(
+        None, description="Where a full text it came with was read, when not sought (a "
+        "library file)")
     merged_records: list[str] = Field(
         default_factory=list, description="The duplicate records folded into it, each "
         "'source:id' (the source PRISMA counts it under)")
@@ -196,5 +199,6 @@ def screened_works(ledger: Ledger, records: Sequence[Work], groups: Sequence[Seq
             found_by=list(dict.fromkeys(found_by)) or [entry.source], decision=entry.fate,
             reason=entry.reason or "",
             full_text=entry.full_text.status if entry.full_text else "",
+            full_text_source=None if entry.full_text else work.full_text_source,
             merged_records=[f"{ledger.entries[i].source}:{records[i].id}" for i in others]))
     return rows

@@ -104,7 +104,8 @@ def recount_screening(text: str) -> dict[str, Any]:
     identified.update(item.split(":", 1)[0] for item in merged)
     included = [row for row in rows if row["decision"] == "included"]
     excluded = [row for row in rows if row["decision"] == "excluded"]
-    sought = [row["full_text"] for row in included if row["full_text"] != "not sought"]
+    sought = [row["full_text"] for row in included
+              if not row["full_text"].startswith("not sought")]
     counts: dict[str, Any] = {
         "identified": dict(identified), "duplicates_removed": len(merged),
         "screened": len(rows), "excluded": len(excluded), "included": len(included),

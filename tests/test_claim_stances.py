@@ -245,3 +245,29 @@ def test_an_increase_word_before_a_decrease_measures_the_decrease():
     # two results of opposite sign, each on its own outcome, stay two cues
     both = stance("Exercise increased insulin sensitivity and reduced body weight.")
     assert both.main == "effect"
+
+
+EXERCISE = "Regular aerobic exercise lowers resting blood pressure in older adults."
+TRIAL = "Aerobic exercise training and resting blood pressure in older adults: a randomised trial"
+
+
+def test_a_loosely_read_result_supports_the_claim_only_on_its_subject():
+    # a direction word near some of the claim's words, none on its outcome: the sentence alone
+    # does not name what the claim is about, so it supports nothing ...
+    loose = "Exercise adherence was associated with age in older adults."
+    assert reading(EXERCISE, loose) == "neither"
+    # ... unless the study's title names the claim's subject, when it is read the claim's way
+    assert reading(EXERCISE, loose, TRIAL, title=TRIAL) == "supports"
+    # a result stated on the claim's outcome needs no title
+    assert reading(EXERCISE, "Aerobic exercise lowered resting blood pressure by 6 mmHg in older "
+                             "adults.") == "supports"
+
+
+def test_the_setting_of_a_claim_is_not_its_outcome():
+    # "in older adults" is where the claim holds, not what changes: better sleep there says
+    # nothing against lower blood pressure
+    assert reading(EXERCISE, "Regular exercise was associated with better sleep in older "
+                             "adults.") == "neither"
+    # the outcome itself, the other way, still contradicts it
+    assert reading(EXERCISE, "Regular aerobic exercise raised resting blood pressure in older "
+                             "adults.") == "contradicts"

@@ -25,7 +25,7 @@ from scholargraph.report import OUTPUT_FILES, Report
 from scholargraph.sources.arxiv import ArxivAgent
 from scholargraph.sources.base import SearchRequest
 from scholargraph.sources.openalex import work_from_openalex
-from scholargraph.testing import ReplayServer, fixture_bytes
+from scholargraph.testing import ReplayServer, fixture_bytes, fixture_path
 from scholargraph.testing.services.openalex import OpenAlexService
 from scholargraph.testing.services.repeated import repeated_server
 
@@ -47,7 +47,8 @@ def check_rows_name_the_review(rows: list[dict[str, str]], report: Report) -> No
     for row in included:
         assert row["reference"] == numbers.get(row["work_id"], "")
         assert row["cited"] == ("yes" if row["work_id"] in numbers else "no")
-    assert all(row["reason"].strip() for row in rows if row["decision"] == "excluded")
+    excluded = [row for row in rows if row["decision"] == "excluded"]
+    assert all(row["reason"].strip() and row["cited"] == "no" for row in excluded)
     assert all(row["reason"] == "" for row in included)
 
 
@@ -164,3 +165,17 @@ def test_a_title_is_one_cell_as_written_and_never_a_formula(tmp_path: Path) -> N
     _, rows = read_rows(tmp_path)
     assert [row["title"] for row in rows] == [titles[0], f"'{titles[1]}", f"'{titles[2]}"]
     assert all(row["cited"] == "no" and row["full_text"] == "" for row in rows)
+
+
+def test_a_work_that_came_in_full_from_the_library_says_where_it_was_read(
+        tmp_path: Path, screening_check: Check) -> None:
+    """The README's offline example: the library's article was not sought (PRISMA's full-text
+    stage counts none) and its row says where its text was read."""
+    report = review("Does erlotinib improve survival in EGFR-mutant non-small cell lung cancer?",
+                    offline=True, sources=["library", "pubmed"], out=tmp_path / "out",
+                    library=str(fixture_path("fulltext/pmc/biotext_PMC4816447.xml")))
+    text, rows = read_rows(tmp_path / "out")
+    screening_check(text, report.prisma)
+    [row] = [row for row in rows if row["source"] == "library"]
+    assert row["decision"] == "included" and row["cited"] == "yes"
+    assert row["full_text"] == "not sought; read from library file biotext_PMC4816447.xml"

@@ -310,7 +310,7 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
             stances.append(WorkStance(work_id=work.id, reading="neither"))
             continue
         text = f"{work.title or ''} {work.abstract or ''}"  # where its abbreviations are defined
-        readings = [(reading(claim, c.quote.text, text), c) for c in own]
+        readings = [(reading(claim, c.quote.text, text, work.title or ""), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
         stances.append(WorkStance(work_id=work.id, reading=read, quote=chosen.quote))
         if work.id not in quoted:

@@ -212,7 +212,7 @@ def _included_section(report: Report) -> list[str]:
     works = screening.included_works(report)
     if not works:
         return []
-    intro = escape(f"{counted(len(works), 'work')} included at screening, cited or not; every "
+    intro = escape(f"{counted(len(works), 'work')} included, cited or not; every "
                    f"work screened, with its decision and reason, is in "
                    f"{screening.SCREENING_FILE}.")
     rows = [[work.label + (" (RETRACTED)" if work.retracted else ""), work.year,

@@ -35,7 +35,8 @@ COLUMNS = ("work_id", "title", "year", "doi", "pmid", "arxiv_id", "openalex_id",
            "merged_records", "screened_on", "joins_earlier")
 """The columns of ``screening.csv``, in order (see the README's table of output files)."""
 NOT_SOUGHT = "not sought"
-"""``full_text`` of an included work whose full text was not sought (excluded works: empty)."""
+"""``full_text`` of an included work whose full text was not sought (excluded works: empty);
+one that came with its full text (a library file) says where it was read after it."""
 LIST_SEPARATOR = "; "
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -61,9 +62,11 @@ def dumps(report: Report) -> str:
 
 
 def rows(report: Report) -> list[dict[str, str]]:
-    """The CSV's rows, as text cells by column name."""
+    """The CSV's rows, as text cells by column name. Only an included work is cited: an
+    excluded one may share its id (a DOI pasted into the wrong record)."""
     numbers = {reference.work_id: reference.number for reference in report.references}
-    return [_row(work, numbers.get(work.joins_earlier or work.work_id), report.day)
+    return [_row(work, numbers.get(work.joins_earlier or work.work_id)
+                 if work.decision == "included" else None, report.day)
             for work in report.screening]
 
 
@@ -77,11 +80,18 @@ def _row(work: ScreenedWork, reference: int | None, day: str) -> dict[str, str]:
         "found_by": LIST_SEPARATOR.join(work.found_by), "decision": work.decision,
         "reason": work.reason, "cited": "yes" if reference is not None else "no",
         "reference": "" if reference is None else str(reference),
-        "full_text": work.full_text or (NOT_SOUGHT if included else ""),
+        "full_text": work.full_text or (_not_sought(work) if included else ""),
         "merged_records": LIST_SEPARATOR.join(work.merged_records),
         "screened_on": work.screened_on.isoformat() if work.screened_on else day,
         "joins_earlier": work.joins_earlier or "",
     }
+
+
+def _not_sought(work: ScreenedWork) -> str:
+    """'not sought', or 'not sought; read from library file x.xml' for a work that came with
+    its full text."""
+    return f"{NOT_SOUGHT}; read from {work.full_text_source}" if work.full_text_source \
+        else NOT_SOUGHT
 
 
 def _safe(text: str) -> str:
