@@ -6,6 +6,12 @@ the order (a prior of at most ±``CREDIBILITY_PRIOR`` on the relevance score), s
 of similar relevance a peer-reviewed article wins over an unreviewed page, while a clearly more
 relevant weak source still gets in. A "re-filter" refinement widens the selection
 (``filter_depth``) without searching again.
+
+A work read in full has many passages, and its Introduction and Discussion, full of the
+question's words, crowd out its abstract, where it states its own result in a few sentences.
+So when a work read in full answers a sub-question, its abstract's passages are kept beside the
+ones chosen (:func:`with_abstracts`): the synthesis then chooses among the work's own summary,
+its Results and Conclusion, and its Discussion.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from langgraph.runtime import Runtime
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import credibility_of
 from scholargraph.rag import select_passages
+from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Passage, Work
 from scholargraph.state import ReviewState
 
@@ -36,6 +43,20 @@ def with_credibility_prior(candidates: list[Passage], works: dict[str, Work], ke
     return ranked[:keep]
 
 
+def with_abstracts(chosen: list[Passage], works: dict[str, Work]) -> list[Passage]:
+    """The chosen passages, then the abstract passages of each work read in full among them
+    not already chosen, scored as the lowest chosen passage (so they rank after it)."""
+    floor = min((p.score for p in chosen), default=0.0)
+    kept = {p.id for p in chosen}
+    extra = [passage.model_copy(update={"score": floor,
+                                        "sub_question_id": chosen[0].sub_question_id})
+             for work_id in dict.fromkeys(p.work_id for p in chosen)
+             if (work := works.get(work_id)) is not None and work.full_text_spans
+             for passage in chunk_work(work)
+             if passage.section == "abstract" and passage.id not in kept]
+    return [*chosen, *extra]
+
+
 def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     per_question = context.passages_per_question + WIDEN_PER_ROUND * state.get("filter_depth", 0)
@@ -46,6 +67,6 @@ def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     works = {work.id: work for work in papers}
     this_year = date.today().year
     passages = [passage for sub in state["sub_questions"]
-                for passage in with_credibility_prior(selected.get(sub.id, []), works,
-                                                      per_question, this_year)]
+                for passage in with_abstracts(with_credibility_prior(
+                    selected.get(sub.id, []), works, per_question, this_year), works)]
     return {"passages": passages, "notes": warnings}

@@ -21,7 +21,14 @@ import numpy as np
 
 from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQuestion
 from scholargraph.deterministic.material_names import named_materials
-from scholargraph.deterministic.relevance import CONTEXT_MIN, term_share, topic_terms, work_text
+from scholargraph.deterministic.relevance import (
+    CONTEXT_MIN,
+    THIS_WORK,
+    own_report,
+    term_share,
+    topic_terms,
+    work_text,
+)
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
     Comparison,
@@ -104,7 +111,8 @@ FACET_CUES = {
         r"\b(found|find|show\w*|demonstrat\w*|associat\w*|increas\w*|decreas\w*|reduc\w*|"
         r"significant\w*|odds ratio|hazard ratio|relative risk|conclud\w*|suggest\w*|"
         r"indicat\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|improv\w*|higher|lower\w*|"
-        r"rais\w*|elevat\w*|no effect|not associated)\b"
+        r"rais\w*|elevat\w*|no effect|not associated|(?:highly |less )?effective|"
+        r"well tolerated|compared? favou?rably|median [\w ()-]{0,40}? of \d)\b"
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
     "method": re.compile(
         r"\b(we (?:used|analy[sz]ed|collected|conducted|performed|developed|trained|"
@@ -118,6 +126,7 @@ FACET_CUES = {
     "background": re.compile(
         r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
         r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
+        r"no (?:\w+ )?data (?:were|was|are|is) available|"
         r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
         r"there is an? (?:\w+ )?need|in recent (?:years|decades)|has seen|have seen|"
         r"(?:has|have) (?:become|been increasingly)|increasingly (?:used|popular|important)|"
@@ -131,7 +140,7 @@ PAPER_DOES = re.compile(
     r"(?:we|I) (?:present|describe|review|discuss|propose|introduce|outline|summari[sz]e|"
     r"provide|explore|examine|investigate|focus|illustrate|explain)\b(?! (?:\w+ ){0,3}?"
     r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
-    r"|\bwe (?:present|describe|outline|illustrate|introduce) (?!(?:\w+ ){0,3}?"
+    r"|\bwe (?:present|describe|outline|illustrate|introduce|report on) (?!(?:\w+ ){0,3}?"
     r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
     r"|\b(?:this|the present|the current|our) (?:talk|paper|article|study|review|work|report|"
     r"protocol|project|chapter|analysis) (?:aims?|aimed|seeks|sought|was designed|is designed|"
@@ -141,9 +150,13 @@ PAPER_DOES = re.compile(
     r"chapter|commentary|analysis) (?:\w+ly )?(?:described|presented|outlined|summari[sz]ed|"
     r"discussed|reviewed|introduced|proposed|explored|defined|examined|investigated|considered|"
     r"addressed)\b(?!.*\b(?:found|show|showed|shows|demonstrat\w*|reveal\w*|conclud\w*)\b)"
+    r"|\b(?:this|the|the present|the current|our) (?:study|paper|work|trial|analysis) "
+    r"(?:further )?"
+    r"(?:clarifies|adds to|contributes to|extends|sheds light on|provides (?:insight|data))\b"
     r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
+    r"|\bin (?:the )?(?:previous|preceding|following|next) sections?\b"
     r"|\b(?:information|data) (?:was|were) (?:abstracted|extracted|collected|obtained|retrieved|"
     r"gathered|drawn)\b"
     r"|\b(?:articles|studies|records|databases|papers|publications) were (?:searched|screened|"
@@ -157,6 +170,22 @@ aims to...", "Information was abstracted from articles...") states no finding: i
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes); nor is a protocol's promise of results to come ("The results are expected to be
 published in 2019")."""
+_NUMBERED = r"(?:\d+(?:\.\d+)*\.?\s+)?"
+INTRODUCTION_SECTIONS = re.compile(rf"{_NUMBERED}(?:introduction|background|related work|"
+                                   r"literature review|state of the art)\b", re.IGNORECASE)
+"""Sections of a full text that set out what was known before the work: none of their
+sentences is the work's finding."""
+DISCUSSION_SECTIONS = re.compile(rf"{_NUMBERED}(?:discussion|general discussion)\b",
+                                 re.IGNORECASE)
+"""Sections that set the work's results among others': their sentences report other studies'
+results ("Afatinib resulted in a major improvement in PFS ...") unless they name this work ("in
+the current study", "our results")."""
+CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.|"
+                   r"\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
+"""A citation in a full text's sentence ("[10-13]", "Smith et al.", "(Heinrich 1989;
+Richner 1989a)"): what it states is the cited work's."""
+NEVER_FINDINGS = frozenset({"aim", "others"})
+"""Kinds of sentence never quoted as a finding: what a paper does, what other studies found."""
 WANTED_FACETS = {
     "method": re.compile(r"\b(method\w*|data|design\w*|dataset\w*|benchmark\w*|sample\w*)\b",
                          re.IGNORECASE),
@@ -215,10 +244,27 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {facet} | (facets & {"limitation"})
         if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
+        elif others_statement(passage.section, text):
+            facets = {"others"}  # another study's result, set beside this work's
         found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
                                passage.work_id, year, frozenset(facets),
                                labelled=facet is not None))
     return found
+
+
+def others_statement(section: str, sentence: str) -> bool:
+    """Whether a sentence of a full text's section reports what others found rather than this
+    work: it stands in the Introduction (what was known before), or it names no work of its own
+    ("in the current study", "our results") and it cites one or stands in the Discussion. A
+    review quotes each work for its own result; the studies it cites are quoted from their own
+    papers."""
+    if section in ("abstract", "title", "full_text"):
+        return False
+    if INTRODUCTION_SECTIONS.match(section):
+        return True
+    if THIS_WORK.search(sentence):
+        return False
+    return bool(CITED.search(sentence)) or bool(DISCUSSION_SECTIONS.match(section))
 
 
 def wanted_facets(sub: SubQuestion) -> set[str]:
@@ -234,7 +280,8 @@ def wanted_facets(sub: SubQuestion) -> set[str]:
 def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[str],
                     years: dict[str, int | None],
                     embedder: Embedder | None = None,
-                    on_topic: set[str] | None = None) -> list[Candidate]:
+                    on_topic: set[str] | None = None,
+                    read_in_full: dict[str, str] | None = None) -> list[Candidate]:
     """The sub-question's quotable sentences scored, best first; sentences that share no term
     with it and are not of a wanted kind are dropped.
 
@@ -246,7 +293,13 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
     never quoted. A sentence that
     names less than ``QUOTE_MIN`` (and fewer than ``QUOTE_MIN_TERMS``) of the sub-question's
     topic terms (:func:`scholargraph.deterministic.relevance.topic_terms`) is background, never
-    a finding; with ``on_topic``, only sentences of those works are considered.
+    a finding; with ``on_topic``, only sentences of those works are considered. A sentence of
+    another study, as a full text cites it (:func:`others_statement`), is never a finding.
+
+    ``read_in_full`` gives the titles of the works read in full. Such a work's sentence on its
+    own study (:func:`own_report`) is quoted though it names only one of the topic terms, when
+    the title names the subject: in the paper of an erlotinib trial, "a median overall survival
+    of 23 months" is the trial's result on erlotinib, as its abstract and Results say it.
     """
     pool = [c for p in passages for c in quotable(p, years.get(p.work_id))
             if on_topic is None or p.work_id in on_topic]
@@ -268,10 +321,13 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
     topic = topic_terms(sub.text)
     scored = []
     for index, candidate in enumerate(pool):
-        if "aim" in candidate.facets or not _names_subject(topic, candidate.quote.text):
+        passage = by_id[candidate.quote.passage_id]
+        if candidate.facets & NEVER_FINDINGS or not (
+                _names_subject(topic, candidate.quote.text)
+                or _own_result(topic, candidate, passage, (read_in_full or {}).get(
+                    candidate.work_id))):
             continue
         facet = _facet_score(candidate.facets, wanted)
-        passage = by_id[candidate.quote.passage_id]
         position = ((passage.start + candidate.quote.end)  # where it ends: a lone sentence is 1
                     / (extent[passage.work_id, passage.section] or 1))
         relevance = (weights["lexical"] * float(lexical[index]) + weights["facet"] * facet
@@ -300,6 +356,16 @@ def _names_subject(topic: frozenset[str], sentence: str) -> bool:
     (``QUOTE_MIN`` of them, or ``QUOTE_MIN_TERMS``)."""
     named = terms_named(topic, sentence)
     return bool(topic) and (named >= QUOTE_MIN_TERMS or named / len(topic) >= QUOTE_MIN)
+
+
+def _own_result(topic: frozenset[str], candidate: Candidate, passage: Passage,
+                title: str | None) -> bool:
+    """Whether a sentence of a work read in full (``title`` given) states its own result or
+    method on the subject its title names, naming at least one of the topic terms."""
+    return (title is not None and _names_subject(topic, title)
+            and bool(candidate.facets & {"result", "method"})
+            and terms_named(topic, candidate.quote.text) >= 1
+            and own_report(passage.section, candidate.quote.text))
 
 
 def _cosines(query: str, texts: list[str], embedder: Embedder | None) -> np.ndarray | None:
@@ -532,7 +598,13 @@ def claim_candidates(claim_sub: SubQuestion, passages: list[Passage], papers: li
     abstract-label-f1 (0.342 -> 0.340): not kept."""
     years = {work.id: work.year for work in papers}
     unique = list({p.id: p for p in passages}.values())
-    return rank_candidates(claim_sub, unique, keywords, years, embedder)
+    return rank_candidates(claim_sub, unique, keywords, years, embedder,
+                           read_in_full=full_titles(papers))
+
+
+def full_titles(papers: list[Work]) -> dict[str, str]:
+    """The titles of the works read in full, by work id."""
+    return {work.id: work.title for work in papers if work.full_text_spans}
 
 
 def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
@@ -611,7 +683,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
             ranked[sub.id] = [c for c in claim_ranked
                               if c.quote.passage_id in own_ids and c.work_id in on_topic]
         else:
-            ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic)
+            ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic,
+                                             full_titles(papers))
         quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works
                          and (claim_sub is not None or states_finding(c, wanted_facets(sub)))]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})

@@ -164,6 +164,23 @@ def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion |
     return max(subs, key=overlap, default=None)
 
 
+OWN_SECTIONS = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?(?:abstract|results?|findings|"
+                          r"conclusions?|summary|(?:materials and )?methods?|materials|"
+                          r"experimental)\b", re.IGNORECASE)
+"""Parts of a work read in full that report its own study: the abstract, its methods, results
+and conclusions."""
+THIS_WORK = re.compile(r"\b(?:we|our(?! knowledge)|(?:this|the present|the current) "
+                       r"(?:[\w-]+ ){0,3}?"
+                       r"(?:study|trial|work|paper|analysis|cohort|series))\b", re.IGNORECASE)
+"""A sentence naming its own work ("we", "our", "in this prospective phase II study")."""
+
+
+def own_report(section: str, sentence: str) -> bool:
+    """Whether a sentence of a work read in full reports its own study: it stands in its
+    abstract, methods, results or conclusions, or it names the work itself."""
+    return bool(OWN_SECTIONS.match(section)) or bool(THIS_WORK.search(sentence))
+
+
 @dataclass(frozen=True)
 class Directness:
     """How one finding bears on one sub-question: the three tests' values and their verdict."""
@@ -198,13 +215,26 @@ class DirectEvidence:
 
     def assess(self, sub: SubQuestion, findings: Sequence[Finding]) -> list[Directness]:
         terms = topic_terms(sub.text)
-        sentences = [" ".join(q.text for q in f.quotes) or f.text for f in findings]
+        sentences = [self._with_title(f, " ".join(q.text for q in f.quotes) or f.text)
+                     for f in findings]
         dense = self._cosines(topic_text(sub.text), sentences)
         return [Directness(context=self._context(terms, finding),
                            sentence=term_share(terms, sentence),
                            dense=None if dense is None or self._database_entry(finding)
                            else float(dense[i]))
                 for i, (finding, sentence) in enumerate(zip(findings, sentences))]
+
+    def _with_title(self, finding: Finding, sentence: str) -> str:
+        """The sentence, after its work's title when it reports the own study of a work read in
+        full (:func:`own_report`): "a median overall survival of 23 months" in the paper of an
+        erlotinib trial is the trial's result on erlotinib, as the extractive engine quoted it
+        (:func:`scholargraph.deterministic.extractive.rank_candidates`)."""
+        passages = [p for i in finding.passage_ids if (p := self.passages.get(i)) is not None]
+        work = self.works.get(passages[0].work_id) if len(passages) == 1 else None
+        if work is None or not work.full_text_spans or not own_report(passages[0].section,
+                                                                       sentence):
+            return sentence
+        return f"{work.title}. {sentence}"
 
     def _database_entry(self, finding: Finding) -> bool:
         """Whether a finding quotes only database entries (a Materials Project record). Such an

@@ -1,0 +1,132 @@
+"""Findings of a work read in full: its own results, never another study's, never its aims.
+
+Over the recorded full texts (``scholargraph/testing/fixtures/fulltext``): the JATS articles of
+PMC and a publisher's PDF, read as a library gives them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scholargraph import review
+from scholargraph.agents.rag_filter import with_abstracts
+from scholargraph.agents.schemas import SubQuestion
+from scholargraph.deterministic.extractive import (
+    CITED,
+    PAPER_DOES,
+    full_titles,
+    others_statement,
+    quotable,
+    rank_candidates,
+)
+from scholargraph.deterministic.relevance import OWN_SECTIONS, THIS_WORK, own_report
+from scholargraph.rag.chunking import chunk_work
+from scholargraph.records import Passage, Work
+from scholargraph.sources.library import load_library
+from scholargraph.testing import fixture_path
+
+TRIAL = "fulltext/pmc/biotext_PMC4816447.xml"
+FULL_TEXTS = [TRIAL, "fulltext/pmc/s2orc-doc2json_PMC6398430.nxml",
+              "fulltext/pmc/pubmed-client_oai_PMC10653940.xml",
+              "fulltext/publisher/s2orc-doc2json_N18-3011.pdf"]
+QUESTION = "Does erlotinib improve survival in EGFR-mutant non-small cell lung cancer?"
+
+
+def read_in_full(name: str, tmp_path: Path) -> Work:
+    """The one work of a recorded full text, read as a library file."""
+    source = fixture_path(name)
+    copy = tmp_path / f"work{'.nxml' if source.suffix == '.nxml' else source.suffix}"
+    shutil.copy(source, copy)
+    [work] = load_library(copy)
+    assert work.full_text_spans
+    return work
+
+
+@pytest.mark.parametrize("name", FULL_TEXTS)
+def test_a_sentence_citing_other_studies_is_never_a_finding(name: str, tmp_path: Path) -> None:
+    """Asked for the findings on its own title, a work read in full is quoted only for what it
+    reports itself: no sentence citing others without naming its own work, none from its
+    Introduction or Discussion that does not name it, none saying only what the paper does."""
+    work = read_in_full(name, tmp_path)
+    sub = SubQuestion(id="q1", text=f"What are the main findings of studies on {work.title}?",
+                      answer_shape="reported results")
+    passages = chunk_work(work)
+    ranked = rank_candidates(sub, passages, [work.title], {work.id: work.year},
+                             read_in_full=full_titles([work]))
+    assert ranked, "the work's own results are quotable"
+    sections = {p.id: p.section for p in passages}
+    for candidate in ranked:
+        text, section = candidate.quote.text, sections[candidate.quote.passage_id]
+        assert not others_statement(section, text)
+        assert THIS_WORK.search(text) or not CITED.search(text), text
+        assert not PAPER_DOES.search(text), text
+    others = [c for p in passages for c in quotable(p, work.year) if "others" in c.facets]
+    assert all(sections[c.quote.passage_id] != "abstract" for c in others)
+
+
+def test_the_trials_discussion_of_another_drug_is_set_apart(tmp_path: Path) -> None:
+    """The erlotinib trial's Discussion reports afatinib's trials with their references: those
+    sentences are other studies', while the Discussion's sentence on 'the current study' and
+    the Conclusion's stay the trial's own."""
+    work = read_in_full(TRIAL, tmp_path)
+    candidates = [(p.section, c) for p in chunk_work(work) for c in quotable(p, work.year)]
+    others = [c.quote.text for _, c in candidates if "others" in c.facets]
+    own = [c.quote.text for section, c in candidates if own_report(section, c.quote.text)
+           and "others" not in c.facets]
+    assert any(text.startswith("Afatinib resulted in a major improvement") for text in others)
+    assert any("in the current study" in text for text in own)
+    assert any("well tolerated and highly effective" in text for text in own)
+
+
+def test_a_work_read_in_full_is_heard_through_its_abstract(tmp_path: Path) -> None:
+    """A Discussion passage chosen for a sub-question brings its work's abstract with it,
+    ranked after it; a work known only by its abstract brings nothing more."""
+    work = read_in_full(TRIAL, tmp_path)
+    passages = chunk_work(work)
+    discussion = next(p for p in passages if p.section == "Discussion")
+    chosen = [discussion.model_copy(update={"score": 0.8, "sub_question_id": "q1"})]
+    kept = with_abstracts(chosen, {work.id: work})
+    abstract = [p for p in passages if p.section == "abstract"]
+    assert kept[0] == chosen[0]
+    assert [p.id for p in kept[1:]] == [p.id for p in abstract] and abstract
+    assert all(p.score == 0.8 and p.sub_question_id == "q1" for p in kept[1:])
+    only_abstract = work.model_copy(update={"full_text": None, "full_text_spans": []})
+    first = abstract[0].model_copy(update={"score": 0.5, "sub_question_id": "q1"})
+    assert with_abstracts([first], {work.id: only_abstract}) == [first]
+
+
+@pytest.mark.parametrize(("sentence", "aim"), [
+    ("The study further clarifies the impact of first-line treatment in these patients.", True),
+    ("We report on the long-term results of first-line treatment in these patients.", True),
+    ("In the previous sections, we discussed how we construct the graph.", True),
+    ("We report that first-line treatment lengthened survival in these patients.", False),
+])
+def test_a_sentence_saying_what_the_paper_does_is_never_a_finding(sentence: str,
+                                                                   aim: bool) -> None:
+    passage = Passage(id=f"w#abstract:0-{len(sentence)}", work_id="w", text=sentence, start=0,
+                      end=len(sentence), section="abstract")
+    [candidate] = quotable(passage, 2020)
+    assert ("aim" in candidate.facets) is aim
+
+
+def test_a_review_of_a_trial_read_in_full_quotes_its_results(tmp_path: Path) -> None:
+    """The README's offline example: each sub-question is answered from the trial's own
+    abstract, methods, results or conclusions (the question itself from the abstract or a
+    section reporting the trial, not the Discussion of others' trials), and the summary counts
+    each as direct evidence."""
+    report = review(QUESTION, offline=True, sources=["library", "pubmed"], out=tmp_path / "out",
+                    library=str(fixture_path(TRIAL)))
+    passages = {p.id: p for p in report.passages}
+    findings = [f for f in report.findings if f.kind == "finding"]
+    assert {f.sub_question_id for f in findings} == {s.id for s in report.sub_questions}
+    for finding in findings:
+        for quote in finding.quotes:
+            section = passages[quote.passage_id].section
+            assert own_report(section, quote.text), (section, quote.text)
+            assert not PAPER_DOES.search(quote.text)
+    direct = next(f for f in findings if f.sub_question_id == report.sub_questions[0].id)
+    assert all(OWN_SECTIONS.match(passages[q.passage_id].section) for q in direct.quotes)
+    assert "No direct evidence" not in report.summary
