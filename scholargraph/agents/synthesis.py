@@ -46,7 +46,7 @@ from scholargraph.deterministic.relevance import DirectEvidence, question_itself
 from scholargraph.deterministic.stance import about_subject, compare, reading, stance
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
-from scholargraph.rag.chunking import split_sentences
+from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.report import cited_work_ids, review_counts
@@ -242,6 +242,7 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                                      embedder)
                     if itself is not None and passages and is_claim(question) else None)
     update = write_draft(state, context, embedder, notes, session, claim_ranked)
+    passages = with_quoted_passages(update["draft"], passages, papers)
     this_year = date.today().year
     draft = flag_weak_findings(update["draft"], passages, papers, this_year)
     if state["intent"].wants_data or is_materials_question(question, state["intent"]):
@@ -251,6 +252,7 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         notes += table_notes
     if itself is not None and claim_ranked is not None:
         draft = with_stances(draft, question, itself, claim_ranked, papers)
+        passages = with_quoted_passages(draft, passages, papers)
     judge = DirectEvidence(passages, papers, embedder)
     direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
     draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
@@ -258,7 +260,31 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     summary = review_summary(model_summary, draft, state["sub_questions"], direct,
                              dict(state.get("prisma", {})), passages, papers)
     return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes,
+            "passages": passages,
             "model_steps": session.steps if session else []}
+
+
+def with_quoted_passages(draft: Draft, passages: list[Passage], papers: list[Work]
+                         ) -> list[Passage]:
+    """The run's passages and those the findings quote beyond them: a topic's review cites each
+    included work that states a result by its result sentence, read from the whole work
+    (:func:`~scholargraph.deterministic.extractive.results_of_uncited`), and that sentence's
+    passage may not be among those the RAG filter kept. Each is re-chunked from its work, as
+    the evidence table's are, and filed under the sub-question of the finding quoting it; so
+    is the sentence a claim's study is read by (its stance's quote), read from its whole
+    abstract (:func:`~scholargraph.deterministic.extractive.claim_candidates`)."""
+    known = {p.id for p in passages}
+    wanted = {pid: f.sub_question_id for f in draft.findings for pid in f.passage_ids
+              if pid not in known}
+    wanted |= {s.quote.passage_id: None for s in draft.stances
+               if s.quote is not None and s.quote.passage_id not in known | set(wanted)}
+    if not wanted:
+        return passages
+    owners = {pid.split("#")[0] for pid in wanted}
+    extra = [passage.model_copy(update={"sub_question_id": wanted[passage.id]})
+             for work in papers if work.id in owners for passage in chunk_work(work)
+             if passage.id in wanted]
+    return [*passages, *extra]
 
 
 STANCE_SENTENCES = 3

@@ -19,7 +19,7 @@ are quoted on the subject its title names (:func:`rank_candidates`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -43,7 +43,7 @@ from scholargraph.deterministic.stance import (
     surface_terms,
 )
 from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
-from scholargraph.rag.chunking import split_sentences
+from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
@@ -135,7 +135,8 @@ FACET_CUES = {
         r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
         r"there is an? (?:\w+ )?need|in recent (?:years|decades)|has seen|have seen|"
         r"(?:has|have) (?:become|been increasingly)|increasingly (?:used|popular|important)|"
-        r"(?:is|are) (?:an? )?(?:critical|important|key|valuable|essential|powerful) "
+        r"(?:is|are|can be|could be|may be) (?:an? )?(?:critical|important|key|valuable|"
+        r"essential|powerful) "
         r"(?:tools?|components?|approach\w*|parts?))\b",
         re.IGNORECASE),
 }
@@ -150,6 +151,10 @@ PAPER_DOES = re.compile(
     r"protocol|project|chapter|analysis) (?:aims?|aimed|seeks|sought|was designed|is designed|"
     r"describes|presents|outlines|summari[sz]es|discusses|reviews|introduces|proposes|explores|"
     r"defines|examines|investigates|considers|addresses|will)\b"
+    r"|\b(?:this|the present|the current|our) (?:talk|paper|article|study|review|work|report|"
+    r"chapter|commentary|analysis) (?:\w+ly )?(?:described|presented|outlined|summari[sz]ed|"
+    r"discussed|reviewed|introduced|proposed|explored|defined|examined|investigated|considered|"
+    r"addressed)\b(?!.*\b(?:found|show|showed|shows|demonstrat\w*|reveal\w*|conclud\w*)\b)"
     r"|\b(?:this|the|the present|the current|our) (?:study|paper|work|trial|analysis) "
     r"(?:further )?"
     r"(?:clarifies|adds to|contributes to|extends|sheds light on|provides (?:insight|data))\b"
@@ -162,11 +167,14 @@ PAPER_DOES = re.compile(
     r"|\b(?:articles|studies|records|databases|papers|publications) were (?:searched|screened|"
     r"identified|retrieved|reviewed|selected)\b"
     r"|\bwe (?:searched|screened|conducted a (?:systematic|literature|narrative) (?:search|review))"
-    r"\b", re.IGNORECASE)
+    r"\b"
+    r"|\b(?:results|findings) (?:are|were) expected\b|\bwill be (?:published|reported|"
+    r"disseminated|made available)\b", re.IGNORECASE)
 """A sentence that only says what a paper does ("In this talk, we present...", "This study
 aims to...", "Information was abstracted from articles...") states no finding: it is never
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
-passes)."""
+passes); nor is a protocol's promise of results to come ("The results are expected to be
+published in 2019")."""
 _NUMBERED = r"(?:\d+(?:\.\d+)*\.?\s+)?"
 INTRODUCTION_SECTIONS = re.compile(rf"{_NUMBERED}(?:introduction|background|related work|"
                                    r"literature review|state of the art)\b", re.IGNORECASE)
@@ -199,11 +207,19 @@ class Candidate:
     year: int | None
     facets: frozenset[str]
     relevance: float = 0.0
+    labelled: bool = False
+    """Its kind is read from a structured abstract's label ("RESULTS:", "Conclusion")."""
 
     def finding(self, sub_question_id: str | None, kind: FindingKind = "finding") -> Finding:
         return Finding(text=self.quote.text, passage_ids=[self.quote.passage_id],
                        sub_question_id=sub_question_id, kind=kind, quotes=[self.quote],
                        support=1.0)
+
+
+GLUED_REFERENCE = re.compile(r"(?<=[a-z)][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*"
+                             r"(?=[A-Z][a-z]+ [A-Z]{1,3}\b)")
+"""A reference number and the first author glued to a sentence's full stop ("...mortality
+risk.8Neill DB Herlands W Machine learning for..."): the sentence ends at the full stop."""
 
 
 def quotable(passage: Passage, year: int | None) -> list[Candidate]:
@@ -221,6 +237,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             name = next(g for g in label.groups() if g).lower()
             if name in LABEL_FACETS:
                 facet, start = LABEL_FACETS[name], label.end()
+        if glued := GLUED_REFERENCE.search(passage.text, start, end):
+            end = glued.start()
         text = passage.text[start:end]
         if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text):
             continue
@@ -234,7 +252,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         elif others_statement(passage.section, text):
             facets = {"others"}  # another study's result, set beside this work's
         found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
-                               passage.work_id, year, frozenset(facets)))
+                               passage.work_id, year, frozenset(facets),
+                               labelled=facet is not None))
     return found
 
 
@@ -366,8 +385,7 @@ def _cosines(query: str, texts: list[str], embedder: Embedder | None) -> np.ndar
 
 
 def _with_relevance(candidate: Candidate, relevance: float) -> Candidate:
-    return Candidate(candidate.quote, candidate.work_id, candidate.year, candidate.facets,
-                     relevance)
+    return replace(candidate, relevance=relevance)
 
 
 def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]:
@@ -403,6 +421,74 @@ def choose(candidates: list[Candidate], k: int, used: set[str]) -> list[Finding]
             text=group[0].quote.text, passage_ids=[c.quote.passage_id for c in group],
             quotes=[c.quote for c in group], support=1.0))
     return findings
+
+
+def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
+    """Whether a sentence may be quoted as a finding of a topic's sub-question: never one that
+    gives background or says what a paper is about or aims at ("The decade since then has seen
+    major trends in the digital world...", "This work aims to design..."), and, unless the
+    sub-question asks for methods, never one that only states them ("We collected 296,166
+    labels..."); a sub-question asking only for methods is answered by sentences stating them.
+    A sentence of no recognised kind (a database entry's properties, a plain statement) may
+    answer one asking for results: only what is known not to be a finding is kept out."""
+    if candidate.facets & {"aim", "background"}:
+        return False
+    if "result" not in wanted:  # it asks for methods: a sentence stating them
+        return bool(candidate.facets & wanted)
+    return "method" in wanted or "method" not in candidate.facets or "result" in candidate.facets
+
+
+def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate | None:
+    """The sentence of a work that best states its result on the topic, or None when it states
+    none. Every sentence of its abstract is read (:func:`summary_passages`), not only the
+    pieces the RAG filter kept; of those of the result kind (not background or aims, none
+    quoted already) the one naming most of the ``topic`` terms is taken, one stating no
+    limitation before one that does ("Further work is warranted to increase the accuracy"),
+    one under a structured abstract's Results or Conclusions label before one read as a result
+    from its words, a later one before an earlier (conclusions close an abstract)."""
+    pool = [c for passage in summary_passages(work) for c in quotable(passage, work.year)
+            if "result" in c.facets and not c.facets & {"aim", "background"}
+            and c.quote.text not in used]
+    if not pool:
+        return None
+    last = max(c.quote.end for c in pool) or 1
+    return max(pool, key=lambda c: ("limitation" not in c.facets,
+                                    round(term_share(topic, c.quote.text), 6), c.labelled,
+                                    c.quote.end / last))
+
+
+def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: set[str],
+                       findings: list[Finding], keywords: list[str],
+                       used: set[str]) -> list[Finding]:
+    """For a topic, a finding for each included work that states a result and that no finding
+    quotes yet: its result sentence (:func:`work_result`), under the sub-question asking for
+    results whose terms it names most (on a tie, the one with fewest findings so far).
+
+    The sub-questions' own findings are the few most relevant sentences of the passages the RAG
+    filter kept, a handful of works among all those screening included; a scientist reading a
+    review of a topic expects every included study that reports a result to be cited for it
+    (the README's review of "machine learning for public health surveillance" included 16
+    works and quoted 2, by background sentences). ``eligible`` are the works on the question's
+    topic (``WORK_TOPIC_MIN`` of its key terms)."""
+    asking = [s for s in subs if "result" in wanted_facets(s)] or subs
+    if not asking:
+        return []
+    counts = {s.id: sum(f.sub_question_id == s.id for f in findings) for s in asking}
+    cited = {work for finding in findings for work in _works(finding)}
+    question_topic = topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
+    added = []
+    for work in sorted(papers, key=lambda w: (w.year or 9999, w.id)):
+        if work.id in cited or work.id not in eligible:
+            continue
+        best = work_result(work, question_topic, used)
+        if best is None:
+            continue
+        sub = max(asking, key=lambda s: (term_share(topic_terms(s.text), best.quote.text),
+                                         -counts[s.id]))
+        counts[sub.id] += 1
+        used.add(best.quote.text)
+        added.append(best.finding(sub.id))
+    return added
 
 
 def same_materials(first: str, second: str) -> bool:
@@ -508,7 +594,13 @@ def claim_candidates(claim_sub: SubQuestion, passages: list[Passage], papers: li
     """The sentences of every passage (each once, whichever sub-question it was kept for)
     ranked against the sub-question that asks a claim itself: ranked once, then read both for
     the claim's findings (:func:`extractive_draft`) and for each study's stance
-    (:func:`scholargraph.agents.synthesis.with_stances`)."""
+    (:func:`scholargraph.agents.synthesis.with_stances`).
+
+    Reading every piece of each included work's abstract here (not only those the RAG filter
+    kept) was tried for issue 22: it cites more of the included studies (first 100 SciFact
+    train claims, ``bench/review.py``: evidence-recall 0.859 -> 0.876) but held out (claims
+    400-499) it changed no evidence figure and cost cited-precision (0.416 -> 0.408) and
+    abstract-label-f1 (0.342 -> 0.340): not kept."""
     years = {work.id: work.year for work in papers}
     unique = list({p.id: p for p in passages}.values())
     return rank_candidates(claim_sub, unique, keywords, years, embedder,
@@ -587,6 +679,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
+        if claim_sub is None:
+            own = whole_works(own, papers)
         topic = topic_terms(sub.text)
         on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
         if claim_ranked is not None and claim_sub is not None and sub.id == claim_sub.id:
@@ -596,7 +690,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         else:
             ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic,
                                              full_titles(papers))
-        quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works]
+        quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works
+                         and (claim_sub is not None or states_finding(c, wanted_facets(sub)))]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
                   for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]
         if claim_sub is not None and sub.id == claim_sub.id:
@@ -606,11 +701,50 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         pool = [f for f in stance_pool(sub, ranked[sub.id]) if _works(f) <= about]
         compared += contradictions(pool, CONTRADICTIONS_PER_QUESTION, topic, opposed)
         compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
+    if claim_sub is None:
+        findings = in_review_order(subs, findings + results_of_uncited(
+            subs, papers, set(texts), findings, keywords, used), years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
     gaps = evidence_gaps(subs, findings, len(papers))
     return Draft(summary=extractive_summary(subs, findings, passages, papers), findings=findings,
                  gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
+
+
+def summary_passages(work: Work) -> list[Passage]:
+    """The pieces of a work's abstract (its title when it has none): where a work states its
+    own result. A full text's passages are not among them: its Introduction and Discussion
+    quote other studies' results ("The overall response rate to TKI varies between 60 and 90%
+    [9]"), and the RAG filter ranks its sections one by one already."""
+    return [p for p in chunk_work(work) if p.section in ("abstract", "title")]
+
+
+def whole_works(kept: list[Passage], papers: list[Work]) -> list[Passage]:
+    """The passages the RAG filter kept for a topic's sub-question, then the other pieces of
+    the same works' abstracts (:func:`summary_passages`), ranked after them: a kept piece is
+    often an abstract's background and aims, while the sentence stating the work's methods or
+    results lies in the piece beside it (the README review's methods sub-question kept a
+    crowdsourcing study's second piece; its "Methods: We collected 296,166 crowd-generated
+    labels..." sentence is in the first)."""
+    have = {p.id for p in kept}
+    owners = dict.fromkeys(p.work_id for p in kept)
+    by_id = {work.id: work for work in papers}
+    rest = [passage.model_copy(update={"sub_question_id": kept[0].sub_question_id})
+            for owner in owners if owner in by_id for passage in summary_passages(by_id[owner])
+            if passage.id not in have]
+    return [*kept, *rest]
+
+
+def in_review_order(subs: list[SubQuestion], findings: list[Finding],
+                    years: dict[str, int | None]) -> list[Finding]:
+    """Findings by sub-question, oldest work first within each, as a review reads."""
+    position = {sub.id: index for index, sub in enumerate(subs)}
+
+    def year(finding: Finding) -> int:
+        return min((years.get(work) or 9999 for work in _works(finding)), default=9999)
+
+    return sorted(findings, key=lambda f: (position.get(f.sub_question_id or "", len(subs)),
+                                           year(f)))
 
 
 def evidence_limitation(papers: list[Work]) -> str:

@@ -1,0 +1,180 @@
+"""A review of a topic cites each included work that states a result, by the sentence stating
+it, under the sub-question it answers; background, aims and methods are never its findings
+(issue 22, items 1 and 3).
+
+Over the recorded corpus the README's review ("machine learning for public health
+surveillance") once included 16 works and quoted 2 of them, by three background sentences
+("The decade since then has seen major trends in the digital world..."). The checks below are
+a reader's: which works state a result is read from their abstracts with a reader's words, not
+with the code's cues.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from scholargraph import review
+from scholargraph.agents.schemas import Finding, SubQuestion
+from scholargraph.deterministic.extractive import (
+    PAPER_DOES,
+    extractive_draft,
+    quotable,
+    results_of_uncited,
+    summary_passages,
+)
+from scholargraph.records import Passage, Work
+from scholargraph.report import Report
+
+QUESTION = "machine learning for public health surveillance"
+
+SECTION = re.compile(r"\b(BACKGROUND|Background|OBJECTIVES?|Objectives?|METHODS?|Methods?|"
+                     r"RESULTS?|Results?|CONCLUSIONS?|Conclusions?)\b:?\s")
+"""A structured abstract's section labels, as a reader sees them."""
+REPORTS_RESULT = re.compile(
+    r"\b(we found|found that|shows?|showed|demonstrat(?:e|es|ed)|revealed|achieved|"
+    r"indicate[sd]?|suggest(?:s|ed)?)\b", re.IGNORECASE)
+"""Words by which a reader recognises a sentence stating a result."""
+SETS_THE_SCENE = re.compile(
+    r"\b(has seen|have seen|in recent years|the (?:main )?objective|we aimed|this work aims|"
+    r"aim of this)\b", re.IGNORECASE)
+
+
+def section_of(abstract: str, sentence: str) -> str | None:
+    """The label of the structured-abstract section a sentence lies in, lower-cased; None for
+    an unstructured abstract (or a sentence before any label)."""
+    at = abstract.find(sentence)
+    labels = [m.group(1).lower().rstrip("s") for m in SECTION.finditer(abstract[:at + 1])]
+    return labels[-1] if labels else None
+
+
+def states_a_result(work: Work) -> bool:
+    """A reader's judgement: the abstract has a Results or Conclusions section, or a sentence
+    with a word that reports a finding."""
+    abstract = work.abstract or ""
+    labelled = any(m.group(1).lower().startswith(("result", "conclusion"))
+                   for m in SECTION.finditer(abstract))
+    return labelled or bool(REPORTS_RESULT.search(abstract))
+
+
+def cited_works(report: Report) -> set[str]:
+    by_id = {p.id: p for p in report.passages}
+    return {by_id[pid].work_id for f in report.findings if f.kind == "finding"
+            for pid in f.passage_ids}
+
+
+@pytest.fixture(scope="module")
+def topic_review(tmp_path_factory: pytest.TempPathFactory) -> tuple[Report, Path]:
+    home = tmp_path_factory.mktemp("topic-home")
+    out = tmp_path_factory.mktemp("topic-review")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCHOLARGRAPH_HOME", str(home))
+        return review(QUESTION, offline=True, out=out), out
+
+
+def test_each_included_work_stating_a_result_is_cited(topic_review):
+    report, _ = topic_review
+    with_results = {w.id for w in report.papers if states_a_result(w)}
+    cited = cited_works(report)
+    assert len(with_results) >= 8, "the recorded corpus changed: fewer works state results"
+    assert with_results <= cited, [w.title for w in report.papers
+                                   if w.id in with_results - cited]
+    assert len(cited) >= len(report.papers) // 2
+
+
+def test_no_finding_is_background_aims_or_methods(topic_review):
+    report, _ = topic_review
+    subs = {s.id: s for s in report.sub_questions}
+    by_id = {p.id: p for p in report.passages}
+    findings = [f for f in report.findings if f.kind == "finding"]
+    assert findings
+    for finding in findings:
+        text = finding.quotes[0].text
+        work = report.work(by_id[finding.passage_ids[0]].work_id)
+        assert not PAPER_DOES.search(text), text
+        assert not SETS_THE_SCENE.search(text), text
+        section = section_of(work.abstract or "", text)
+        assert section not in ("background", "objective"), text
+        asks_methods = "method" in subs[finding.sub_question_id or ""].text.lower()
+        if not asks_methods:
+            assert section != "method", text
+
+
+def test_the_sub_questions_asking_for_results_are_answered_by_several_works(topic_review):
+    report, _ = topic_review
+    by_id = {p.id: p for p in report.passages}
+    for sub in report.sub_questions:
+        if "method" in sub.text.lower():
+            continue
+        works = {by_id[pid].work_id for f in report.findings
+                 if f.sub_question_id == sub.id and f.kind == "finding" for pid in f.passage_ids}
+        assert len(works) >= 3, sub.text
+    assert f"\u201c{report.sub_questions[0].text}\u201d" not in report.summary
+
+
+def test_every_quoted_passage_is_in_the_review_and_verbatim(topic_review):
+    report, out = topic_review
+    data = (out / "review.json").read_text(encoding="utf-8")
+    by_id = {p.id: p for p in report.passages}
+    for finding in report.findings:
+        for quote in finding.quotes:
+            passage = by_id[quote.passage_id]
+            assert passage.text[quote.start:quote.end] == quote.text
+            source = report.work(passage.work_id).abstract or ""
+            assert source[passage.start + quote.start:passage.start + quote.end] == quote.text
+            assert quote.passage_id in data
+
+
+# ---------------------------------------------------------------- the rule on its own
+
+def _work(name: str, year: int, abstract: str) -> Work:
+    return Work(title=f"Machine learning for {name}", doi=f"10.1000/{name}", year=year,
+                abstract=abstract, sources=["pubmed"])
+
+
+SUB = SubQuestion(id="q1", text=f"What do studies report on {QUESTION}?",
+                  answer_shape="direct evidence on the question")
+SCREENING = _work("screening", 2018,
+                  "Objective: We aimed to predict suicide ideation in the general population. "
+                  "Methods: A random forest was trained on 11,628 survey respondents. "
+                  "Results: The model reached an AUC of 0.85 in the test set. Conclusion: "
+                  "Machine learning can enable screening for suicide risk in public health "
+                  "surveillance.")
+PROTOCOL = _work("protocol", 2019,
+                 "Background: Digital health programmes generate big data. Methods: Data are "
+                 "drawn from system databases. Results: The results are expected to be "
+                 "published in 2019.")
+
+
+def test_an_uncited_works_result_is_its_conclusion_and_a_protocol_states_none():
+    found = results_of_uncited([SUB], [SCREENING, PROTOCOL], {SCREENING.id, PROTOCOL.id}, [],
+                               ["machine learning", "public health surveillance"], set())
+    assert [f.text for f in found] == [
+        "Machine learning can enable screening for suicide risk in public health surveillance."]
+    assert found[0].sub_question_id == "q1"
+    assert found[0].passage_ids[0].startswith(SCREENING.id)
+
+
+def test_a_work_already_cited_is_not_cited_again():
+    passage = summary_passages(SCREENING)[0]
+    quoted = next(c for c in quotable(passage, 2018) if "AUC" in c.quote.text)
+    earlier = [quoted.finding("q1")]
+    assert results_of_uncited([SUB], [SCREENING], {SCREENING.id}, earlier,
+                              ["machine learning"], set()) == []
+
+
+def test_a_topic_draft_cites_the_work_the_filter_kept_no_passage_of():
+    """The RAG filter kept only the protocol's background; the screening study is included but
+    none of its passages was kept: the draft still cites its result."""
+    kept = Passage(id=f"{PROTOCOL.id}#abstract:0-50", work_id=PROTOCOL.id,
+                   text=(PROTOCOL.abstract or "")[:50], start=0, end=50, sub_question_id="q1",
+                   score=1.0)
+    draft = extractive_draft([SUB], [kept], [SCREENING, PROTOCOL],
+                             ["machine learning", "public health surveillance"])
+    quoted = [f for f in draft.findings if f.kind == "finding"]
+    assert any(f.text.startswith("Machine learning can enable screening") for f in quoted)
+    assert not any(f.text.startswith(("Digital health programmes", "The results are expected"))
+                   for f in quoted)
+    assert all(isinstance(f, Finding) and f.sub_question_id == "q1" for f in quoted)
