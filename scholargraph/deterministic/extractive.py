@@ -116,7 +116,7 @@ FACET_CUES = {
         r"\b(found|find|show\w*|demonstrat\w*|associat\w*|increas\w*|decreas\w*|reduc\w*|"
         r"significant\w*|odds ratio|hazard ratio|relative risk|conclud\w*|suggest\w*|"
         r"indicat\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|improv\w*|higher|lower\w*|"
-        r"rais\w*|elevat\w*|no effect|not associated|(?:highly |less )?effective|"
+        r"rais\w*|elevat\w*|no effect|not associated|(?:highly|very|less|more|not) effective|"
         r"well tolerated|compared? favou?rably|median [\w ()-]{0,40}? of \d)\b"
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
     "method": re.compile(
