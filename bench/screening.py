@@ -113,6 +113,7 @@ def zero_shot(review: Review, embedder: Embedder | None) -> dict[str, float]:
 def graph(review: Review, embedder: Embedder | None) -> dict[str, float]:
     """The whole offline graph over the records as a library: graph-recall."""
     from scholargraph import review as run_review
+    from scholargraph.sources.library import load_library
 
     with tempfile.TemporaryDirectory() as work:
         library = Path(work) / "records.jsonl"
@@ -128,7 +129,9 @@ def graph(review: Review, embedder: Embedder | None) -> dict[str, float]:
         if review.criteria is not None:
             options["criteria"] = review.criteria.text
         report = run_review(review.question, **options)
-    wanted = {_key(t) for t, label in zip(review.titles, review.labels) if label}
+        # the titles as the library reads them (markup such as <sup> dropped), one per record
+        titles = [work.title for work in load_library(library)]
+    wanted = {_key(t) for t, label in zip(titles, review.labels, strict=True) if label}
     found = {_key(work.title) for work in report.papers}
     return {"graph-recall": len(wanted & found) / (len(wanted) or 1)}
 

@@ -54,3 +54,10 @@ def test_a_work_without_text_yields_its_title() -> None:
     [passage] = chunk_work(work)
     assert (passage.section, passage.text, passage.id) == ("title", "Only a title",
                                                           "pmid:7#title:0-12")
+
+
+def test_a_text_opening_with_a_lone_full_stop_is_split() -> None:
+    """A record's abstract may open with a stray full stop ('. Costs fell.')."""
+    text = ". Costs fell. Yields rose."
+    assert [text[start:end] for start, end in split_sentences(text)] == [
+        ".", "Costs fell.", "Yields rose."]

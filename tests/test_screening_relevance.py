@@ -217,3 +217,26 @@ def test_a_library_is_ranked_and_screened_as_a_whole(embedder):
     dropped = [d.reason for d in decisions[len(on):] if not d.included]
     assert len(dropped) >= 0.9 * len(off)
     assert set(dropped) == {"does not address: public health surveillance"}
+
+
+RIGOUR = "The methodological rigour of systematic reviews in environmental health"
+EXPOSURES = ("Reviews had to assess the effect of a non-acute, non-communicable environmental "
+             "exposure, such as a chemical, diet or addiction, on a health outcome.")
+ADDICTION = ("Alcohol addiction and circadian rhythms: a systematic review",
+             "We reviewed studies of alcohol dependence and sleep timing, melatonin and circadian "
+             "rhythms in adults.")
+STAFFING = ("Nurse staffing and patient falls: a systematic review",
+            "We reviewed studies of nurse staffing levels and falls in hospital wards.")
+
+
+def test_a_criteria_clause_defining_a_concept_lets_records_address_it(embedder):
+    """A review of an addiction addresses "environmental health" as the criteria define it,
+    though it names neither word and is far from the two words; one of nurse staffing does
+    not, and without the criteria neither does the review of addiction."""
+    criteria = read_criteria(EXPOSURES)
+    kept, aside = screening_decisions(RIGOUR, criteria, [ADDICTION, STAFFING], embedder=embedder)
+    assert kept.included
+    assert aside.reason == "does not address: environmental health"
+    alone = screening_decisions(RIGOUR, None, [ADDICTION], embedder=embedder)[0]
+    assert alone.reason == "does not address: environmental health"
+

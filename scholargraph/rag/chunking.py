@@ -108,7 +108,8 @@ def _inside_address(text: str, position: int) -> bool:
 def _ends_with_abbreviation(sentence: str) -> bool:
     """'et al.', 'Fig.', 'e.g.', 'U.S.' and initials ('J. Smith') do not end a sentence; '12 h.'
     does."""
-    last = sentence.rstrip(".!?\"')]").rsplit(None, 1)[-1] if sentence.strip() else ""
+    words = sentence.rstrip(".!?\"')]").split()  # a sentence of marks alone ('...') has none
+    last = words[-1] if words else ""
     word = last.lstrip("([\"'")
     return (word.lower() in _ABBREVIATIONS or bool(re.fullmatch(r"[A-Z]", word))
             or bool(re.fullmatch(r"(?:[A-Z]\.)+[A-Z]", word)))  # 'U.S.', 'U.K.'

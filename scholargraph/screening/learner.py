@@ -1,14 +1,15 @@
 """Ranking records for a person: the zero-shot score first, then a model of their decisions.
 
 With no labels the ranking is the zero-shot score (the question and criteria alone). With labels,
-a linear SVM learns the person's decisions, as ASReview's default does, over two views of
-each record: its TF-IDF words and word pairs (what a reviewer's include often shares literally
+linear SVMs learn the person's decisions, as ASReview's default does, one over each of two views
+of each record: its TF-IDF words and word pairs (what a reviewer's include often shares literally
 with the next one: an intervention's name, an outcome measure) and its all-MiniLM-L6-v2 vector
-(what it shares in meaning). The two scores are joined, each standardised over the library, each
-weighing as much as it has told apart the person's decisions so far, the classifier judged on
-records it was not fitted to (:meth:`Ranker.prior_weight`): where the question describes the
-includes well (a review whose zero-shot ranking beats any early classifier), it keeps its weight
-for as long as that holds, instead of fading by the number of includes alone.
+(what it shares in meaning). The three scores are joined, each standardised over the library,
+each weighing as much as it has told apart the person's decisions so far, a classifier judged on
+records it was not fitted to (:meth:`Ranker.weights`): where the question describes the includes
+well (a review whose zero-shot ranking beats any early classifier), it keeps its weight for as
+long as that holds, instead of fading by the number of includes alone; where a review's includes
+share words more than meaning (or the reverse), that view leads.
 
 Features are computed once (:func:`build_features`) and kept on disk (:func:`save_features`),
 so a later run with new labels reads them back and only fits the classifier, which for 3,000
@@ -31,18 +32,38 @@ the mean is 0.608 (Sep_2021 0.437 -> 0.330, Appenzeller-Herzog_2019 0.825 -> 0.8
 With that prior, the weight of the zero-shot score (each alone, from 0.608): ``10 / (10 +
 includes)`` held at no less than 0.2 or 0.33, 0.613 and 0.617; raised to the zero-shot score's
 AUC gain on the labelled records, 0.619; its square root, 0.602; by the cross-validated
-comparison of :meth:`Ranker.prior_weight`, 0.632 with 3 folds (0.625 with 5; the larger of it and
-``10 / (10 + includes)`` 0.627; the gains squared 0.620, their square roots 0.620). Chosen among
-these and the learner changes below with each review left out in turn, the 3-fold comparison won
-eight times of nine, and the held-out mean was 0.620 (the ASReview 3.0.8 default, elas_u4, on
-the same records from one include and one exclude: 0.593). Tried beside it and not kept:
-character 3-5-grams beside the words 0.620; two of each batch of ten taken from the records the
-classifier is least sure of (while fewer than ten includes) 0.615; naive Bayes on the TF-IDF
-0.363; naive Bayes added to the SVM 0.517; with the 3-fold weight, embedding weight 0.5 0.629.
-With relevance.py's zero-shot score as merged on 2026-11-27, ``bench/screening_simulate.py``
-gives 0.616 (ASReview 0.593; recall at 10% 0.629 against 0.644): above ASReview on six of the
-nine, below it on Jeyaraman_2020 (0.52 / 0.63), Kitchenham_2010 (0.62 / 0.67) and Sep_2021
-(0.28 / 0.40, where that zero-shot score ranks the includes little above chance).
+comparison of :meth:`Ranker.weights` (then over one SVM), 0.632 with 3 folds (0.625 with 5; the
+larger of it and ``10 / (10 + includes)`` 0.627; the gains squared 0.620, their square roots
+0.620). Chosen among these and the learner changes below with each review left out in turn, the
+3-fold comparison won eight times of nine, and the held-out mean was 0.620 (the ASReview 3.0.8
+default, elas_u4, on the same records from one include and one exclude: 0.593). Tried beside it
+and not kept: character 3-5-grams beside the words 0.620; two of each batch of ten taken from
+the records the classifier is least sure of (while fewer than ten includes) 0.615; naive Bayes
+on the TF-IDF 0.363; naive Bayes added to the SVM 0.517; with the 3-fold weight, embedding
+weight 0.5 0.629. With relevance.py's zero-shot score as merged on 2026-11-27,
+``bench/screening_simulate.py`` gives 0.616 (ASReview 0.593; recall at 10% 0.629 against 0.644):
+above ASReview on six of the nine, below it on Jeyaraman_2020 (0.52 / 0.63), Kitchenham_2010
+(0.62 / 0.67) and Sep_2021 (0.28 / 0.40, where that zero-shot score ranks the includes little
+above chance).
+
+From there (0.616, one SVM over both views side by side), each alone: ASReview 3's elas_u4
+settings in that SVM (C 0.11, the includes weighing 9.8 times the excludes, no stop words, words
+in at most 95% of the records, one-record words) 0.608; C 0.11 alone 0.615, the 9.8 weighting
+alone 0.614 (3: 0.613), no stop words and at most 95% alone 0.617; those settings without the
+embedding view 0.613, with it at weight 0.25 or 0.5 0.618 and 0.610. elas_u4 as it is (words
+only, no zero-shot score after the first include) under this bench's protocol gave 0.596, as
+ASReview itself (0.593): what ASReview gains over us on Jeyaraman_2020 and Kitchenham_2010 it
+gains from words alone (0.63 and 0.66 there). So each view got its own SVM, weighed beside the
+zero-shot score by the same cross-validated AUC gain: 0.624 (the gains squared 0.620; the vectors
+scaled by 2, a weaker regularisation of that view, 0.622; the two views' scores added with fixed
+weights 1:1 and 1:0.5 under the old prior weight, 0.608 and 0.621). Choosing between it and the
+single SVM on six reviews and measuring on the other three, over all 84 splits, the held-out mean
+was 0.619 against 0.616 (ASReview 0.593 on the same splits): a small gain, less than one
+review's noise, kept because it is the rule the zero-shot score was already weighed by and it
+gains where the single SVM lost to ASReview (Sep_2021 0.28 -> 0.34, Jeyaraman_2020 0.52 ->
+0.58, Bannach-Brown_2019 0.51 -> 0.54; Kitchenham_2010 0.62 -> 0.59, Appenzeller-Herzog_2019
+0.87 -> 0.84). Choosing among all sixteen variants on six reviews gave a held-out 0.596, below
+keeping any one: they differ by less than the reviews do.
 """
 
 from __future__ import annotations
@@ -82,10 +103,12 @@ chosen among 1, 2 and 3 with each review left out in turn, 2 won eight times of 
 held-out mean was 0.603. Other changes tried beside it left the mean within the noise or
 lowered it (the module docstring)."""
 VECTOR_WEIGHT = 1.0
-"""Scale of the embedding columns beside the (L2-normalised) TF-IDF row: both views have norm 1."""
+"""Scale of the embedding vectors (norm 1, as the L2-normalised TF-IDF rows): beside the words
+for closeness to the includes, and as the vectors view's input, where a larger scale would
+weaken that SVM's regularisation (2 gave 0.622 against 0.624, the module docstring)."""
 FOLDS = 3
-"""Folds of the cross-validation that weighs the classifier against the zero-shot score
-(:meth:`Ranker.prior_weight`)."""
+"""Folds of the cross-validation that weighs the classifiers against the zero-shot score
+(:meth:`Ranker.weights`)."""
 REGULARISATION = 0.5
 """Inverse regularisation strength ``C`` of the linear SVM. A linear SVM (liblinear's dual
 solver) fits 300 labels of a 2,873-record library in 0.05 s where a logistic regression took
@@ -107,7 +130,8 @@ class Features:
         return len(self.prior)
 
     def matrix(self) -> Any:
-        """The classifier's input: the two views side by side."""
+        """The two views side by side: what closeness to the includes is measured on while
+        there are no excludes to fit a classifier to."""
         if self.vectors is None:
             return self.words
         return sparse.hstack([self.words, sparse.csr_matrix(self.vectors * VECTOR_WEIGHT)],
@@ -157,11 +181,16 @@ def load_features(path: Path) -> tuple[Features, list[str]] | None:
 
 
 class Ranker:
-    """Scores every record from the features and the labels so far; the matrix is built once."""
+    """Scores every record from the features and the labels so far: the zero-shot score and one
+    linear SVM per view of the records (TF-IDF words, embedding vectors), each weighted by how
+    well it has told apart the person's decisions (:meth:`weights`)."""
 
     def __init__(self, features: Features) -> None:
         self.features = features
         self.matrix = features.matrix()
+        self.views: list[Any] = [features.words]
+        if features.vectors is not None:
+            self.views.append(np.asarray(features.vectors, np.float64) * VECTOR_WEIGHT)
         self.prior = standardised(features.prior)
 
     def scores(self, labels: dict[int, bool]) -> np.ndarray:
@@ -169,29 +198,39 @@ class Ranker:
         if not any(labels.values()):
             return self.prior
         rows, truth = _arrays(labels)
-        learned = standardised(self._fitted(rows, truth))
-        weight = self.prior_weight(rows, truth)
-        return weight * self.prior + (1 - weight) * learned
+        if truth.all():  # includes only: no classifier, closeness to them
+            centre = np.asarray(self.matrix[rows].mean(axis=0)).ravel()
+            weight = PRIOR_INCLUDES / (PRIOR_INCLUDES + int(truth.sum()))
+            return weight * self.prior + (1 - weight) * standardised(self.matrix @ centre)
+        learned = [standardised(self._classifier(view, rows, truth).decision_function(view))
+                   for view in self.views]
+        weights = self.weights(rows, truth)
+        return weights[0] * self.prior + sum(w * s for w, s in zip(weights[1:], learned,
+                                                                    strict=True))
 
-    def prior_weight(self, rows: np.ndarray, truth: np.ndarray) -> float:
-        """The zero-shot score's share of the ranking, by how well each side has told apart the
-        person's decisions so far: the zero-shot score as it stands (it never saw them), the
-        classifier on records it was not fitted to (:data:`FOLDS`-fold cross-validation). Each
-        counts by how far its AUC is above chance (``2 * AUC - 1``). Before two includes and
-        two excludes there is nothing to validate on, and the share is ``10 / (10 + includes)``
-        (:data:`PRIOR_INCLUDES`)."""
-        held_out = self._held_out(rows, truth)
-        if held_out is None:
-            return PRIOR_INCLUDES / (PRIOR_INCLUDES + int(truth.sum()))
-        prior_gain = max(0.0, 2 * roc_auc_score(truth, self.prior[rows]) - 1)
-        learned_gain = max(0.0, 2 * roc_auc_score(truth, held_out) - 1)
-        if prior_gain + learned_gain == 0:
-            return 0.5
-        return prior_gain / (prior_gain + learned_gain)
+    def weights(self, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
+        """The shares of the zero-shot score and of each view's classifier in the ranking, by
+        how well each has told apart the person's decisions so far: the zero-shot score as it
+        stands (it never saw them), each classifier on records it was not fitted to
+        (:data:`FOLDS`-fold cross-validation). Each counts by how far its AUC is above chance
+        (``2 * AUC - 1``), so a view that tells this review's includes apart (the words of
+        one, the meaning of another) leads it, and a question that describes the includes well
+        keeps its weight for as long as that holds. Before two includes and two excludes there
+        is nothing to validate on: the zero-shot score's share is ``10 / (10 + includes)``
+        (:data:`PRIOR_INCLUDES`), the views share the rest evenly."""
+        held_out = [self._held_out(view, rows, truth) for view in self.views]
+        if any(values is None for values in held_out):
+            prior = PRIOR_INCLUDES / (PRIOR_INCLUDES + int(truth.sum()))
+            return np.array([prior] + [(1 - prior) / len(self.views)] * len(self.views))
+        gains = np.array([_gain(truth, self.prior[rows])]
+                         + [_gain(truth, values) for values in held_out if values is not None])
+        if gains.sum() == 0:
+            return np.full(len(gains), 1 / len(gains))
+        return gains / gains.sum()
 
-    def _held_out(self, rows: np.ndarray, truth: np.ndarray) -> np.ndarray | None:
-        """The classifier's decision value for each labelled record, fitted without its fold
-        (None with fewer than two includes or two excludes)."""
+    def _held_out(self, view: Any, rows: np.ndarray, truth: np.ndarray) -> np.ndarray | None:
+        """The view's classifier's decision value for each labelled record, fitted without its
+        fold (None with fewer than two includes or two excludes)."""
         includes = int(truth.sum())
         smaller = min(includes, len(truth) - includes)
         if smaller < 2:
@@ -199,22 +238,21 @@ class Ranker:
         values = np.zeros(len(rows))
         folds = StratifiedKFold(min(FOLDS, smaller), shuffle=True, random_state=0)
         for fitted, held in folds.split(rows, truth):
-            model = self._classifier(rows[fitted], truth[fitted])
-            values[held] = model.decision_function(self.matrix[rows[held]])
+            model = self._classifier(view, rows[fitted], truth[fitted])
+            values[held] = model.decision_function(view[rows[held]])
         return values
 
-    def _fitted(self, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
-        """The classifier's decision value; with includes only, closeness to them."""
-        if truth.all():
-            centre = np.asarray(self.matrix[rows].mean(axis=0)).ravel()
-            return np.asarray(self.matrix @ centre).ravel()
-        model = self._classifier(rows, truth)
-        return np.asarray(model.decision_function(self.matrix), np.float64)
+    @staticmethod
+    def _classifier(view: Any, rows: np.ndarray, truth: np.ndarray) -> LinearSVC:
+        """The linear SVM fitted to the given labelled records of one view (classes balanced:
+        includes are few), the one model both the ranking and its cross-validation use."""
+        return LinearSVC(C=REGULARISATION, class_weight="balanced").fit(view[rows], truth)
 
-    def _classifier(self, rows: np.ndarray, truth: np.ndarray) -> LinearSVC:
-        """The linear SVM fitted to the given labelled records (classes balanced: includes are
-        few), the one model both the ranking and its cross-validation use."""
-        return LinearSVC(C=REGULARISATION, class_weight="balanced").fit(self.matrix[rows], truth)
+
+def _gain(truth: np.ndarray, values: np.ndarray) -> float:
+    """How far a score's AUC over the labelled records is above chance, ``2 * AUC - 1``
+    (none below chance)."""
+    return max(0.0, 2 * float(roc_auc_score(truth, values)) - 1)
 
 
 def _arrays(labels: dict[int, bool]) -> tuple[np.ndarray, np.ndarray]:

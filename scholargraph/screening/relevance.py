@@ -24,13 +24,15 @@ each standardised over the library: the cosine with the question, the best cosin
 clause of the inclusion criteria, a TF-IDF match of stemmed words with question and criteria, and
 the design the criteria ask for or exclude; then, in a library of 100 records or more, two
 logistic regressions fitted on that first pass's top 5% as includes and bottom half as excludes
-(pseudo-relevance feedback, no labels), one over words alone and one over words and meaning,
-add what the likely includes share. On the nine shared reviews this ranks at a mean WSS@95 of
-0.503 (0.471 with the one classifier over words and meaning, 0.396 before feedback; per review
-0.11 to 0.76, the object-in-context review lowest: its last includes are rodent memory studies
-whose title and abstract do not name the task). Choosing among one classifier over words and
-meaning, one over words, or both, on six reviews and measuring the other three (all 84 splits)
-gave 0.497 held out; choosing so among all 95 variants tried (see :func:`_ranking`), 0.486.
+(pseudo-relevance feedback, no labels; records the decisions' rules plainly set aside are
+excludes, never includes), one over words alone and one over words and meaning, add what the
+likely includes share. On the nine shared reviews this ranks at a mean WSS@95 of 0.519, held out
+0.519 (:func:`_feedback`); 0.503 before the rules' excludes joined the feedback (0.471 with the
+one classifier over words and meaning, 0.396 before feedback; per review 0.12 to 0.77, the
+object-in-context review lowest: its last includes are rodent memory studies whose title and
+abstract do not name the task). Choosing among one classifier over words and meaning, one over
+words, or both, on six reviews and measuring the other three (all 84 splits) gave 0.497 held
+out; choosing so among all 95 variants tried (see :func:`_ranking`), 0.486.
 
 :func:`screening_decisions` sets aside a record only with a reason a person can check ("does
 not address: public health surveillance"; "design: case report; the criteria exclude case
@@ -38,8 +40,15 @@ reports"). Recall comes first: a record is set aside for its subject only when i
 unaddressed in words and in meaning and is also far from the question or in the lower half of
 its library; a record with a title and no abstract is judged on its title with a lower bar, as
 reviewers keep it for the full text. A record that names none of the concepts in words (or
-names them only in passing) addresses none of them, however close in meaning to one of them.
-On the nine reviews: mean ta-recall 0.966, excluded-share 0.449 with the ranking above (0.968
+names them only in passing) addresses none of them, however close in meaning to one of them;
+one that names one of them may address another by being close to it or to the criteria's
+clause defining it ("a non-communicable environmental exposure on a health outcome" for
+"environmental health", ``CLAUSE_COSINE``). On the nine reviews: mean ta-recall 0.974,
+excluded-share 0.430, every review keeping at least 0.95 of its includes (0.966 and 0.449, two
+reviews at 0.905 and 0.929, before criteria clauses defined concepts and titles without an
+abstract had their own bars, ``TITLE_ONLY_SCORE_MIN``); held out (``MEANING_MIN`` chosen on six
+reviews, measured on the other three, all 84 splits): 0.965 and 0.443. Earlier: 0.966 and 0.449
+with the ranking above (0.968
 and 0.424 before a record naming no concept had to be close to the question as a whole; 0.968
 and 0.416 before concepts were read a sentence at a time and passing mentions set aside, on an
 earlier ranking; see ``MEANING_MIN``).
@@ -61,6 +70,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from scholargraph.errors import InputError
+from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
 from scholargraph.records import Work
@@ -79,15 +89,21 @@ counted only beside words (:func:`_concept_reason`): in-sample ta-recall 0.965, 
 0.964 and 0.438 held out. The rule before (closeness alone addressing a concept, bar 0.40): 0.968
 and 0.416 in-sample, 0.963 and 0.412 held out. A stricter concept (``CONCEPT_COSINE`` 0.18 to
 0.25, or a concept named in two sentences) sets more aside but, chosen so, held out at most 0.961
-of the includes."""
+of the includes. With criteria clauses defining concepts (``CLAUSE_COSINE``) and titles' own bars
+(``TITLE_ONLY_SCORE_MIN``): in-sample 0.974 and 0.430 at 0.38 (0.972 and 0.439 at 0.40, where one
+review keeps 0.948), held out 0.965 and 0.443 (0.972 and 0.433 choosing the highest bar at which
+each of the six keeps 0.95)."""
 SCORE_MIN = 0.0
 """In a library of at least ``FEEDBACK_MIN_RECORDS`` records, a record that leaves one of the
 question's concepts unaddressed is also set aside when its ranking score is below the library's
 mean (scores are standardised): it misses part of the question and is nearer the bottom of the
 library than the top."""
-TITLE_ONLY_SLACK = 0.05
+TITLE_ONLY_SLACK = 0.15
 """A record with no abstract is judged on its title, with the bar lowered by this much: a title
-alone says less, and reviewers keep such records for the full text."""
+alone says less, and reviewers keep such records for the full text. Of the nine shared reviews
+only the preclinical one has many included records without an abstract (29 of 280); it kept
+0.929 of its includes with a slack of 0.05, 0.943 with 0.10 or more, and 0.954 with 0.15 and
+``TITLE_ONLY_SCORE_MIN``. Chosen on that one review, so not checked held out."""
 CONCEPT_COSINE = 0.15
 """A record addresses a concept in meaning when its vector is this close to the concept's. Loose
 on purpose: with a bar of 0.40 on the question the nine shared reviews keep 0.967 of their
@@ -95,6 +111,23 @@ includes at 0.15, 0.946 at 0.18 and 0.903 at 0.25, as questions' phrases ("Under
 modelling", "common therapies") are far in meaning from most records that address them. It counts
 only for a record that names at least one concept in words, not only in passing
 (:func:`_concept_reason`)."""
+TITLE_ONLY_SCORE_MIN = -0.5
+"""The library-rank bar (``SCORE_MIN``) for a record with a title and no abstract: half a
+standard unit below the library's mean, not the mean, since a title has too few words for the
+TF-IDF match and the feedback to place it, so a middling rank says little against it. Mean
+excluded-share over the nine shared reviews (slack 0.15): 0.434 at -0.25, 0.430 at -0.5, 0.424
+at -1.0, 0.421 with no rank bar for titles (the Wilson disease review, 676 title-only records
+and one include among them, sets aside 0.399, 0.386, 0.349, 0.323); the preclinical review
+keeps 0.946 of its includes at -0.25, 0.954 from -0.5 down."""
+CLAUSE_COSINE = 0.25
+"""A record addresses a concept in meaning when it is this close to a clause of the inclusion
+criteria that names that concept and no other (:func:`_closeness`): the criteria's definition of
+it. On the nine shared reviews the environmental-health review (whose records never say
+"environmental health") kept 0.905 of its includes without it, 0.932 at 0.30, 0.959 at 0.25 and
+0.959 at 0.20; mean excluded-share 0.449 without, 0.444, 0.436 and 0.415 (the other eight keep
+the same includes). A clause naming several concepts restates the question and defines none: taken
+as a definition, it cost the Bayesian-estimation review 0.13 of its excluded-share for nothing.
+The bar is set on that one review, so not checked held out."""
 CRITERIA_WEIGHT = 1.0
 """Weight of a record's best cosine with one inclusion clause beside its cosine with the question
 (both standardised over the library). A record needs to match one criterion well, not their
@@ -161,8 +194,8 @@ class Concept:
     def named_in(self, tokens: set[str]) -> bool:
         """Whether a text (its stemmed tokens) names at least half of the concept's words, each
         word or one of its :data:`SYNONYMS`. The screening's decisions ask it of one sentence or
-        a title at a time (:func:`mentions`): "public" in one sentence and "health" in another
-        do not name "public health surveillance"."""
+        a title at a time (:func:`mentions`): "public" in one sentence and "health"
+        in another do not name "public health surveillance"."""
         named = sum(1 for stem in self.stems
                     if stem in tokens or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
         return named >= math.ceil(len(self.stems) / 2)
@@ -274,14 +307,14 @@ def concepts(question: str) -> list[Concept]:
     return found
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-
-
 def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
     """Where a record names each concept: in its title, and in which of its abstract's sentences
-    (each judged alone, :meth:`Concept.named_in`)."""
+    (each judged alone, :meth:`Concept.named_in`), cut as passages are
+    (:func:`~scholargraph.rag.chunking.split_sentences`: not after "e.g." nor at a semicolon).
+    Computed once a record (:func:`_signals`), for the ranking without embeddings and for the
+    decisions."""
     title_tokens = set(tokenize(title))
-    sentences = [set(tokenize(part)) for part in _SENTENCE_END.split(abstract) if part.strip()]
+    sentences = [set(tokenize(abstract[start:end])) for start, end in split_sentences(abstract)]
     return Mentions(
         in_title=tuple(c.named_in(title_tokens) for c in found),
         sentences=tuple(frozenset(j for j, tokens in enumerate(sentences) if c.named_in(tokens))
@@ -535,8 +568,8 @@ class _Signals:
     """Cosine of each record with the question's topic alone."""
     criteria: np.ndarray | None
     """Each record's best cosine with one clause of the inclusion criteria (None without)."""
-    named: np.ndarray
-    """records x concepts: whether the record names the concept in words."""
+    mentions: list[Mentions]
+    """Where each record names each concept in words (its title, its abstract's sentences)."""
     close: np.ndarray | None
     """records x concepts: whether the record is close to the concept in meaning."""
     lexical: np.ndarray
@@ -584,8 +617,8 @@ def _first_pass(signals: _Signals) -> np.ndarray:
         closest = signals.criteria if signals.criteria is not None else signals.question
         score += CRITERIA_WEIGHT * standardised(closest)
     else:
-        score += standardised(signals.named.mean(axis=1) if signals.named.shape[1]
-                               else np.zeros(len(score)))
+        named = np.array([m.named for m in signals.mentions], dtype=float).reshape(len(score), -1)
+        score += standardised(named.mean(axis=1) if named.shape[1] else np.zeros(len(score)))
     return score
 
 
@@ -595,7 +628,8 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
 
     Tried on the nine shared reviews and not kept, as none held out beyond the noise between
     reviews (mean WSS@95 with the two-view feedback 0.503; the figures in brackets are with
-    one view, over words and meaning, unless said): a second or third feedback round from the
+    one view, over words and meaning, unless said; before the rules' excludes joined the
+    feedback, :func:`_feedback`): a second or third feedback round from the
     joined ranking (0.469-0.475; two views 0.504), a top 10% (0.465), classifiers for several
     top shares summed (3-10% or 5-20%, two views: 0.486-0.518), BM25 of question and criteria
     beside TF-IDF (0.468-0.494; two views 0.495-0.515), the best cosine with an exclusion
@@ -604,19 +638,45 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
     (0.475), and smoothing each score with its ten nearest records' (0.406-0.454). Over all
     95 variants, choosing on six reviews and measuring the other three gave 0.486."""
     first = _first_pass(signals)
-    learned = _feedback(texts, signals.vectors, first) if len(texts) >= FEEDBACK_MIN_RECORDS \
-        else None
+    learned = _feedback(texts, signals.vectors, first, _ruled_out(signals)) \
+        if len(texts) >= FEEDBACK_MIN_RECORDS else None
     if learned is None:
         return standardised(first)
     return standardised(standardised(first) + FEEDBACK_WEIGHT * standardised(learned))
 
 
-def _feedback(texts: Sequence[str], vectors: np.ndarray | None,
-              first: np.ndarray) -> np.ndarray | None:
+def _ruled_out(signals: _Signals) -> np.ndarray:
+    """Per record, whether the screening's rules plainly set it aside: a design the criteria
+    exclude, or, far from the question (``MEANING_MIN``), a concept it leaves unaddressed in
+    words and meaning (:func:`_concept_reason` without the slack for titles or the library
+    rank, which needs this ranking)."""
+    aside = signals.design < 0
+    if signals.meaning is None or not signals.mentions or not signals.mentions[0].in_title:
+        return aside  # no meaning to judge by, or a question without concepts
+    named = np.array([[False] * len(m.in_title) if m.in_passing else m.named
+                      for m in signals.mentions], dtype=bool)
+    if signals.close is not None:
+        named |= signals.close & named.any(axis=1, keepdims=True)
+    return aside | (~named.all(axis=1) & (signals.meaning < MEANING_MIN))
+
+
+def _feedback(texts: Sequence[str], vectors: np.ndarray | None, first: np.ndarray,
+              ruled_out: np.ndarray) -> np.ndarray | None:
     """What the first pass's top records (``FEEDBACK_TOP``, at least ten) share against its
     bottom half (``FEEDBACK_BOTTOM``), for every record: the sum of two logistic regressions'
     standardised decision values, one over TF-IDF words alone and one over the words and the
     vectors. None when the texts have too few words.
+
+    Records the screening's rules set aside (``ruled_out``, :func:`_ruled_out`) are taken as
+    excludes wherever they rank and never as includes: the top is the best records the rules
+    keep. A design the criteria exclude, or a record off one of the question's concepts and
+    far from it, is what the review does not want, whatever the first pass made of its words.
+    On the nine shared reviews: mean WSS@95 0.503 -> 0.519 (six reviews up, by up to 0.05;
+    Bannach-Brown 0.390 -> 0.378, Donners 0.636 -> 0.628); choosing on six reviews between this
+    and the feedback before, and measuring the other three (84 splits): 0.519 held out against
+    0.503, this chosen in every split. Also taking 0.5 or 1 standard unit off the final score of
+    such records: 0.520 and 0.525 in-sample, 0.521 held out choosing among all six variants,
+    not kept for so little.
 
     Two views, not one: which of them ranks better changes from review to review (on the nine
     shared reviews, words alone 0.498 mean WSS@95, words and vectors 0.471, per review each
@@ -638,8 +698,13 @@ def _feedback(texts: Sequence[str], vectors: np.ndarray | None,
     views = [words]
     if vectors is not None:
         views.append(sparse.hstack([words, sparse.csr_matrix(vectors)], format="csr"))
-    rows = np.concatenate([order[:top], order[size - bottom:]])
-    truth = np.concatenate([np.ones(top, dtype=bool), np.zeros(bottom, dtype=bool)])
+    best = order[~ruled_out[order]][:top]
+    worst = np.union1d(order[size - bottom:], np.flatnonzero(ruled_out))
+    worst = np.setdiff1d(worst, best)
+    if not len(best) or not len(worst):  # the rules set every record aside, or none is left
+        return None
+    rows = np.concatenate([best, worst])
+    truth = np.concatenate([np.ones(len(best), dtype=bool), np.zeros(len(worst), dtype=bool)])
     return np.sum([standardised(_learned(view, rows, truth)) for view in views], axis=0)
 
 
@@ -667,7 +732,8 @@ def screening_decisions(question: str, criteria: Criteria | None,
     when it leaves one of the question's concepts unaddressed, in words and in meaning, while
     being far from the question as a whole (cosine below ``MEANING_MIN``; a title without an
     abstract below ``MEANING_MIN - TITLE_ONLY_SLACK``) or, in a library of at least
-    ``FEEDBACK_MIN_RECORDS`` records, ranking below the library's mean (``SCORE_MIN``). Without
+    ``FEEDBACK_MIN_RECORDS`` records, ranking below the library's mean (``SCORE_MIN``; a title
+    without an abstract well below it, ``TITLE_ONLY_SCORE_MIN``). Without
     an embedder, a record is set aside only when it names none of the concepts in words.
     Everything else is kept: recall first, as a reviewer screening titles and abstracts keeps
     what they cannot rule out.
@@ -681,9 +747,10 @@ def screening_decisions(question: str, criteria: Criteria | None,
     for i, (title, abstract) in enumerate(records):
         meaning = None if signals.meaning is None else float(signals.meaning[i])
         designed = design_reason(record_designs(title, abstract), criteria)
-        low = relative and meaning is not None and scores[i] < SCORE_MIN
+        low = relative and meaning is not None and scores[i] < (
+            SCORE_MIN if abstract.strip() else TITLE_ONLY_SCORE_MIN)
         close = None if signals.close is None else signals.close[i]
-        reason = designed or _concept_reason(found, mentions(found, title, abstract), close,
+        reason = designed or _concept_reason(found, signals.mentions[i], close,
                                              meaning, bool(abstract.strip()), low)
         decisions.append(Decision(score=float(scores[i]), reason=reason))
     return decisions
@@ -723,18 +790,20 @@ def _concept_reason(found: Sequence[Concept], named: Mentions, close: np.ndarray
 
 def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
              embedder: Embedder | None, vectors: np.ndarray | None) -> _Signals:
+    """Every signal of every record, each computed once, from the texts alone (split back into
+    title and abstract, :func:`_title_and_abstract`), so that :func:`score_records` and
+    :func:`screening_decisions` rank a library alike."""
     found = concepts(question)
     tokens = [tokenize(text) for text in texts]
-    token_sets = [set(words) for words in tokens]
-    named = np.array([[c.named_in(t) for c in found] for t in token_sets], dtype=bool).reshape(
-        len(texts), len(found))
+    parts = [_title_and_abstract(text) for text in texts]
+    named = [mentions(found, title, abstract) for title, abstract in parts]
     query = tokenize(" ".join([question_topic(question), *(criteria.inclusion if criteria
                                                             else [])]))
     design = np.array([_design_sign(record_designs(*_title_and_abstract(text)), criteria)
                        for text in texts], dtype=np.float64)
     lexical = _lexical(tokens, query)
     if embedder is None:
-        return _Signals(vectors=None, meaning=None, question=None, criteria=None, named=named,
+        return _Signals(vectors=None, meaning=None, question=None, criteria=None, mentions=named,
                         close=None, lexical=lexical, design=design)
     if vectors is None:
         vectors = embedder.embed_documents(list(texts))
@@ -745,11 +814,34 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
         closest = (vectors @ embedder.embed_documents(clauses).T).max(axis=1)
     close = None
     if found:
-        concept_vectors = embedder.embed_documents([c.text for c in found])
-        close = (vectors @ concept_vectors.T) >= CONCEPT_COSINE
+        close = _closeness(found, clauses, vectors, embedder)
     return _Signals(vectors=vectors, meaning=vectors @ _question_vector(topic, criteria, embedder),
-                    question=vectors @ topic, criteria=closest, named=named, close=close,
+                    question=vectors @ topic, criteria=closest, mentions=named, close=close,
                     lexical=lexical, design=design)
+
+
+def _closeness(found: Sequence[Concept], clauses: Sequence[str], vectors: np.ndarray,
+               embedder: Embedder) -> np.ndarray:
+    """records x concepts: each record's cosine with the concept, or with a clause of the
+    inclusion criteria that names the concept, whichever is closer.
+
+    The criteria say what the question's words mean: "environmental health" is, in one review's
+    criteria, "the effect of a non-acute, non-communicable, environmental exposure on a health
+    outcome", and a review of phthalate exposure and puberty addresses it though it names neither
+    word and is far from the two words alone."""
+    texts = [c.text for c in found]
+    owners = list(range(len(found)))
+    for clause in clauses:
+        tokens = set(tokenize(clause))
+        defined = [j for j, concept in enumerate(found) if concept.named_in(tokens)]
+        if len(defined) == 1:
+            texts.append(clause)
+            owners.append(defined[0])
+    cosines = vectors @ embedder.embed_documents(texts).T
+    close = cosines[:, :len(found)] >= CONCEPT_COSINE
+    for column, j in enumerate(owners[len(found):], start=len(found)):
+        close[:, j] |= cosines[:, column] >= CLAUSE_COSINE
+    return close
 
 
 def _lexical(tokens: Sequence[Sequence[str]], query: Sequence[str]) -> np.ndarray:

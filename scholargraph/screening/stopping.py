@@ -25,7 +25,10 @@ library on all nine, never below 95% recall (mean stop-recall 0.994, mean share 
 0.813), where the knee method (below) stopped early on three only (share screened 0.865). With
 the learner's cross-validated weighting and the zero-shot score of relevance.py as merged on
 2026-11-27: the test 9 of 9 early, none below 95% (stop-recall 0.992, share 0.809); the knee 3
-of 9 early, and on Bannach-Brown_2019 at recall 0.932, below the target.
+of 9 early, and on Bannach-Brown_2019 at recall 0.932, below the target. With one SVM per view
+(the learner as of the second session of 2026-11-27): the test 9 of 9 early, none below 95%
+(stop-recall 0.992, share 0.807); the knee 2 of 9 early, Smid_2020 at recall 1.0 and
+Bannach-Brown_2019 at 0.929, below the target.
 With few relevant records found the test needs many records without one: 25 found and none in
 the last 1,000 of 2,000 leaves p = 0.24, as two missed relevant records could hide among the
 965 left.
