@@ -38,7 +38,8 @@ import numpy as np
 
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
-from scholargraph.deterministic.extractive import extractive_draft
+from scholargraph.deterministic.extractive import claim_candidates, extractive_draft
+from scholargraph.deterministic.relevance import question_itself
 from scholargraph.deterministic.stance import compare, stance
 from scholargraph.rag.chunking import chunk_work
 from scholargraph.rag.embeddings import load_embedder
@@ -141,8 +142,12 @@ def review_claim(claim: dict, corpus: Corpus, settings: Settings, tally: Tally) 
     selected, _ = select_passages(subs, [doc.work for doc in pool], per_question=6,
                                   settings=settings, embedder=corpus.embedder)
     passages = [p for sub in subs for p in selected.get(sub.id, [])]
-    draft = extractive_draft(subs, passages, [doc.work for doc in pool], intent.keywords,
-                             embedder=corpus.embedder)
+    works = [doc.work for doc in pool]
+    itself = question_itself(subs, question)  # a claim is drafted as synthesis drafts one
+    ranked = (claim_candidates(itself, passages, works, intent.keywords, corpus.embedder)
+              if itself is not None and passages else None)
+    draft = extractive_draft(subs, passages, works, intent.keywords, embedder=corpus.embedder,
+                             claim_sub=itself, claim_ranked=ranked)
     tally.seconds.append(time.perf_counter() - started)
 
     gold = {str(doc_id): {i for ev in evs for i in ev["sentences"]}
