@@ -123,7 +123,7 @@ FACET_CUES = {
         r"\b(we (?:used|analy[sz]ed|collected|conducted|performed|developed|trained|"
         r"recruited|measured|applied|compared)|data (?:from|were)|cohort|randomi[sz]ed|"
         r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
-        r"questionnaire\w*|algorithm\w*|model\w*|assay\w*|sequenc\w*|n ?=)\b", re.IGNORECASE),
+        r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b", re.IGNORECASE),
     "limitation": re.compile(
         r"\b(limitation\w*|limited by|caution\w*|bias\w*|small sample|further (?:research|"
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
