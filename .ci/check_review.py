@@ -1,16 +1,18 @@
-"""Check the folder the README's review command wrote: every file there, review.json whole.
+"""Check the folder the README's review command wrote: every file there, review.json whole,
+screening.csv a row per work screened.
 
 Exit 1 with one line per problem, so a README command that "succeeds" without a review fails CI.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 from pathlib import Path
 
 FILES = ("review.md", "review.json", "review.html", "references.bib", "references.ris",
-         "references.csl.json", "prisma.svg", "years.svg")
+         "references.csl.json", "prisma.svg", "years.svg", "screening.csv")
 KEYS = ("question", "sub_questions", "papers", "findings", "references", "prisma", "search_log",
         "evaluation", "iterations")
 
@@ -29,6 +31,11 @@ def problems(out: Path) -> list[str]:
         return [f"review.json lacks {', '.join(missing)}"]
     if not review["papers"] or not review["findings"]:
         return ["review.json has no papers or no findings"]
+    with (out / "screening.csv").open(encoding="utf-8", newline="") as table:
+        rows = list(csv.DictReader(table))
+    if not review.get("history") and len(rows) != review["prisma"].get("screened"):
+        return [f"screening.csv has {len(rows)} rows for {review['prisma'].get('screened')} "
+                "works screened"]
     return []
 
 
