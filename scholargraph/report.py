@@ -226,6 +226,10 @@ class Report(Record):
                 return paper
         raise KeyError(work_id)
 
+    def reference_numbers(self) -> dict[str, int]:
+        """Each cited work's number in the reference list, by work id."""
+        return {reference.work_id: reference.number for reference in self.references}
+
     def cited_works(self) -> list[Work]:
         """The works of the reference list, in reference-number order."""
         return [self.work(reference.work_id) for reference in self.references]

@@ -206,8 +206,7 @@ def _included(report: Report) -> str:
         f"<td>{item.year or ''}</td>"
         f"<td>{_reference_link(item.reference)}</td></tr>"
         for item, work in zip(works, report.papers, strict=True))
-    intro = (f"{counted(len(works), 'work')} included, cited or not; every work "
-             f"screened, with its decision and reason, is in {screening.SCREENING_FILE}.")
+    intro = screening.included_intro(len(works))
     return (f"<p>{escape(intro)}</p><table><tr><th>Work</th><th>Year</th><th>Cited</th></tr>"
             f"{rows}</table>")
 

@@ -212,9 +212,7 @@ def _included_section(report: Report) -> list[str]:
     works = screening.included_works(report)
     if not works:
         return []
-    intro = escape(f"{counted(len(works), 'work')} included, cited or not; every "
-                   f"work screened, with its decision and reason, is in "
-                   f"{screening.SCREENING_FILE}.")
+    intro = escape(screening.included_intro(len(works)))
     rows = [[work.label + (" (RETRACTED)" if work.retracted else ""), work.year,
              f"[{work.reference}]" if work.reference else "no"] for work in works]
     return _section("Included works", [intro, "", *_table(["Work", "Year", "Cited"], rows)])

@@ -25,6 +25,7 @@ from pydantic import Field
 from scholargraph.exports.citation import authors_of
 from scholargraph.ledger import ScreenedWork
 from scholargraph.records import Record, Work
+from scholargraph.wording import counted
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
@@ -64,7 +65,7 @@ def dumps(report: Report) -> str:
 def rows(report: Report) -> list[dict[str, str]]:
     """The CSV's rows, as text cells by column name. Only an included work is cited: an
     excluded one may share its id (a DOI pasted into the wrong record)."""
-    numbers = {reference.work_id: reference.number for reference in report.references}
+    numbers = report.reference_numbers()
     return [_row(work, numbers.get(work.joins_earlier or work.work_id)
                  if work.decision == "included" else None, report.day)
             for work in report.screening]
@@ -101,10 +102,16 @@ def _safe(text: str) -> str:
 
 def included_works(report: Report) -> list[IncludedWork]:
     """Every included work, cited or not, in the review's order, with its reference number."""
-    numbers = {reference.work_id: reference.number for reference in report.references}
+    numbers = report.reference_numbers()
     return [IncludedWork(work_id=work.id, label=label(work), year=work.year,
                          reference=numbers.get(work.id), retracted=work.is_retracted)
             for work in report.papers]
+
+
+def included_intro(count: int) -> str:
+    """The sentence above the list of included works, the same in review.md and review.html."""
+    return (f"{counted(count, 'work')} included, cited or not; every work screened, with its "
+            f"decision and reason, is in {SCREENING_FILE}.")
 
 
 def label(work: Work) -> str:

@@ -43,7 +43,7 @@ def new_work_lines(report: Report) -> list[str]:
     """The new works, each with its reference number where the review cites it."""
     if report.update is None:
         return []
-    numbers = {ref.work_id: ref.number for ref in report.references}
+    numbers = report.reference_numbers()
     lines = []
     for work_id in report.update.new_work_ids:
         work = report.work(work_id)

@@ -97,7 +97,7 @@ def evidence(report: Report, finding: Finding) -> list[Evidence]:
     """The passages a finding cites, with the verbatim quotes marked where the system found
     them; a passage with no quote is shown whole."""
     passages = {passage.id: passage for passage in report.passages}
-    numbers = {ref.work_id: ref.number for ref in report.references}
+    numbers = report.reference_numbers()
     quoted = {quote.passage_id: quote for quote in finding.quotes}
     shown = []
     for passage_id in dict.fromkeys([*quoted, *finding.passage_ids]):
