@@ -22,8 +22,8 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import credibility_of
+from scholargraph.deterministic.extractive import with_summaries
 from scholargraph.rag import select_passages
-from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Passage, Work
 from scholargraph.state import ReviewState
 
@@ -47,14 +47,8 @@ def with_abstracts(chosen: list[Passage], works: dict[str, Work]) -> list[Passag
     """The chosen passages, then the abstract passages of each work read in full among them
     not already chosen, scored as the lowest chosen passage (so they rank after it)."""
     floor = min((p.score for p in chosen), default=0.0)
-    kept = {p.id for p in chosen}
-    extra = [passage.model_copy(update={"score": floor,
-                                        "sub_question_id": chosen[0].sub_question_id})
-             for work_id in dict.fromkeys(p.work_id for p in chosen)
-             if (work := works.get(work_id)) is not None and work.full_text_spans
-             for passage in chunk_work(work)
-             if passage.section == "abstract" and passage.id not in kept]
-    return [*chosen, *extra]
+    read_in_full = {work_id: work for work_id, work in works.items() if work.full_text_spans}
+    return with_summaries(chosen, read_in_full, score=floor)
 
 
 def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:

@@ -19,6 +19,7 @@ are quoted on the subject its title names (:func:`rank_candidates`).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -676,11 +677,12 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     texts = {w: text for w, text in texts.items()
              if not question_topic or term_share(question_topic, text) >= WORK_TOPIC_MIN}
     claim_works: set[str] = set()
+    by_id = {work.id: work for work in papers}
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
         if claim_sub is None:
-            own = whole_works(own, papers)
+            own = with_summaries(own, by_id)
         topic = topic_terms(sub.text)
         on_topic = {w for w, text in texts.items() if term_share(topic, text) >= WORK_TOPIC_MIN}
         if claim_ranked is not None and claim_sub is not None and sub.id == claim_sub.id:
@@ -719,19 +721,23 @@ def summary_passages(work: Work) -> list[Passage]:
     return [p for p in chunk_work(work) if p.section in ("abstract", "title")]
 
 
-def whole_works(kept: list[Passage], papers: list[Work]) -> list[Passage]:
-    """The passages the RAG filter kept for a topic's sub-question, then the other pieces of
-    the same works' abstracts (:func:`summary_passages`), ranked after them: a kept piece is
-    often an abstract's background and aims, while the sentence stating the work's methods or
-    results lies in the piece beside it (the README review's methods sub-question kept a
-    crowdsourcing study's second piece; its "Methods: We collected 296,166 crowd-generated
-    labels..." sentence is in the first)."""
+def with_summaries(kept: list[Passage], works: Mapping[str, Work],
+                   score: float | None = None) -> list[Passage]:
+    """The passages kept for a sub-question, then the other pieces of the abstracts
+    (:func:`summary_passages`) of those ``works`` they come from, filed under the same
+    sub-question and ranked after them (``score``: the score they take; else chunking's).
+
+    A kept piece is often an abstract's background and aims, or a full text's Discussion,
+    while the sentence stating the work's own methods or results lies in the abstract's piece
+    beside it (the README review's methods sub-question kept a crowdsourcing study's second
+    piece; its "Methods: We collected 296,166 crowd-generated labels..." sentence is in the
+    first)."""
     have = {p.id for p in kept}
-    owners = dict.fromkeys(p.work_id for p in kept)
-    by_id = {work.id: work for work in papers}
-    rest = [passage.model_copy(update={"sub_question_id": kept[0].sub_question_id})
-            for owner in owners if owner in by_id for passage in summary_passages(by_id[owner])
-            if passage.id not in have]
+    update: dict[str, object] = {} if score is None else {"score": score}
+    rest = [passage.model_copy(update={"sub_question_id": kept[0].sub_question_id, **update})
+            for owner in dict.fromkeys(p.work_id for p in kept)
+            if (work := works.get(owner)) is not None
+            for passage in summary_passages(work) if passage.id not in have]
     return [*kept, *rest]
 
 
