@@ -29,6 +29,7 @@ from scholargraph.agents.schemas import Draft, Finding, FindingKind, Quote, SubQ
 from scholargraph.deterministic.material_names import named_materials
 from scholargraph.deterministic.relevance import (
     CONTEXT_MIN,
+    NUMBERED,
     THIS_WORK,
     own_report,
     term_share,
@@ -176,12 +177,11 @@ aims to...", "Information was abstracted from articles...") states no finding: i
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes); nor is a protocol's promise of results to come ("The results are expected to be
 published in 2019")."""
-_NUMBERED = r"(?:\d+(?:\.\d+)*\.?\s+)?"
-INTRODUCTION_SECTIONS = re.compile(rf"{_NUMBERED}(?:introduction|background|related work|"
+INTRODUCTION_SECTIONS = re.compile(rf"{NUMBERED}(?:introduction|background|related work|"
                                    r"literature review|state of the art)\b", re.IGNORECASE)
 """Sections of a full text that set out what was known before the work: none of their
 sentences is the work's finding."""
-DISCUSSION_SECTIONS = re.compile(rf"{_NUMBERED}(?:discussion|general discussion)\b",
+DISCUSSION_SECTIONS = re.compile(rf"{NUMBERED}(?:discussion|general discussion)\b",
                                  re.IGNORECASE)
 """Sections that set the work's results among others': their sentences report other studies'
 results ("Afatinib resulted in a major improvement in PFS ...") unless they name this work ("in

@@ -164,7 +164,9 @@ def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion |
     return max(subs, key=overlap, default=None)
 
 
-OWN_SECTIONS = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?(?:abstract|results?|findings|"
+NUMBERED = r"(?:\d+(?:\.\d+)*\.?\s+)?"
+"""A section heading's number, if any ("2.1 Results")."""
+OWN_SECTIONS = re.compile(rf"{NUMBERED}(?:abstract|results?|findings|"
                           r"conclusions?|summary|(?:materials and )?methods?|materials|"
                           r"experimental)\b", re.IGNORECASE)
 """Parts of a work read in full that report its own study: the abstract, its methods, results
