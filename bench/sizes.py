@@ -40,8 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES
-from scholargraph.report import OUTPUT_FILES
+from scholargraph.report import REVIEW_FILES
 from scholargraph.testing.server_process import ServerProcess
 
 SIZES = (200, 1000)
@@ -53,7 +52,7 @@ QUESTION = ("titanium dioxide (TiO2) exposure: risk factors, treatment and outco
 """Issue 20's question, naming a material so that the Materials Project is searched too."""
 LATENCY = {"pubmed": 0.25, "arxiv": 0.5, "openalex": 0.15, "mp": 0.2, "ddg": 0.3, "web": 0.2}
 MP_KEY = "bench0replay0key0not0a0secret000"  # 32 characters, as mp_api requires
-FILES = len((*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES))
+FILES = len(REVIEW_FILES)
 OTHER = {"web": "web pages and open copies", "pubmed": "PubMed (PMC full texts)",
          "openalex": "OpenAlex (enrichment)"}
 

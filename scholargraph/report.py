@@ -26,7 +26,7 @@ from scholargraph.agents.schemas import (
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.engines import engine_name
-from scholargraph.exports.files import write_review
+from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_review
 from scholargraph.history import HistoryEntry, UpdateSection
 from scholargraph.ledger import ScreenedWork
 from scholargraph.records import (
@@ -41,7 +41,10 @@ from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
                 "references.csl.json")
-"""Written beside the contract's five: the self-contained HTML review and its two figures."""
+"""The five files the contract names."""
+REVIEW_FILES = (*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES)
+"""Every file a review writes: the contract's five, the self-contained HTML review and its two
+figures, and the screening record."""
 
 
 class Reference(Record):

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from scholargraph import FilesNotWritten, review
-from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_atomically
-from scholargraph.report import OUTPUT_FILES
+from scholargraph.exports.files import write_atomically
+from scholargraph.report import REVIEW_FILES
 from scholargraph.testing import ReplayServer
 
 QUESTION = "What is known about genetic variants and screening?"
-ALL_FILES = (*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES)
 
 
 def cli(out: Path, thread: str) -> subprocess.CompletedProcess:
@@ -39,7 +38,7 @@ def test_a_folder_in_the_way_costs_one_file_and_the_thread_writes_all_again(
     lines = done.stderr.strip().splitlines()
     assert lines == [f"scholargraph: not written: {first / 'prisma.svg'}: a folder of that name "
                      "is in the way; move it and write the files again"]
-    for name in ALL_FILES:
+    for name in REVIEW_FILES:
         if name != "prisma.svg":
             assert (first / name).is_file() and (first / name).stat().st_size > 0, name
     assert json.loads((first / "review.json").read_text())["question"]
@@ -52,7 +51,7 @@ def test_a_folder_in_the_way_costs_one_file_and_the_thread_writes_all_again(
 
     assert redone.returncode == 0, redone.stderr
     assert replay.count() == asked  # not one request to any service
-    for name in ALL_FILES:
+    for name in REVIEW_FILES:
         assert (again / name).is_file() and (again / name).stat().st_size > 0, name
     before, after = (json.loads((folder / "review.json").read_text()) for folder in (first, again))
     for key in ("papers", "findings", "references", "prisma", "search_log", "evaluation"):
@@ -65,7 +64,7 @@ def test_a_folder_in_the_way_costs_one_file_and_the_thread_writes_all_again(
         review(QUESTION, sources=["pubmed", "openalex"], thread="files-1", out=third)
     assert [item.path.name for item in raised.value.not_written] == ["references.bib"]
     assert raised.value.report is not None and raised.value.report.papers
-    assert sorted(raised.value.written) == sorted(set(ALL_FILES) - {"references.bib"})
+    assert sorted(raised.value.written) == sorted(set(REVIEW_FILES) - {"references.bib"})
     assert replay.count() == asked
 
 

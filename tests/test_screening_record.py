@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 
 from scholargraph import review
-from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES
 from scholargraph.exports.screening import COLUMNS, label
 from scholargraph.ledger import ScreenedWork
-from scholargraph.report import OUTPUT_FILES, Report
+from scholargraph.report import REVIEW_FILES, Report
 from scholargraph.sources.arxiv import ArxivAgent
 from scholargraph.sources.base import SearchRequest
 from scholargraph.sources.openalex import work_from_openalex
@@ -142,7 +141,7 @@ def test_a_review_of_200_records_and_a_library_of_hundreds_writes_every_row(
             for w in [*preprints, *articles, *articles]), encoding="utf-8")
         report = review(QUESTION, sources=["arxiv", "library"], library=str(library),
                         max_results=200, max_iterations=1, full_text=0, out=tmp_path / "out")
-    for name in (*OUTPUT_FILES, *FIGURE_FILES, *SCREENING_FILES):
+    for name in REVIEW_FILES:
         assert (tmp_path / "out" / name).is_file(), name
     text, rows = read_rows(tmp_path / "out")
     screening_check(text, report.prisma)
