@@ -132,7 +132,8 @@ FACET_CUES = {
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
         r"confound\w*|uncertain\w*|larger (?:studies|trials|cohorts))\b", re.IGNORECASE),
     "background": re.compile(
-        r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"\b(we aimed|aim(?:s|ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"(?:is|are) (?:\w+ )?defined as|"
         r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
         r"no (?:\w+ )?data (?:were|was|are|is) available|"
         r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
@@ -161,6 +162,8 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the|the present|the current|our) (?:study|paper|work|trial|analysis) "
     r"(?:further )?"
     r"(?:clarifies|adds to|contributes to|extends|sheds light on|provides (?:insight|data))\b"
+    r"|\b(?:this|the present|the current|our) (?:study|paper|work|research) (?:\w+ )?to "
+    r"(?:design|develop|build|propose|create|construct)\b"
     r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
