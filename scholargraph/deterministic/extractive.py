@@ -772,8 +772,12 @@ def evidence_limitation(papers: list[Work]) -> str:
 
 
 def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int) -> list[str]:
-    """Sub-questions no finding answers, and those only one work speaks to."""
+    """Sub-questions no finding answers, and those only one work speaks to; when only one
+    work was included, that is said once, not once per sub-question."""
     gaps = []
+    if n_papers == 1:
+        gaps.append("The review rests on one work: no other study confirms or qualifies what "
+                    "it reports.")
     for sub in subs:
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
@@ -781,7 +785,7 @@ def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: in
             among = (f"among the {counted(n_papers, 'included work')} " if n_papers
                      else "(no work was included) ")
             gaps.append(f"No passage {among}addresses: {sub.text}")
-        elif len(works) == 1:
+        elif len(works) == 1 and n_papers > 1:
             gaps.append(f"Only one work speaks to: {sub.text}")
     return gaps
 
