@@ -41,7 +41,7 @@ from scholargraph.deterministic.extractive import (
     rank_candidates,
     stance_pool,
 )
-from scholargraph.deterministic.questions import is_claim
+from scholargraph.deterministic.questions import is_claim, is_question, statement
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
 from scholargraph.deterministic.stance import about_subject, compare, reading, stance
 from scholargraph.deterministic.support import SupportChecker
@@ -250,8 +250,11 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                                            state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
-    if itself is not None and claim_ranked is not None:
-        draft = with_stances(draft, question, itself, claim_ranked, papers)
+    claim = stance_claim(question)
+    if itself is not None and claim is not None and passages:
+        ranked = claim_ranked if claim_ranked is not None else claim_candidates(
+            itself, passages, papers, state["intent"].keywords, embedder)
+        draft = with_stances(draft, claim, itself, ranked, papers)
         passages = with_quoted_passages(draft, passages, papers)
     judge = DirectEvidence(passages, papers, embedder)
     direct = {sub.id: judge.findings(sub, draft.findings) for sub in state["sub_questions"]}
@@ -285,6 +288,21 @@ def with_quoted_passages(draft: Draft, passages: list[Passage], papers: list[Wor
              for work in papers if work.id in owners for passage in chunk_work(work)
              if passage.id in wanted]
     return [*passages, *extra]
+
+
+def stance_claim(question: str) -> str | None:
+    """The claim each included study is read against: a claim as typed, or the claim a yes/no
+    question asks about ("Does erlotinib improve survival in NSCLC?" is read as "Erlotinib
+    improves survival in NSCLC."), so a reader asking a question also learns which way each
+    study points. Only the reading changes: which works a question's review includes is
+    decided as for any question. None for other questions and topics (what, how, which)."""
+    if is_claim(question):
+        return question
+    clause = statement(question) if is_question(question) else None
+    if clause is None or not clause.startswith("whether "):
+        return None
+    asked = clause.removeprefix("whether ")
+    return f"{asked[:1].upper()}{asked[1:]}."
 
 
 STANCE_SENTENCES = 3

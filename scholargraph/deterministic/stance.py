@@ -2,7 +2,8 @@
 
 A sentence's *stance* is read from its direction cues: an increase ("raised", "higher", "improved"),
 a decrease ("reduced", "lower", "inhibited"), an effect of unstated sign ("was associated with",
-"predicts", "significantly"), or none at all ("no significant difference", "did not reduce",
+"predicts", "significantly", a treatment judged "highly effective" or whose results "compare
+favourably"), or none at all ("no significant difference", "did not reduce",
 "was not associated with", "failed to", "little effect", "similar"). Negated cues are read
 first, so "did not increase" is a null finding, not an increase.
 
@@ -60,15 +61,25 @@ DOWN_CUES = re.compile(
     r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"
     r"block\w*|weaken\w*|shorten\w*|halv\w*|fell|falls?|drop\w*|worse|inferior|"
     r"deplet\w*|slow\w*|deactivat\w*|inactivat\w*)\b", re.IGNORECASE)
-PROTECTION = re.compile(
-    r"\b(?:(?:increas\w*|enhanc\w*|greater|improv\w*|confer\w*|more|offer\w*|provid\w*)\s+)?"
-    r"protect(?:s|ed|ing|ion|ive)? (?:from|against)\b", re.IGNORECASE)
+PROTECTION = re.compile(r"\bprotect(?:s|ed|ing|ion|ive)? (?:from|against)\b", re.IGNORECASE)
 """Protection against an outcome is a decrease of it, also when the protection is said to
-grow: "increased protection against stroke" is one cue, stroke down."""
+grow: in "increased protection against stroke" the increase measures the protection
+(:func:`_without_amounts`), and the sentence reads stroke down."""
 EFFECT_CUES = re.compile(
     r"\b(?:significantly|statistically significant|associated with|correlated with|"
     r"linked to|predict(?:s|ed|ive of)|p\s*<|is required for|are required for|essential for|"
-    r"necessary for|causes?|caused|contribut\w* to|mediat\w*|regulat\w*)\b", re.IGNORECASE)
+    r"necessary for|causes?|caused|contribut\w* to|mediat\w*|regulat\w*|"
+    r"(?:highly |very |clinically |equally )?(?:effective|efficacious|beneficial)|"
+    r"compar\w* favou?rabl\w*|favou?rable (?:outcome|result|effect|response)s?)\b",
+    re.IGNORECASE)
+"""An effect of unstated sign. A treatment found "highly effective", or whose results "compare
+favourably" with others', points the way a claim of its benefit does, whichever sign the claim's
+outcome has (survival up, mortality down), so these never read against a signed claim; against
+a claim of no effect they do. "Well tolerated" is not one: it speaks of harms, not of the
+outcome a claim names. Issue 22: the erlotinib trial read neither way on "Erlotinib improves
+survival ..." though its Conclusion reads "erlotinib was well tolerated and highly effective";
+on SciFact train claims 0-215 contradiction-recall 0.370 -> 0.391 (one claim), the other
+figures and those held out (400-808) unchanged."""
 
 WINDOW_AFTER = 8
 WINDOW_BEFORE = 4
