@@ -311,3 +311,17 @@ def test_an_increase_of_protection_is_a_decrease_of_what_it_protects_from():
 def test_a_yes_no_question_is_read_as_the_claim_it_asks_about(question, claim):
     from scholargraph.agents.synthesis import stance_claim
     assert stance_claim(question) == claim
+
+
+def test_a_title_saying_independent_of_what_the_claim_says_dependent_on_contradicts_it():
+    claim = "Calcium cycling in beige fat is a UCP1-dependent thermogenic mechanism."
+    title = "UCP1-independent calcium cycling regulates beige fat thermogenesis"
+    sentence = "In the absence of UCP1, beige fat expended glucose through calcium cycling."
+    assert reading(claim, sentence) != "contradicts"
+    assert reading(claim, sentence, title, title) == "contradicts"
+
+
+def test_evidence_said_to_be_lacking_is_no_effect():
+    claim = "Headaches are correlated with cognitive impairment in older adults."
+    assert reading(claim, "Evidence that headache in older adults was associated with cognitive "
+                          "impairment was lacking.") == "no effect"

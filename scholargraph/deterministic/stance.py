@@ -4,7 +4,8 @@ A sentence's *stance* is read from its direction cues: an increase ("raised", "h
 a decrease ("reduced", "lower", "inhibited"), an effect of unstated sign ("was associated with",
 "predicts", "significantly", a treatment judged "highly effective" or whose results "compare
 favourably"), or none at all ("no significant difference", "did not reduce",
-"was not associated with", "failed to", "little effect", "similar"). Negated cues are read
+"was not associated with", "failed to", "little effect", "similar", "evidence that ... was
+lacking"). Negated cues are read
 first, so "did not increase" is a null finding, not an increase.
 
 Two sentences *oppose* when one cue of each points another way (increase against decrease, or any
@@ -44,6 +45,7 @@ NULL_CUES = re.compile("|".join([
      r"independent of|comparable|similar|indistinguishable|did not differ)\b"),
     r"\black of (?:\w+\s+)?(?:association|effect|benefit|difference|correlation)\b",
     r"\bp\s*(?:>|≥|=\s*0\.[1-9])",
+    r"\b(?:was|were|is|are|remained|remains?)\s+lacking\b",
 ]), re.IGNORECASE)
 UP_CUES = re.compile(
     r"\b(?:positive(?:ly)? (?:associat|correlat|relat|predict)\w*|"
@@ -483,7 +485,8 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     if shared > CLAIM_TERMS_MIN and numbers_disagree(claim, sentence) and about_subject(
             claim, sentence):
         return "contradicts"
-    if dependence_denied(claim, sentence) and about_subject(claim, sentence):
+    if (dependence_denied(claim, sentence) or dependence_denied(claim, title)) and about_subject(
+            claim, sentence):
         return "contradicts"
     relation = compare(claimed, found)
     outcome = claim_outcome(claimed)
@@ -513,7 +516,10 @@ _DEPENDENT = re.compile(r"\b([\w+]+)-(in)?dependent\b|\b(in)?dependent(?:ly)? (?
 
 def dependence_denied(claim: str, sentence: str) -> bool:
     """Whether the sentence says independent of what the claim says dependent on, or the other
-    way round: "a UCP1-independent mechanism" against "a UCP1-dependent mechanism"."""
+    way round: "a UCP1-independent mechanism" against "a UCP1-dependent mechanism". A study's
+    title is read so too ("UCP1-independent signaling ... regulates beige fat thermogenesis"),
+    when its result sentence is on the claim's subject: claims 0-215 contradiction-recall
+    +0.022 (one claim), claims 216-399 and held out 400-808 unchanged."""
     def marks(text: str) -> set[tuple[str, bool]]:
         found = set()
         for match in _DEPENDENT.finditer(text):
