@@ -49,6 +49,7 @@ from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
+from scholargraph.wording import counted
 
 FINDINGS_PER_QUESTION = 3
 CONTRADICTIONS_PER_QUESTION = 2
@@ -131,7 +132,8 @@ FACET_CUES = {
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
         r"confound\w*|uncertain\w*|larger (?:studies|trials|cohorts))\b", re.IGNORECASE),
     "background": re.compile(
-        r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"\b(we aimed|aim(?:s|ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"(?:is|are) (?:\w+ )?defined as|"
         r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
         r"no (?:\w+ )?data (?:were|was|are|is) available|"
         r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
@@ -160,6 +162,8 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the|the present|the current|our) (?:study|paper|work|trial|analysis) "
     r"(?:further )?"
     r"(?:clarifies|adds to|contributes to|extends|sheds light on|provides (?:insight|data))\b"
+    r"|\b(?:this|the present|the current|our) (?:study|paper|work|research) (?:\w+ )?to "
+    r"(?:design|develop|build|propose|create|construct)\b"
     r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
@@ -758,20 +762,30 @@ def evidence_limitation(papers: list[Work]) -> str:
     read = sum(1 for work in papers if work.full_text_spans)
     if not read:
         return REVIEW_LIMITATIONS[0]
-    return (f"{read} of {len(papers)} included works were read in full (open-access full text, "
-            "cited by section and page); the others rest on their titles and abstracts, and what "
+    how = "(open-access full text, cited by section and page)"
+    if read == len(papers):  # "1 of 1 ... the others rest on their abstracts" named no others
+        return (f"The included work was read in full {how}." if read == 1
+                else f"All {read} included works were read in full {how}.")
+    return (f"{read} of {counted(len(papers), 'included work')} {'was' if read == 1 else 'were'} "
+            f"read in full {how}; the others rest on their titles and abstracts, and what "
             "their full papers add or qualify was not read.")
 
 
 def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int) -> list[str]:
-    """Sub-questions no finding answers, and those only one work speaks to."""
+    """Sub-questions no finding answers, and those only one work speaks to; when only one
+    work was included, that is said once, not once per sub-question."""
     gaps = []
+    if n_papers == 1:
+        gaps.append("The review rests on one work: no other study confirms or qualifies what "
+                    "it reports.")
     for sub in subs:
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
         if not works:
-            gaps.append(f"No passage among the {n_papers} included works addresses: {sub.text}")
-        elif len(works) == 1:
+            among = (f"among the {counted(n_papers, 'included work')} " if n_papers
+                     else "(no work was included) ")
+            gaps.append(f"No passage {among}addresses: {sub.text}")
+        elif len(works) == 1 and n_papers > 1:
             gaps.append(f"Only one work speaks to: {sub.text}")
     return gaps
 
@@ -786,8 +800,9 @@ def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passage
     answered = sum(1 for s in subs if any(f.sub_question_id == s.id and f.kind == "finding"
                                           for f in findings))
     kinds = [f.kind for f in findings]
-    return (f"This review screened {len(papers)} works and quotes {kinds.count('finding')} "
-            f"findings from {len(cited)} of them{span}, verbatim from their titles and "
+    return (f"This review screened {counted(len(papers), 'work')} and quotes "
+            f"{counted(kinds.count('finding'), 'finding')} from {len(cited)} of them{span}, "
+            "verbatim from their titles and "
             f"abstracts. {answered} of {len(subs)} sub-questions have direct evidence. "
             f"{_count(kinds.count('contradiction'), 'contradiction')} and "
             f"{_count(kinds.count('agreement'), 'agreement')} between sources are set side by "
