@@ -25,13 +25,14 @@ without evidence misleads.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from scholargraph.agents.schemas import Finding, SubQuestion
-from scholargraph.deterministic.text import content_words
+from scholargraph.deterministic.questions import concepts
+from scholargraph.deterministic.text import commonness, content_words, is_generic, words
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import terms_named, tokenize
 from scholargraph.rag.works import WorkRelevance
@@ -66,6 +67,10 @@ CLAIM_MARGIN = 0.04
 """Without an embedding model (no sentence closeness to read), a work is included only within
 this much of the best-ranked work's fused score: words alone cannot tell a study of the claim
 from one on its topic."""
+CLASS_ZIPF = 3.5
+"""How common in English (wordfreq Zipf) every word of a claim's concepts must be for the claim
+to be about a whole class of things (:func:`about_a_class`): "surveillance" 4.2, "disease" 4.7,
+against "erlotinib" 1.5, "homocysteine" 2.1, "vectorial" 1.9."""
 
 
 def topic_terms(text: str) -> frozenset[str]:
@@ -94,7 +99,34 @@ def work_text(work: Work) -> str:
     return f"{work.title} {work.abstract or ''} {work.full_text or ''}"
 
 
-def works_testing_claim(ranked: Sequence[WorkRelevance]) -> list[str]:
+def about_a_class(claim: str) -> bool:
+    """Whether a claim is about a whole class of things ("Machine learning improves disease
+    surveillance in public health.") rather than one thing ("Erlotinib improves survival in
+    non-small cell lung cancer."): every word of its concepts is an everyday English word
+    (``CLASS_ZIPF``), none a technical term that names one drug, gene, compound or mechanism.
+
+    Such a claim is tested by studies of its members (a model that predicts suicide ideation
+    from a national survey, one that predicts opioid overdose), which state their results in
+    their own words, far from the claim's; a claim that names one thing is tested by studies
+    that name it too."""
+    found = [word for concept in claim_concepts(claim) for word in words(concept)]
+    return bool(found) and min(commonness(word.lower()) for word in found) >= CLASS_ZIPF
+
+
+def claim_concepts(claim: str) -> list[str]:
+    """The claim's concepts in reading order, one-word generic ones ("effect") left out."""
+    return [concept.text for concept in concepts(claim) if not is_generic(concept.text)]
+
+
+def claim_subject(claim: str) -> frozenset[str]:
+    """The stemmed words of a claim's subject: its first concept ("machine learning" in
+    "Machine learning improves disease surveillance..."); empty when it has none."""
+    found = claim_concepts(claim)
+    return frozenset(tokenize(found[0])) if found else frozenset()
+
+
+def works_testing_claim(ranked: Sequence[WorkRelevance],
+                        measured: Collection[str] = ()) -> list[str]:
     """The ids of the works that test the claim, most direct first, from the screened works
     ranked against it (:func:`scholargraph.rag.works.rank_works`, best first).
 
@@ -146,10 +178,13 @@ def works_testing_claim(ranked: Sequence[WorkRelevance]) -> list[str]:
         return []
     best = ranked[0].fused
     if ranked[0].relation is None:
-        return [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
-    return [ranked[0].work_id] + [
-        work.work_id for work in ranked[1:]
-        if work.fused >= best - CLAIM_REACH and (work.relation or 0.0) >= RELATION_MIN]
+        close = [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
+    else:
+        close = [ranked[0].work_id] + [
+            work.work_id for work in ranked[1:]
+            if work.fused >= best - CLAIM_REACH and (work.relation or 0.0) >= RELATION_MIN]
+    return close + [work.work_id for work in ranked
+                    if work.work_id in measured and work.work_id not in close]
 
 
 def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion | None:
