@@ -333,24 +333,29 @@ SURVEILLANCE_CLAIM = "Machine learning improves disease surveillance in public h
 
 def test_a_class_claim_takes_in_the_studies_measuring_its_subject_wherever_they_rank():
     """A study of one member of the class (written with the abbreviation its abstract defines)
-    measures machine learning; a commentary on the topic and a study that uses machine learning
+    measures machine learning; commentaries on the topic and a study that uses machine learning
     as a tool for something else measure nothing about it."""
-    study, commentary, tool = _works(
-        ("Predicting suicide ideation in a national survey",
+    study, commentary, tool, chapter, agenda = _works(
+        ("Machine learning to predict suicide ideation in a national survey",
          "We trained machine learning (ML) models on 35,116 survey respondents. The ML model "
          "achieved an AUC of 0.85 in the test set."),
         ("Machine learning and public health", "Machine learning shows promise for public "
          "health. This chapter discusses the philosophical issues it raises."),
         ("Climate regions by machine learning", "Regions were defined by machine learning from "
          "satellite data. The highest rate of hospitalisations (17.7 per 100,000) was observed "
-         "in the south-east."))
+         "in the south-east."),
+        ("Machine learning in health care", "Machine learning is used in health care."),
+        ("Machine learning for public health: an agenda", "An agenda for research."))
+    found = [study, commentary, tool, chapter, agenda]
     subject = claim_subject(SURVEILLANCE_CLAIM)
     assert [measures_subject(w, SURVEILLANCE_CLAIM, subject)
             for w in (study, commentary, tool)] == [True, False, False]
-    assert class_claim_studies(SURVEILLANCE_CLAIM, [study, commentary, tool]) == {study.id}
+    assert class_claim_studies(SURVEILLANCE_CLAIM, found) == {study.id}
     # a claim about one thing is left to the ranking: the same study is not taken in
     assert class_claim_studies("Erlotinib improves survival in non-small cell lung cancer.",
-                               [study]) == set()
+                               found) == set()
+    # nor when few of the works found name the claim's subject in their titles
+    assert class_claim_studies(SURVEILLANCE_CLAIM, [study, commentary, tool]) == set()
     ranked = _ranked(("best", 0.90, 0.7), (study.id, 0.10, 0.2), (tool.id, 0.5, 0.1))
     assert works_testing_claim(ranked, {study.id}) == ["best", study.id]
 
