@@ -115,11 +115,14 @@ def graph(review: Review, embedder: Embedder | None) -> dict[str, float]:
     from scholargraph import review as run_review
     from scholargraph.sources.library import load_library
 
+    # a record without a title is not a work the library can read (its loader skips it), so
+    # it is left out of the library and of the recall alike
+    titled = [i for i, title in enumerate(review.titles) if title.strip()]
     with tempfile.TemporaryDirectory() as work:
         library = Path(work) / "records.jsonl"
         with library.open("w", encoding="utf-8") as handle:
-            for i, (title, abstract, doi) in enumerate(zip(review.titles, review.abstracts,
-                                                           review.dois)):
+            for i in titled:
+                title, abstract, doi = review.titles[i], review.abstracts[i], review.dois[i]
                 record = {"id": f"record-{i}", "title": title, "abstract": abstract or None,
                           "DOI": doi.removeprefix("https://doi.org/") or None}
                 handle.write(json.dumps(record) + "\n")
@@ -131,7 +134,8 @@ def graph(review: Review, embedder: Embedder | None) -> dict[str, float]:
         report = run_review(review.question, **options)
         # the titles as the library reads them (markup such as <sup> dropped), one per record
         titles = [work.title for work in load_library(library)]
-    wanted = {_key(t) for t, label in zip(titles, review.labels, strict=True) if label}
+    labels = [review.labels[i] for i in titled]
+    wanted = {_key(t) for t, label in zip(titles, labels, strict=True) if label}
     found = {_key(work.title) for work in report.papers}
     return {"graph-recall": len(wanted & found) / (len(wanted) or 1)}
 

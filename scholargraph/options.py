@@ -81,9 +81,14 @@ class ReviewOptions(ReviewContext):
         if self.library is not None:
             if not Path(self.library).expanduser().exists():
                 raise InputError(f"--library {self.library} does not exist")
-            load_library(Path(self.library).expanduser())  # a file that cannot be read says so
+            if not load_library(Path(self.library).expanduser()):  # unreadable files say so
+                raise InputError(f"--library {self.library} holds no library file (.bib, .ris, "
+                                 ".json, .jsonl, .pdf, .nxml or .xml)")
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
+        elif "library" in (self.sources or []) and not self.library_path():
+            raise InputError("--sources library needs your records: give --library PATH (a file "
+                             "or folder of BibTeX, RIS, CSL-JSON, JSONL, PDF or JATS)")
 
     def context(self, settings: Settings) -> ReviewContext:
         """The run's context: these options without the starting ones, with ``settings`` (the

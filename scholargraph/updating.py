@@ -390,7 +390,8 @@ def history_entry(report: Report, kept: str = "") -> HistoryEntry:
         kind="update" if section else "review", date=report.day,
         generated_at=report.generated_at, since=section.since if section else None,
         included=len(report.papers), new_works=len(section.new_work_ids) if section else 0,
-        findings=len(report.findings), cited_works=len(report.references),
+        findings=sum(f.kind == "finding" for f in report.findings),
+        cited_works=len(report.references),
         queries=[HistoryQuery(source=e.source, query=e.query, n_results=e.n_results,
                               status=e.status) for e in report.search_log],
         files=kept)

@@ -130,3 +130,28 @@ def test_a_library_without_a_titled_record_exits_2_naming_it(capsys, tmp_path, r
 def _written(path, text):
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_library_source_without_a_library_exits_2_before_any_search(capsys, tmp_path, replay,
+                                                                      monkeypatch):
+    """`--sources library` without `--library` used to run a whole review of nothing (every
+    search 'skipped: no library given') and exit 0; the scientist learns it at once now."""
+    monkeypatch.delenv("SCHOLARGRAPH_LIBRARY", raising=False)
+    code, lines = run_cli(capsys, "exercise for knee osteoarthritis", "--out",
+                          str(tmp_path / "out"), "--sources", "library")
+    assert code == 2
+    assert len(lines) == 1 and "--sources library needs your records" in lines[0], lines
+    assert replay.count() == 0 and not (tmp_path / "out").exists()
+
+
+def test_an_empty_library_folder_exits_2_before_any_search(capsys, tmp_path, replay):
+    """A folder with no library file in it (a wrong path, an export not yet saved) used to be
+    read as 0 records while the review searched the services instead, exit 0."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    _written(folder / "notes.txt", "not a library file")
+    code, lines = run_cli(capsys, "exercise for knee osteoarthritis", "--out",
+                          str(tmp_path / "out"), "--library", str(folder))
+    assert code == 2
+    assert len(lines) == 1 and f"--library {folder} holds no library file" in lines[0], lines
+    assert replay.count() == 0 and not (tmp_path / "out").exists()

@@ -235,7 +235,7 @@ def test_a_review_cites_sections_of_jats_and_pages_of_pdfs(recorded_source: None
     """Two reviews over the recorded source: one answered by the JATS article (and the closed
     review beside it), one by the PDF; each cites where in the full text its findings are."""
     report = review(QUESTION, sources=["recorded"], max_iterations=1, out=tmp_path / "out")
-    assert any(text.startswith("1 of 2 included works were read in full")
+    assert any(text.startswith("1 of 2 included works was read in full")
                for text in report.limitations), report.limitations
     full = [p for p in report.passages if p.id.split("#")[1].startswith("full_text")]
     assert any(p.page is None and p.section not in ("full_text", "abstract") for p in full)

@@ -130,3 +130,21 @@ def test_a_review_of_a_trial_read_in_full_quotes_its_results(tmp_path: Path) -> 
     direct = next(f for f in findings if f.sub_question_id == report.sub_questions[0].id)
     assert all(OWN_SECTIONS.match(passages[q.passage_id].section) for q in direct.quotes)
     assert "No direct evidence" not in report.summary
+    # one work, read in full: the summary read "screened 1 works" and the limitations
+    # "1 of 1 included works were read in full...; the others rest on their abstracts"
+    assert report.summary.startswith("This review screened 1 work, included 1,")
+    text = (tmp_path / "out" / "review.md").read_text(encoding="utf-8")
+    assert "The included work was read in full" in text
+    assert "the others rest" not in text and "1 works" not in text
+
+
+def test_a_review_that_includes_nothing_says_so_plainly(tmp_path: Path) -> None:
+    """The recorded web page holds nothing on CRISPR: the summary read 'This review screened 20
+    works, included 0, and cites 0 of them in 0 findings' and each gap 'No passage among the 0
+    included works addresses: ...'."""
+    report = review("CRISPR off-target effects", offline=True, sources=["web"],
+                    out=tmp_path / "out")
+    assert report.counts.included == 0 and report.counts.screened > 1
+    assert f"screened {report.counts.screened} works and included none" in report.summary
+    assert "0 findings" not in report.summary and "cites 0" not in report.summary
+    assert not any("the 0 included" in line for line in report.gaps)

@@ -5,6 +5,7 @@ the agent a query gets the records naming its words)."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,20 @@ def test_a_windows_1252_export_is_read_with_a_warning(tmp_path: Path,
     assert [w.title for w in works] == ["Caf\u00e9 workers and shift work: a cohort"]
     assert works[0].authors == ["M\u00fcller, Anna"]
     assert any("not UTF-8" in record.getMessage() for record in caplog.records)
+
+
+def test_records_without_a_title_are_left_out_and_counted(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    library = tmp_path / "export.jsonl"
+    records = [{"title": "Shift work and sleep: a cohort", "abstract": "Nurses slept less."},
+               {"title": "  ", "abstract": "A record whose title was lost in the export."},
+               {"abstract": "Another record with no title field at all."}]
+    library.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="scholargraph.sources.library"):
+        works = load_library(library)
+    assert [w.title for w in works] == ["Shift work and sleep: a cohort"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(str(library) in m and "2 record(s) without a title" in m for m in warnings), warnings
 
 
 @pytest.mark.parametrize("name, content, reason", [

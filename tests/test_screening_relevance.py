@@ -240,3 +240,27 @@ def test_a_criteria_clause_defining_a_concept_lets_records_address_it(embedder):
     alone = screening_decisions(RIGOUR, None, [ADDICTION], embedder=embedder)[0]
     assert alone.reason == "does not address: environmental health"
 
+
+
+TREATMENTS = ["mesenchymal stem cells", "platelet-rich plasma", "hyaluronic acid", "corticosteroid",
+              "exercise therapy", "knee bracing", "acupuncture", "ozone", "prolotherapy",
+              "radiofrequency ablation"]
+OUTCOMES = ["pain", "function", "stiffness", "cartilage volume", "quality of life", "walking"]
+
+
+def test_records_of_a_design_the_criteria_exclude_rank_below_the_others(embedder):
+    """In a library of trials and case reports on the same treatments, in the same words, every
+    case report (excluded by the criteria) ranks below every trial: the feedback, which learns
+    words, does not lift them back."""
+    trials = [(f"{t.capitalize()} for knee osteoarthritis {o}: a randomized controlled trial",
+               f"Adults with knee osteoarthritis were randomized to {t} or placebo; {o} was "
+               f"measured at six months.") for t in TREATMENTS for o in OUTCOMES]
+    cases = [(f"{t.capitalize()} for knee osteoarthritis {o}: a case report",
+              f"We report a case of a 60-year-old man with knee osteoarthritis treated with {t}; "
+              f"{o} was measured at six months.") for t in TREATMENTS for o in OUTCOMES[:4]]
+    records = trials + cases
+    assert len(records) >= FEEDBACK_MIN_RECORDS
+    texts = [record_text({"title": t, "abstract": a}) for t, a in records]
+    scores = score_records("Treatments for knee osteoarthritis", read_criteria(CRITERIA), texts,
+                           embedder=embedder)
+    assert scores[len(trials):].max() < scores[:len(trials)].min()

@@ -146,3 +146,17 @@ def test_replay_filters_single_works_and_refusals(replay: ReplayServer) -> None:
     refused = requests.get(works, timeout=5, params={"filter": "authorships.author.id:A1"})
     assert refused.status_code == 400 and refused.json()["error"].startswith("Invalid query")
     assert requests.get(f"{works}/W1", timeout=5).status_code == 404
+
+
+def test_an_author_openalex_could_not_match_is_not_cited_as_a_name(replay: ReplayServer) -> None:
+    """The recorded Benin paper has three authorships OpenAlex left unmatched ('NULL
+    AUTHOR_ID', id A9999999999, no raw name): its reference read 'Agossou, C., AUTHOR_ID, N.,
+    ...' in review.md, the BibTeX and the RIS; now it names only the four real authors."""
+    from scholargraph.exports import bibtex, ris
+    from scholargraph.exports.citation import format_reference
+
+    [work] = _search('"breast cancer in Benin"')
+    assert work.authors == ["Agossou, Cyrille", "Atchadé, Mintodê Nicodème",
+                            "Djibril, Aliou Moussa", "Kurisheva, Svetlana Vladimirovna"]
+    for text in (format_reference(work), bibtex.dumps([work]), ris.dumps([work])):
+        assert "AUTHOR_ID" not in text and "NULL" not in text

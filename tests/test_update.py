@@ -319,3 +319,23 @@ def test_openalex_refusing_the_creation_date_falls_back_to_the_publication_date(
                        "from_publication_date:2023-06-30"]
     assert result.works and all((w.year or 0) >= 2023 for w in result.works)
     assert "refused the creation-date filter" in result.notes[0]
+
+
+def test_the_new_since_section_reads_as_a_scientist_writes(updated: dict[str, Any]) -> None:
+    """The update's section read '1 duplicates removed', 'of these 1 were already in the
+    review', listed the new works as [14], [16], [11], [13], [12], and its earlier run as
+    '12 findings' while that review's summary said 11 (its limitation counted as a finding)."""
+    import re
+
+    report: Report = updated["report"]
+    earlier: Report = updated["earlier"]
+    text = (updated["folder"] / "review.md").read_text(encoding="utf-8")
+    section = text.split("## New since", 1)[1].split("\n## ", 1)[0]
+    assert not re.search(r"\b1 (?:duplicates|works)\b|\b1 were\b|\b1 are new\b", section)
+    listed = [int(n) for n in re.findall(r"^- \\\[(\d+)\\\]", section.split(
+        "### New works", 1)[1].split("###", 1)[0], flags=re.MULTILINE)]
+    assert listed and listed == sorted(listed)
+    [entry] = report.history
+    assert entry.findings == earlier.counts.findings == sum(
+        f.kind == "finding" for f in earlier.findings)
+    assert f"{entry.findings} findings" in section

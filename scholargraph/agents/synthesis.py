@@ -52,6 +52,7 @@ from scholargraph.records import Passage, Record, Work
 from scholargraph.report import cited_work_ids, review_counts
 from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
+from scholargraph.wording import counted
 
 __all__ = ["check_draft", "contradictions", "extractive_draft", "synthesis"]
 
@@ -355,8 +356,13 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
         f" published in {years[0]}" if years else "")
     answered = [sub for sub in subs if direct.get(sub.id)]
     parts = [model_summary.strip()] if model_summary.strip() else []
-    parts.append(f"This review screened {counts.screened} works, included {counts.included}, "
-                 f"and cites {counts.cited_works} of them{span} in {counts.findings} findings.")
+    if counts.included:
+        parts.append(f"This review screened {counted(counts.screened, 'work')}, included "
+                     f"{counts.included}, and cites {counts.cited_works} of them{span} in "
+                     f"{counted(counts.findings, 'finding')}.")
+    else:  # "included 0, and cites 0 of them in 0 findings" says it less plainly
+        parts.append(f"This review screened {counted(counts.screened, 'work')} and included "
+                     "none, so it has no findings.")
     parts.append(f"{len(answered)} of {len(subs)} sub-questions have direct evidence.")
     if values := values_summary(draft.evidence_table):
         parts.append(values)

@@ -49,6 +49,7 @@ from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
+from scholargraph.wording import counted
 
 FINDINGS_PER_QUESTION = 3
 CONTRADICTIONS_PER_QUESTION = 2
@@ -758,8 +759,12 @@ def evidence_limitation(papers: list[Work]) -> str:
     read = sum(1 for work in papers if work.full_text_spans)
     if not read:
         return REVIEW_LIMITATIONS[0]
-    return (f"{read} of {len(papers)} included works were read in full (open-access full text, "
-            "cited by section and page); the others rest on their titles and abstracts, and what "
+    how = "(open-access full text, cited by section and page)"
+    if read == len(papers):  # "1 of 1 ... the others rest on their abstracts" named no others
+        return (f"The included work was read in full {how}." if read == 1
+                else f"All {read} included works were read in full {how}.")
+    return (f"{read} of {counted(len(papers), 'included work')} {'was' if read == 1 else 'were'} "
+            f"read in full {how}; the others rest on their titles and abstracts, and what "
             "their full papers add or qualify was not read.")
 
 
@@ -770,7 +775,9 @@ def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: in
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
         if not works:
-            gaps.append(f"No passage among the {n_papers} included works addresses: {sub.text}")
+            among = (f"among the {counted(n_papers, 'included work')} " if n_papers
+                     else "(no work was included) ")
+            gaps.append(f"No passage {among}addresses: {sub.text}")
         elif len(works) == 1:
             gaps.append(f"Only one work speaks to: {sub.text}")
     return gaps
@@ -786,8 +793,9 @@ def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passage
     answered = sum(1 for s in subs if any(f.sub_question_id == s.id and f.kind == "finding"
                                           for f in findings))
     kinds = [f.kind for f in findings]
-    return (f"This review screened {len(papers)} works and quotes {kinds.count('finding')} "
-            f"findings from {len(cited)} of them{span}, verbatim from their titles and "
+    return (f"This review screened {counted(len(papers), 'work')} and quotes "
+            f"{counted(kinds.count('finding'), 'finding')} from {len(cited)} of them{span}, "
+            "verbatim from their titles and "
             f"abstracts. {answered} of {len(subs)} sub-questions have direct evidence. "
             f"{_count(kinds.count('contradiction'), 'contradiction')} and "
             f"{_count(kinds.count('agreement'), 'agreement')} between sources are set side by "

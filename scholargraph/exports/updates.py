@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from scholargraph.agents.schemas import Finding
 from scholargraph.history import UpdateSection
+from scholargraph.wording import counted
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
@@ -23,11 +24,16 @@ def counts_sentence(section: UpdateSection) -> str:
     identified = ", ".join(f"{source} {count}" for source, count in counts.identified.items())
     return (f"Searched on {section.date} for records the services added since {section.since}: "
             f"{sum(counts.identified.values())} identified ({identified or 'none'}), "
-            f"{counts.duplicates_removed} duplicates removed, {counts.screened} screened, "
-            f"{counts.excluded} excluded, {counts.included} kept; of these "
-            f"{counts.duplicates_of_earlier} were already in the review and "
-            f"{counts.new_included} are new. The review now holds {counts.total_included} "
-            f"works ({counts.earlier_included} before).")
+            f"{counted(counts.duplicates_removed, 'duplicate')} removed, {counts.screened} "
+            f"screened, {counts.excluded} excluded, {counts.included} kept; of these "
+            f"{counts.duplicates_of_earlier} {_were(counts.duplicates_of_earlier)} already in "
+            f"the review and {counts.new_included} {'is' if counts.new_included == 1 else 'are'} "
+            f"new. The review now holds {counted(counts.total_included, 'work')} "
+            f"({counts.earlier_included} before).")
+
+
+def _were(count: int) -> str:
+    return "was" if count == 1 else "were"
 
 
 def flag_lines(report: Report) -> list[str]:
@@ -40,12 +46,14 @@ def flag_lines(report: Report) -> list[str]:
 
 
 def new_work_lines(report: Report) -> list[str]:
-    """The new works, each with its reference number where the review cites it."""
+    """The new works, each with its reference number where the review cites it, in the
+    reference list's order (the uncited last), so [11] is found before [12]."""
     if report.update is None:
         return []
     numbers = report.reference_numbers()
     lines = []
-    for work_id in report.update.new_work_ids:
+    for work_id in sorted(report.update.new_work_ids,
+                          key=lambda work_id: numbers.get(work_id, len(numbers) + 1)):
         work = report.work(work_id)
         where = ", ".join(str(part) for part in (work.venue, work.year) if part)
         number = f"[{numbers[work_id]}] " if work_id in numbers else "(not cited) "

@@ -131,7 +131,8 @@ class FullTextRound:
                 f"in full" + (f" ({_counts(where)})" if where else ""))
         if reasons:
             line += f"; not retrieved: {_counts(reasons)}"  # type: ignore[arg-type]
-        return line + "; the others rest on their abstracts"
+        return line + ("; the others rest on their abstracts"
+                       if len(retrieved) < len(self.outcomes) else "")
 
 
 class _NotRead(Exception):

@@ -184,6 +184,9 @@ def _contains(tokens: list[str], phrase: list[str]) -> bool:
 
 # ---------------------------------------------------------------- reading the library
 
+Reader = Callable[[Path], list[Work | None]]
+"""A format's reader: one entry per record of the file, None for a record without a title."""
+
 def load_library(path: Path) -> list[Work]:
     """Every record of the library file or folder (recursively), as works."""
     if path.is_dir():
@@ -212,16 +215,22 @@ PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError)
 """What the format libraries raise on a file they cannot make sense of (bibtexparser, rispy)."""
 
 
-def _read_one(path: Path, reader: Callable[[Path], list[Work]]) -> list[Work]:
-    """One file's works; a file that cannot be parsed is a :class:`LibraryError` naming it."""
+def _read_one(path: Path, reader: Reader) -> list[Work]:
+    """One file's works; a file that cannot be parsed is a :class:`LibraryError` naming it.
+    Records without a title are left out with a warning that counts them, so that a scientist
+    comparing the export's size with PRISMA's "identified" knows where the difference went."""
     try:
-        works = reader(path)
+        records = reader(path)
     except LibraryError:
         raise
     except PARSE_ERRORS as exc:
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise LibraryError(f"{path}: cannot be read as a {path.suffix.lower()} file ({detail}); "
                            "fix it, export it again, or leave it out of the library") from exc
+    works = [work for work in records if work is not None]
+    if untitled := len(records) - len(works):
+        log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
+                    "by its title)", path, untitled)
     suffix = path.suffix.lower()
     if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
         raise LibraryError(f"{path}: no record with a title could be read; is it really a "
@@ -285,43 +294,41 @@ def _latex_text(value: str | None) -> str | None:
     return re.sub(r"\s+", " ", LatexNodes2Text().latex_to_text(value)).strip()
 
 
-def read_bibtex(path: Path) -> list[Work]:
+def read_bibtex(path: Path) -> list[Work | None]:
     import bibtexparser
     from bibtexparser.bparser import BibTexParser
 
     parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
     database = bibtexparser.loads(read_text(path), parser=parser)
-    works = []
+    works: list[Work | None] = []
     for entry in database.entries:
         fields = {key.lower(): value for key, value in entry.items()}
         prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "arxiv").lower()
         arxiv = fields.get("eprint") if prefix == "arxiv" else None
         authors = [_latex_text(a) for a in re.split(r"\s+and\s+", fields.get("author", "")) if a]
-        work = _work(
+        works.append(_work(
             title=_latex_text(fields.get("title")), authors=authors, year=_year(fields.get("year")),
             venue=_latex_text(fields.get("journal") or fields.get("booktitle")
                               or fields.get("publisher")),
             abstract=_latex_text(fields.get("abstract")), doi=fields.get("doi"),
             pmid=fields.get("pmid"), arxiv_id=arxiv, url=fields.get("url"),
             kind="preprint" if arxiv and fields.get("entrytype") in ("misc", "unpublished")
-            else None)
-        if work:
-            works.append(work)
+            else None))
     return works
 
 
 RIS_KINDS = {"UNPB": "preprint", "ELEC": "web", "BLOG": "web", "WEB": "web"}
 
 
-def read_ris(path: Path) -> list[Work]:
+def read_ris(path: Path) -> list[Work | None]:
     import rispy
 
-    works = []
+    works: list[Work | None] = []
     for entry in rispy.loads(read_text(path)):
         notes = " ".join(entry.get("notes", []))
         pmid = re.search(r"PMID:\s*(\d+)", notes)
         arxiv = re.search(r"arXiv:\s*(\S+)", notes)
-        work = _work(
+        works.append(_work(
             title=entry.get("title") or entry.get("primary_title"),
             authors=entry.get("authors") or entry.get("first_authors") or [],
             year=_year(entry.get("year") or entry.get("publication_year") or entry.get("date")),
@@ -329,9 +336,7 @@ def read_ris(path: Path) -> list[Work]:
             abstract=entry.get("abstract"), doi=entry.get("doi"),
             pmid=pmid.group(1) if pmid else None, arxiv_id=arxiv.group(1) if arxiv else None,
             url=(entry.get("urls") or [None])[0],
-            kind=RIS_KINDS.get(entry.get("type_of_reference", "")))
-        if work:
-            works.append(work)
+            kind=RIS_KINDS.get(entry.get("type_of_reference", ""))))
     return works
 
 
@@ -353,21 +358,21 @@ def csl_work(item: dict[str, Any]) -> Work | None:
         kind=CSL_KINDS.get(item.get("type", "")))
 
 
-def read_csl_json(path: Path) -> list[Work]:
+def read_csl_json(path: Path) -> list[Work | None]:
     data = _json(path, read_text(path))
     items = data.get("items", []) if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise LibraryError(f"{path}: CSL-JSON is an array of items")
-    return [w for w in (csl_work(item) for item in items if isinstance(item, dict)) if w]
+    return [csl_work(item) for item in items if isinstance(item, dict)]
 
 
 WORK_FIELDS = ("title", "authors", "year", "venue", "abstract", "doi", "pmid", "pmcid",
                "arxiv_id", "openalex_id", "url", "full_text")
 
 
-def read_jsonl(path: Path) -> list[Work]:
+def read_jsonl(path: Path) -> list[Work | None]:
     """One record a line: a CSL-JSON item (it has ``issued`` or name objects), else work fields."""
-    works = []
+    works: list[Work | None] = []
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
@@ -375,9 +380,8 @@ def read_jsonl(path: Path) -> list[Work]:
         if not isinstance(item, dict):
             raise LibraryError(f"{path}:{number}: a record must be a JSON object")
         is_csl = "issued" in item or any(isinstance(a, dict) for a in item.get("author", []))
-        work = csl_work(item) if is_csl else _work(**{key: item.get(key) for key in WORK_FIELDS})
-        if work:
-            works.append(work)
+        works.append(csl_work(item) if is_csl
+                     else _work(**{key: item.get(key) for key in WORK_FIELDS}))
     return works
 
 
@@ -389,7 +393,7 @@ def _json(path: Path, text: str, line: int | None = None) -> Any:
         raise LibraryError(f"{where}: not valid JSON ({exc.msg}); fix or remove it") from exc
 
 
-def read_pdf(path: Path) -> list[Work]:
+def read_pdf(path: Path) -> list[Work | None]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -408,28 +412,28 @@ def read_pdf(path: Path) -> list[Work]:
     authors = pdf_authors(meta.get("/Author") or "")
     doi = _DOI.search(pages[0] if pages else "")
     full_text, spans = document.joined()
-    return [w for w in [_work(
+    return [_work(
         title=title, authors=authors, year=_pdf_year(meta.get("/CreationDate")),
         abstract=document.abstract or pdf_abstract(text),
         doi=doi.group(0).rstrip(".,;)") if doi else None,
         full_text=full_text or None, full_text_spans=spans,
         full_text_source=f"library file {path.name}",
-        url=path.resolve().as_uri())] if w]
+        url=path.resolve().as_uri())]
 
 
-def read_jats(path: Path) -> list[Work]:
+def read_jats(path: Path) -> list[Work | None]:
     """A JATS article (``.nxml`` from the PMC OA package, an efetch or Europe PMC ``.xml``)."""
     try:
         document = parse_jats(path.read_bytes())
     except (InputError, OSError) as exc:
         raise LibraryError(f"{path}: cannot read this JATS article ({exc})") from exc
     full_text, spans = document.joined()
-    return [w for w in [_work(
+    return [_work(
         title=document.title or path.stem, authors=document.authors, year=document.year,
         venue=document.venue, abstract=document.abstract, doi=document.doi,
         pmid=document.pmid, pmcid=document.pmcid, licence=document.licence,
         full_text=full_text or None, full_text_spans=spans,
-        full_text_source=f"library file {path.name}", url=path.resolve().as_uri())] if w]
+        full_text_source=f"library file {path.name}", url=path.resolve().as_uri())]
 
 
 def _pdf_year(value: Any) -> int | None:
@@ -455,7 +459,7 @@ def pdf_abstract(text: str) -> str | None:
     return re.sub(r"\s+", " ", body[:PDF_ABSTRACT_CHARS]).strip() or None
 
 
-READERS: dict[str, Callable[[Path], list[Work]]] = {
+READERS: dict[str, Reader] = {
     ".bib": read_bibtex, ".ris": read_ris, ".json": read_csl_json, ".jsonl": read_jsonl,
     ".pdf": read_pdf, ".nxml": read_jats, ".xml": read_jats,
 }

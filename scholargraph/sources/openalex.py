@@ -211,9 +211,20 @@ def _other_versions(work: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+NO_AUTHOR_ID = "A9999999999"
+"""The id OpenAlex gives an authorship it could not match to an author, displayed as
+'NULL AUTHOR_ID': not a name (a reference list once read 'Agossou, C., AUTHOR_ID, N.')."""
+
+
 def _author(authorship: dict[str, Any]) -> str | None:
-    """'Given Family' as OpenAlex displays it, turned into 'Family, Given'."""
-    name = ((authorship.get("author") or {}).get("display_name") or "").strip()
+    """'Given Family' as OpenAlex displays it, turned into 'Family, Given'; for an authorship
+    OpenAlex could not match (:data:`NO_AUTHOR_ID`), the name as printed in the paper
+    (``raw_author_name``), or none."""
+    author = authorship.get("author") or {}
+    if str(author.get("id") or "").endswith(NO_AUTHOR_ID):
+        name = (authorship.get("raw_author_name") or "").strip()
+    else:
+        name = (author.get("display_name") or "").strip()
     if not name or "," in name or " " not in name:
         return name or None
     given, _, family = name.rpartition(" ")
