@@ -76,14 +76,20 @@ def class_claim_studies(claim: str, works: Sequence[Work]) -> set[str]:
     empty for a claim about one thing: one that names a technical term
     (:func:`~scholargraph.deterministic.relevance.about_a_class`) or whose subject most of the
     works found do not name (:func:`subject_of_most`)."""
-    subject = claim_subject(claim)
-    if not about_a_class(claim) or not subject_of_most(subject, works):
+    if not is_class_claim(claim, [work.title for work in works]):
         return set()
+    subject = claim_subject(claim)
     return {work.id for work in works if measures_subject(work, claim, subject)}
 
 
-def subject_of_most(subject: frozenset[str], works: Sequence[Work]) -> bool:
-    """Whether the subject is named in the titles of most of the works (``CLASS_TITLE_SHARE``,
-    at least ``CLASS_MIN_WORKS``)."""
-    titled = sum(bool(subject) and subject <= set(tokenize(work.title)) for work in works)
-    return titled >= max(CLASS_MIN_WORKS, CLASS_TITLE_SHARE * len(works))
+def is_class_claim(claim: str, titles: Sequence[str]) -> bool:
+    """Whether a claim is about a whole class of things, given the titles of its screened-in
+    works: it names no technical term and most titles name its subject."""
+    return about_a_class(claim) and subject_of_most(claim_subject(claim), titles)
+
+
+def subject_of_most(subject: frozenset[str], titles: Sequence[str]) -> bool:
+    """Whether the subject is named in most of the titles (``CLASS_TITLE_SHARE``, at least
+    ``CLASS_MIN_WORKS``)."""
+    titled = sum(bool(subject) and subject <= set(tokenize(title)) for title in titles)
+    return titled >= max(CLASS_MIN_WORKS, CLASS_TITLE_SHARE * len(titles))
