@@ -136,6 +136,14 @@ def test_a_review_of_a_trial_read_in_full_quotes_its_results(tmp_path: Path) -> 
     text = (tmp_path / "out" / "review.md").read_text(encoding="utf-8")
     assert "The included work was read in full" in text
     assert "the others rest" not in text and "1 works" not in text
+    # its gaps said "Only one work speaks to: ..." once per sub-question, three times over
+    assert not any(gap.startswith("Only one work speaks to") for gap in report.gaps)
+    assert sum("rests on one work" in gap for gap in report.gaps) == 1
+    # the web page's reference gave the DOI twice: the APA reference's link, then "doi:..."
+    page = (tmp_path / "out" / "review.html").read_text(encoding="utf-8")
+    reference = page.split('<li id="ref-1">', 1)[1].split("</li>", 1)[0]
+    assert reference.count('href="https://doi.org/10.1371/journal.pone.0147599"') == 1
+    assert "PubMed 27032107" in reference
 
 
 def test_a_review_that_includes_nothing_says_so_plainly(tmp_path: Path) -> None:

@@ -339,3 +339,20 @@ def test_the_new_since_section_reads_as_a_scientist_writes(updated: dict[str, An
     assert entry.findings == earlier.counts.findings == sum(
         f.kind == "finding" for f in earlier.findings)
     assert f"{entry.findings} findings" in section
+
+
+def test_no_new_finding_is_an_aim_or_a_definition(updated: dict[str, Any]) -> None:
+    """A scientist reading the update's new findings met 'This study conducts to design an
+    advanced machine learning-based predictive model...', 'The proposed system aims to be a
+    promising solution...' and 'In healthcare, AI sometimes is defined as "augmented
+    intelligence"...': what a paper sets out to do and a definition, not what it found. The
+    reader's signs of them, in their own words (not the review's rules):"""
+    import re
+
+    sets_out = re.compile(r"\baims? to\b|\b(?:is|are) (?:\w+ )?defined as\b|"
+                          r"\b(?:this|our) (?:study|paper|work) \w+ to (?:design|develop)\b",
+                          re.IGNORECASE)
+    report: Report = updated["report"]
+    assert report.update is not None and report.update.new_findings
+    for index in report.update.new_findings:
+        assert not sets_out.search(report.findings[index].text), report.findings[index].text

@@ -132,7 +132,8 @@ FACET_CUES = {
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
         r"confound\w*|uncertain\w*|larger (?:studies|trials|cohorts))\b", re.IGNORECASE),
     "background": re.compile(
-        r"\b(we aimed|aim(?:ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"\b(we aimed|aim(?:s|ed)? (?:of|to)|objective|purpose|hypothes\w*|little is known|"
+        r"(?:is|are) (?:\w+ )?defined as|"
         r"is unclear|we (?:investigated|examined|sought|assessed|evaluated)|"
         r"no (?:\w+ )?data (?:were|was|are|is) available|"
         r"this (?:study|paper|work) (?:investigat|examin|evaluat|assess|aim)\w*|"
@@ -161,6 +162,8 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the|the present|the current|our) (?:study|paper|work|trial|analysis) "
     r"(?:further )?"
     r"(?:clarifies|adds to|contributes to|extends|sheds light on|provides (?:insight|data))\b"
+    r"|\b(?:this|the present|the current|our) (?:study|paper|work|research) (?:\w+ )?to "
+    r"(?:design|develop|build|propose|create|construct)\b"
     r"|\b(?:the )?(?:aims?|objectives?|purpose|goal) of (?:this|the present|the current|our) "
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
@@ -769,8 +772,12 @@ def evidence_limitation(papers: list[Work]) -> str:
 
 
 def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int) -> list[str]:
-    """Sub-questions no finding answers, and those only one work speaks to."""
+    """Sub-questions no finding answers, and those only one work speaks to; when only one
+    work was included, that is said once, not once per sub-question."""
     gaps = []
+    if n_papers == 1:
+        gaps.append("The review rests on one work: no other study confirms or qualifies what "
+                    "it reports.")
     for sub in subs:
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
@@ -778,7 +785,7 @@ def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: in
             among = (f"among the {counted(n_papers, 'included work')} " if n_papers
                      else "(no work was included) ")
             gaps.append(f"No passage {among}addresses: {sub.text}")
-        elif len(works) == 1:
+        elif len(works) == 1 and n_papers > 1:
             gaps.append(f"Only one work speaks to: {sub.text}")
     return gaps
 

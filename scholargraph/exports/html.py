@@ -69,12 +69,15 @@ HTML_STYLING = Styling(
 )
 
 
-def work_links(work: Work) -> str:
-    """Links to the work: DOI, PubMed, arXiv, and its own page when it has none of these."""
+def work_links(work: Work, shown: str = "") -> str:
+    """Links to the work: DOI, PubMed, arXiv, and its own page when it has none of these;
+    a DOI link already in ``shown`` (a reference its style ends with the DOI) is not repeated."""
+    doi = doi_url(work)
     links = [_link(url, label) for url, label in (
-        (doi_url(work), f"doi:{work.doi}"), (pubmed_url(work), f"PubMed {work.pmid}"),
+        (doi if doi and escape(doi) not in shown else None, f"doi:{work.doi}"),
+        (pubmed_url(work), f"PubMed {work.pmid}"),
         (arxiv_url(work), f"arXiv:{work.arxiv_id}")) if url]
-    if not links and safe_url(landing_url(work)):
+    if not links and not doi and safe_url(landing_url(work)):
         links.append(_link(landing_url(work), "link"))
     return " · ".join(links)
 
@@ -188,7 +191,7 @@ def _gaps(report: Report, citer: _Citer) -> str:
 def _references(report: Report) -> str:
     works = report.cited_works()
     formatted = styles.format_references(works, report.citation_style, "html", HTML_STYLING)
-    items = [f'<li id="ref-{ref.number}">{text} {work_links(work)}{_notices(work)}'
+    items = [f'<li id="ref-{ref.number}">{text} {work_links(work, text)}{_notices(work)}'
              f'{_credibility(work)}{_full_text(work)}</li>'
              for ref, work, text in zip(report.references, works, formatted)]
     return f"<ol>{''.join(items)}</ol>" if items else ""
