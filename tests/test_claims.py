@@ -397,6 +397,8 @@ def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
     dynamics; climate regions from satellite data against hospitalisation rates)."""
     report = review(SURVEILLANCE_CLAIM, offline=True)
     assert {work.doi for work in report.papers} == set(BROAD_TESTED_BY)
+    # each is read against the claim and cited, wherever its result lies in its abstract
+    assert {ref.work_id for ref in report.references} == {work.id for work in report.papers}
     set_aside = [row.title for row in report.screening if row.reason == EXCLUSION_NOT_TESTING]
     assert len(set_aside) >= 10
     assert all(title.startswith(BROAD_NOT_TESTED_BY) for title in set_aside)
