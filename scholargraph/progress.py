@@ -40,8 +40,10 @@ def _describe(node: str, update: dict[str, Any]) -> str | None:
                 f"{', '.join(update.get('active_sources', [])) or 'none'}")
     if node == "planning" and "sub_questions" in update:
         return f"planning: {len(update['sub_questions'])} sub-questions"
-    if node == "query_generation":
-        return f"query generation: {len(update.get('queries', []))} queries"
+    if node == "query_generation":  # with each source left out and why, or it just vanished
+        skipped = [f"; {entry.source} skipped: {entry.error}"
+                   for entry in update.get("search_log", []) if entry.status == "skipped"]
+        return f"query generation: {len(update.get('queries', []))} queries" + "".join(skipped)
     if node == "retrieval" and "prisma" in update:
         prisma = update["prisma"]
         return (f"retrieval: {sum(prisma['identified'].values())} records, "
@@ -49,7 +51,8 @@ def _describe(node: str, update: dict[str, Any]) -> str | None:
     if node == "rag_filter" and "passages" in update:
         return f"rag filter: {len(update['passages'])} passages"
     if node == "synthesis" and "draft" in update:
-        return f"synthesis: {len(update['draft'].findings)} findings"
+        findings = sum(finding.kind == "finding" for finding in update["draft"].findings)
+        return f"synthesis: {counted(findings, 'finding')}"  # as the summary counts them
     if node == "evaluation" and "evaluation" in update:
         evaluation = update["evaluation"]
         return f"evaluation: overall {evaluation.overall:.2f}, verdict {evaluation.verdict}"

@@ -271,3 +271,57 @@ def test_the_setting_of_a_claim_is_not_its_outcome():
     # the outcome itself, the other way, still contradicts it
     assert reading(EXERCISE, "Regular aerobic exercise raised resting blood pressure in older "
                              "adults.") == "contradicts"
+
+
+def test_a_treatment_judged_effective_or_favourable_points_the_claims_way():
+    claim = "Erlotinib improves survival in EGFR-mutant non-small cell lung cancer."
+    title = "First-line erlotinib in EGFR-mutant non-small cell lung cancer: a phase II trial"
+    for sentence in ("Erlotinib was well tolerated and highly effective in EGFR-mutant "
+                     "patients.",
+                     "With a median overall survival of 23 months, the results compare "
+                     "favourably with earlier trials in EGFR-mutant patients."):
+        assert stance(sentence).main == "effect", sentence
+        assert reading(claim, sentence, title, title) == "supports", sentence
+    # tolerability alone says nothing of survival; "not effective" is no effect
+    assert not stance("Erlotinib was well tolerated in all patients.").cues
+    assert stance("Erlotinib was not effective in these patients.").main == "null"
+    # an effect of unstated sign never reads against a claim of a decrease
+    assert reading("Aspirin lowers the risk of stroke in older adults.",
+                   "Aspirin was highly effective against stroke risk in older adults.") != (
+        "contradicts")
+
+
+def test_an_increase_of_protection_is_a_decrease_of_what_it_protects_from():
+    for sentence in ("Statins gave increased protection against stroke.",
+                     "Vaccination conferred protection against influenza.",
+                     "Weight loss offered greater protection from diabetes."):
+        assert stance(sentence).main == "down", sentence
+
+
+@pytest.mark.parametrize(("question", "claim"), [
+    ("Does erlotinib improve survival in EGFR-mutant lung cancer?",
+     "Erlotinib improves survival in EGFR-mutant lung cancer."),
+    ("Is obesity associated with colorectal cancer?", "Obesity is associated with colorectal "
+                                                      "cancer."),
+    ("Aspirin lowers stroke risk.", "Aspirin lowers stroke risk."),
+    ("What are the effects of aspirin on stroke?", None),
+    ("How does metformin lower glucose?", None),
+    ("machine learning for public health surveillance", None),
+])
+def test_a_yes_no_question_is_read_as_the_claim_it_asks_about(question, claim):
+    from scholargraph.agents.synthesis import stance_claim
+    assert stance_claim(question) == claim
+
+
+def test_a_title_saying_independent_of_what_the_claim_says_dependent_on_contradicts_it():
+    claim = "Calcium cycling in beige fat is a UCP1-dependent thermogenic mechanism."
+    title = "UCP1-independent calcium cycling regulates beige fat thermogenesis"
+    sentence = "In the absence of UCP1, beige fat expended glucose through calcium cycling."
+    assert reading(claim, sentence) != "contradicts"
+    assert reading(claim, sentence, title, title) == "contradicts"
+
+
+def test_evidence_said_to_be_lacking_is_no_effect():
+    claim = "Headaches are correlated with cognitive impairment in older adults."
+    assert reading(claim, "Evidence that headache in older adults was associated with cognitive "
+                          "impairment was lacking.") == "no effect"

@@ -155,3 +155,27 @@ def test_an_empty_library_folder_exits_2_before_any_search(capsys, tmp_path, rep
     assert code == 2
     assert len(lines) == 1 and f"--library {folder} holds no library file" in lines[0], lines
     assert replay.count() == 0 and not (tmp_path / "out").exists()
+
+
+def test_progress_says_which_source_was_skipped_and_counts_findings_as_the_summary(
+        capsys, tmp_path, replay):
+    """'lithium-ion cathode materials' chose the Materials Project, which was then skipped (it
+    is searched by formula or elements) with no progress line saying so; and 'synthesis: 12
+    findings' was followed by 'wrote ...: 11 findings' (a limitation counted as a finding)."""
+    code = main(["review", "lithium-ion cathode materials with high capacity", "--out",
+                 str(tmp_path / "out"), "--sources", "openalex,materials", "--max-iterations",
+                 "1"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "materials skipped: the question names no material" in err
+    code = main(["review", "machine learning for public health surveillance", "--out",
+                 str(tmp_path / "ml"), "--sources", "openalex", "--max-iterations", "1"])
+    assert code == 0
+    err = capsys.readouterr().err
+    import json
+    import re
+
+    counts = json.loads((tmp_path / "ml" / "review.json").read_text())["counts"]
+    said = [int(n) for n in re.findall(r"synthesis: (\d+) findings?", err)]
+    assert counts["limitations"]  # the recorded review quotes a limitation beside them
+    assert said and said[-1] == counts["findings"]

@@ -156,3 +156,36 @@ def test_a_review_that_includes_nothing_says_so_plainly(tmp_path: Path) -> None:
     assert f"screened {report.counts.screened} works and included none" in report.summary
     assert "0 findings" not in report.summary and "cites 0" not in report.summary
     assert not any("the 0 included" in line for line in report.gaps)
+
+
+CLAIM = "Erlotinib improves survival in EGFR-mutant non-small cell lung cancer."
+
+
+@pytest.fixture(scope="module")
+def trial_reviews(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The erlotinib trial reviewed from a library, once as a claim and once as the yes/no
+    question asking it."""
+    reviews = {}
+    for text in (CLAIM, QUESTION):
+        home = tmp_path_factory.mktemp("home")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("SCHOLARGRAPH_HOME", str(home))
+            reviews[text] = review(text, offline=True, sources=["library", "pubmed"],
+                                   out=home / "out", library=str(fixture_path(TRIAL)))
+    return reviews
+
+
+@pytest.mark.parametrize("asked", [CLAIM, QUESTION])
+def test_a_trial_judged_highly_effective_supports_the_claim_asked_either_way(
+        trial_reviews: dict, asked: str) -> None:
+    """The trial's Conclusion ("erlotinib was well tolerated and highly effective") or its
+    Results against earlier trials ("compare favorably") point the claim's way: the review says
+    the study supports it, quoting the trial's own sentence, whether the reader typed the claim
+    or asked the yes/no question; the question keeps the works it includes."""
+    report = trial_reviews[asked]
+    [study] = report.stances
+    assert [work.id for work in report.papers] == [study.work_id]
+    assert study.reading == "supports"
+    assert study.quote is not None
+    assert "highly effective" in study.quote.text or "compare favorably" in study.quote.text
+    assert report.summary.endswith("The one included study supports it [1].")

@@ -50,7 +50,7 @@ def test_flow_diagram_draws_every_count_and_escapes_source_text():
     assert record.searches[0].date.startswith("2026-01-02")
     text = svg_text(flow_svg(record))
     for fact in ("Records identified (n = 7)", "searched 2026-01-02 to 2026-01-03",
-                 "pubmed (n = 4; 1 searches)", "Duplicate records removed (n = 2)",
+                 "pubmed (n = 4; 1 search)", "Duplicate records removed (n = 2)",
                  "Records screened (n = 5)", "Records excluded (n = 1)",
                  "no <abstract> & no text (n = 1)", "Studies included in review (n = 4)"):
         assert fact in text, fact
@@ -98,3 +98,24 @@ def test_the_recorded_review_writes_both_figures(recorded):
     assert counted == sum(1 for paper in data["papers"] if paper["year"])
     markdown = (recorded / "review.md").read_text(encoding="utf-8")
     assert "](prisma.svg)" in markdown and "](years.svg)" in markdown
+
+
+def test_a_look_up_of_works_already_found_is_not_counted_as_a_search(replay, tmp_path) -> None:
+    """The README review's PRISMA diagram said 'openalex (n = 26; 3 searches)' where two
+    searches were sent: the third was the batched DOI look-up enriching the arXiv works
+    (citation counts, open access, retraction), listed in the search log with no word of what it
+    was. The diagram counts the searches now, and the log says 'enrichment look-up'."""
+    import re
+
+    from scholargraph import review
+
+    report = review("machine learning for public health surveillance", offline=True,
+                    sources=["arxiv", "openalex"], max_iterations=1, out=tmp_path / "out")
+    openalex = [e for e in report.search_log if e.source == "openalex"]
+    lookups = [e for e in openalex if e.query.startswith("filter=doi:")]
+    assert lookups and all(e.note == "enrichment look-up" for e in lookups)
+    svg = (tmp_path / "out" / "prisma.svg").read_text(encoding="utf-8")
+    [said] = re.findall(r"openalex \(n = \d+; (\d+) search(?:es)?\)", svg)
+    assert int(said) == len(openalex) - len(lookups)
+    markdown = (tmp_path / "out" / "review.md").read_text(encoding="utf-8")
+    assert "enrichment look-up" in markdown

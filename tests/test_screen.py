@@ -26,6 +26,8 @@ import pytest
 import scholargraph
 from scholargraph.cli import main
 from scholargraph.screening.labels import LabelsError, append_label, read_labels
+from scholargraph.screening.learner import normal_scores
+from scholargraph.screening.relevance import standardised
 from scholargraph.screening.session import open_session
 from scholargraph.screening.stopping import (
     CONFIDENCE,
@@ -221,6 +223,19 @@ def test_labels_file_round_trip(tmp_path):
         ("x", True), ("y", False), ("x", None)]
     with pytest.raises(LabelsError, match="cannot be read"):
         read_labels(tmp_path)
+
+
+# ---------------------------------------------------------------- the ranking
+
+def test_scores_are_joined_by_rank_so_one_extreme_value_sets_no_order():
+    skewed = np.append(np.arange(9) / 10, 40.0)  # the last record far above the rest
+    reverse = np.arange(10.0)[::-1]  # the opposite order, evenly spread
+    # standardised and added, the one extreme value puts its record first
+    assert int(np.argmax(standardised(skewed) + standardised(reverse))) == 9
+    # by rank the two orders weigh alike and cancel out
+    assert np.allclose(normal_scores(skewed) + normal_scores(reverse), 0)
+    assert np.allclose(normal_scores(skewed), normal_scores(np.arange(10.0)))
+    assert abs(normal_scores(skewed).mean()) < 1e-9 and abs(normal_scores(skewed).std() - 1) < 1e-9
 
 
 # ---------------------------------------------------------------- the stop estimate

@@ -21,6 +21,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pydantic import Field, model_validator
 
 from scholargraph.records import Record, SearchLogEntry, Work
+from scholargraph.sources.enrich import is_lookup
 from scholargraph.wording import counted
 
 FONT = "font-family=\"Helvetica, Arial, sans-serif\""
@@ -44,6 +45,8 @@ class PrismaSearch(Record):
     identified: int = Field(description="Records it returned")
     round: int = 1
     status: str = "ok"
+    counted: bool = Field(True, description="A search PRISMA counts: not a source skipped, "
+                                            "nor a look-up of works already found")
 
 
 class PrismaRecord(Record):
@@ -101,7 +104,9 @@ class PrismaRecord(Record):
 def prisma_record(prisma: dict[str, Any], search_log: list[SearchLogEntry]) -> PrismaRecord:
     """The record of a run: its PRISMA counts (from the retrieval node) and its search log."""
     searches = [PrismaSearch(source=e.source, query=e.query, date=e.at, identified=e.n_results,
-                             round=e.round, status=e.status) for e in search_log]
+                             round=e.round, status=e.status,
+                             counted=e.status != "skipped" and not is_lookup(e))
+                for e in search_log]
     fields = {key: prisma[key] for key in ("identified", "duplicates_removed", "screened",
                                            "excluded", "excluded_reasons", "included",
                                            *FULL_TEXT_KEYS)
@@ -169,9 +174,9 @@ def flow_svg(record: PrismaRecord) -> str:
     """The PRISMA 2020 flow diagram (identification, screening, included) as SVG."""
     left, main_width, side_x, side_width, gap = 46, 400, 486, 300, 34
     body: list[str] = []
-    searches = Counter(s.source for s in record.searches)
+    searches = Counter(s.source for s in record.searches if s.counted)
     when = _search_dates(record)
-    sources = [f"{source} (n = {count}; {searches.get(source, 0)} searches)"
+    sources = [f"{source} (n = {count}; {counted(searches.get(source, 0), 'search', 'searches')})"
                for source, count in record.identified.items()] or ["none"]
     y: float = 20
     box, high = _box(left, y, main_width, [

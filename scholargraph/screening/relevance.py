@@ -49,7 +49,7 @@ non-communicable environmental exposure on a health outcome" for "environmental 
 keeping at least 0.95 of its includes (0.966 and 0.449, two reviews at 0.905 and 0.929, before
 criteria clauses defined concepts and titles without an abstract had their own bars,
 ``TITLE_ONLY_SCORE_MIN``); held out (``MEANING_MIN`` chosen on six reviews, measured on the other
-three, all 84 splits): 0.965 and 0.443. The bars for titles and for criteria clauses are each
+three, all 84 splits): 0.967 and 0.440. The bars for titles and for criteria clauses are each
 needed by one review only, so a review left out cannot choose them: choosing the title bars and the
 clause bar on eight reviews and measuring the ninth gives mean ta-recall 0.964 and excluded-share
 0.441, the environmental-health review keeping 0.905 and the preclinical one 0.918. Earlier: 0.966
@@ -96,7 +96,8 @@ and 0.416 in-sample, 0.963 and 0.412 held out. A stricter concept (``CONCEPT_COS
 of the includes. With criteria clauses defining concepts (``CLAUSE_COSINE``) and titles' own bars
 (``TITLE_ONLY_SCORE_MIN``): in-sample 0.974 and 0.430 at 0.38 (0.972 and 0.439 at 0.40, where one
 review keeps 0.948), held out 0.965 and 0.443 (0.972 and 0.433 choosing the highest bar at which
-each of the six keeps 0.95)."""
+each of the six keeps 0.95); with clauses met by rank (``CLAUSE_QUANTILE``) and designs ranked
+last, chosen among 0.34 to 0.42: held out 0.967 and 0.440."""
 SCORE_MIN = 0.0
 """In a library of at least ``FEEDBACK_MIN_RECORDS`` records, a record that leaves one of the
 question's concepts unaddressed is also set aside when its ranking score is below the library's
@@ -669,7 +670,17 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
     clause taken off (0.453 at weight 0.5), the title's own vector (0.459-0.468), concept
     coverage in words or meaning (0.445-0.459), reciprocal-rank fusion instead of summing
     (0.475), and smoothing each score with its ten nearest records' (0.406-0.454). Over all
-    95 variants, choosing on six reviews and measuring the other three gave 0.486."""
+    95 variants, choosing on six reviews and measuring the other three gave 0.486.
+
+    Before designs were ranked last (0.519): the inclusion clauses' cosines joined by their
+    mean (0.513), by the mean or a soft minimum of each clause's standardised cosine, so that a
+    record must meet every criterion (0.487-0.505), or by both the best and the mean (0.509);
+    a naive Bayes view in the feedback (0.504-0.513: the preclinical review up 0.05-0.11,
+    three others down as much). With them last (0.528): the question-and-criteria vector beside
+    the question's (0.504-0.516) or instead of it (0.526); TF-IDF weighed 0.75 or 1.5 (0.518,
+    0.527); the feedback's top share (3% or 5%), bottom share (50%, 65% or 80%) and
+    regularisation (C 0.3 or 1), up to 0.536 in-sample but 0.525 held out choosing among the
+    twelve."""
     first = _first_pass(signals)
     learned = _feedback(texts, signals.vectors, first, _ruled_out(signals)) \
         if len(texts) >= FEEDBACK_MIN_RECORDS else None

@@ -28,7 +28,11 @@ the learner's cross-validated weighting and the zero-shot score of relevance.py 
 of 9 early, and on Bannach-Brown_2019 at recall 0.932, below the target. With one SVM per view
 (the learner as of the second session of 2026-11-27): the test 9 of 9 early, none below 95%
 (stop-recall 0.992, share 0.807); the knee 2 of 9 early, Smid_2020 at recall 1.0 and
-Bannach-Brown_2019 at 0.929, below the target.
+Bannach-Brown_2019 at 0.929, below the target. With the scores joined by rank and no stop
+list (the third session of 2026-11-27): the test 9 of 9 early, none below 95% (stop-recall 0.992,
+share 0.796; lowest Bannach-Brown_2019 0.968 and Menon_2022 0.973); the knee 3 of 9 early,
+Appenzeller-Herzog_2019 at 0.962, Smid_2020 at 1.0 and Bannach-Brown_2019 at 0.939, below the
+target.
 With few relevant records found the test needs many records without one: 25 found and none in
 the last 1,000 of 2,000 leaves p = 0.24, as two missed relevant records could hide among the
 965 left.

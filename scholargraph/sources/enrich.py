@@ -195,7 +195,7 @@ class _Lookup:
                 entries.append(self._entry(query, 0, error=f"{self._purpose(key)}: {exc.message}"))
                 continue
             items.extend(found)
-            entries.append(self._entry(query, len(found)))
+            entries.append(self._entry(query, len(found), note=self._purpose(key)))
         return items, entries
 
     def _get(self, params: dict[str, str]) -> list[dict[str, Any]]:
@@ -207,15 +207,28 @@ class _Lookup:
                 raise SourceResponseError(OPENALEX, "a list answer without its results array")
             return results
 
-    def _entry(self, query: str, found: int, error: str | None = None) -> SearchLogEntry:
+    def _entry(self, query: str, found: int, error: str | None = None,
+               note: str | None = None) -> SearchLogEntry:
         status = "error" if error else ("ok" if found else "empty")
         return SearchLogEntry(source=self._source, query=query, n_results=found, status=status,
-                              error=error, round=self._round)
+                              error=error, note=note, round=self._round)
 
     @staticmethod
     def _purpose(key: str) -> str:
-        return {"doi": "enrichment look-up", "openalex": "look-up by OpenAlex id",
-                "cites": "forward snowballing"}.get(key, "look-up")
+        return {"doi": LOOKUP_PURPOSES[0], "openalex": LOOKUP_PURPOSES[1],
+                "cites": "forward snowballing"}.get(key, LOOKUP_PURPOSES[2])
+
+
+LOOKUP_PURPOSES = ("enrichment look-up", "look-up by OpenAlex id", "look-up")
+"""What a request about works already found is for (their citation counts, open-access links,
+retraction status): the search log names it, and PRISMA does not count it as a search."""
+
+
+def is_lookup(entry: SearchLogEntry) -> bool:
+    """Whether a search-log entry is a look-up of works already found, not a search for
+    records (a snowballing request is a search: it identifies records)."""
+    said = entry.note or entry.error or ""
+    return any(said == purpose or said.startswith(f"{purpose}:") for purpose in LOOKUP_PURPOSES)
 
 
 def _batches(values: list[str]) -> Iterator[list[str]]:
