@@ -16,6 +16,7 @@ from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
 from scholargraph.agents.schemas import SubQuestion
+from scholargraph.deterministic.class_claims import class_claim_studies, measures_subject
 from scholargraph.deterministic.extractive import rank_candidates
 from scholargraph.deterministic.questions import claim_clause, is_claim
 from scholargraph.deterministic.relevance import (
@@ -23,6 +24,8 @@ from scholargraph.deterministic.relevance import (
     CLAIM_REACH,
     EXCLUSION_NOT_TESTING,
     RELATION_MIN,
+    about_a_class,
+    claim_subject,
     works_testing_claim,
 )
 from scholargraph.deterministic.text import specific_words
@@ -312,3 +315,90 @@ def test_a_participle_before_its_noun_makes_a_topic_not_a_claim():
     # after its subject, the same word asserts
     assert is_claim("Statins reduced mortality in older adults")
     assert is_claim("The minor G allele of FOXO3 up-regulates IL-10")
+
+
+@pytest.mark.parametrize(("claim", "broad"), [
+    ("Machine learning improves disease surveillance in public health.", True),
+    ("Exercise reduces cancer mortality rates among Chinese citizens.", True),
+    ("Erlotinib improves survival in non-small cell lung cancer.", False),
+    ("RAD52 is involved in break-induced DNA replication (BIR).", False),
+    (CLAIM, False),  # homocysteine names one compound
+])
+def test_a_claim_naming_only_everyday_words_is_about_a_class(claim, broad):
+    assert about_a_class(claim) is broad
+
+
+SURVEILLANCE_CLAIM = "Machine learning improves disease surveillance in public health."
+
+
+def test_a_class_claim_takes_in_the_studies_measuring_its_subject_wherever_they_rank():
+    """A study of one member of the class (written with the abbreviation its abstract defines)
+    measures machine learning; commentaries on the topic and a study that uses machine learning
+    as a tool for something else measure nothing about it."""
+    study, commentary, tool, chapter, agenda = _works(
+        ("Machine learning to predict suicide ideation in a national survey",
+         "We trained machine learning (ML) models on 35,116 survey respondents. The ML model "
+         "achieved an AUC of 0.85 in the test set."),
+        ("Machine learning and public health", "Machine learning shows promise for public "
+         "health. This chapter discusses the philosophical issues it raises."),
+        ("Climate regions by machine learning", "Regions were defined by machine learning from "
+         "satellite data. The highest rate of hospitalisations (17.7 per 100,000) was observed "
+         "in the south-east."),
+        ("Machine learning in health care", "Machine learning is used in health care."),
+        ("Machine learning for public health: an agenda", "An agenda for research."))
+    found = [study, commentary, tool, chapter, agenda]
+    subject = claim_subject(SURVEILLANCE_CLAIM)
+    assert [measures_subject(w, SURVEILLANCE_CLAIM, subject)
+            for w in (study, commentary, tool)] == [True, False, False]
+    assert class_claim_studies(SURVEILLANCE_CLAIM, found) == {study.id}
+    # a claim about one thing is left to the ranking: the same study is not taken in
+    assert class_claim_studies("Erlotinib improves survival in non-small cell lung cancer.",
+                               found) == set()
+    # nor when few of the works found name the claim's subject in their titles
+    assert class_claim_studies(SURVEILLANCE_CLAIM, [study, commentary, tool]) == set()
+    ranked = _ranked(("best", 0.90, 0.7), (study.id, 0.10, 0.2), (tool.id, 0.5, 0.1))
+    assert works_testing_claim(ranked, {study.id}) == ["best", study.id]
+
+
+BROAD_TESTED_BY = {
+    "10.1109/iccabs.2014.6863933": "the closest work: ML tools that detect disease outbreaks "
+                                   "from surveillance data (a talk; it measures nothing)",
+    "10.2196/preprints.26351": "reviews 22 studies of NLP and ML in public health surveillance",
+    "10.2196/28749": "ML models for public health surveillance trained on crowd labels: their "
+                     "performance depends on the labels' quality",
+    "10.1016/s2589-7500(22)00097-8": "reports an ML model predicting opioid overdose across two "
+                                     "states' Medicaid populations (C-statistic 0.82-0.84)",
+    "10.30773/pi.2018.08.27": "an ML model screening a national health survey for suicide "
+                              "ideation (AUC 0.85)",
+}
+
+
+BROAD_NOT_TESTED_BY = (  # title openings of the recorded works on the topic that do not test it
+    "New Research Agenda", "Machine Learning in Public Health: A Review",
+    "BigData and Machine Learning", "Machine Learning in Healthcare",
+    "Machine learning and public health", "Changes in the Scientific Information Environment",
+    "Connecting Fairness in Machine Learning", "Artificial Intelligence beyond Chess",
+    "The intersection of genomics and big data", "Use of Big Data and Machine Learning Methods",
+    "Mathematical modeling and machine learning", "Redefining climate regions")
+
+
+def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
+    """Over the recorded corpus, "Machine learning improves disease surveillance in public
+    health." is tested by the five works of ``BROAD_TESTED_BY``, read as a scientist reads
+    them: a narrative review of the studies, three studies that measure a machine-learning
+    model on a population's health data, and the talk closest to the claim (kept as the
+    best-ranked work; it reports no measure). The works screened in beside them do not test it
+    (``BROAD_NOT_TESTED_BY``): three have no abstract (a research agenda, "Machine Learning in
+    Public Health: A Review", "BigData and Machine Learning for Public Health"), two are book
+    chapters on machine learning in health care and its philosophy, four are commentaries (the
+    COVID-19 infodemic, fairness in machine learning, AI beyond chess, genomics and big data),
+    one is a protocol whose results are to come, and two measure something else with machine
+    learning as a tool (tumour classification beside a model of chemotherapy's patient
+    dynamics; climate regions from satellite data against hospitalisation rates)."""
+    report = review(SURVEILLANCE_CLAIM, offline=True)
+    assert {work.doi for work in report.papers} == set(BROAD_TESTED_BY)
+    # each is read against the claim and cited, wherever its result lies in its abstract
+    assert {ref.work_id for ref in report.references} == {work.id for work in report.papers}
+    set_aside = [row.title for row in report.screening if row.reason == EXCLUSION_NOT_TESTING]
+    assert len(set_aside) >= 10
+    assert all(title.startswith(BROAD_NOT_TESTED_BY) for title in set_aside)

@@ -12,6 +12,14 @@ question's words, crowd out its abstract, where it states its own result in a fe
 So when a work read in full answers a sub-question, its abstract's passages are kept beside the
 ones chosen (:func:`with_abstracts`): the synthesis then chooses among the work's own summary,
 its Results and Conclusion, and its Discussion.
+
+A claim about a whole class of things rests on studies of its members that rank far below the
+works closest to its words (:mod:`scholargraph.deterministic.class_claims`); their pieces are
+often not among those the ranker keeps for the claim's own sub-question, and a study whose
+result sentence lies in a piece not kept there is never read against the claim nor cited (the
+narrative review's "CONCLUSIONS The reviewed articles demonstrate the potential of NLP and ML to
+enhance surveillance..."). So for such a claim the abstract pieces of every included work are
+heard there, ranked after the kept ones (:func:`with_every_study`).
 """
 
 from __future__ import annotations
@@ -20,9 +28,13 @@ from datetime import date
 
 from langgraph.runtime import Runtime
 
+from scholargraph.agents.schemas import SubQuestion
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.class_claims import is_class_claim
 from scholargraph.deterministic.credibility import credibility_of
-from scholargraph.deterministic.extractive import with_summaries
+from scholargraph.deterministic.extractive import summary_passages, with_summaries
+from scholargraph.deterministic.questions import is_claim
+from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, question_itself
 from scholargraph.rag import select_passages
 from scholargraph.records import Passage, Work
 from scholargraph.state import ReviewState
@@ -51,6 +63,24 @@ def with_abstracts(chosen: list[Passage], works: dict[str, Work]) -> list[Passag
     return with_summaries(chosen, read_in_full, score=floor)
 
 
+def with_every_study(passages: list[Passage], subs: list[SubQuestion], question: str,
+                     papers: list[Work], screened_in: list[str]) -> list[Passage]:
+    """The passages, with the abstract pieces of every included work not yet under the claim's
+    own sub-question, when the question is a claim about a whole class of things
+    (:func:`~scholargraph.deterministic.class_claims.is_class_claim`, from the titles of the
+    works screened in, ``screened_in``), filed under that sub-question and scored as its lowest
+    kept passage. Any other question's passages are returned as they are."""
+    itself = question_itself(subs, question)
+    if itself is None or not is_claim(question) or not is_class_claim(question, screened_in):
+        return passages
+    own = [p for p in passages if p.sub_question_id == itself.id]
+    heard = {p.id for p in own}
+    floor = min((p.score for p in own), default=0.0)
+    added = [piece.model_copy(update={"sub_question_id": itself.id, "score": floor})
+             for work in papers for piece in summary_passages(work) if piece.id not in heard]
+    return [*passages, *added]
+
+
 def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     per_question = context.passages_per_question + WIDEN_PER_ROUND * state.get("filter_depth", 0)
@@ -63,4 +93,8 @@ def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     passages = [passage for sub in state["sub_questions"]
                 for passage in with_abstracts(with_credibility_prior(
                     selected.get(sub.id, []), works, per_question, this_year), works)]
+    question = state.get("cleaned_question") or state.get("question", "")
+    screened_in = [row.title for row in state.get("screening", [])
+                   if row.decision == "included" or row.reason == EXCLUSION_NOT_TESTING]
+    passages = with_every_study(passages, state["sub_questions"], question, papers, screened_in)
     return {"passages": passages, "notes": warnings}
