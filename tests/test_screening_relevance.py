@@ -3,6 +3,8 @@ with the bundled MiniLM model (no network)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,8 @@ from scholargraph.screening.relevance import (
     score_records,
     screening_decisions,
 )
+from scholargraph.sources.openalex import work_from_openalex
+from scholargraph.testing import fixture_bytes
 
 SURVEILLANCE = "machine learning for public health surveillance"
 ON_TOPIC = ("Natural language processing and machine learning methods in public health "
@@ -264,3 +268,40 @@ def test_records_of_a_design_the_criteria_exclude_rank_below_the_others(embedder
     scores = score_records("Treatments for knee osteoarthritis", read_criteria(CRITERIA), texts,
                            embedder=embedder)
     assert scores[len(trials):].max() < scores[:len(trials)].min()
+
+
+def recorded_works() -> list[Work]:
+    """The works of the recorded OpenAlex search for machine learning in public health."""
+    results = json.loads(fixture_bytes("openalex/peneira_works.json"))["results"]
+    return [work_from_openalex(item) for item in results]
+
+
+def test_records_that_say_what_they_are_are_set_aside_by_criteria_excluding_their_kind(embedder):
+    """The recorded search holds a talk abstract ("In this talk, we present..."), a commentary
+    ("The present commentary compares...") and a protocol whose title ends in its kind ("...: An
+    Exploratory Protocol"); criteria excluding these kinds set each aside with a reason naming
+    it, and keep the studies."""
+    criteria = read_criteria("Inclusion: studies applying machine learning to public health "
+                             "surveillance data.\nExclusion: editorials, commentaries, study "
+                             "protocols and conference talks.")
+    assert set(criteria.excluded_designs) == {"editorial", "protocol", "conference abstract"}
+    works = {work.title: work for work in recorded_works()}
+    kinds = {"Oak Ridge Biosurveillance Toolkit": "conference abstract",
+             "Artificial Intelligence beyond Chess": "editorial",
+             "Monitoring and Evaluation of Digital Health Programs in India": "protocol"}
+    studies = ["Use of a Machine Learning Algorithm to Predict Individuals with Suicide Ideation",
+               "Prospective Evaluation of Machine Learning for Public Health Screening"]
+    chosen = {part: next(w for title, w in works.items() if part in title)
+              for part in [*kinds, *studies]}
+    decisions = screening_decisions(SURVEILLANCE, criteria,
+                                    [(w.title, w.abstract or "") for w in chosen.values()],
+                                    embedder=embedder)
+    by_part = dict(zip(chosen, decisions, strict=True))
+    for part, kind in kinds.items():
+        assert not by_part[part].included, part
+        assert by_part[part].reason.startswith(f"design: {kind}"), by_part[part].reason
+    assert all(by_part[part].included for part in studies)
+    # an abstract citing someone else's protocol says nothing of its own kind
+    assert "protocol" not in record_designs(
+        "Opportunities for opioid overdose prediction", "See the PROVIDENT protocol for a "
+        "randomized, population-based, community intervention trial.")

@@ -80,7 +80,8 @@ from scholargraph.rag.ranking import tokenize
 from scholargraph.records import Work
 
 Design = Literal["randomised trial", "cohort", "case-control", "case report", "case series",
-                 "animal", "in vitro", "review", "protocol", "editorial"]
+                 "animal", "in vitro", "review", "protocol", "editorial",
+                 "conference abstract"]
 
 MEANING_MIN = 0.38
 """Below this cosine with the question (and criteria) a record is far in meaning; it is set aside
@@ -374,6 +375,8 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
                          re.I),
     "protocol": re.compile(r"\bprotocols?\b", re.I),
     "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)", re.I),
+    "conference abstract": re.compile(r"\b(?:conference|congress|meeting) (?:abstracts?|talks?|"
+                                      r"presentations?|posters?)|\btalks\b|\bposters\b", re.I),
 }
 """How criteria name a design (plural or generic forms: "reviews", "animal studies"); "non-rodent
 species" names no animal design, "non-human animals" does."""
@@ -521,14 +524,27 @@ RECORD_DESIGNS: dict[Design, re.Pattern[str]] = {
                          r"sheep|primates?|monkeys?|zebrafish|animal models?)\b", re.I),
     "in vitro": re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured cells\b", re.I),
     "review": re.compile(r"\breview\b|\bmeta-analys[ie]s\b|\boverview\b", re.I),
-    "protocol": re.compile(r"\bprotocol for\b|\bstudy protocol\b|\bprotocol of\b|\ba protocol\b",
-                           re.I),
+    "protocol": re.compile(r"\bprotocol for\b|\bstudy protocol\b|\bprotocol of\b|\ba protocol\b|"
+                           r":\s*(?:an? )?(?:[\w-]+ )?protocol\W*$", re.I),
     "editorial": re.compile(r"^(?:editorial|commentary|letter|reply|erratum|corrigendum)\b|"
                             r"\bletter to the editor\b", re.I),
+    "conference abstract": re.compile(r"^(?:keynote|invited talk|poster)\b", re.I),
 }
 """How a record shows its design. Reviews, protocols and editorials are read from the title
-only (an abstract that mentions a review is not one); the rest from title and abstract."""
-_TITLE_ONLY_DESIGNS: frozenset[Design] = frozenset({"review", "protocol", "editorial"})
+only (an abstract that mentions a review is not one); the rest from title and abstract. A title
+ending in its kind ("...: An Exploratory Protocol") is a protocol."""
+_TITLE_ONLY_DESIGNS: frozenset[Design] = frozenset({"review", "protocol", "editorial",
+                                                    "conference abstract"})
+SELF_DESCRIBED: dict[Design, re.Pattern[str]] = {
+    "editorial": re.compile(r"\b(?:this|the present|our) (?:commentary|editorial|viewpoint)\b",
+                            re.I),
+    "protocol": re.compile(r"\b(?:this|the present|our) (?:study |trial |review )?protocol "
+                           r"(?:describes|outlines|reports|details|presents)\b", re.I),
+    "conference abstract": re.compile(r"\b(?:in )?this (?:talk|keynote|poster)\b", re.I),
+}
+"""Designs an abstract gives of its own record ("The present commentary compares...", "In this
+talk, we present..."): the record saying what it is, unlike an abstract that mentions someone
+else's review or protocol, which says nothing of its own kind."""
 _HUMANS = re.compile(r"\b(?:patients?|participants?|women|men|children|adults|volunteers|"
                      r"humans?|infants?|people|persons?)\b", re.I)
 
@@ -557,7 +573,8 @@ def record_designs(title: str, abstract: str = "") -> list[Design]:
     whole = f"{title}. {abstract}"
     for design, pattern in RECORD_DESIGNS.items():
         text = title if design in _TITLE_ONLY_DESIGNS else whole
-        if not pattern.search(text):
+        described = design in SELF_DESCRIBED and SELF_DESCRIBED[design].search(abstract)
+        if not (pattern.search(text) or described):
             continue
         if design in ("animal", "in vitro") and _HUMANS.search(whole):
             continue
