@@ -250,3 +250,48 @@ def test_a_model_cannot_merge_or_drop_the_materials_named():
     again, _ = with_named_queries([], agents, subs, intent, question,
                                   {("materials", "formula=GaN"), ("materials", "formula=Si")}, 2)
     assert again == []  # each material is searched once per review
+
+
+@pytest.mark.parametrize("question", [
+    "CRISPR off-target effects",
+    "gut microbiome and depression",
+    "base editing efficiency in human cells",
+    "single-cell RNA sequencing of tumour microenvironment",
+    "antibiotic resistance genes in wastewater",
+    "DNA methylation in ageing",
+    "epigenetic clocks and biological age",
+    "genome-wide association study of height",
+    "prime editing of the HBB locus",
+    "antibody affinity maturation",
+    "enzyme kinetics of lactate dehydrogenase",
+])
+def test_a_life_science_question_naming_no_disease_asks_pubmed(question):
+    """Gene editing, nucleic acids, proteins, cells and microbes are what PubMed indexes, whether
+    or not the question names a disease or a drug ('CRISPR off-target effects' asked only
+    OpenAlex and the web)."""
+    from scholargraph.agents.intent import active_sources
+    from scholargraph.context import ReviewContext
+
+    intent = detect_intent(question, this_year=2026)
+    assert "biomedical" in intent.domains
+    assert "pubmed" in active_sources(intent, ReviewContext())
+
+
+@pytest.mark.parametrize("question", [
+    "graph neural networks for traffic forecasting",
+    "perovskite solar cell stability",
+    "genetic algorithms for job-shop scheduling",
+    "generative adversarial networks for image synthesis",
+    "general relativity tests with pulsars",
+    "next-generation sequencing of network packets",
+])
+def test_a_question_outside_the_life_sciences_does_not_ask_pubmed(question):
+    """'gene' is a word of its own, not the start of 'general', 'generative' or 'generation',
+    and a genetic algorithm is computer science."""
+    assert "biomedical" not in detect_intent(question, this_year=2026).domains
+
+
+def test_a_gene_editing_review_searches_pubmed(replay, tmp_path):
+    report = review("CRISPR off-target effects", out=tmp_path / "out")
+    first = {e.source for e in report.search_log if e.round == 1}
+    assert "pubmed" in first and "web" not in first

@@ -36,15 +36,37 @@ KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
     ("factual", r"^(what|which|who|when|where|is|are|does|do|can|how many|how much)\b"),
 )
 
+BIOMEDICAL_CUES: dict[str, str] = {
+    "clinical care and public health": (
+        r"patient\w*|clinical|disease\w*|cancer\w*|tumou?r\w*|drug\w*|health\w*|\w*therap\w*|"
+        r"medic\w*|hospital\w*|infect\w*|vaccin\w*|epidemi\w*|mortality|diagnos\w*|"
+        r"surveillance|covid\w*|pesticide\w*|dose\w*|trial\w*|surg\w*|aspirin|pharmac\w*|"
+        r"pregnan\w*|maternal|infertil\w*"),
+    "conditions and symptoms": (
+        r"sepsis|diabet\w*|stroke|obes\w*|asthma|alzheimer\w*|hypertension|syndrome\w*|"
+        r"symptom\w*|mental|depress\w*|suicid\w*|inflamm\w*|insulin"),
+    "the body, its organs and cells": (
+        r"(?<!solar )(?<!fuel )cell\w*|\w+cytes?|\w+blasts?|tissue\w*|thyroid\w*|lung\w*|heart|"
+        r"brain|neuro\w*|cardio\w*|cardiac|liver|kidney\w*|renal|hepat\w*|muscle\w*|"
+        r"adipo\w*|blood|serum|human\w*|mitochondri\w*|apoptosis|autophagy"),
+    "genes, nucleic acids and their editing": (
+        r"genes?|genetic\w*(?! algorithm| programming)|genom\w*|epigene\w*|allel\w*|"
+        r"mutat\w*|dna|(?:m|mi|micro|si|sh|lnc|nc|circ|t|r)?rnas?|transcription\w*|chromatin|"
+        r"histone\w*|crispr\w*|cas\d+\w*|(?:gene|genome|base|prime) editing"),
+    "proteins and signalling": (
+        r"protein\w*|enzym\w*|kinase\w*|receptor\w*|antibod\w*|antigen\w*|cytokine\w*|"
+        r"hormon\w*|phosphorylat\w*|\w*immun\w*"),
+    "organisms and microbes": (
+        r"mice|mouse|rat|antibiot\w*|bacteri\w*|vir(?:al|us\w*)|pathogen\w*|microb\w*|"
+        r"microbio\w*|yeast\w*|zebrafish|drosophila"),
+}
+"""What PubMed indexes, by family: the life sciences as a whole, not only disease and drugs.
+A question on gene editing, the microbiome or a cell type is biomedical though it names no
+disease. Words shared with other fields are kept out or narrowed: "gene" is a word, not the
+start of "general" or "generative", and a genetic algorithm is computer science."""
+
 DOMAIN_CUES: dict[Domain, str] = {
-    "biomedical": r"\b(patient\w*|clinical|disease\w*|cancer\w*|tumou?r\w*|gene\w*|protein\w*|"
-                  r"drug\w*|health\w*|therap\w*|(?<!solar )(?<!fuel )cell\w*|medic\w*|"
-                  r"hospital\w*|infect\w*|vaccin\w*|"
-                  r"epidemi\w*|mortality|diagnos\w*|surveillance|covid\w*|pesticide\w*|thyroid\w*|"
-                  r"lung\w*|heart|brain|neuro\w*|mice|mouse|rat|human\w*|dose\w*|trial\w*|sepsis|"
-                  r"diabet\w*|stroke|obes\w*|asthma|alzheimer\w*|hypertension|syndrome\w*|"
-                  r"symptom\w*|mental|depress\w*|suicid\w*|antibiot\w*|bacteri\w*|vir(?:al|us\w*)|"
-                  r"pathogen\w*|immun\w*|surg\w*|aspirin|pharmac\w*|pregnan\w*|maternal)\b",
+    "biomedical": r"\b(" + "|".join(BIOMEDICAL_CUES.values()) + r")\b",
     "computer_science": r"\b(machine learning|deep learning|neural|algorithm\w*|software|"
                         r"language model\w*|llm\w*|transformer\w*|comput\w*|testing|classif\w*|"
                         r"artificial intelligence|ai|reinforcement|dataset\w*|benchmark\w*)\b",
