@@ -2,8 +2,9 @@
 
 The score is a transparent sum, so a reader can check it from the reasons the report prints:
 a base for the source type (a peer-reviewed article or an official page starts higher than a
-book or chapter, which starts higher than a preprint, a news item or an unknown page), a little for a named venue, for citations (on a log
-scale, so a classic does not drown everything else) and for recency; a retracted work scores 0.
+book or chapter, which starts higher than a preprint, a news item or an unknown page), a little
+for a named journal, for citations (on a log scale, so a classic does not drown everything else)
+and for recency; a retracted work scores 0.
 It is a prior about the source, not a judgement of the claim: the evaluator uses it to name
 sub-questions that rest only on weak sources, and passage selection uses it as a small tie-breaker.
 """
