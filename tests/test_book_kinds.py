@@ -136,3 +136,18 @@ def test_a_book_keeps_matching_its_venue_for_deduplication() -> None:
     for kind in ("chapter", "book", "article", "other"):
         work = Work(title="A title long enough to key on", venue="GeneReviews", kind=kind)
         assert record_keys(work).venue, kind
+
+
+def test_a_pubmed_book_and_chapter_round_trip_through_every_export(tmp_path: Path) -> None:
+    from scholargraph.exports import bibtex, csljson, ris
+
+    works = works_from_efetch(io.BytesIO(BOOKSHELF))
+    (tmp_path / "refs.bib").write_text(bibtex.dumps(works), encoding="utf-8")
+    (tmp_path / "refs.ris").write_text(ris.dumps(works), encoding="utf-8")
+    (tmp_path / "refs.json").write_text(json.dumps(csljson.to_csl(works)), encoding="utf-8")
+    assert "@book{" in (tmp_path / "refs.bib").read_text()
+    assert "TY  - BOOK" in (tmp_path / "refs.ris").read_text()
+    for name in ("refs.bib", "refs.ris", "refs.json"):
+        read = {work.title: work for work in load_library(tmp_path / name)}
+        assert [(read[w.title].kind, read[w.title].venue) for w in works] == [
+            (w.kind, w.venue) for w in works], name
