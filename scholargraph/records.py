@@ -28,6 +28,12 @@ from scholargraph.identifiers import (
 _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 
 SourceStatus = Literal["ok", "empty", "error", "skipped"]
+WorkKind = Literal["article", "preprint", "chapter", "book", "web", "news", "material", "other"]
+"""What a work is. ``chapter`` is a chapter of an edited book and ``book`` a whole book: OpenAlex
+types them 'book-chapter' and 'book', PubMed's book records (NCBI Bookshelf) tell the two apart by
+whether a chapter title is given, and every export has a type for each (BibTeX @incollection and
+@book, RIS CHAP and BOOK, CSL chapter and book), so neither is called a journal article."""
+BOOK_KINDS: tuple[WorkKind, ...] = ("chapter", "book")
 
 
 class Record(BaseModel):
@@ -48,9 +54,9 @@ class Record(BaseModel):
         return data
 
 
-SourceType = Literal["peer_reviewed", "preprint", "official", "news", "other"]
+SourceType = Literal["peer_reviewed", "book", "preprint", "official", "news", "other"]
 SOURCE_TYPE_LABELS: dict[str, str] = {
-    "peer_reviewed": "peer-reviewed article", "preprint": "preprint",
+    "peer_reviewed": "peer-reviewed article", "book": "book or chapter", "preprint": "preprint",
     "official": "official or government page", "news": "news", "other": "other",
 }
 CREDIBILITY_WEAK = 0.5
@@ -106,7 +112,7 @@ class Work(Record):
     openalex_id: str | None = None
     url: str | None = None
     sources: list[str] = Field(default_factory=list, description="Source agents that found it")
-    kind: Literal["article", "preprint", "web", "news", "material", "other"] = "article"
+    kind: WorkKind = "article"
     full_text: str | None = Field(None, description="Main text, where it was fetched")
     full_text_spans: list[TextSpan] = Field(
         default_factory=list,

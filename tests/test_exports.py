@@ -265,7 +265,8 @@ CSL_ITEM_RULES = {
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "minLength": 1},
-        "type": {"enum": ["article", "article-journal", "webpage", "dataset", "document"]},
+        "type": {"enum": ["article", "article-journal", "chapter", "book", "webpage", "dataset",
+                          "document"]},
         "title": {"type": "string"},
         "author": {"type": "array", "items": _NAME},
         "issued": _DATE,

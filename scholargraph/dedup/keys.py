@@ -34,7 +34,11 @@ from scholargraph.identifiers import (
     preprint_server,
     published_doi_of_preprint,
 )
-from scholargraph.records import Work
+from scholargraph.records import BOOK_KINDS, Work
+
+VENUE_KINDS = ("article", *BOOK_KINDS, "other")
+"""Kinds whose venue is compared: a journal's, and a book's (PubMed's book records were 'other'
+before books had their own kinds, and are compared by their venue as they were)."""
 
 COCHRANE_DOI = re.compile(r"10\.1002/14651858\.(cd\d+)(?:\.pub(\d+))?(?![\w.])", re.IGNORECASE)
 """A Cochrane Database of Systematic Reviews DOI: the review's number and its version suffix
@@ -119,7 +123,7 @@ def record_keys(work: Work) -> Keys:
         author_names=_name_tokens(work.authors[0]) if work.authors else frozenset(),
         all_authors=frozenset(filter(None, map(author_key, work.authors))),
         corporate=bool(work.authors) and bool(_CORPORATE.search(work.authors[0])),
-        venue=venue_names(work.venue) if work.kind in ("article", "other") else (),
+        venue=venue_names(work.venue) if work.kind in VENUE_KINDS else (),
         meeting=bool(_MEETING.search(work.venue or "")),
         preprint=preprint,
         posted=work.kind == "preprint",

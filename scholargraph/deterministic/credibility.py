@@ -2,8 +2,9 @@
 
 The score is a transparent sum, so a reader can check it from the reasons the report prints:
 a base for the source type (a peer-reviewed article or an official page starts higher than a
-preprint, a news item or an unknown page), a little for a named venue, for citations (on a log
-scale, so a classic does not drown everything else) and for recency; a retracted work scores 0.
+book or chapter, which starts higher than a preprint, a news item or an unknown page), a little
+for a named journal, for citations (on a log scale, so a classic does not drown everything else)
+and for recency; a retracted work scores 0.
 It is a prior about the source, not a judgement of the claim: the evaluator uses it to name
 sub-questions that rest only on weak sources, and passage selection uses it as a small tie-breaker.
 """
@@ -16,14 +17,18 @@ from urllib.parse import urlparse
 
 from scholargraph.agents.schemas import Draft
 from scholargraph.identifiers import is_preprint_doi, preprint_server
-from scholargraph.records import Credibility, Passage, SourceType, Work
+from scholargraph.records import BOOK_KINDS, Credibility, Passage, SourceType, Work
 
 __all__ = ["Credibility", "assess", "credibility_of", "flag_weak_findings", "is_official",
            "preprint_server_of", "published_as", "source_type", "weak_only"]
 
 BASE: dict[SourceType, float] = {
-    "peer_reviewed": 0.6, "official": 0.6, "preprint": 0.35, "news": 0.25, "other": 0.25,
+    "peer_reviewed": 0.6, "official": 0.6, "book": 0.5, "preprint": 0.35, "news": 0.25,
+    "other": 0.25,
 }
+"""A book or chapter sits between a journal article and a preprint: a publisher's editors chose
+and reviewed it, but not by a journal's independent peer review, so it is not called
+peer-reviewed; at 0.5 it is not weak on its own (a chapter is not a preprint or a web page)."""
 VENUE_BONUS = 0.1
 CITATION_BONUS_PER_DECADE = 0.05
 """Added per tenfold citations (1 citation: +0.015, 10: +0.05, 100: +0.1), capped below."""
@@ -42,14 +47,18 @@ _PREPRINT_VENUES = re.compile(
 _PREPRINT_HOSTS = ("arxiv.org", "osf.io", "ssrn.com", "researchsquare.com", "medrxiv.org",
                    "biorxiv.org", "preprints.jmir.org", "preprints.org", "chemrxiv.org",
                    "techrxiv.org", "authorea.com", "psyarxiv.com")
-_SCHOLARLY_KINDS = ("article", "preprint")
+_SCHOLARLY_KINDS = ("article", "preprint", *BOOK_KINDS)
 
 
 def source_type(work: Work) -> SourceType:
     """The kind of source a work is, from what its record says: the record kind its source
     gave, the DOI and venue of a preprint server, a journal DOI or journal reference that
     says a preprint was published. The address decides only for a page with nothing else to
-    go by: a PubMed article is a journal article although PubMed is on nih.gov."""
+    go by: a PubMed article is a journal article although PubMed is on nih.gov.
+
+    A book or a chapter of one ('book-chapter' in OpenAlex, an NCBI Bookshelf record in PubMed)
+    is its own type, ``book``: its editors and publisher reviewed it, but that is not a
+    journal's peer review, and neither is it a web page whose review nobody can tell."""
     if work.kind == "news":
         return "news"
     if work.kind == "material":
@@ -60,6 +69,8 @@ def source_type(work: Work) -> SourceType:
         return "preprint"
     if work.kind == "article" and work.venue:
         return "peer_reviewed"
+    if work.kind in BOOK_KINDS:
+        return "book"
     if not _scholarly_record(work) and is_official(work.url):
         return "official"
     return "other"
@@ -158,6 +169,9 @@ def _type_reason(work: Work, kind: SourceType) -> str:
         return "curated database" if work.kind == "material" else "government or official site"
     if kind == "peer_reviewed":
         return "journal article"
+    if kind == "book":
+        what = "book chapter" if work.kind == "chapter" else "book"
+        return f"{what}: reviewed by its editors, not journal peer review"
     return "no venue: peer review unknown" if work.kind == "article" else "web page"
 
 

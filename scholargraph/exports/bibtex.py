@@ -7,6 +7,8 @@ correctly; everything else (Greek, symbols, dashes, CJK) stays UTF-8, which LaTe
 default since 2018 and biber, Zotero and JabRef read too. Words with capitals after their first
 letter (``CRISPR``, ``MoS2``) are wrapped in braces so bibliography styles do not lower-case them.
 Identifier fields (DOI, URL, eprint) are verbatim, as biblatex and the url package expect.
+Types: @article for journal articles, @incollection (with ``booktitle``) for book chapters, @book
+(with ``publisher``) for books, @misc for the rest.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from bibtexparser.bwriter import BibTexWriter
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from scholargraph.exports.citation import (
+    EntryKind,
     PersonName,
     authors_of,
     citation_keys,
@@ -27,8 +30,8 @@ from scholargraph.exports.citation import (
 )
 from scholargraph.records import Work
 
-FIELD_ORDER = ["author", "title", "journal", "howpublished", "year", "date", "doi", "pmid",
-               "pmcid", "eprint", "archiveprefix", "url", "note", "abstract"]
+FIELD_ORDER = ["author", "title", "journal", "booktitle", "publisher", "howpublished", "year",
+               "date", "doi", "pmid", "pmcid", "eprint", "archiveprefix", "url", "note", "abstract"]
 
 _SPECIALS = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -109,10 +112,19 @@ def _guard_and(part: str) -> str:
     return f"{{{encoded}}}" if re.search(r"\band\b", part, re.IGNORECASE) else encoded
 
 
+BIBTEX_TYPES: dict[EntryKind, str] = {"journal": "article", "chapter": "incollection",
+                                      "book": "book"}
+"""Entry types other than @misc; a chapter is @incollection (a part of a book with its own
+title), the type biber and BibTeX styles print with 'In: <booktitle>'."""
+VENUE_FIELDS: dict[EntryKind, str] = {"chapter": "booktitle", "book": "publisher"}
+"""Where a chapter's and a book's venue goes: the book (or series) a chapter is in, the
+publisher (or series) of a book, as the sources name them."""
+
+
 def entry(work: Work, key: str) -> dict[str, str]:
     """The work as a bibtexparser entry dict (values already LaTeX-encoded)."""
     kind = entry_kind(work)
-    fields: dict[str, str] = {"ENTRYTYPE": "article" if kind == "journal" else "misc", "ID": key}
+    fields: dict[str, str] = {"ENTRYTYPE": BIBTEX_TYPES.get(kind, "misc"), "ID": key}
     names = authors_of(work)
     if names:
         fields["author"] = " and ".join(bibtex_name(name) for name in names)
@@ -120,6 +132,8 @@ def entry(work: Work, key: str) -> dict[str, str]:
     fields["title"] = f"{{{latex(work.title)}}}" if kind == "dataset" else latex_title(work.title)
     if kind == "journal":
         fields["journal"] = latex(work.venue or "")
+    elif kind in VENUE_FIELDS and work.venue:
+        fields[VENUE_FIELDS[kind]] = latex(work.venue)
     elif work.venue and not (kind == "preprint" and work.arxiv_id):
         fields["howpublished"] = latex(work.venue)
     if work.year:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from scholargraph.records import Work
 
-EntryKind = Literal["journal", "preprint", "web", "news", "dataset", "generic"]
+EntryKind = Literal["journal", "preprint", "chapter", "book", "web", "news", "dataset", "generic"]
 
 _ORGANISATION_WORDS = frozenset(
     "project consortium collaboration group committee organization organisation society "
@@ -95,13 +95,14 @@ def entry_kind(work: Work) -> EntryKind:
     """The kind of entry each export maps to its own type vocabulary.
 
     A merged work whose published version was found is a journal article even if it also has an
-    arXiv id; an 'article' without a venue cannot claim a journal, so it is generic.
+    arXiv id; an 'article' without a venue cannot claim a journal, so it is generic. A chapter
+    and a book keep their kind (a chapter's venue is the book or series it appeared in).
     """
     if work.kind == "article":
         return "journal" if work.venue else "generic"
     if work.kind == "preprint":
         return "preprint"
-    if work.kind in ("web", "news"):
+    if work.kind in ("chapter", "book", "web", "news"):
         return work.kind
     if work.kind == "material":
         return "dataset"
@@ -243,8 +244,9 @@ def format_reference(work: Work, style: Styling = PLAIN) -> str:
     else:
         pieces = [title, year]
     venue = venue_of(work)
-    if venue:
-        pieces.append(style.emphasis(style.text(venue)) + ".")
+    if venue:  # APA: a chapter is 'In *Book*.', so it is not read as a journal article
+        within = "In " if entry_kind(work) == "chapter" else ""
+        pieces.append(within + style.emphasis(style.text(venue)) + ".")
     if entry_kind(work) == "news":
         pieces.append(style.text(NEWS_LABEL))
     link = best_link(work)

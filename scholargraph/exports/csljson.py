@@ -22,6 +22,8 @@ from scholargraph.records import Work
 CSL_TYPES: dict[EntryKind, str] = {
     "journal": "article-journal",
     "preprint": "article",
+    "chapter": "chapter",
+    "book": "book",
     "web": "webpage",
     "news": "article-newspaper",
     "dataset": "dataset",
@@ -48,7 +50,8 @@ def item(work: Work, key: str) -> dict[str, Any]:
     elif work.year:
         csl["issued"] = {"date-parts": [[work.year]]}
     if work.venue:
-        csl["publisher" if kind in ("preprint", "dataset") else "container-title"] = work.venue
+        where = "publisher" if kind in ("preprint", "dataset", "book") else "container-title"
+        csl[where] = work.venue
     if kind == "preprint" and work.arxiv_id:
         csl["number"] = f"arXiv:{work.arxiv_id}"
     for variable, value in (("DOI", work.doi), ("PMID", work.pmid), ("PMCID", work.pmcid),

@@ -1,6 +1,7 @@
 """RIS export, written with rispy: one record per work, ``TY`` first and ``ER`` last.
 
-Types: ``JOUR`` for journal articles, ``UNPB`` (unpublished work) for preprints, ``ELEC`` for web
+Types: ``JOUR`` for journal articles, ``CHAP`` for book chapters (the book in ``T2``), ``BOOK``
+for books (the publisher in ``PB``), ``UNPB`` (unpublished work) for preprints, ``ELEC`` for web
 pages, ``NEWS`` for news items (with their date in ``DA``), ``DATA`` for Materials Project
 records, ``GEN`` for anything else. ``ID`` carries the
 citation key shared with BibTeX and CSL-JSON; ``AN`` the PubMed id; ``N1`` the other identifiers
@@ -26,6 +27,8 @@ from scholargraph.records import Work
 RIS_TYPES: dict[EntryKind, str] = {
     "journal": "JOUR",
     "preprint": "UNPB",
+    "chapter": "CHAP",
+    "book": "BOOK",
     "web": "ELEC",
     "news": "NEWS",
     "dataset": "DATA",
@@ -54,7 +57,9 @@ def record(work: Work, key: str) -> dict[str, object]:
     if names:
         fields["authors"] = [_line(name.inverted) for name in names]
     fields["title"] = _line(work.title)
-    if work.venue:
+    if work.venue and kind == "book":
+        fields["publisher"] = _line(work.venue)
+    elif work.venue:
         fields["secondary_title"] = _line(work.venue)
         if kind == "journal":
             fields["journal_name"] = _line(work.venue)

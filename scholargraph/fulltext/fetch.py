@@ -42,7 +42,7 @@ from scholargraph.fulltext.pdf import parse_pdf
 from scholargraph.http.cache import EXPIRE_AFTER, ResultStore, result_store
 from scholargraph.http.policy import NOT_RECORDED_HEADER, http_session, translate_errors
 from scholargraph.ledger import FULL_TEXT_COUNTS, RETRIEVED, FullTextFate, Ledger, work_key
-from scholargraph.records import Work
+from scholargraph.records import BOOK_KINDS, Work
 from scholargraph.settings import Settings
 from scholargraph.sources.web.pages import PageFetcher
 
@@ -379,7 +379,7 @@ def rank_for_reading(works: list[Work], texts: list[str]) -> list[Work]:
 def readable(work: Work) -> bool:
     """Whether a work is a paper whose full text may be sought (not a web page or a material,
     and not one whose text is already here)."""
-    return work.kind in ("article", "preprint", "other") and not work.full_text
+    return work.kind in ("article", "preprint", *BOOK_KINDS, "other") and not work.full_text
 
 
 def with_full_text(work: Work, document: FullTextDocument, source: str,

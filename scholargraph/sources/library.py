@@ -313,11 +313,15 @@ def read_bibtex(path: Path) -> list[Work | None]:
             abstract=_latex_text(fields.get("abstract")), doi=fields.get("doi"),
             pmid=fields.get("pmid"), arxiv_id=arxiv, url=fields.get("url"),
             kind="preprint" if arxiv and fields.get("entrytype") in ("misc", "unpublished")
-            else None))
+            else BIBTEX_KINDS.get(fields.get("entrytype", "").lower())))
     return works
 
 
-RIS_KINDS = {"UNPB": "preprint", "ELEC": "web", "BLOG": "web", "WEB": "web"}
+BIBTEX_KINDS = {"incollection": "chapter", "inbook": "chapter", "book": "book"}
+"""BibTeX types that say what a work is beyond 'an article': a chapter of a book (its
+``booktitle`` the venue) and a whole book (its ``publisher``), as the BibTeX export writes them."""
+RIS_KINDS = {"UNPB": "preprint", "ELEC": "web", "BLOG": "web", "WEB": "web", "CHAP": "chapter",
+             "BOOK": "book", "EBOOK": "book", "ECHAP": "chapter", "EDBOOK": "book"}
 
 
 def read_ris(path: Path) -> list[Work | None]:
@@ -332,7 +336,8 @@ def read_ris(path: Path) -> list[Work | None]:
             title=entry.get("title") or entry.get("primary_title"),
             authors=entry.get("authors") or entry.get("first_authors") or [],
             year=_year(entry.get("year") or entry.get("publication_year") or entry.get("date")),
-            venue=entry.get("journal_name") or entry.get("secondary_title"),
+            venue=entry.get("journal_name") or entry.get("secondary_title")
+            or entry.get("publisher"),
             abstract=entry.get("abstract"), doi=entry.get("doi"),
             pmid=pmid.group(1) if pmid else None, arxiv_id=arxiv.group(1) if arxiv else None,
             url=(entry.get("urls") or [None])[0],
@@ -340,7 +345,8 @@ def read_ris(path: Path) -> list[Work | None]:
     return works
 
 
-CSL_KINDS = {"article": "preprint", "webpage": "web", "post-weblog": "web"}
+CSL_KINDS = {"article": "preprint", "webpage": "web", "post-weblog": "web", "chapter": "chapter",
+             "book": "book"}
 
 
 def csl_work(item: dict[str, Any]) -> Work | None:

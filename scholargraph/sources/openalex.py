@@ -30,7 +30,7 @@ from scholargraph.identifiers import (
     normalize_doi,
     osf_id,
 )
-from scholargraph.records import Work
+from scholargraph.records import Work, WorkKind
 from scholargraph.settings import Settings
 from scholargraph.sources.base import (
     SearchRequest,
@@ -170,8 +170,7 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             openalex_id=work.get("id"),
             url=work.get("doi") or location.get("landing_page_url") or work.get("id"),
             sources=["openalex"],
-            kind="preprint" if work.get("type") == "preprint" or is_preprint_doi(work.get("doi"))
-            else "article",  # OpenAlex types an SSRN paper 'article'; its DOI says preprint
+            kind=_kind(work),
             cited_by_count=work.get("cited_by_count"),
             is_retracted=bool(work.get("is_retracted")),
             oa_url=open_access_url(work),
@@ -182,6 +181,18 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
     except (KeyError, TypeError, AttributeError) as exc:
         raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
             from None
+
+
+BOOK_TYPES: dict[str, WorkKind] = {"book-chapter": "chapter", "book": "book"}
+"""OpenAlex's types for books and their chapters (its 'type' field, from Crossref's)."""
+
+
+def _kind(work: dict[str, Any]) -> WorkKind:
+    """The work's kind from OpenAlex's ``type``: a preprint (also by its DOI: OpenAlex types an
+    SSRN paper 'article'), a book chapter or a book, else an article."""
+    if work.get("type") == "preprint" or is_preprint_doi(work.get("doi")):
+        return "preprint"
+    return BOOK_TYPES.get(work.get("type") or "", "article")
 
 
 def open_access_url(item: dict[str, Any]) -> str | None:

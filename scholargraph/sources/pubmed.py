@@ -303,23 +303,28 @@ def _is_preprint(article: etree._Element) -> bool:
 
 
 def _book_work(book: etree._Element) -> Work:
-    """A PubMed book or chapter record (GeneReviews, StatPearls, NCBI Bookshelf)."""
+    """A PubMed book or chapter record (GeneReviews, StatPearls, NCBI Bookshelf).
+
+    A record with a chapter title (``ArticleTitle``) is a chapter, its book's title the venue;
+    one without is the whole book, its publisher the venue (the book's title is its own)."""
     document = _required(book, "BookDocument")
     ids = _article_ids(document.find("ArticleIdList"))
     pmid = _text(document.find("PMID"))
     book_title = _text(document.find("Book/BookTitle"))
+    chapter_title = _text(document.find("ArticleTitle"))
     year = _text(document.find("Book/PubDate/Year"))
+    publisher = _text(document.find("Book/Publisher/PublisherName"))
     return Work(
-        title=_text(document.find("ArticleTitle")) or book_title or "(untitled)",
+        title=chapter_title or book_title or "(untitled)",
         authors=_authors(document.iterfind("AuthorList/Author")),
         year=int(year) if year.isdigit() else None,
-        venue=book_title or None,
+        venue=(book_title if chapter_title else publisher) or None,
         abstract=_abstract(document),
         doi=ids.get("doi"),
         pmid=pmid,
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
-        kind="other",
+        kind="chapter" if chapter_title else "book",
     )
 
 
