@@ -167,7 +167,9 @@ def test_progress_says_which_source_was_skipped_and_counts_findings_as_the_summa
                  "1"])
     assert code == 0
     err = capsys.readouterr().err
-    assert "materials skipped: the question names no material" in err
+    assert ("materials skipped: the question names a kind of material (lithium-ion cathode), "
+            "not a compound") in err
+    assert "every compound containing Li would not single out" in err
     code = main(["review", "machine learning for public health surveillance", "--out",
                  str(tmp_path / "ml"), "--sources", "openalex", "--max-iterations", "1"])
     assert code == 0

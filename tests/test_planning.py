@@ -295,3 +295,29 @@ def test_a_gene_editing_review_searches_pubmed(replay, tmp_path):
     report = review("CRISPR off-target effects", out=tmp_path / "out")
     first = {e.source for e in report.search_log if e.round == 1}
     assert "pubmed" in first and "web" not in first
+
+
+@pytest.mark.parametrize(("question", "kinds"), [
+    ("lithium-ion cathode materials with high capacity", ["lithium-ion cathode"]),
+    ("band gap of perovskite solar cells", ["perovskite"]),
+    ("high-entropy alloys for hydrogen storage", ["high-entropy alloys"]),
+    ("How do grain boundaries affect ionic conductivity?", []),
+])
+def test_the_kinds_of_material_a_question_names(question, kinds):
+    from scholargraph.deterministic.material_names import material_classes, named_materials
+
+    assert material_classes(question) == kinds
+    assert named_materials(question) == []  # "lithium-ion" is a working ion, not lithium metal
+
+
+def test_a_kind_of_material_says_why_the_materials_project_was_not_asked(replay, tmp_path):
+    """'lithium-ion cathode materials' and 'perovskite' name no compound: the summary search
+    has nothing to look up (every compound containing Li is not a list of cathodes), and the
+    search log and review.md say so in those words rather than 'names no material'."""
+    with replay.environment(MP_API_KEY=MP_KEY):
+        report = review("band gap of perovskite solar cells", sources=["materials"],
+                        out=tmp_path / "out")
+    (entry,) = [e for e in report.search_log if e.source == "materials"]
+    assert entry.status == "skipped" and replay.count() == 0
+    assert "names a kind of material (perovskite), not a compound" in entry.error
+    assert "kind of material (perovskite)" in (tmp_path / "out" / "review.md").read_text()

@@ -12,6 +12,10 @@ Symbols that are also English words ("In", "As", "I", "No", a lone capital "B") 
 only where the question reads that way: listed with another material ("GaAs and In"), after a
 property ("the band gap of In"), or before a material noun ("In nanowires"). The word "lead" is
 read the same way, and the gases (oxygen, nitrogen...) are never a material on their own name.
+
+A kind of material ("perovskite", "lithium-ion cathode") is no compound: :func:`material_classes`
+names it, so a source looked up by compound can say why it was not asked. "lithium" in
+"lithium-ion" is the battery's working ion, not lithium metal.
 """
 
 from __future__ import annotations
@@ -262,3 +266,32 @@ def _reads_as_material(material: NamedMaterial, text: str, sure: list[NamedMater
     listed = any(LIST_LINK.match(text[other.end:material.start]) or
                  LIST_LINK.match(text[material.end:other.start]) for other in sure)
     return bool(listed or PROPERTY_BEFORE.search(before) or MATERIAL_AFTER.match(after))
+
+
+WORKING_ION = re.compile(r"\b([a-z]+)-ion\b", re.IGNORECASE)
+"""An element named as a battery's working ion ("lithium-ion"), not as a material."""
+CLASS_WORDS = re.compile(
+    r"\b(?:halide |oxide |hybrid )?perovskites?|(?:high-entropy )?alloys?|cathodes?|anodes?|"
+    r"electrodes?|(?:solid )?electrolytes?|semiconductors?|superconductors?|thermoelectrics?|"
+    r"topological insulators?|metal-organic frameworks?|zeolites?|ceramics?|glass(?:es)?|"
+    r"2d materials|quantum dots?|nanoparticles?|thin films?\b", re.IGNORECASE)
+"""Words naming a kind of material, which many compounds of no one formula belong to."""
+
+
+def material_classes(text: str) -> list[str]:
+    """The kinds of material ``text`` names without naming a compound ("lithium-ion cathode",
+    "perovskite"), each with the working ion it is for, as written, in order."""
+    ions = {m.end(): m.group(0) for m in WORKING_ION.finditer(text)
+            if _symbol_of(m.group(1).lower())}
+    found = []
+    for match in CLASS_WORDS.finditer(text):
+        before = text[:match.start()].rstrip()
+        ion = ions.get(len(before))
+        found.append(f"{ion} {match.group(0)}" if ion else match.group(0))
+    return list(dict.fromkeys(found))
+
+
+def working_ions(text: str) -> list[str]:
+    """The element symbols ``text`` names as working ions ("lithium-ion": Li)."""
+    return list(dict.fromkeys(symbol for m in WORKING_ION.finditer(text)
+                              if (symbol := _symbol_of(m.group(1).lower()))))

@@ -31,9 +31,11 @@ from scholargraph.agents.schemas import Domain, Intent
 from scholargraph.deterministic.material_names import (
     NamedMaterial,
     is_formula,
+    material_classes,
     named_elements,
     named_materials,
     reduced_formula,
+    working_ions,
 )
 from scholargraph.deterministic.text import ELEMENTS, chemical_formulas
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
@@ -192,8 +194,22 @@ class MaterialsAgent(SourceAgent):
             for material in named_materials(question)))[:MAX_FORMULAS]
 
     def no_query_reason(self, intent: Intent) -> str:
-        return ("the question names no material: the Materials Project is searched by formula "
-                "(TiO2), elements (lithium cobalt oxide) or a band-gap range")
+        """Why a question naming no compound is not searched here, in a scientist's words: a
+        kind of material ("lithium-ion cathode", "perovskite") has no formula to look up, and a
+        search by a working ion's element alone (every compound holding Li) would not single out
+        the kind asked about; the summary records carry no capacity or device figures."""
+        text = " ".join(intent.keywords)
+        kinds = material_classes(text)
+        if not kinds:
+            return ("the question names no material: the Materials Project is searched by "
+                    "formula (TiO2), elements (lithium cobalt oxide) or a band-gap range")
+        ions = working_ions(text)
+        every = (f"; a search for every compound containing {', '.join(ions)} would not "
+                 f"single out the {kinds[0]}s" if ions else "")
+        return (f"the question names a kind of material ({', '.join(kinds)}), not a compound: "
+                "the Materials Project gives computed properties compound by compound, found "
+                f"by formula (LiCoO2), name (lithium iron phosphate) or elements{every}; name "
+                "the compounds to have them looked up")
 
     def _search(self, request: SearchRequest) -> SourceResult:
         reason = self.unavailable_reason()
