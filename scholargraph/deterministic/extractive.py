@@ -181,6 +181,21 @@ aims to...", "Information was abstracted from articles...") states no finding: i
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes); nor is a protocol's promise of results to come ("The results are expected to be
 published in 2019")."""
+PROMISE = re.compile(
+    r"\b(?:show\w*|hold\w*|offer\w*|demonstrat\w*|ha[sd]|have|bears?|carr(?:y|ies)) "
+    r"(?:[\w-]+ ){0,2}?(?:promise|potential)\b"
+    r"|\b(?:is|are|seems?|appears?|remains?) (?:\w+ )?promising\b", re.IGNORECASE)
+"""What a sentence says a field or method promises ("ML ... shows promise for public health",
+"deep learning has great potential"): the word "shows" reads as a result, but a promise stated
+before a work says what it did is its background, the case for doing the work."""
+
+
+def promise_only(text: str) -> bool:
+    """Whether a sentence's only result word is a promise ("shows promise", "has potential"):
+    with the promise taken out, nothing in it reads as a result."""
+    return bool(PROMISE.search(text)) and not FACET_CUES["result"].search(PROMISE.sub(" ", text))
+
+
 INTRODUCTION_SECTIONS = re.compile(rf"{NUMBERED}(?:introduction|background|related work|"
                                    r"literature review|state of the art)\b", re.IGNORECASE)
 """Sections of a full text that set out what was known before the work: none of their
@@ -233,8 +248,14 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
     and reference-list debris are not statements and are left out. A title (the only passage of
     a work without an abstract) is quotable as a finding only when it states a result ("X
     reduces Y"); one that names a topic ("Machine Learning in Public Health: A Review") is
-    marked, like a sentence saying what a paper does, as never a finding."""
+    marked, like a sentence saying what a paper does, as never a finding. A sentence opening an
+    abstract whose only result word is a promise ("ML ... shows promise for public health",
+    :func:`promise_only`), before the abstract names the work or what it did, is background;
+    the same words once the work has reported ("RS-based regionalization demonstrates strong
+    potential...", closing an abstract after "we examined...") are its conclusion."""
     found = []
+    # whether the abstract has begun saying what the work did (unknown past its first piece)
+    reported = passage.section != "abstract" or passage.start > 0
     for start, end in split_sentences(passage.text):
         label = LABEL.match(passage.text, start, end)
         facet = None
@@ -252,6 +273,10 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
         if facet:
             facets = {facet} | (facets & {"limitation"})
+        elif not reported and promise_only(text) and not THIS_WORK.search(text):
+            facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
+        reported = reported or facet in ("method", "result") or bool(
+            THIS_WORK.search(text) or PAPER_DOES.search(text))
         if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif others_statement(passage.section, text):
