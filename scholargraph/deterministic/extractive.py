@@ -181,6 +181,34 @@ aims to...", "Information was abstracted from articles...") states no finding: i
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes); nor is a protocol's promise of results to come ("The results are expected to be
 published in 2019")."""
+LIMITATION_STATED = re.compile(
+    r"\b(?:limitation\w*|limited by|caution\w*|small sample|"
+    r"(?:sample|study) (?:size )?(?:was|is|were) (?:\w+ )?(?:small|limited)|"
+    r"further (?:research|studies|work|investigation)|remains? (?:unclear|unknown|to be)|"
+    r"not generali[sz]\w*|larger (?:studies|trials|cohorts))\b", re.IGNORECASE)
+"""Words that say a study falls short whatever else the sentence says ("a limitation of this
+study", "our sample was small", "results may not generalise", "further research is needed")."""
+STUDY_SHOWS = re.compile(
+    r"\b(?:our|this|the present|the current) (?:[\w-]+ ){0,3}?(?:results?|findings?|study|"
+    r"analys[ie]s|data|evaluations?|work|trial|experiments?)\b[^.;]{0,160}?\b(?:show\w*|"
+    r"demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|found|confirm\w*)\b"
+    r"|\bwe (?:\w+ )?(?:found|find|show\w*|demonstrat\w*|observed)\b", re.IGNORECASE)
+"""A sentence stating what its own study shows ("the results of our study ... show that
+consensus-based inference models mask underlying uncertainty", "we found that ..."): a word
+like "uncertainty", "bias" or "confounding" in it is what the study found, not a limitation
+of it."""
+
+
+def states_limitation(text: str) -> bool:
+    """Whether a sentence states a limitation: words saying a study falls short
+    (:data:`LIMITATION_STATED`), or a limitation word, unless the sentence states what its own
+    study shows and only a word that can name its subject ("uncertainty", "bias",
+    "confounding") reads as one (:data:`STUDY_SHOWS`)."""
+    if LIMITATION_STATED.search(text):
+        return True
+    return bool(FACET_CUES["limitation"].search(text)) and not STUDY_SHOWS.search(text)
+
+
 PROMISE = re.compile(
     r"\b(?:show\w*|hold\w*|offer\w*|demonstrat\w*|ha[sd]|have|bears?|carr(?:y|ies)) "
     r"(?:[\w-]+ ){0,2}?(?:promise|potential)\b"
@@ -270,7 +298,10 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             continue
         if reference_debris(text) or run_together(text):
             continue
-        facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
+        facets = {name for name, cue in FACET_CUES.items()
+                  if cue.search(text) and name != "limitation"}
+        if states_limitation(text):
+            facets.add("limitation")
         if facet:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
