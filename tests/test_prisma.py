@@ -56,6 +56,24 @@ def test_flow_diagram_draws_every_count_and_escapes_source_text():
         assert fact in text, fact
 
 
+def test_the_flow_accounts_for_works_included_without_their_full_text():
+    """A review reads the full text of its best-ranked included works only: the flow said
+    "Reports assessed in full text (n = 0)" and then "Studies included in review (n = 16)",
+    which does not follow. The included works not read in full are counted on the way."""
+    counts = {"identified": {"openalex": 30}, "duplicates_removed": 3, "screened": 27,
+              "excluded": 11, "included": 16, "excluded_reasons": {"off topic": 11},
+              "reports_sought": 4, "reports_not_retrieved": 3,
+              "not_retrieved_reasons": {"no open full text": 3}, "reports_assessed": 1}
+    text = svg_text(flow_svg(prisma_record(counts, [])))
+    assert "Reports assessed in full text (n = 1)" in text
+    assert "Included on title and abstract alone (n = 15)" in text
+    assert "Studies included in review (n = 16)" in text
+    every_one_read = {**counts, "included": 1, "excluded": 26,
+                      "excluded_reasons": {"off topic": 26}, "reports_sought": 1,
+                      "reports_not_retrieved": 0, "not_retrieved_reasons": {}}
+    assert "alone" not in svg_text(flow_svg(prisma_record(every_one_read, [])))
+
+
 def test_year_chart_has_a_bar_per_year_with_works():
     works = [Work(title=f"w{i}", year=year) for i, year in enumerate([2015, 2015, 2018, 2021])]
     root = etree.fromstring(years_svg([*works, Work(title="undated")]).encode("utf-8"))

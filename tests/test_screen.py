@@ -205,6 +205,10 @@ def test_unmatched_ids_are_counted_in_a_warning(library, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "2 ids in" in err and "match no record" in err and "'doi:10.9999/none'" in err
     assert json.loads((out / "summary.json").read_text())["unmatched_labels"] == 2
+    labels.write_text("doi:10.2196/28749,1\npmid:1,0\n")
+    assert main(["screen", str(library), "--question", QUESTION, "--labels", str(labels),
+                 "--out", str(out)]) == 0
+    assert "1 id in" in (err := capsys.readouterr().err) and "matches no record" in err, err
 
 
 def test_labels_file_round_trip(tmp_path):

@@ -224,9 +224,13 @@ def _full_text_stage(record: PrismaRecord, body: list[str], y: float,
     y += max(high, side_high) + gap
     body.append(_arrow(left + main_width / 2, y - gap, left + main_width / 2, y))
     licences = [f"{name} (n = {count})" for name, count in record.full_text_licences.items()]
+    # every work read in full is included, and so is every work screened in whose full text
+    # was not read: the flow says so, or its last box (all included) would not follow from this
+    alone = record.included - record.reports_assessed
     box, high = _box(left, y, main_width,
                      [f"Reports assessed in full text (n = {record.reports_assessed})",
-                      *([f"Licences: {'; '.join(licences)}"] if licences else [])])
+                      *([f"Licences: {'; '.join(licences)}"] if licences else []),
+                      *([f"Included on title and abstract alone (n = {alone})"] if alone else [])])
     body.append(box)
     y += high + gap
     body.append(_arrow(left + main_width / 2, y - gap, left + main_width / 2, y))

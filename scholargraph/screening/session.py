@@ -257,8 +257,11 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
         session.label_lines[index] = label.line
     if session.unmatched:
         shown = ", ".join(repr(r) for r in session.unmatched[:3])
-        message = (f"{len(session.unmatched)} ids in {path} match no record of the library "
-                   f"(first: {shown}); their labels were not used")
+        many = len(session.unmatched) > 1
+        message = (f"{len(session.unmatched)} {'ids' if many else 'id'} in {path} "
+                   f"{'match' if many else 'matches'} no record of the library "
+                   f"(first: {shown}); {'their labels were' if many else 'its label was'} "
+                   "not used")
         session.warnings.append(message)
         log.info(message)
 
