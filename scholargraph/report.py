@@ -57,7 +57,15 @@ class Reference(Record):
 
 class ReviewCounts(Record):
     """The review's numbers, counted once: the CLI line, the summary, ``review.json`` and the
-    PRISMA diagram all read them from here (or from the same PRISMA record), so they agree."""
+    PRISMA diagram all read them from here (or from the same PRISMA record), so they agree.
+
+    They describe the whole review as it stands. After ``scholargraph update`` that is every
+    run together (:func:`scholargraph.updating.whole_review_counts`): ``screened`` and
+    ``excluded`` are every run's rows of ``screening.csv``, ``included`` each work once, and
+    ``joined`` the works an update screened and kept that were already included (a new version
+    of one), so ``screened - excluded = included + joined``; the update's own flow is
+    ``update.prisma`` (and ``prisma``). Before, ``screened`` was the update's alone beside the
+    total ``included`` (9 screened, 23 included), a pair no run had."""
 
     screened: int = 0
     excluded: int = 0
@@ -67,6 +75,8 @@ class ReviewCounts(Record):
     agreements: int = 0
     limitations: int = Field(0, description="Limitations the sources state, quoted")
     cited_works: int = Field(0, description="Works cited: the reference list's length")
+    joined: int = Field(0, description="After an update: works it screened and kept that the "
+                        "review already included (counted once in `included`)")
 
 
 def review_counts(findings: list[Finding], prisma: dict[str, Any], cited_works: int

@@ -34,6 +34,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scholargraph.agents.schemas import Finding
 from scholargraph.api import start_review
 from scholargraph.dedup import deduplicate
 from scholargraph.errors import InputError, SourceError
@@ -49,7 +50,7 @@ from scholargraph.history import (
 from scholargraph.ledger import ScreenedWork
 from scholargraph.options import check_day
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.report import Reference, Report, review_counts
+from scholargraph.report import Reference, Report, ReviewCounts, review_counts
 from scholargraph.runs import (
     LATEST_RECORDING,
     PendingApproval,
@@ -323,7 +324,6 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
                   "new_included": prisma.new_included, "total_included": prisma.total_included}
     notes = [f"Updated on {fresh.day}: searched for records the services added since "
              f"{since.isoformat()}.", *check.notes, *fresh.notes]
-    fresh_counts = {**fresh.prisma, "included": len(papers)}
     return fresh.model_copy(update={
         "question": earlier.question,
         "sources_searched": list(dict.fromkeys([*earlier.sources_searched,
@@ -349,10 +349,26 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         "search_log": [*fresh.search_log, *check.log],
         "evaluation": earlier.evaluation,
         "notes": list(dict.fromkeys(notes)),
-        "counts": review_counts(findings, fresh_counts, len(references)),
+        "counts": whole_review_counts(findings, earlier, prisma, len(references)),
         "history": [*earlier.history, history_entry(earlier, kept)],
         "update": section,
     })
+
+
+def whole_review_counts(findings: list[Finding], earlier: Report, prisma: UpdatePrisma,
+                        cited_works: int) -> ReviewCounts:
+    """The updated review's numbers, every run together (see :class:`ReviewCounts`): the
+    earlier runs' screened and excluded (its ``counts``, which describe all of them) plus this
+    run's, each work included once, and the works this run kept that the review already had
+    as ``joined``. Mixing this run's screened with the total included gave a pair no run had
+    ("9 works screened, 23 included")."""
+    counts = review_counts(findings, {}, cited_works)
+    before = earlier.counts
+    return counts.model_copy(update={
+        "screened": before.screened + prisma.screened,
+        "excluded": before.excluded + prisma.excluded,
+        "included": prisma.total_included,
+        "joined": before.joined + prisma.duplicates_of_earlier})
 
 
 def merged_screening(earlier: Report, fresh: Report, folded: _Fold) -> list[ScreenedWork]:

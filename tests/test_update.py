@@ -151,6 +151,25 @@ def test_the_screening_record_keeps_the_earlier_rows_and_adds_this_runs(
     assert sorted(kept) == sorted(paper.id for paper in report.papers)
 
 
+def test_the_counts_describe_the_whole_review_after_an_update(updated: dict[str, Any]) -> None:
+    """``counts`` in review.json pairs numbers of one review: every run's screened and excluded
+    rows of screening.csv with each included work once, not the update's screened beside the
+    total included."""
+    report: Report = updated["report"]
+    assert report.update is not None
+    data = json.loads((updated["folder"] / "review.json").read_text(encoding="utf-8"))
+    counts = data["counts"]
+    rows = list(csv.DictReader(io.StringIO(
+        (updated["folder"] / "screening.csv").read_text(encoding="utf-8"))))
+    assert counts["screened"] == len(rows) > report.update.prisma.screened
+    assert counts["excluded"] == sum(row["decision"] == "excluded" for row in rows)
+    assert counts["included"] == len(report.papers) == report.update.prisma.total_included
+    assert counts["joined"] == sum(bool(row["joins_earlier"]) for row in rows) > 0
+    assert counts["screened"] - counts["excluded"] == counts["included"] + counts["joined"]
+    assert counts["findings"] == sum(f["kind"] == "finding" for f in data["findings"])
+    assert counts["cited_works"] == len(data["references"])
+
+
 def test_history_holds_the_earlier_run_and_its_files_are_kept(updated: dict[str, Any]) -> None:
     report: Report = updated["report"]
     folder: Path = updated["folder"]

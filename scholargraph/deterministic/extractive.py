@@ -181,6 +181,49 @@ aims to...", "Information was abstracted from articles...") states no finding: i
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes); nor is a protocol's promise of results to come ("The results are expected to be
 published in 2019")."""
+LIMITATION_STATED = re.compile(
+    r"\b(?:limitation\w*|limited by|caution\w*|small sample|"
+    r"(?:sample|study) (?:size )?(?:was|is|were) (?:\w+ )?(?:small|limited)|"
+    r"further (?:research|studies|work|investigation)|remains? (?:unclear|unknown|to be)|"
+    r"not generali[sz]\w*|larger (?:studies|trials|cohorts))\b", re.IGNORECASE)
+"""Words that say a study falls short whatever else the sentence says ("a limitation of this
+study", "our sample was small", "results may not generalise", "further research is needed")."""
+STUDY_SHOWS = re.compile(
+    r"\b(?:our|this|the present|the current) (?:[\w-]+ ){0,3}?(?:results?|findings?|study|"
+    r"analys[ie]s|data|evaluations?|work|trial|experiments?)\b[^.;]{0,160}?\b(?:show\w*|"
+    r"demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|found|confirm\w*)\b"
+    r"|\bwe (?:\w+ )?(?:found|find|show\w*|demonstrat\w*|observed)\b", re.IGNORECASE)
+"""A sentence stating what its own study shows ("the results of our study ... show that
+consensus-based inference models mask underlying uncertainty", "we found that ..."): a word
+like "uncertainty", "bias" or "confounding" in it is what the study found, not a limitation
+of it."""
+
+
+def states_limitation(text: str) -> bool:
+    """Whether a sentence states a limitation: words saying a study falls short
+    (:data:`LIMITATION_STATED`), or a limitation word, unless the sentence states what its own
+    study shows and only a word that can name its subject ("uncertainty", "bias",
+    "confounding") reads as one (:data:`STUDY_SHOWS`)."""
+    if LIMITATION_STATED.search(text):
+        return True
+    return bool(FACET_CUES["limitation"].search(text)) and not STUDY_SHOWS.search(text)
+
+
+PROMISE = re.compile(
+    r"\b(?:show\w*|hold\w*|offer\w*|demonstrat\w*|ha[sd]|have|bears?|carr(?:y|ies)) "
+    r"(?:[\w-]+ ){0,2}?(?:promise|potential)\b"
+    r"|\b(?:is|are|seems?|appears?|remains?) (?:\w+ )?promising\b", re.IGNORECASE)
+"""What a sentence says a field or method promises ("ML ... shows promise for public health",
+"deep learning has great potential"): the word "shows" reads as a result, but a promise stated
+before a work says what it did is its background, the case for doing the work."""
+
+
+def promise_only(text: str) -> bool:
+    """Whether a sentence's only result word is a promise ("shows promise", "has potential"):
+    with the promise taken out, nothing in it reads as a result."""
+    return bool(PROMISE.search(text)) and not FACET_CUES["result"].search(PROMISE.sub(" ", text))
+
+
 INTRODUCTION_SECTIONS = re.compile(rf"{NUMBERED}(?:introduction|background|related work|"
                                    r"literature review|state of the art)\b", re.IGNORECASE)
 """Sections of a full text that set out what was known before the work: none of their
@@ -233,8 +276,14 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
     and reference-list debris are not statements and are left out. A title (the only passage of
     a work without an abstract) is quotable as a finding only when it states a result ("X
     reduces Y"); one that names a topic ("Machine Learning in Public Health: A Review") is
-    marked, like a sentence saying what a paper does, as never a finding."""
+    marked, like a sentence saying what a paper does, as never a finding. A sentence opening an
+    abstract whose only result word is a promise ("ML ... shows promise for public health",
+    :func:`promise_only`), before the abstract names the work or what it did, is background;
+    the same words once the work has reported ("RS-based regionalization demonstrates strong
+    potential...", closing an abstract after "we examined...") are its conclusion."""
     found = []
+    # whether the abstract has begun saying what the work did (unknown past its first piece)
+    reported = passage.section != "abstract" or passage.start > 0
     for start, end in split_sentences(passage.text):
         label = LABEL.match(passage.text, start, end)
         facet = None
@@ -249,9 +298,16 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             continue
         if reference_debris(text) or run_together(text):
             continue
-        facets = {name for name, cue in FACET_CUES.items() if cue.search(text)}
+        facets = {name for name, cue in FACET_CUES.items()
+                  if cue.search(text) and name != "limitation"}
+        if states_limitation(text):
+            facets.add("limitation")
         if facet:
             facets = {facet} | (facets & {"limitation"})
+        elif not reported and promise_only(text) and not THIS_WORK.search(text):
+            facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
+        reported = reported or facet in ("method", "result") or bool(
+            THIS_WORK.search(text) or PAPER_DOES.search(text))
         if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif others_statement(passage.section, text):
