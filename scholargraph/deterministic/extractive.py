@@ -278,7 +278,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
     reduces Y"); one that names a topic ("Machine Learning in Public Health: A Review") is
     marked, like a sentence saying what a paper does, as never a finding. A sentence opening an
     abstract whose only result word is a promise ("ML ... shows promise for public health",
-    :func:`promise_only`), before the abstract names the work or what it did, is background;
+    :func:`promise_only`), before the abstract names the work, what it did or a result, is
+    background;
     the same words once the work has reported ("RS-based regionalization demonstrates strong
     potential...", closing an abstract after "we examined...") are its conclusion."""
     found = []
@@ -306,7 +307,7 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
             facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
-        reported = reported or facet in ("method", "result") or bool(
+        reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
         if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
