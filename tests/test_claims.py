@@ -16,7 +16,12 @@ from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
 from scholargraph.agents.schemas import SubQuestion
-from scholargraph.deterministic.class_claims import class_claim_studies, measures_subject
+from scholargraph.deterministic.class_claims import (
+    about_a_class,
+    claim_subject,
+    class_claim_studies,
+    measures_subject,
+)
 from scholargraph.deterministic.extractive import rank_candidates
 from scholargraph.deterministic.questions import claim_clause, is_claim
 from scholargraph.deterministic.relevance import (
@@ -24,8 +29,6 @@ from scholargraph.deterministic.relevance import (
     CLAIM_REACH,
     EXCLUSION_NOT_TESTING,
     RELATION_MIN,
-    about_a_class,
-    claim_subject,
     works_testing_claim,
 )
 from scholargraph.deterministic.text import specific_words

@@ -18,7 +18,7 @@ gained). Both together fire on the broad claim and on none of the SciFact train 
 reviews were checked (see :func:`~scholargraph.deterministic.relevance.works_testing_claim`).
 
 :func:`class_claim_studies` finds them for a claim
-:func:`~scholargraph.deterministic.relevance.about_a_class`; a claim about one thing is left to
+:func:`about_a_class`; a claim about one thing is left to
 :func:`~scholargraph.deterministic.relevance.works_testing_claim` alone.
 """
 
@@ -28,11 +28,16 @@ import re
 from collections.abc import Sequence
 
 from scholargraph.deterministic.extractive import quotable, summary_passages
-from scholargraph.deterministic.relevance import about_a_class, claim_subject
+from scholargraph.deterministic.questions import concepts
 from scholargraph.deterministic.stance import spelled_out
+from scholargraph.deterministic.text import commonness, is_generic, words
 from scholargraph.rag.ranking import tokenize
 from scholargraph.records import Work
 
+CLASS_ZIPF = 3.5
+"""How common in English (wordfreq Zipf) every word of a claim's concepts must be for the claim
+to be about a whole class of things (:func:`about_a_class`): "surveillance" 4.2, "disease" 4.7,
+against "erlotinib" 1.5, "homocysteine" 2.1, "vectorial" 1.9."""
 CLASS_TITLE_SHARE = 0.5
 CLASS_MIN_WORKS = 5
 """A claim in everyday words is taken to be about a whole class of things only when its subject
@@ -46,6 +51,33 @@ MEASURED = re.compile(r"\d+(?:[.,]\d+)*\s?%|[=<>]\s?\d|\b\d+[.,]\d+\b|"
                       r"\b(?!(?:19|20)\d\d\b)\d{2,}\b")
 """A number stating a measured result (a percentage, "AUC=0.85", "0.821", "9000 tweets"); a
 year alone is not one."""
+
+
+def about_a_class(claim: str) -> bool:
+    """Whether a claim is about a whole class of things ("Machine learning improves disease
+    surveillance in public health.") rather than one thing ("Erlotinib improves survival in
+    non-small cell lung cancer."): every word of its concepts is an everyday English word
+    (``CLASS_ZIPF``), none a technical term that names one drug, gene, compound or mechanism.
+
+    Such a claim is tested by studies of its members (a model that predicts suicide ideation
+    from a national survey, one that predicts opioid overdose), which state their results in
+    their own words, far from the claim's; a claim that names one thing is tested by studies
+    that name it too."""
+    found = [word for concept in claim_concepts(claim) for word in words(concept)
+             if word[:1].isalpha()]  # "76-85%" is a value, not a concept
+    return bool(found) and min(commonness(word.lower()) for word in found) >= CLASS_ZIPF
+
+
+def claim_concepts(claim: str) -> list[str]:
+    """The claim's concepts in reading order, one-word generic ones ("effect") left out."""
+    return [concept.text for concept in concepts(claim) if not is_generic(concept.text)]
+
+
+def claim_subject(claim: str) -> frozenset[str]:
+    """The stemmed words of a claim's subject: its first concept ("machine learning" in
+    "Machine learning improves disease surveillance..."); empty when it has none."""
+    found = claim_concepts(claim)
+    return frozenset(tokenize(found[0])) if found else frozenset()
 
 
 def result_sentences(work: Work, claim: str) -> list[str]:
@@ -74,7 +106,7 @@ def class_claim_studies(claim: str, works: Sequence[Work]) -> set[str]:
     """The ids of the works that test a claim about a whole class of things by a measured
     result about its subject (:func:`measures_subject`), wherever they rank against the claim;
     empty for a claim about one thing: one that names a technical term
-    (:func:`~scholargraph.deterministic.relevance.about_a_class`) or whose subject most of the
+    (:func:`about_a_class`) or whose subject most of the
     works found do not name (:func:`subject_of_most`)."""
     if not is_class_claim(claim, [work.title for work in works]):
         return set()

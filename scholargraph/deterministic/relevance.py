@@ -31,8 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scholargraph.agents.schemas import Finding, SubQuestion
-from scholargraph.deterministic.questions import concepts
-from scholargraph.deterministic.text import commonness, content_words, is_generic, words
+from scholargraph.deterministic.text import content_words
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import terms_named, tokenize
 from scholargraph.rag.works import WorkRelevance
@@ -67,10 +66,7 @@ CLAIM_MARGIN = 0.04
 """Without an embedding model (no sentence closeness to read), a work is included only within
 this much of the best-ranked work's fused score: words alone cannot tell a study of the claim
 from one on its topic."""
-CLASS_ZIPF = 3.5
-"""How common in English (wordfreq Zipf) every word of a claim's concepts must be for the claim
-to be about a whole class of things (:func:`about_a_class`): "surveillance" 4.2, "disease" 4.7,
-against "erlotinib" 1.5, "homocysteine" 2.1, "vectorial" 1.9."""
+
 
 
 def topic_terms(text: str) -> frozenset[str]:
@@ -97,33 +93,6 @@ def term_share(terms: frozenset[str], text: str) -> float:
 
 def work_text(work: Work) -> str:
     return f"{work.title} {work.abstract or ''} {work.full_text or ''}"
-
-
-def about_a_class(claim: str) -> bool:
-    """Whether a claim is about a whole class of things ("Machine learning improves disease
-    surveillance in public health.") rather than one thing ("Erlotinib improves survival in
-    non-small cell lung cancer."): every word of its concepts is an everyday English word
-    (``CLASS_ZIPF``), none a technical term that names one drug, gene, compound or mechanism.
-
-    Such a claim is tested by studies of its members (a model that predicts suicide ideation
-    from a national survey, one that predicts opioid overdose), which state their results in
-    their own words, far from the claim's; a claim that names one thing is tested by studies
-    that name it too."""
-    found = [word for concept in claim_concepts(claim) for word in words(concept)
-             if word[:1].isalpha()]  # "76-85%" is a value, not a concept
-    return bool(found) and min(commonness(word.lower()) for word in found) >= CLASS_ZIPF
-
-
-def claim_concepts(claim: str) -> list[str]:
-    """The claim's concepts in reading order, one-word generic ones ("effect") left out."""
-    return [concept.text for concept in concepts(claim) if not is_generic(concept.text)]
-
-
-def claim_subject(claim: str) -> frozenset[str]:
-    """The stemmed words of a claim's subject: its first concept ("machine learning" in
-    "Machine learning improves disease surveillance..."); empty when it has none."""
-    found = claim_concepts(claim)
-    return frozenset(tokenize(found[0])) if found else frozenset()
 
 
 def works_testing_claim(ranked: Sequence[WorkRelevance],
@@ -176,7 +145,8 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     claim about one thing needs more than titles.
 
     Kept instead (issue 22): a claim is about a class when every word of its concepts is an
-    everyday English word (:func:`about_a_class`, Zipf ``CLASS_ZIPF``) and most of its
+    everyday English word (:func:`~scholargraph.deterministic.class_claims.about_a_class`, Zipf
+    ``CLASS_ZIPF``) and most of its
     screened-in works name its subject in their titles
     (:func:`scholargraph.deterministic.class_claims.subject_of_most`); then every screened-in
     work that reports a measured result about its subject is included too, after the others
