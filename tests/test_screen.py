@@ -25,8 +25,9 @@ import pytest
 
 import scholargraph
 from scholargraph.cli import main
+from scholargraph.screening import learner
 from scholargraph.screening.labels import LabelsError, append_label, read_labels
-from scholargraph.screening.learner import normal_scores
+from scholargraph.screening.learner import Ranker, build_features, normal_scores
 from scholargraph.screening.relevance import standardised
 from scholargraph.screening.session import open_session
 from scholargraph.screening.stopping import (
@@ -240,6 +241,30 @@ def test_scores_are_joined_by_rank_so_one_extreme_value_sets_no_order():
     assert np.allclose(normal_scores(skewed) + normal_scores(reverse), 0)
     assert np.allclose(normal_scores(skewed), normal_scores(np.arange(10.0)))
     assert abs(normal_scores(skewed).mean()) < 1e-9 and abs(normal_scores(skewed).std() - 1) < 1e-9
+
+
+def test_records_the_question_ranks_lowest_teach_the_classifier_what_is_off_topic(monkeypatch):
+    """From the first include, the undecided records at the bottom of the zero-shot score count
+    as light excludes: a record sharing words only with them falls below one that shares words
+    with nothing labelled, which the person's two decisions alone cannot tell apart."""
+    on_topic = [f"machine learning for public health surveillance of outbreaks, study {i}"
+                for i in range(6)]
+    off_topic = [f"latent class dependence in survey data, variant {i}" for i in range(6)]
+    probes = ["latent class dependence of answers", "quantum spin lattice of magnets"]
+    missed = ["machine learning for public health surveillance, a study the question missed"]
+    texts = on_topic + probes + off_topic + missed
+    prior = np.array([10.0 - i for i in range(6)] + [0.0, 0.0] + [-10.0 - i for i in range(7)])
+    features = build_features(texts, prior, None)
+    labels = {0: True, 5: False, 14: True}  # the last: an include the zero-shot score put lowest
+    ranker = Ranker(features)
+    pseudo = ranker.pseudo_excluded(labels)
+    assert 14 not in pseudo and set(pseudo) == set(range(1, 5)) | set(range(6, 14))
+    latent, quantum = 6, 7
+    scores = ranker.scores(labels)
+    assert scores[latent] < scores[quantum]
+    monkeypatch.setattr(learner, "PSEUDO_EXCLUDES", 0)  # the person's decisions alone
+    alone = Ranker(features).scores(labels)
+    assert alone[latent] >= alone[quantum]
 
 
 # ---------------------------------------------------------------- the stop estimate
