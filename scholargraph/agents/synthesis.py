@@ -43,7 +43,14 @@ from scholargraph.deterministic.extractive import (
 )
 from scholargraph.deterministic.questions import is_claim, is_question, statement
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
-from scholargraph.deterministic.stance import about_subject, compare, reading, stance
+from scholargraph.deterministic.stance import (
+    about_subject,
+    affirmed,
+    compare,
+    reading,
+    stance,
+    tests_relation,
+)
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import chunk_work, split_sentences
@@ -333,12 +340,19 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     for work in papers:
         own = [c for c in ranked if c.work_id == work.id
                and "result" in c.facets and "background" not in c.facets][:STANCE_SENTENCES]
+        if not own and ranked and work.id == ranked[0].work_id:
+            own = [c for c in ranked if c.work_id == work.id and not c.facets][:STANCE_SENTENCES]
         if not own:  # it states no result on the claim's subject: it reads neither way
             stances.append(WorkStance(work_id=work.id, reading="neither"))
             continue
         text = f"{work.title or ''} {work.abstract or ''}"  # where its abbreviations are defined
         readings = [(reading(claim, c.quote.text, text, work.title or ""), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
+        if read == "neither" and ranked and work.id == ranked[0].work_id:
+            read = affirmed(claim, chosen.quote.text, text)
+        elif read != "neither" and ranked and work.id != ranked[0].work_id and not (
+                tests_relation(claim, chosen.quote.text, text, work.title or "")):
+            read = "neither"
         stances.append(WorkStance(work_id=work.id, reading=read, quote=chosen.quote))
         if work.id not in quoted:
             added.append(chosen.finding(itself.id))

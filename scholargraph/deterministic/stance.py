@@ -42,7 +42,8 @@ NULL_CUES = re.compile("|".join([
     r"\bfail(?:ed|s|ure)?\s+to\s+\w+",
     rf"\blittle (?:or no )?(?:\w+\s+)?{_NULL_NOUN}\b",
     (r"\b(?:non-?significant\w*|insignificant\w*|unchanged|unaffected|unrelated|ineffective|"
-     r"independent of|comparable|similar|indistinguishable|did not differ)\b"),
+     r"independent of(?!(?:\s+\w+){0,6}?\s+(?:factors?|confounders?|covariates?)\b)|comparable|"
+     r"similar|indistinguishable|did not differ)\b"),
     r"\black of (?:\w+\s+)?(?:association|effect|benefit|difference|correlation)\b",
     r"\bp\s*(?:>|≥|=\s*0\.[1-9])",
     r"\b(?:was|were|is|are|remained|remains?)\s+lacking\b",
@@ -491,7 +492,8 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     relation = compare(claimed, found)
     outcome = claim_outcome(claimed)
     if relation is not None and relation.relation == "oppose":
-        if (len(relation.shared) < OUTCOME_TERMS_MIN or not about_subject(claim, sentence)
+        if (len(relation.shared) < (1 if claimed.main == "null" else OUTCOME_TERMS_MIN)
+                or not about_subject(claim, sentence)
                 or not found.terms & outcome):
             return "neither"
         return "no effect" if relation.second == "null" else "contradicts"
@@ -509,6 +511,44 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
         return "supports"  # read loosely: only a result on the claim's subject counts
     return "neither"
 
+
+
+def affirmed(claim: str, sentence: str, context: str = "") -> Reading:
+    """How the result sentence of the study that tests a claim most directly bears on it when
+    its direction words do not (:func:`reading` found it "neither"): a sentence that names the
+    claim's subject (:func:`about_subject`) and its outcome (:func:`claim_outcome`), states no
+    null result and no change the other way, affirms the claim's relation in its own words
+    ("major tissue-resident macrophage populations ... are established prior to birth" against
+    "Adult tissue-resident macrophages are seeded before birth"): it supports the claim, or
+    contradicts it when the claim denies the relation ("Bone marrow cells don't contribute to
+    adult macrophage compartments"). Any other sentence reads neither way."""
+    sentence = spelled_out(sentence, claim, context)
+    claimed, found = stance(claim), stance(sentence)
+    outcome = claim_outcome(claimed)
+    if (len(claimed.terms & found.terms) < CLAIM_TERMS_MIN or UNSETTLED.search(sentence)
+            or not found.terms & outcome or not about_subject(claim, sentence)
+            or "null" in found.directions):
+        return "neither"
+    claim_way, found_way = result_way(claimed), result_way(found, outcome)
+    if claim_way == "null" or (claim_way is None and claimed.main == "null"):
+        return "contradicts"
+    if found_way is not None and claim_way is not None and opposite(claim_way, found_way):
+        return "neither"
+    return "supports"
+
+
+def tests_relation(claim: str, sentence: str, context: str = "", title: str = "") -> bool:
+    """Whether a result sentence reports on the relation the claim states: it names the claim's
+    outcome (:func:`claim_outcome`), and it or the work's ``title`` names the claim's subject
+    (:func:`about_subject`). "Increased risk of breast cancer was noted with increased
+    birthweight" names the outcome of "Environmental factors can influence the development of
+    breast cancer" but not its subject; "AMPK rapidly inhibited the JAK-STAT pathway" the
+    subject of "AMPK activation reduces inflammation-related fibrosis in the lungs" but not its
+    outcome."""
+    sentence = spelled_out(sentence, claim, context)
+    found = stance(sentence)
+    return bool(found.terms & claim_outcome(stance(claim))) and about_subject(
+        claim, f"{title} {sentence}")
 
 _DEPENDENT = re.compile(r"\b([\w+]+)-(in)?dependent\b|\b(in)?dependent(?:ly)? (?:of|on) ([\w+]+)",
                         re.IGNORECASE)
@@ -567,7 +607,7 @@ def reversal(claim: str, claim_way: Direction | None, sentence: str,
     if not about_subject(claim, sentence):
         return None
     if {claim_way, found_way} == {"up", "down"} or (claim_way == "null"
-                                                   and found_way in ("up", "down")):
+                                                   and found_way in ("up", "down", "effect")):
         return "contradicts"
     if found_way == "null":
         return "no effect"
