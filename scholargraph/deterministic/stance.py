@@ -513,6 +513,11 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
 
 
 
+NEGATION = re.compile(rf"\b{_NEGATOR}\b|n't\b", re.IGNORECASE)
+"""A negation the direction words do not place ("were not established before birth"): a
+sentence carrying one is not read as affirming the claim's relation."""
+
+
 def affirmed(claim: str, sentence: str, context: str = "") -> Reading:
     """How the result sentence of the study that tests a claim most directly bears on it when
     its direction words do not (:func:`reading` found it "neither"): a sentence that names the
@@ -527,11 +532,11 @@ def affirmed(claim: str, sentence: str, context: str = "") -> Reading:
     outcome = claim_outcome(claimed)
     if (len(claimed.terms & found.terms) < CLAIM_TERMS_MIN or UNSETTLED.search(sentence)
             or not found.terms & outcome or not about_subject(claim, sentence)
-            or "null" in found.directions):
+            or "null" in found.directions or NEGATION.search(sentence)):
         return "neither"
     claim_way, found_way = result_way(claimed), result_way(found, outcome)
-    if claim_way == "null" or (claim_way is None and claimed.main == "null"):
-        return "contradicts"
+    if claim_way == "null" or claimed.main == "null" or NEGATION.search(claim):
+        return "neither"
     if found_way is not None and claim_way is not None and opposite(claim_way, found_way):
         return "neither"
     return "supports"
