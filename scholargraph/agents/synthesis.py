@@ -47,8 +47,8 @@ from scholargraph.deterministic.stance import (
     about_subject,
     compare,
     reading,
+    reports_on_relation,
     stance,
-    tests_relation,
 )
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
@@ -339,7 +339,7 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     sentences of no marked kind when none is marked a result: an unstructured abstract states
     its result so ("In a series of 577 breast carcinomas, expression of ALDH1 ... correlated
     with poor prognosis"). Any other study is labelled only when its sentence tests the claim's
-    relation (:func:`~scholargraph.deterministic.stance.tests_relation`). Issue 22, fourth
+    relation (:func:`~scholargraph.deterministic.stance.reports_on_relation`). Issue 22, fourth
     pass, re-reading the dumped reviews of SciFact train claims (chosen on 0-399, held out
     400-808): label-f1 0.356 -> 0.384 and 0.389 -> 0.392, contradiction-recall and
     false-contradiction held out unchanged (0.287, 0.057). Reading the unclassified sentences
@@ -364,7 +364,7 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
         text = f"{work.title or ''} {work.abstract or ''}"  # where its abbreviations are defined
         readings = [(reading(claim, c.quote.text, text, work.title or ""), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
-        if read != "neither" and not direct and not tests_relation(
+        if read != "neither" and not direct and not reports_on_relation(
                 claim, chosen.quote.text, text, work.title or ""):
             read = "neither"
         stances.append(WorkStance(work_id=work.id, reading=read, quote=chosen.quote))

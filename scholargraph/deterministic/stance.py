@@ -519,7 +519,7 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     return "neither"
 
 
-def tests_relation(claim: str, sentence: str, context: str = "", title: str = "") -> bool:
+def reports_on_relation(claim: str, sentence: str, context: str = "", title: str = "") -> bool:
     """Whether a result sentence reports on the relation the claim states: it names the claim's
     outcome (:func:`claim_outcome`), and it or the work's ``title`` names the claim's subject
     (:func:`about_subject`). "Higher birthweight increased the risk of stroke" names the outcome
