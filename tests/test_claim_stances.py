@@ -131,16 +131,18 @@ def test_the_balance_line_counts_each_reading_and_cites_each_study():
                WorkStance(work_id="c", reading="supports", citation=3),
                WorkStance(work_id="d", reading="no effect", citation=4),
                WorkStance(work_id="e", reading="no effect", citation=5)]
-    assert balance_line(stances) == ("Of the 5 included studies read against the claim, 2 "
-                                     "support it [1][3], 1 contradicts it [2], 2 find no "
-                                     "effect [4][5].")
+    assert balance_line(stances) == ("Of the 5 included studies, 2 support the claim [1][3], "
+                                     "1 contradicts it [2], 2 find no effect [4][5].")
     assert balance_line([]) == ""
     assert balance_line([WorkStance(work_id="a", reading="supports", citation=2)]) == (
-        "The one included study supports it [2].")
+        "The one included study supports the claim [2].")
     silent = WorkStance(work_id="b", reading="neither")  # states no result: not cited for one
     assert balance_line([stances[0], silent]) == (
-        "Of the 2 included studies read against the claim, 1 supports it [1], 1 reads neither "
-        "way.")
+        "Of the 2 included studies, 1 supports the claim [1], 1 neither supports nor "
+        "contradicts it.")
+    assert balance_line([stances[3], silent]) == (
+        "Of the 2 included studies, 1 finds no effect [4], 1 neither supports nor contradicts "
+        "the claim.")
 
 
 BROAD_CLAIM = "Machine learning improves disease surveillance in public health."
@@ -176,7 +178,8 @@ def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_re
         assert about_subject(BROAD_CLAIM, text), text
     quoted = [f.text for f in broad_review.findings]
     assert not any(PAPER_DOES.search(text) for text in quoted)
-    assert "supports it [" in broad_review.summary or "support it [" in broad_review.summary
+    assert "supports the claim [" in broad_review.summary or (
+        "support the claim [" in broad_review.summary)
 
 
 def test_a_sentence_leaving_the_question_open_reads_neither_way():
