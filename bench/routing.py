@@ -136,7 +136,8 @@ def main() -> int:
                         help="also print how each of the bench's own questions routes")
     args = parser.parse_args()
     embedder = None if args.cues_only else field_embedder(get_settings())
-    print(f"reading: {'cue words only' if embedder is None else 'cue words, then ' + embedder.name}")
+    reading = "cue words only" if embedder is None else f"cue words, then {embedder.name}"
+    print(f"reading: {reading}")
     if args.questions:
         print_questions(embedder)
     if not EVALDATA.exists():
