@@ -400,9 +400,12 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     if against:
         parts.append(f"{_count(against, 'finding')} report evidence against the question as "
                      "stated.")
-    parts.append(f"{_count(counts.contradictions, 'contradiction')} and "
-                 f"{_count(counts.agreements, 'agreement')} between sources are set side by "
-                 "side below.")
+    if counts.contradictions or counts.agreements:
+        parts.append(f"{_count(counts.contradictions, 'contradiction')} and "
+                     f"{_count(counts.agreements, 'agreement')} between sources are set side by "
+                     "side below.")
+    else:
+        parts.append("No two sources contradict or explicitly agree with each other.")
     return " ".join(parts)
 
 
