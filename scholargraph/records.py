@@ -26,6 +26,8 @@ from scholargraph.identifiers import (
 )
 
 _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+_PLACEHOLDER_HEADING = re.compile(r"<title>\s*UNSTRUCTURED\s*</title>", re.IGNORECASE)
+"""The heading JMIR gives an abstract that has no sections; OpenAlex serves it as text."""
 
 SourceStatus = Literal["ok", "empty", "error", "skipped"]
 WorkKind = Literal["article", "preprint", "chapter", "book", "web", "news", "material", "other"]
@@ -193,10 +195,13 @@ class Work(Record):
     @field_validator("title", "abstract", mode="before")
     @classmethod
     def _plain_text(cls, value: str | None) -> str | None:
-        """Markup stripped (JATS ``<sec><title>`` in OpenAlex abstracts, ``<i>`` in titles)."""
+        """Markup stripped (JATS ``<sec><title>`` in OpenAlex abstracts, ``<i>`` in titles),
+        also where the source escaped it ('&lt;i&gt;Online Journal...&lt;/i&gt;'), which
+        unescaping turns into markup; a bare '<' or '>' ('p < 0.05') is kept."""
         if not isinstance(value, str):
             return value
-        text = html.unescape(_MARKUP.sub(" ", value))
+        text = _MARKUP.sub(" ", _PLACEHOLDER_HEADING.sub(" ", value))
+        text = _MARKUP.sub(" ", html.unescape(text))
         return re.sub(r"\s+", " ", text).strip()
 
     @model_validator(mode="before")

@@ -24,6 +24,7 @@ from scholargraph.testing import fixture_bytes
 
 LANCET, HEALTH_SECURITY, OSF = ("10.1016/s2589-7500(22)00097-8", "10.1089/hs.2020.0194",
                                 "10.31219/osf.io/ndp8m")
+CHESS, OJPHI_PREPRINT = "10.53553/jch.v08i01.002", "10.2196/preprints.50243"
 
 
 def recorded(doi: str) -> Work:
@@ -48,6 +49,30 @@ def test_control_characters_are_stripped_when_the_record_is_made() -> None:
         "Deeplearning for surveillance", ["Abad, Zahra"], "e1")
     assert work.abstract == "Line one. Line two. Page two."  # breaks kept, then spaced
     assert clean_text("plain text, tabs\tand\nlines") == "plain text, tabs\tand\nlines"
+
+
+def test_mojibake_is_decoded_back_when_the_record_is_made() -> None:
+    raw = json.loads(fixture_bytes("openalex/peneira_works.json"))["results"]
+    [item] = [i for i in raw if (i.get("doi") or "").endswith(CHESS)]
+    assert "chess\u00e2\u20ac\x9d" in item["abstract_inverted_index"]  # as OpenAlex serves it
+    abstract = recorded(CHESS).abstract or ""
+    assert "leading to \u201cadvanced chess\u201d can be used" in abstract
+    assert "\u00e2\u20ac" not in abstract
+    # text that only looks foreign is left as it is
+    kept = "R\u00e9nyi\u2013Ulam na\u00efve caf\u00e9 \u201cquoted\u201d 10 \u00b5m \u00b15"
+    assert clean_text(kept) == kept
+
+
+def test_escaped_markup_and_placeholder_headings_never_reach_the_abstract() -> None:
+    raw = json.loads(fixture_bytes("openalex/peneira_works.json"))["results"]
+    [item] = [i for i in raw if (i.get("doi") or "").endswith(OJPHI_PREPRINT)]
+    served = item["abstract_inverted_index"]
+    assert {"<title>UNSTRUCTURED</title>", "&lt;i&gt;Online"} <= set(served)
+    abstract = recorded(OJPHI_PREPRINT).abstract or ""
+    assert abstract.startswith("Founded in 2009, the Online Journal of Public Health Informatics")
+    assert "<" not in abstract and "UNSTRUCTURED" not in abstract
+    assert Work(title="t", abstract="p &lt; 0.05 in &lt;i&gt;vivo&lt;/i&gt;").abstract == (
+        "p < 0.05 in vivo")
 
 
 def test_a_sentence_run_into_the_next_is_split_at_its_full_stop() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import ftfy
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 from wordfreq import zipf_frequency
 
@@ -37,15 +38,27 @@ word (soft hyphen, zero-width space, word joiner, byte-order marks; zero-width j
 some scripts need, are kept)."""
 
 
+_MOJIBAKE = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
+    "\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]")
+"""A character that starts a UTF-8 sequence read as Windows-1252 or Latin-1, followed by one
+that continues it ('\u00e2\u20ac\u0153' for a left double quote): the mark of mojibake, checked
+before asking ftfy, whose own check would also read Crossref's lone sorting marks as text."""
+
+
 def clean_text(text: str) -> str:
-    """``text`` without control characters and invisible format characters.
+    """``text`` without mojibake, control characters and invisible format characters.
 
     Sources pass through bytes no reader should see: Crossref's sorting marks around a
     journal's article ('\\x98The \\x9cLancet. Digital health'), a stray NUL or form feed from a
-    PDF, a zero-width space inside a word. Line breaks and tabs are kept (full text keeps its
-    layout), other line and page breaks become line breaks, and every other C0 and C1 control
-    character is dropped.
+    PDF, a zero-width space inside a word, and UTF-8 that went through a Windows-1252 decoder on
+    its way into OpenAlex ('leading to \u00e2\u20ac\u0153advanced chess\u00e2\u20ac\\x9d'). The
+    mojibake is decoded back by ftfy first, while its last byte (a C1 character) is still there;
+    then line breaks and tabs are kept (full text keeps its layout), other line and page breaks
+    become line breaks, and every other C0 and C1 control character is dropped.
     """
+    if _MOJIBAKE.search(text):
+        text = ftfy.fix_encoding(text)
     if text.isprintable():
         return text
     return _UNWANTED.sub("", _BREAKS.sub("\n", text))
