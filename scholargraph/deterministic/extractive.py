@@ -36,7 +36,6 @@ from scholargraph.deterministic.relevance import (
     topic_terms,
     work_text,
 )
-from scholargraph.exports.screening import label
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
     Comparison,
@@ -46,6 +45,7 @@ from scholargraph.deterministic.stance import (
     surface_terms,
 )
 from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
+from scholargraph.exports.screening import label
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
@@ -272,8 +272,8 @@ def advice_only(text: str) -> bool:
 
 
 OPINION_PIECE = re.compile(
-    r"(?<![a-z])(?:in|with) this (?:brief |short )?(?:commentary|editorial|perspective|viewpoint|essay|"
-    r"opinion piece|op-ed)\b"
+    r"(?<![a-z])(?:in|with) this (?:brief |short )?(?:commentary|editorial|perspective|"
+    r"viewpoint|essay|opinion piece|op-ed)\b"
     r"|\bthis (?:commentary|editorial|viewpoint|essay) (?:\w+ )?(?:argues|describes|discusses|"
     r"proposes|offers|calls|considers|outlines)\b", re.IGNORECASE)
 """A work saying it is an opinion piece ("In this commentary, we briefly describe ... and
@@ -291,16 +291,18 @@ def opinion_piece(work: Work) -> bool:
 
 
 def opinion_gap(papers: list[Work]) -> list[str]:
-    """The line saying which included works are opinion pieces (:func:`opinion_piece`), so
-    quote no finding, or none when there are none."""
+    """The line naming the included works that are opinion pieces (:func:`opinion_piece`) and
+    so quote no finding; none when there are none."""
     pieces = [work for work in papers if opinion_piece(work)]
     if not pieces:
         return []
     named = "; ".join(f"{label(work)} ({work.year})" if work.year else label(work)
                       for work in pieces)
-    return [f"{counted(len(pieces), 'included work')} {'is' if len(pieces) == 1 else 'are'} "
-            f"commentary or opinion, reporting no study of {'its' if len(pieces) == 1 else 'their'}"
-            f" own, so no finding quotes {'it' if len(pieces) == 1 else 'them'}: {named}."]
+    if len(pieces) == 1:
+        return ["1 included work is a commentary or opinion piece and reports no study of its "
+                f"own; no finding quotes it: {named}."]
+    return [f"{len(pieces)} included works are commentaries or opinion pieces and report no "
+            f"study of their own; no finding quotes them: {named}."]
 
 
 INTRODUCTION_SECTIONS = re.compile(rf"{NUMBERED}(?:introduction|background|related work|"
