@@ -21,6 +21,7 @@ from scholargraph.errors import (
     InputError,
     ScholargraphError,
 )
+from scholargraph.wording import counted
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -180,9 +181,9 @@ def run_review(args: argparse.Namespace) -> int:
         failed = ", ".join(f.source for f in outcome.sources_failed)
         counts = outcome.counts
         print(f"wrote {args.out}/review.md and {len(written) - 1} more files: "
-              f"{counts.screened} works screened, "
-              f"{counts.included} included, {counts.findings} findings, "
-              f"{counts.cited_works} references"
+              f"{counted(counts.screened, 'work')} screened, "
+              f"{counts.included} included, {counted(counts.findings, 'finding')}, "
+              f"{counted(counts.cited_works, 'reference')}"
               + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
     return EXIT_OK
 

@@ -81,14 +81,15 @@ class ReviewOptions(ReviewContext):
         if self.library is not None:
             if not Path(self.library).expanduser().exists():
                 raise InputError(f"--library {self.library} does not exist")
-            if not load_library(Path(self.library).expanduser()):  # unreadable files say so
+            # unreadable files say so
+            if not load_library(Path(self.library).expanduser(), with_csv=True):
                 raise InputError(f"--library {self.library} holds no library file (.bib, .ris, "
-                                 ".json, .jsonl, .pdf, .nxml or .xml)")
+                                 ".json, .jsonl, .pdf, .nxml, .xml or .csv)")
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
         elif "library" in (self.sources or []) and not self.library_path():
             raise InputError("--sources library needs your records: give --library PATH (a file "
-                             "or folder of BibTeX, RIS, CSL-JSON, JSONL, PDF or JATS)")
+                             "or folder of BibTeX, RIS, CSL-JSON, JSONL, PDF, JATS or CSV)")
 
     def context(self, settings: Settings) -> ReviewContext:
         """The run's context: these options without the starting ones, with ``settings`` (the

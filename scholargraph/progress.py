@@ -61,10 +61,37 @@ def _describe(node: str, update: dict[str, Any]) -> str | None:
     if node == "supervisor" and update.get("iteration", 1) > 1:
         return f"refinement round {update['iteration']}"
     if "search_log" in update:
-        entries = update["search_log"]
-        counts = ", ".join(f"{e.n_results} {e.status}" for e in entries) or "nothing to do"
-        return f"{node}: {len(entries)} queries -> {counts}"
+        return f"{node}: {searched(update['search_log'])}"
     return None
+
+
+ERROR_CHARS = 80
+"""How much of a failed query's error the progress line quotes (the run log has all of it)."""
+
+
+def searched(entries: list[Any]) -> str:
+    """What a source's queries brought, in words: "1 query -> 20 records", "3 queries -> 32
+    records (25 + 7 + 0)", with the queries that failed or were skipped named and counted."""
+    if not entries:
+        return "no queries"
+    answered = [e.n_results for e in entries if e.status in ("ok", "empty")]
+    parts = []
+    if answered:
+        each = f" ({' + '.join(map(str, answered))})" if len(answered) > 1 and any(answered) else ""
+        parts.append(counted(sum(answered), "record") + each)
+    failed = [e for e in entries if e.status == "error"]
+    if failed:
+        errors = list(dict.fromkeys(_short(e.error or "no reason given") for e in failed))
+        parts.append(f"{len(failed)} failed ({'; '.join(errors)})")
+    skipped = sum(e.status == "skipped" for e in entries)
+    if skipped:
+        parts.append(f"{skipped} skipped")
+    return f"{counted(len(entries), 'query', 'queries')} -> {', '.join(parts)}"
+
+
+def _short(error: str) -> str:
+    error = " ".join(error.split())
+    return error if len(error) <= ERROR_CHARS else error[:ERROR_CHARS - 3].rstrip() + "..."
 
 
 class ProgressPrinter:

@@ -278,15 +278,17 @@ class Report(Record):
 BALANCE_WORDS = (("supports", "supports it", "support it"),
                  ("contradicts", "contradicts it", "contradict it"),
                  ("no effect", "finds no effect", "find no effect"),
-                 ("neither", "reads neither way", "read neither way"))
+                 ("neither", "neither supports nor contradicts it",
+                  "neither support nor contradict it"))
 """Each reading, as the balance line says it of one study and of several."""
 
 
 def balance_line(stances: list[WorkStance]) -> str:
-    """The balance of the studies that test a claim, each cited: "Of the 4 included studies read
-    against the claim, 2 support it [1][3], 1 contradicts it [2], 1 finds no effect [4]."; a
-    study not cited (it states no result) is counted without a number; empty without
-    stances."""
+    """The balance of the studies that test a claim, each cited: "Of the 4 included studies, 2
+    support the claim [1][3], 1 contradicts it [2], 1 finds no effect [4]."; a study not cited
+    (it states no result) is counted without a number; empty without stances. The claim is
+    named where the line first points at it ("Of the 5 included studies read against the
+    claim, 1 supports it" read to scientists as if the studies opposed it)."""
     if not stances:
         return ""
     parts = []
@@ -296,9 +298,10 @@ def balance_line(stances: list[WorkStance]) -> str:
         if count:
             cited = "".join(f"[{number}]" for number in numbers)
             parts.append(f"{count} {one if count == 1 else several}{' ' + cited if cited else ''}")
+    line = ", ".join(parts).replace(" it", " the claim", 1)
     if len(stances) == 1:
-        return f"The one included study {parts[0].removeprefix('1 ')}."
-    return f"Of the {len(stances)} included studies read against the claim, {', '.join(parts)}."
+        return f"The one included study {line.removeprefix('1 ')}."
+    return f"Of the {len(stances)} included studies, {line}."
 
 
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import pytest
 
-from scholargraph.agents.schemas import SubQuestion, WorkStance
-from scholargraph.deterministic.extractive import PAPER_DOES, extractive_draft, rank_candidates
+from scholargraph.agents.schemas import Draft, Quote, SubQuestion, WorkStance
+from scholargraph.deterministic.extractive import (
+    PAPER_DOES,
+    Candidate,
+    extractive_draft,
+    rank_candidates,
+)
 from scholargraph.deterministic.stance import (
     about_subject,
     long_forms,
     numbers_disagree,
     proportions,
     reading,
+    reports_on_relation,
     spelled_out,
     stance,
 )
@@ -125,16 +131,18 @@ def test_the_balance_line_counts_each_reading_and_cites_each_study():
                WorkStance(work_id="c", reading="supports", citation=3),
                WorkStance(work_id="d", reading="no effect", citation=4),
                WorkStance(work_id="e", reading="no effect", citation=5)]
-    assert balance_line(stances) == ("Of the 5 included studies read against the claim, 2 "
-                                     "support it [1][3], 1 contradicts it [2], 2 find no "
-                                     "effect [4][5].")
+    assert balance_line(stances) == ("Of the 5 included studies, 2 support the claim [1][3], "
+                                     "1 contradicts it [2], 2 find no effect [4][5].")
     assert balance_line([]) == ""
     assert balance_line([WorkStance(work_id="a", reading="supports", citation=2)]) == (
-        "The one included study supports it [2].")
+        "The one included study supports the claim [2].")
     silent = WorkStance(work_id="b", reading="neither")  # states no result: not cited for one
     assert balance_line([stances[0], silent]) == (
-        "Of the 2 included studies read against the claim, 1 supports it [1], 1 reads neither "
-        "way.")
+        "Of the 2 included studies, 1 supports the claim [1], 1 neither supports nor "
+        "contradicts it.")
+    assert balance_line([stances[3], silent]) == (
+        "Of the 2 included studies, 1 finds no effect [4], 1 neither supports nor contradicts "
+        "the claim.")
 
 
 BROAD_CLAIM = "Machine learning improves disease surveillance in public health."
@@ -170,7 +178,8 @@ def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_re
         assert about_subject(BROAD_CLAIM, text), text
     quoted = [f.text for f in broad_review.findings]
     assert not any(PAPER_DOES.search(text) for text in quoted)
-    assert "supports it [" in broad_review.summary or "support it [" in broad_review.summary
+    assert "supports the claim [" in broad_review.summary or (
+        "support the claim [" in broad_review.summary)
 
 
 def test_a_sentence_leaving_the_question_open_reads_neither_way():
@@ -325,3 +334,63 @@ def test_evidence_said_to_be_lacking_is_no_effect():
     claim = "Headaches are correlated with cognitive impairment in older adults."
     assert reading(claim, "Evidence that headache in older adults was associated with cognitive "
                           "impairment was lacking.") == "no effect"
+
+
+def test_a_claim_of_no_relation_is_contradicted_by_an_association_on_its_outcome():
+    """A claim that two things are unrelated names its outcome once: one shared term around the
+    cues is enough for an association on it to contradict the claim."""
+    claim = "Exposure to traffic noise is unrelated to sleep quality."
+    assert reading(claim, "Traffic noise exposure at night was associated with poorer "
+                          "sleep.") == "contradicts"
+    assert reading(claim, "Traffic noise exposure at night was not associated with poorer "
+                          "sleep.") != "contradicts"
+
+
+def test_independent_of_the_factors_adjusted_for_is_no_null_result():
+    sentence = ("The association between the variant and increased risk of coronary artery "
+                "disease was independent of traditional cardiovascular and socioeconomic risk "
+                "factors.")
+    assert stance(sentence).main == "up"
+    assert reading("The variant increases the risk of coronary artery disease in older men.",
+                   sentence) == "supports"
+    assert stance("Survival was independent of age.").main == "null"
+
+
+STATIN_CLAIM = "Statins lower the risk of stroke in older adults."
+
+
+def test_a_sentence_tests_the_claims_relation_when_it_names_its_subject_and_outcome():
+    assert reports_on_relation(STATIN_CLAIM, "Statins lowered stroke incidence by a fifth.")
+    assert not reports_on_relation(STATIN_CLAIM, "Higher birthweight increased the risk of stroke.")
+    assert not reports_on_relation(STATIN_CLAIM, "Statins lowered LDL cholesterol in older adults.")
+    assert reports_on_relation(STATIN_CLAIM, "Stroke incidence fell by a fifth.",
+                          title="Statins and stroke in older adults: a cohort study")
+
+
+def _candidate(owner: Work, text: str, facets: frozenset[str], relevance: float) -> Candidate:
+    passage = _passage(owner, text)
+    return Candidate(quote=Quote(passage_id=passage.id, start=0, end=len(text), text=text),
+                     work_id=owner.id, year=owner.year, facets=facets, relevance=relevance)
+
+
+def test_the_most_direct_study_is_read_from_an_unclassified_sentence_and_others_must_test_it():
+    """The first-ranked study of an unstructured abstract states its result in a sentence of
+    no marked kind, and is read from it; a lower-ranked study whose result is on the claim's
+    subject but another outcome (LDL cholesterol, not stroke) carries no label, though it
+    stays included and is still quoted."""
+    from scholargraph.agents.synthesis import with_stances
+    cohort, trial = _work("cohort"), _work("trial")
+    ranked = [
+        _candidate(cohort, "Among 4,000 older adults, statins lowered the risk of stroke by a "
+                           "fifth.", frozenset(), 0.9),
+        _candidate(trial, "Statins lowered LDL cholesterol in older adults.",
+                   frozenset({"result"}), 0.7),
+    ]
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {STATIN_CLAIM}",
+                         answer_shape="studies testing it")
+    draft = with_stances(Draft(summary="", findings=[]), STATIN_CLAIM, itself, ranked,
+                         [cohort, trial])
+    readings = {s.work_id: s.reading for s in draft.stances}
+    assert readings == {cohort.id: "supports", trial.id: "neither"}
+    assert reading(STATIN_CLAIM, ranked[1].quote.text) == "supports"  # read alone, it would
+    assert {f.passage_ids[0].split("#")[0] for f in draft.findings} == {cohort.id, trial.id}

@@ -169,7 +169,7 @@ def test_each_study_of_a_claim_is_read_against_it_and_the_balance_cites_them(cla
         passage = claim_review.passage(stance.quote.passage_id)
         assert passage.text[stance.quote.start:stance.quote.end] == stance.quote.text
     assert claim_review.summary.endswith(
-        "Of the 2 included studies read against the claim, 2 support it [1][2].")
+        "Of the 2 included studies, 2 support the claim [1][2].")
 
 
 def test_works_merely_on_the_claims_topic_are_excluded_and_counted(claim_review):

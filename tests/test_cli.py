@@ -1,5 +1,6 @@
 """The command line's contract for bad input: exit 2 and one line on stderr, before any request."""
 
+import re
 
 import pytest
 
@@ -170,12 +171,12 @@ def test_progress_says_which_source_was_skipped_and_counts_findings_as_the_summa
     assert ("materials skipped: the question names a kind of material (lithium-ion cathode), "
             "not a compound") in err
     assert "every compound containing Li would not single out" in err
+    assert re.search(r"\bopenalex: \d+ quer(?:y|ies) -> \d+ records?\b", err), err
     code = main(["review", "machine learning for public health surveillance", "--out",
                  str(tmp_path / "ml"), "--sources", "openalex", "--max-iterations", "1"])
     assert code == 0
     err = capsys.readouterr().err
     import json
-    import re
 
     counts = json.loads((tmp_path / "ml" / "review.json").read_text())["counts"]
     said = [int(n) for n in re.findall(r"synthesis: (\d+) findings?", err)]

@@ -188,4 +188,4 @@ def test_a_trial_judged_highly_effective_supports_the_claim_asked_either_way(
     assert study.reading == "supports"
     assert study.quote is not None
     assert "highly effective" in study.quote.text or "compare favorably" in study.quote.text
-    assert report.summary.endswith("The one included study supports it [1].")
+    assert report.summary.endswith("The one included study supports the claim [1].")

@@ -83,7 +83,7 @@ def test_cli_summary_json_and_prisma_give_one_set_of_counts(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     line = done.stderr.strip().splitlines()[-1]
     cli = {name: int(number) for number, name in re.findall(
-        r"(\d+) (works screened|included|findings|references)", line)}
+        r"(\d+) (works? screened|included|findings?|references?)", line)}
     data = json.loads((out / "review.json").read_text())
     counts, prisma, findings = data["counts"], data["prisma"], data["findings"]
     assert cli == {"works screened": counts["screened"], "included": counts["included"],
@@ -96,6 +96,8 @@ def test_cli_summary_json_and_prisma_give_one_set_of_counts(tmp_path: Path):
     assert (f"screened {prisma['screened']} works, included {prisma['included']}, and cites "
             f"{counts['cited_works']} of them") in summary
     assert f"in {counts['findings']} findings" in summary
+    if not (counts["contradictions"] or counts["agreements"]):  # not "0 ... and 0 ..."
+        assert "No two sources contradict or explicitly agree with each other." in summary
     assert f"Records screened (n = {prisma['screened']})" in (out / "review.html").read_text()
 
 

@@ -305,3 +305,27 @@ def test_records_that_say_what_they_are_are_set_aside_by_criteria_excluding_thei
     assert "protocol" not in record_designs(
         "Opportunities for opioid overdose prediction", "See the PROVIDENT protocol for a "
         "randomized, population-based, community intervention trial.")
+
+
+def test_closeness_stands_in_for_a_concept_only_where_some_record_names_it(embedder):
+    """The recorded corpus holds no work on medical image segmentation. Asked about deep learning
+    for it, a paper on climate regions from satellite images, a commentary on chess and
+    medicine and an overview of machine learning in healthcare are each loosely close to the
+    phrase and name "deep learning" or "learning"; before, that closeness counted as addressing
+    it and all three were included. Beside a record that does name it, the same closeness
+    counts again (the loose bar, chosen for recall on the shared reviews, then keeps them)."""
+    works = {work.title: work for work in recorded_works()}
+    parts = ["Redefining climate regions", "Artificial Intelligence beyond Chess",
+             "Machine Learning in Healthcare"]
+    chosen = [next(w for title, w in works.items() if title.startswith(part)) for part in parts]
+    records = [(w.title, w.abstract or "") for w in chosen]
+    question = "deep learning for medical image segmentation"
+    decisions = screening_decisions(question, None, records, embedder=embedder)
+    for part, decision in zip(parts, decisions, strict=True):
+        assert decision.reason == "does not address: medical image segmentation", part
+    segmentation = ("Deep learning for medical image segmentation of brain tumours",
+                    "We trained a U-Net on 300 MRI scans; medical image segmentation of the "
+                    "tumours reached a Dice score of 0.87.")
+    beside = screening_decisions(question, None, [segmentation, *records], embedder=embedder)
+    assert beside[0].included
+    assert [d.included for d in beside[1:]] == [True, True, True]

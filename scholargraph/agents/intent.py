@@ -1,6 +1,9 @@
 """intent: what kind of question this is, its fields, time window and key terms; which tools run.
 
-The deterministic engine reads cue words; the LLM engine answers the same :class:`Intent` schema.
+The deterministic engine reads cue words, and, when no biomedical cue word matches, the
+question's meaning (:mod:`scholargraph.deterministic.fields`: the run's MiniLM against short
+sketches of fields), so that an everyday clinical question still asks PubMed. The LLM engine
+answers the same :class:`Intent` schema, checked against that reading.
 Either way the run context has the last word: explicit ``sources``, ``since`` and ``until``
 override what the question seems to ask.
 """
@@ -14,6 +17,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.agents.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.fields import field_embedder, reads_as_biomedical
 from scholargraph.deterministic.questions import asserts, is_question
 from scholargraph.deterministic.text import (
     chemical_formulas,
@@ -22,6 +26,7 @@ from scholargraph.deterministic.text import (
     year_window,
 )
 from scholargraph.engines import session_for
+from scholargraph.rag.embeddings import Embedder
 from scholargraph.sources.registry import agent_classes
 from scholargraph.state import ReviewState
 
@@ -39,7 +44,7 @@ KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
 BIOMEDICAL_CUES: dict[str, str] = {
     "clinical care and public health": (
         r"patient\w*|clinical|disease\w*|cancer\w*|tumou?r\w*|drug\w*|health\w*|\w*therap\w*|"
-        r"medic\w*|hospital\w*|infect\w*|vaccin\w*|epidemi\w*|mortality|diagnos\w*|"
+        r"medic(?!i\b)\w*|hospital\w*|infect\w*|vaccin\w*|epidemi\w*|mortality|diagnos\w*|"
         r"surveillance|covid\w*|pesticide\w*|dose\w*|trial\w*|surg\w*|aspirin|pharmac\w*|"
         r"pregnan\w*|maternal|infertil\w*"),
     "conditions and symptoms": (
@@ -113,11 +118,15 @@ def publication_window(question: str, this_year: int) -> tuple[int | None, int |
     return year_window(question, this_year)
 
 
-def detect_intent(question: str, *, this_year: int | None = None) -> Intent:
-    """The deterministic reading of a question."""
+def detect_intent(question: str, *, this_year: int | None = None,
+                  embedder: Embedder | None = None) -> Intent:
+    """The deterministic reading of a question. With ``embedder`` (the run's MiniLM), a question
+    no biomedical cue word names is biomedical too when its meaning reads so."""
     lowered = question.lower()
     kind = next((k for k, cue in KIND_CUES if re.search(cue, lowered)), "other")
     domains: list[Domain] = [d for d, cue in DOMAIN_CUES.items() if re.search(cue, lowered)]
+    if "biomedical" not in domains and reads_as_biomedical(question, embedder):
+        domains.insert(0, "biomedical")
     formulas = chemical_formulas(question)
     if formulas and "materials" not in domains:
         domains.append("materials")
@@ -161,8 +170,8 @@ EARLIEST_YEAR, LATEST_YEAR = 1800, 2100
 """The publication years a user may give (the same bounds as ``--since``/``--until``)."""
 
 
-def checked_intent(found: Intent, question: str, *, this_year: int | None = None
-                   ) -> tuple[Intent, list[str]]:
+def checked_intent(found: Intent, question: str, *, this_year: int | None = None,
+                   embedder: Embedder | None = None) -> tuple[Intent, list[str]]:
     """The model's intent with every value a user could not have given, or the question does not
     bear out, replaced by the deterministic reading (each with a note).
 
@@ -173,7 +182,7 @@ def checked_intent(found: Intent, question: str, *, this_year: int | None = None
     searchable (not blank, at most 80 characters).
     """
     this_year = this_year or date.today().year
-    rules = detect_intent(question, this_year=this_year)
+    rules = detect_intent(question, this_year=this_year, embedder=embedder)
     notes: list[str] = []
     update: dict = {}
 
@@ -217,15 +226,17 @@ def intent(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     question = state["cleaned_question"]
     notes: list[str] = []
+    embedder = field_embedder(context.run_settings)
     session = session_for(context, state)
     if session is None:
-        found = detect_intent(question)
+        found = detect_intent(question, embedder=embedder)
     else:
         found, notes = session.ask(
             Intent, system=SYSTEM, user=f"Question: {question}",
-            fallback=lambda: detect_intent(question), step="intent", max_tokens=INTENT_TOKENS,
+            fallback=lambda: detect_intent(question, embedder=embedder), step="intent",
+            max_tokens=INTENT_TOKENS,
         )
-        found, dropped = checked_intent(found, question)
+        found, dropped = checked_intent(found, question, embedder=embedder)
         notes = notes + dropped
     found = found.model_copy(update={
         "since": context.since if context.since is not None else found.since,

@@ -885,16 +885,32 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
         closest = (vectors @ embedder.embed_documents(clauses).T).max(axis=1)
     close = None
     if found:
-        close = _closeness(found, clauses, vectors, embedder)
+        close = _closeness(found, clauses, vectors, embedder, _named_somewhere(found, named))
     return _Signals(vectors=vectors, meaning=vectors @ _question_vector(topic, criteria, embedder),
                     question=vectors @ topic, criteria=closest, mentions=named, close=close,
                     lexical=lexical, design=design)
 
 
+def _named_somewhere(found: Sequence[Concept], named: Sequence[Mentions]) -> np.ndarray:
+    """Per concept, whether at least one record names it in words, not only in passing.
+
+    Closeness to a concept stands in for its words only where some records use them: a loose
+    cosine (``CONCEPT_COSINE``) with "medical image segmentation" means nothing in a search
+    that found no work on it, and there it let a paper on climate regions from satellite
+    images, a commentary on chess and medicine and an overview of machine learning in
+    healthcare address it (a review of deep learning for medical image segmentation over the
+    recorded corpus, which holds no such work). A criteria clause defining the concept still
+    counts (:func:`_closeness`). In each of the nine shared reviews every concept is named by
+    some record, so their decisions do not change, in full or in samples of 40 records."""
+    return np.array([any(n.named[j] for n in named if not n.in_passing)
+                     for j in range(len(found))], dtype=bool)
+
+
 def _closeness(found: Sequence[Concept], clauses: Sequence[str], vectors: np.ndarray,
-               embedder: Embedder) -> np.ndarray:
-    """records x concepts: each record's cosine with the concept, or with a clause of the
-    inclusion criteria that names the concept, whichever is closer.
+               embedder: Embedder, named_somewhere: np.ndarray) -> np.ndarray:
+    """records x concepts: whether each record is close to the concept (only for a concept
+    some record names, ``named_somewhere``), or to a clause of the inclusion criteria that
+    names the concept (always: the criteria are the reviewer's own words for it).
 
     The criteria say what the question's words mean: "environmental health" is, in one review's
     criteria, "the effect of a non-acute, non-communicable, environmental exposure on a health
@@ -909,7 +925,7 @@ def _closeness(found: Sequence[Concept], clauses: Sequence[str], vectors: np.nda
             texts.append(clause)
             owners.append(defined[0])
     cosines = vectors @ embedder.embed_documents(texts).T
-    close = cosines[:, :len(found)] >= CONCEPT_COSINE
+    close = (cosines[:, :len(found)] >= CONCEPT_COSINE) & named_somewhere
     for column, j in enumerate(owners[len(found):], start=len(found)):
         close[:, j] |= cosines[:, column] >= _clause_bar(cosines[:, column])
     return close

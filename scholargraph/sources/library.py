@@ -11,7 +11,10 @@
   pages and section headings (:mod:`scholargraph.fulltext.pdf`), so passages cite "p. 6";
 - ``.nxml`` / ``.xml`` JATS articles (a PMC download): metadata from the front matter, the body
   with its sections, captions and tables (:mod:`scholargraph.fulltext.jats`), so passages cite
-  "Results > Subgroups".
+  "Results > Subgroups";
+- ``.csv`` exports with ``title`` and ``abstract`` columns, for a review (``with_csv``): read by
+  ``scholargraph screen``'s own reader (:func:`scholargraph.screening.records.read_csv`), so the
+  two commands read the same files the same way.
 
 Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
 or parsed, or in which no record has a title, stops the run before any search with a
@@ -37,6 +40,7 @@ BM25, up to the request's limit. The path comes from the run's context
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import logging
@@ -83,7 +87,7 @@ def run_library_path() -> str | None:
 
 
 class LibraryAgent(SourceAgent):
-    """Searches the scientist's own records (BibTeX, RIS, CSL-JSON, JSONL, PDFs)."""
+    """Searches the scientist's own records (BibTeX, RIS, CSL-JSON, JSONL, PDFs, JATS, CSV)."""
 
     name = "library"
     order = 5
@@ -126,7 +130,7 @@ class LibraryAgent(SourceAgent):
         path = self.path()
         if path is None:
             raise LibraryError(f"no library given (--library PATH or {LIBRARY_ENV})")
-        every = load_library(path)
+        every = load_library(path, with_csv=True)
         works = [w for w in every if _in_window(w, request.since, request.until)]
         if request.query.startswith(EVERY_RECORD):
             return SourceResult(works=works, log_note=read_note(len(works), len(every), path))
@@ -187,32 +191,51 @@ def _contains(tokens: list[str], phrase: list[str]) -> bool:
 Reader = Callable[[Path], list[Work | None]]
 """A format's reader: one entry per record of the file, None for a record without a title."""
 
-def load_library(path: Path) -> list[Work]:
-    """Every record of the library file or folder (recursively), as works."""
+def load_library(path: Path, *, with_csv: bool = False) -> list[Work]:
+    """Every record of the library file or folder (recursively), as works; ``with_csv`` reads
+    CSV exports too (a review does; ``screen`` reads them itself, keeping each row's id)."""
+    readers = library_readers(with_csv)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in READERS)
+        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in readers)
     else:
         files = [path]
     signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
-    return list(_load(signature))
+    return list(_load(signature, with_csv))
 
 
 @lru_cache(maxsize=8)
-def _load(signature: tuple[tuple[str, int, int], ...]) -> tuple[Work, ...]:
+def _load(signature: tuple[tuple[str, int, int], ...], with_csv: bool) -> tuple[Work, ...]:
     """Works of the files in ``signature`` (name, mtime, size): re-read only when one changes."""
     works: list[Work] = []
+    readers = library_readers(with_csv)
     for name, _, _ in signature:
         path = Path(name)
-        reader = READERS.get(path.suffix.lower())
+        reader = readers.get(path.suffix.lower())
         if reader is None:
             raise LibraryError(f"{path}: not a library file; use .bib, .ris, .json (CSL-JSON), "
-                               ".jsonl, .pdf or a JATS .nxml/.xml")
+                               ".jsonl, .pdf, a JATS .nxml/.xml"
+                               + (" or a .csv with title and abstract columns" if with_csv
+                                  else ""))
         works += _read_one(path, reader)
     return tuple(works)
 
 
-PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError)
-"""What the format libraries raise on a file they cannot make sense of (bibtexparser, rispy)."""
+def library_readers(with_csv: bool) -> dict[str, Reader]:
+    """The readers by file suffix: :data:`READERS`, and the CSV reader when asked for."""
+    return {**READERS, ".csv": read_csv_works} if with_csv else READERS
+
+
+def read_csv_works(path: Path) -> list[Work | None]:
+    """A CSV export's rows with a title, read by ``screen``'s reader (one reader for both
+    commands: the same columns, the same refusal of a file with no 'title' column)."""
+    from scholargraph.screening.records import read_csv  # it builds on this module
+
+    return [record.work for record in read_csv(path)]
+
+
+PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, csv.Error)
+"""What the format libraries raise on a file they cannot make sense of (bibtexparser, rispy,
+the csv module)."""
 
 
 def _read_one(path: Path, reader: Reader) -> list[Work]:

@@ -1,0 +1,40 @@
+"""The progress lines read as English: "1 query", counts of records, failures named."""
+
+import io
+import json
+
+from scholargraph.progress import JsonlEvents, describe_update, searched
+from scholargraph.records import SearchLogEntry
+
+
+def entry(n: int, status: str = "ok", error: str | None = None) -> SearchLogEntry:
+    return SearchLogEntry(source="pubmed", query="vitamin d fractures", n_results=n,
+                          status=status, error=error)  # type: ignore[arg-type]
+
+
+def test_one_query_is_a_query_and_its_results_are_records():
+    assert describe_update("web", {"search_log": [entry(20)]}) == "web: 1 query -> 20 records"
+    assert searched([entry(1)]) == "1 query -> 1 record"
+
+
+def test_several_queries_give_a_total_and_each_query_s_share():
+    assert searched([entry(0, "empty"), entry(0, "empty")]) == "2 queries -> 0 records"
+    assert searched([entry(25), entry(7), entry(0, "empty")]) == (
+        "3 queries -> 32 records (25 + 7 + 0)")
+
+
+def test_failed_and_skipped_queries_are_named_with_their_reason():
+    line = searched([entry(12), entry(0, "error", "HTTP 503 from eutils"),
+                     entry(0, "error", "HTTP 503 from eutils"), entry(0, "skipped")])
+    assert line == "4 queries -> 12 records, 2 failed (HTTP 503 from eutils), 1 skipped"
+    long = searched([entry(0, "error", "read timed out " * 20)])
+    assert long.startswith("1 query -> 1 failed (read timed out") and long.endswith("...)")
+    assert searched([]) == "no queries"
+
+
+def test_the_jsonl_event_carries_the_same_summary_and_every_query():
+    stream = io.StringIO()
+    JsonlEvents(stream)("pubmed", {"search_log": [entry(3), entry(0, "empty")]})
+    event = json.loads(stream.getvalue())
+    assert event["summary"] == "pubmed: 2 queries -> 3 records (3 + 0)"
+    assert [s["n_results"] for s in event["searches"]] == [3, 0]

@@ -1,0 +1,87 @@
+"""Which sources a question asks: cue words, then the question's meaning (the run's MiniLM
+against sketches of fields) for an everyday clinical question no cue word names."""
+
+from pathlib import Path
+
+import pytest
+from langgraph.runtime import Runtime
+
+from scholargraph.agents.intent import active_sources, detect_intent, intent
+from scholargraph.context import ReviewContext
+from scholargraph.deterministic.fields import (
+    BIOMEDICAL_MARGIN,
+    biomedical_margin,
+    field_embedder,
+    reads_as_biomedical,
+)
+from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
+from scholargraph.settings import Settings
+
+CLINICAL = ["Does vitamin D supplementation prevent fractures in older adults?",
+            "Do standing desks reduce back pain in office workers?",
+            "Does mindfulness training reduce stress in nurses?"]
+"""Clinical questions in everyday words: no cue word of the life sciences in any of them."""
+ELSEWHERE = ["History of the printing press in Europe",
+             "Machine learning for code review",
+             "Query optimization in distributed databases",
+             "Coral reef bleaching and rising ocean temperatures",
+             "The role of the Medici family in Renaissance art patronage"]
+"""Questions of history, computing, ecology and art history: PubMed has nothing for them."""
+
+
+@pytest.fixture(scope="module")
+def embedder(shared_models: Path) -> Embedder:
+    found = field_embedder(Settings(embedding_model=None, models_dir=shared_models))
+    assert found is not None
+    return found
+
+
+def asks_pubmed(question: str, embedder: Embedder | None) -> bool:
+    found = detect_intent(question, this_year=2026, embedder=embedder)
+    return "pubmed" in active_sources(found, ReviewContext())
+
+
+@pytest.mark.parametrize("question", CLINICAL)
+def test_an_everyday_clinical_question_asks_pubmed_by_its_meaning(question, embedder):
+    assert not asks_pubmed(question, None)  # the cue words alone miss it
+    assert biomedical_margin(question, embedder) > BIOMEDICAL_MARGIN
+    assert asks_pubmed(question, embedder)
+    assert detect_intent(question, embedder=embedder).domains == ["biomedical"]
+
+
+@pytest.mark.parametrize("question", ELSEWHERE)
+def test_history_computing_and_ecology_stay_away_from_pubmed(question, embedder):
+    assert biomedical_margin(question, embedder) < 0
+    assert not asks_pubmed(question, embedder)
+
+
+def test_a_cs_question_naming_a_biomedical_subject_asks_both():
+    found = detect_intent("Machine learning for sepsis prediction in intensive care")
+    assert {"biomedical", "computer_science"} <= set(found.domains)
+
+
+def test_the_intent_node_reads_the_meaning_with_the_runs_embedder(shared_models: Path):
+    settings = Settings(models_dir=shared_models)
+    update = intent({"cleaned_question": CLINICAL[0]}, Runtime(context=ReviewContext(
+        settings=settings)))
+    assert "pubmed" in update["active_sources"]
+    lexical = ReviewContext(settings=Settings(embedding_model="none", models_dir=shared_models))
+    update = intent({"cleaned_question": CLINICAL[0]}, Runtime(context=lexical))
+    assert update["active_sources"] == ["openalex", "web"]  # cue words alone, as chosen
+
+
+@pytest.mark.parametrize("spec", ["none", "openai:text-embedding-3-small", "some/other-model"])
+def test_other_embedders_leave_the_reading_to_cue_words(spec, shared_models: Path):
+    """The margin is set for MiniLM; another model would place the sketches elsewhere, and
+    loading one only for this costs more than a run can spare."""
+    assert field_embedder(Settings(embedding_model=spec, models_dir=shared_models)) is None
+    assert not reads_as_biomedical(CLINICAL[0], None)
+
+
+def test_a_missing_model_leaves_the_reading_to_cue_words(tmp_path: Path, monkeypatch):
+    def not_installed() -> Path:
+        raise EmbeddingUnavailable("the all-MiniLM-L6-v2 ONNX file is not installed")
+
+    monkeypatch.setattr("scholargraph.rag.embeddings.source_onnx_path", not_installed)
+    settings = Settings(embedding_model="all-MiniLM-L6-v2-int8-max64", models_dir=tmp_path)
+    assert field_embedder(settings) is None
