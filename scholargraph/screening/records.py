@@ -10,18 +10,13 @@ version, is one :class:`Entry`, and a label on any of its records' ids decides i
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scholargraph.dedup import deduplicate
 from scholargraph.identifiers import normalize_doi
 from scholargraph.records import Work
-from scholargraph.sources.library import LibraryError, load_library, read_text
-
-CSV_ID_COLUMNS = ("record_id", "id", "key")
-CSV_VENUE_COLUMNS = ("journal", "venue", "secondary_title")
+from scholargraph.sources.library import LibraryError, csv_rows, load_library
 
 
 @dataclass(frozen=True)
@@ -64,27 +59,9 @@ def read_library(path: Path) -> list[LibraryRecord]:
 
 
 def read_csv(path: Path) -> list[LibraryRecord]:
-    """The rows of a CSV export that have a title (a header row names the columns)."""
-    rows = list(csv.DictReader(io.StringIO(read_text(path))))
-    if not rows or "title" not in {(name or "").strip().lower() for name in rows[0]}:
-        raise LibraryError(f"{path}: a CSV library needs a header with a 'title' column (and "
-                           "'abstract'); no such column was found")
-    records = []
-    for row in rows:
-        cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
-                 if isinstance(v, str)}
-        if not cells.get("title"):
-            continue
-        own_id = next((cells[c] for c in CSV_ID_COLUMNS if cells.get(c)), None)
-        venue = next((cells[c] for c in CSV_VENUE_COLUMNS if cells.get(c)), None)
-        authors = [a.strip() for a in cells.get("authors", "").split(";") if a.strip()]
-        year = cells.get("year", "")
-        work = Work(title=cells["title"], abstract=cells.get("abstract") or None,
-                    doi=cells.get("doi") or None, pmid=cells.get("pmid") or None,
-                    year=int(year) if year.isdigit() else None, authors=authors, venue=venue,
-                    sources=["library"])
-        records.append(LibraryRecord(work, own_id))
-    return records
+    """The rows of a CSV export that have a title, each with the id its row gives it
+    (:func:`scholargraph.sources.library.csv_rows`)."""
+    return [LibraryRecord(work, own_id) for work, own_id in csv_rows(path)]
 
 
 def merge_records(records: list[LibraryRecord]) -> list[Entry]:

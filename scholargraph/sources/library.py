@@ -13,7 +13,7 @@
   with its sections, captions and tables (:mod:`scholargraph.fulltext.jats`), so passages cite
   "Results > Subgroups";
 - ``.csv`` exports with ``title`` and ``abstract`` columns, for a review (``with_csv``): read by
-  ``scholargraph screen``'s own reader (:func:`scholargraph.screening.records.read_csv`), so the
+  ``scholargraph screen``'s own reader (:func:`csv_rows`, which ``screen`` uses too), so the
   two commands read the same files the same way.
 
 Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
@@ -225,12 +225,39 @@ def library_readers(with_csv: bool) -> dict[str, Reader]:
     return {**READERS, ".csv": read_csv_works} if with_csv else READERS
 
 
-def read_csv_works(path: Path) -> list[Work | None]:
-    """A CSV export's rows with a title, read by ``screen``'s reader (one reader for both
-    commands: the same columns, the same refusal of a file with no 'title' column)."""
-    from scholargraph.screening.records import read_csv  # it builds on this module
+CSV_ID_COLUMNS = ("record_id", "id", "key")
+CSV_VENUE_COLUMNS = ("journal", "venue", "secondary_title")
 
-    return [record.work for record in read_csv(path)]
+
+def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
+    """The rows of a CSV export that have a title (a header row names the columns), each as a
+    work and the id its row gives it, if any: one reader for ``review --library`` and
+    ``screen``, the same columns, the same refusal of a file with no 'title' column."""
+    rows = list(csv.DictReader(io.StringIO(read_text(path))))
+    if not rows or "title" not in {(name or "").strip().lower() for name in rows[0]}:
+        raise LibraryError(f"{path}: a CSV library needs a header with a 'title' column (and "
+                           "'abstract'); no such column was found")
+    found = []
+    for row in rows:
+        cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
+                 if isinstance(v, str)}
+        if not cells.get("title"):
+            continue
+        own_id = next((cells[c] for c in CSV_ID_COLUMNS if cells.get(c)), None)
+        venue = next((cells[c] for c in CSV_VENUE_COLUMNS if cells.get(c)), None)
+        authors = [a.strip() for a in cells.get("authors", "").split(";") if a.strip()]
+        year = cells.get("year", "")
+        work = Work(title=cells["title"], abstract=cells.get("abstract") or None,
+                    doi=cells.get("doi") or None, pmid=cells.get("pmid") or None,
+                    year=int(year) if year.isdigit() else None, authors=authors, venue=venue,
+                    sources=["library"])
+        found.append((work, own_id))
+    return found
+
+
+def read_csv_works(path: Path) -> list[Work | None]:
+    """A CSV export's rows with a title (:func:`csv_rows`)."""
+    return [work for work, _ in csv_rows(path)]
 
 
 PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, csv.Error)
