@@ -26,6 +26,11 @@ from scholargraph.identifiers import (
 )
 
 _MARKUP = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+_ESCAPED_FORMATTING = re.compile(
+    r"</?(?:i|b|u|em|strong|sub|sup|sc|small|p|br|sec|title|span|jats:[\w-]+|mml:[\w-]+)"
+    r"(?:\s[^<>]*)?/?>", re.IGNORECASE)
+"""The formatting and JATS tags a source may serve escaped ('&lt;i&gt;Online Journal...');
+other escaped angle brackets are text (a title about the '<script>' tag) and stay."""
 _PLACEHOLDER_HEADING = re.compile(r"<title>\s*UNSTRUCTURED\s*</title>", re.IGNORECASE)
 """The heading JMIR gives an abstract that has no sections; OpenAlex serves it as text."""
 
@@ -196,12 +201,13 @@ class Work(Record):
     @classmethod
     def _plain_text(cls, value: str | None) -> str | None:
         """Markup stripped (JATS ``<sec><title>`` in OpenAlex abstracts, ``<i>`` in titles),
-        also where the source escaped it ('&lt;i&gt;Online Journal...&lt;/i&gt;'), which
-        unescaping turns into markup; a bare '<' or '>' ('p < 0.05') is kept."""
+        also formatting the source escaped ('&lt;i&gt;Online Journal...&lt;/i&gt;'), which
+        unescaping turns into markup; a bare '<' ('p < 0.05') and other escaped tags, which are
+        text, are kept."""
         if not isinstance(value, str):
             return value
         text = _MARKUP.sub(" ", _PLACEHOLDER_HEADING.sub(" ", value))
-        text = _MARKUP.sub(" ", html.unescape(text))
+        text = _ESCAPED_FORMATTING.sub(" ", html.unescape(text))
         return re.sub(r"\s+", " ", text).strip()
 
     @model_validator(mode="before")

@@ -697,7 +697,38 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
     the question's (0.504-0.516) or instead of it (0.526); TF-IDF weighed 0.75 or 1.5 (0.518,
     0.527); the feedback's top share (3% or 5%), bottom share (50%, 65% or 80%) and
     regularisation (C 0.3 or 1), up to 0.536 in-sample but 0.525 held out choosing among the
-    twelve."""
+    twelve.
+
+    Also with them last, each against this ranking (in-sample mean; held out choosing between
+    the two on six reviews and measuring the other three, 84 splits, against 0.528), none kept:
+    designs named in the question's topic taken as wanted ("systematic literature reviews in
+    software engineering" asks for reviews, "... in non-human animals" for animal studies):
+    0.529, held out 0.527 (the tertiary study 0.695 -> 0.714, the preclinical review 0.378 ->
+    0.366, half its library being animal studies), and with a wanted design's bonus shrunk by
+    the share of the library showing it, 0.525 and 0.525; a record whose title calls it a
+    systematic review or meta-analysis read as a review only, not also as the trials its
+    abstract names: 0.524, held out 0.525 (stem cells 0.471 -> 0.439). Records with a title and
+    no abstract placed by their title: a feedback classifier over titles for them (0.516-0.525,
+    held out 0.526), their cosines and TF-IDF standardised apart from the records with an
+    abstract (0.523-0.532, held out 0.520-0.524), or each mapped to the score that records whose
+    title scores alike have with their abstract (on the five reviews with such includes, 0.607
+    -> 0.602): each lifts the preclinical review's 29 includes without an abstract (0.378 -> up
+    to 0.473) and as much the Wilson disease review's 676 title-only records, of which it
+    included one (0.717 -> 0.617-0.690). A third view in the feedback: the difference of the
+    likely includes' and excludes' centroids (Rocchio) over vectors (0.497) or TF-IDF (0.527),
+    each record's mean cosine with its five closest likely includes (0.497), a classifier over
+    the vectors alone (0.506); held out 0.524-0.528. The question's cosine at half weight or the
+    criteria's at 1.5 (0.518-0.526; held out choosing among the four 0.519). A criteria sentence
+    ending in a colon (a lead-in, "... met the following criteria:") left out of the clauses and
+    of the TF-IDF query: 0.527 on the seven reviews with criteria against 0.525, with the
+    question's generic words out of the query too 0.519. Word pairs beside words in the TF-IDF
+    match, so that "object-in-context" counts as a phrase: 0.510, held out 0.528. The
+    object-in-context review stays lowest (0.120): 12 of its 40 includes do not name the task
+    (object-in-context, object-context, OiC) in title or abstract (WSS@95 needs 38 of them), and
+    22 of the 50 records that do were excluded, many of them variants of the task the criteria
+    exclude (object-place-context); the eight includes that name the task only midway or late in
+    their abstract, after the drug or lesion they study, rank 157th to 254th of 271 (about half
+    of them name it past the 192 tokens the embedding reads)."""
     first = _first_pass(signals)
     learned = _feedback(texts, signals.vectors, first, _ruled_out(signals)) \
         if len(texts) >= FEEDBACK_MIN_RECORDS else None
