@@ -50,10 +50,17 @@ def section_of(abstract: str, sentence: str) -> str | None:
     return labels[-1] if labels else None
 
 
+COMMENTARY = re.compile(r"(?<![A-Za-z])In this commentary\b", re.IGNORECASE)
+"""How a commentary says what it is (after a reference number, too: "structures.3In this
+commentary"): it reports no study, whatever words it uses."""
+
+
 def states_a_result(work: Work) -> bool:
     """A reader's judgement: the abstract has a Results or Conclusions section, or a sentence
-    with a word that reports a finding."""
+    with a word that reports a finding, and the work is not a commentary."""
     abstract = work.abstract or ""
+    if COMMENTARY.search(abstract):
+        return False
     labelled = any(m.group(1).lower().startswith(("result", "conclusion"))
                    for m in SECTION.finditer(abstract))
     return labelled or bool(REPORTS_RESULT.search(abstract))

@@ -45,6 +45,7 @@ from scholargraph.deterministic.stance import (
     surface_terms,
 )
 from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
+from scholargraph.exports.screening import label
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
@@ -224,6 +225,86 @@ def promise_only(text: str) -> bool:
     return bool(PROMISE.search(text)) and not FACET_CUES["result"].search(PROMISE.sub(" ", text))
 
 
+ADVICE = re.compile(
+    r"\b(?:should|must|ought to|(?:will |may |might )?needs? to|have much to learn)\b"
+    r"|\bwe (?:\w+ )?(?:recommend|urge|advocate|call for)\b"
+    r"|\b(?:is|are) (?:\w+ )?recommended\b|\brecommendations? (?:were|was|are|is|include\w*)\b"
+    r"|\bit (?:is|remains|will be) (?:\w+ )?(?:important|essential|crucial|critical|vital|"
+    r"necessary|imperative|advisable|key) (?:to|that|for)\b"
+    r"|\bthere is an? (?:\w+ )?need\b|\b(?:is|are) (?:urgently |still |thus )?needed\b",
+    re.IGNORECASE)
+"""Words that prescribe or judge rather than report: what someone should or must do, what is
+needed or recommended, what it is important to do ("Additional sources ... may need to be
+incorporated", "Clinical and population health researchers have much to learn from one
+another")."""
+GROUNDED = re.compile(
+    r"\b(?:these|our|the(?: present| current)?|this) (?:[\w-]+ ){0,2}?(?:results?|findings?|"
+    r"data|observations?|analys[ie]s|study|trial|evidence)\b[^.;]{0,80}?\b(?:show\w*|"
+    r"suggest\w*|indicat\w*|demonstrat\w*|support\w*|impl(?:y|ies|ied)|highlight\w*|"
+    r"underscor\w*|reveal\w*|confirm\w*)\b", re.IGNORECASE)
+"""A sentence drawing its advice from its own study ("These findings suggest that clinicians
+should ..."): the study's conclusion, quoted as one."""
+REPORTED = re.compile(
+    r"\b(?:found|showed|shown|demonstrated|revealed|observed|confirmed|reduced|increased|"
+    r"decreased|improved|lowered|raised|doubled|halved|outperformed|achieved|significan\w*|"
+    r"suggesting|indicating|implying|lacked|did not|failed to)\b"
+    r"|\b(?:is|are|was|were) (?:\w+ )?(?:associated|correlated|linked|effective|ineffective|"
+    r"superior|inferior|safe)\b|\b(?:higher|lower|greater|fewer|more|less) than\b"
+    r"|\b(?:had|has|have|showed) (?:\w+ )?(?:higher|lower|greater|fewer|better|worse)\b"
+    r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]|\b(?:odds|hazard|risk) ratio\b", re.IGNORECASE)
+"""Words that report an outcome beside advice ("... reduced mortality and should be offered",
+"... was highly significant, suggesting that approaches ... should ..."): the advice is the
+study's conclusion.
+Narrower than the result cues (:data:`FACET_CUES`), where "to improve health outcomes" or
+"associated with a particular emergency" read as results: in advice they name its aim."""
+
+
+def advice_only(text: str) -> bool:
+    """Whether a sentence only prescribes or judges (:data:`ADVICE`): it reports no result of
+    its own (no result word, figure or "our findings show") and draws its advice from none. A
+    review's finding is what a study found or concluded; "it is important to ...", "we
+    recommend ...", "X should be ..." said on their own are the authors' opinion, not
+    evidence. Advice drawn from the study ("these results suggest that screening should ...")
+    or beside a result ("... reduced mortality and should be offered") stays a finding."""
+    if not ADVICE.search(text) or GROUNDED.search(text) or STUDY_SHOWS.search(text):
+        return False
+    return not REPORTED.search(ADVICE.sub(" ", text))
+
+
+OPINION_PIECE = re.compile(
+    r"(?<![a-z])(?:in|with) this (?:brief |short )?(?:commentary|editorial|perspective|"
+    r"viewpoint|essay|opinion piece|op-ed)\b"
+    r"|\bthis (?:commentary|editorial|viewpoint|essay) (?:\w+ )?(?:argues|describes|discusses|"
+    r"proposes|offers|calls|considers|outlines)\b", re.IGNORECASE)
+"""A work saying it is an opinion piece ("In this commentary, we briefly describe ... and
+propose ways ...", also after a reference number glued to it: "structures.3In this
+commentary")."""
+
+
+def opinion_piece(work: Work) -> bool:
+    """Whether a work calls itself a commentary, editorial, perspective, viewpoint or essay
+    (:data:`OPINION_PIECE`). It reports no study: its sentences are the authors' description,
+    advice and retelling of others' results ("Public health surveillance systems ... have
+    proven useful ...", citing another work), none of them a finding of its own. A topic's
+    review lists it among the works included and says why it quotes none of it."""
+    return bool(OPINION_PIECE.search(f"{work.title}. {work.abstract or ''}"))
+
+
+def opinion_gap(papers: list[Work]) -> list[str]:
+    """The line naming the included works that are opinion pieces (:func:`opinion_piece`) and
+    so quote no finding; none when there are none."""
+    pieces = [work for work in papers if opinion_piece(work)]
+    if not pieces:
+        return []
+    named = "; ".join(f"{label(work)} ({work.year})" if work.year else label(work)
+                      for work in pieces)
+    if len(pieces) == 1:
+        return ["1 included work is a commentary or opinion piece and reports no study of its "
+                f"own; no finding quotes it: {named}."]
+    return [f"{len(pieces)} included works are commentaries or opinion pieces and report no "
+            f"study of their own; no finding quotes them: {named}."]
+
+
 INTRODUCTION_SECTIONS = re.compile(rf"{NUMBERED}(?:introduction|background|related work|"
                                    r"literature review|state of the art)\b", re.IGNORECASE)
 """Sections of a full text that set out what was known before the work: none of their
@@ -237,8 +318,9 @@ CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.|"
                    r"\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
 """A citation in a full text's sentence ("[10-13]", "Smith et al.", "(Heinrich 1989;
 Richner 1989a)"): what it states is the cited work's."""
-NEVER_FINDINGS = frozenset({"aim", "others"})
-"""Kinds of sentence never quoted as a finding: what a paper does, what other studies found."""
+NEVER_FINDINGS = frozenset({"aim", "others", "advice"})
+"""Kinds of sentence never quoted as a finding: what a paper does, what other studies found,
+what the authors advise (:func:`advice_only`)."""
 WANTED_FACETS = {
     "method": re.compile(r"\b(method\w*|data|design\w*|dataset\w*|benchmark\w*|sample\w*)\b",
                          re.IGNORECASE),
@@ -268,6 +350,14 @@ GLUED_REFERENCE = re.compile(r"(?<=[a-z)][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*"
                              r"(?=[A-Z][a-z]+ [A-Z]{1,3}\b)")
 """A reference number and the first author glued to a sentence's full stop ("...mortality
 risk.8Neill DB Herlands W Machine learning for..."): the sentence ends at the full stop."""
+SUPERSCRIPT_CITATION = re.compile(r"[a-z]{2}(?:,\d{1,3}(?:[,\u2013-]\d{1,3})*(?=\s[a-z])"
+                                  r"|\.\d{1,3}(?:[,\u2013-]\d{1,3})*(?=\s?[A-Z][a-z]))")
+"""A reference number set as a superscript and flattened into the text after a word and its
+comma or full stop ("... created by a team at Johns Hopkins University,5 newer dashboards
+track ...", "... a variety of diseases.15 Science Clips ..."). A sentence carrying one, or ending
+in a reference glued to its full stop (:data:`GLUED_REFERENCE`), states what the cited work
+found: a commentary's text retold, not the work's own result. Of SciFact's 5,183 abstracts, 13
+places match, most of them citations in commentaries."""
 
 
 def quotable(passage: Passage, year: int | None) -> list[Candidate]:
@@ -292,8 +382,10 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             name = next(g for g in label.groups() if g).lower()
             if name in LABEL_FACETS:
                 facet, start = LABEL_FACETS[name], label.end()
+        cites = bool(SUPERSCRIPT_CITATION.search(passage.text, start,
+                                                 min(len(passage.text), end + 12)))
         if glued := GLUED_REFERENCE.search(passage.text, start, end):
-            end = glued.start()
+            end, cites = glued.start(), True
         text = passage.text[start:end]
         if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text):
             continue
@@ -307,11 +399,13 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
             facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
+        if "limitation" not in facets and advice_only(text):
+            facets = {"advice"}  # prescribes or judges; reports nothing
         reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
         if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
-        elif others_statement(passage.section, text):
+        elif (cites and not THIS_WORK.search(text)) or others_statement(passage.section, text):
             facets = {"others"}  # another study's result, set beside this work's
         found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
                                passage.work_id, year, frozenset(facets),
@@ -739,6 +833,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
              if not question_topic or term_share(question_topic, text) >= WORK_TOPIC_MIN}
     claim_works: set[str] = set()
     by_id = {work.id: work for work in papers}
+    opinions = {work.id for work in papers if opinion_piece(work)}
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
@@ -754,7 +849,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
             ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic,
                                              full_titles(papers))
         quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works
-                         and (claim_sub is not None or states_finding(c, wanted_facets(sub)))]
+                         and (claim_sub is not None or (states_finding(c, wanted_facets(sub))
+                                                        and c.work_id not in opinions))]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
                   for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]
         if claim_sub is not None and sub.id == claim_sub.id:
@@ -766,10 +862,12 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
     if claim_sub is None:
         findings = in_review_order(subs, findings + results_of_uncited(
-            subs, papers, set(texts), findings, keywords, used), years)
+            subs, papers, set(texts) - opinions, findings, keywords, used), years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
     gaps = evidence_gaps(subs, findings, len(papers))
+    if claim_sub is None:
+        gaps += opinion_gap(papers)
     return Draft(summary=extractive_summary(subs, findings, passages, papers), findings=findings,
                  gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
 
