@@ -1,5 +1,6 @@
 """Which sources a question asks: cue words, then the question's meaning (the run's MiniLM
-against sketches of fields) for an everyday clinical question no cue word names."""
+against sketches of fields) for an everyday clinical question no cue word names, and for a
+question of computing, physics, materials or chemistry no cue word places."""
 
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from scholargraph.deterministic.fields import (
     BIOMEDICAL_MARGIN,
     biomedical_margin,
     field_embedder,
+    read_field,
     reads_as_biomedical,
 )
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -85,3 +87,45 @@ def test_a_missing_model_leaves_the_reading_to_cue_words(tmp_path: Path, monkeyp
     monkeypatch.setattr("scholargraph.rag.embeddings.source_onnx_path", not_installed)
     settings = Settings(embedding_model="all-MiniLM-L6-v2-int8-max64", models_dir=tmp_path)
     assert field_embedder(settings) is None
+
+
+UNPLACED = [("Compiler optimizations for GPU kernels", "computer_science"),
+            ("Static analysis for finding bugs in C programs", "computer_science"),
+            ("Topological insulators", "physics"),
+            ("Neutrino oscillations", "physics"),
+            ("Corrosion of stainless steel in seawater", "materials"),
+            ("Mechanism of the Diels-Alder cycloaddition", "chemistry")]
+"""Questions of the fields arXiv and the chemistry sources serve, in words no cue names."""
+
+
+def sources_of(question: str, embedder: Embedder | None) -> list[str]:
+    return active_sources(detect_intent(question, this_year=2026, embedder=embedder),
+                          ReviewContext())
+
+
+@pytest.mark.parametrize(("question", "field"), UNPLACED)
+def test_a_question_no_cue_word_places_takes_the_field_its_meaning_reads(question, field,
+                                                                         embedder):
+    assert detect_intent(question).domains == ["general"]  # the cue words alone miss it
+    assert "arxiv" not in sources_of(question, None)
+    assert read_field(question, embedder) == field
+    assert detect_intent(question, embedder=embedder).domains == [field]
+    asked = sources_of(question, embedder)
+    assert ("arxiv" in asked) == (field != "chemistry")
+    assert ("pubmed" in asked) == (field == "chemistry")  # PubMed serves chemistry
+
+
+@pytest.mark.parametrize("question", ["History of the printing press in Europe",
+                                      "Coral reef bleaching and rising ocean temperatures",
+                                      "Does a minimum wage increase reduce employment?"])
+def test_history_ecology_and_economics_stay_general(question, embedder):
+    assert read_field(question, embedder) is None
+    assert detect_intent(question, embedder=embedder).domains == ["general"]
+    assert sources_of(question, embedder) == ["openalex", "web"]
+
+
+@pytest.mark.parametrize("question", ["Stability of perovskite solar cells under humidity",
+                                      "Machine learning for code review",
+                                      "Gravitational wave detection with laser interferometers"])
+def test_cue_words_decide_first_and_the_meaning_adds_no_other_field(question, embedder):
+    assert detect_intent(question, embedder=embedder).domains == detect_intent(question).domains

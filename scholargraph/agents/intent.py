@@ -2,8 +2,9 @@
 
 The deterministic engine reads cue words, and, when no biomedical cue word matches, the
 question's meaning (:mod:`scholargraph.deterministic.fields`: the run's MiniLM against short
-sketches of fields), so that an everyday clinical question still asks PubMed. The LLM engine
-answers the same :class:`Intent` schema, checked against that reading.
+sketches of fields), so that an everyday clinical question still asks PubMed, and a question
+no cue word places at all ("Topological insulators") takes the field its meaning reads. The LLM
+engine answers the same :class:`Intent` schema, checked against that reading.
 Either way the run context has the last word: explicit ``sources``, ``since`` and ``until``
 override what the question seems to ask.
 """
@@ -17,7 +18,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.agents.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.context import ReviewContext
-from scholargraph.deterministic.fields import field_embedder, reads_as_biomedical
+from scholargraph.deterministic.fields import field_embedder, read_field
 from scholargraph.deterministic.questions import asserts, is_question
 from scholargraph.deterministic.text import (
     chemical_formulas,
@@ -121,12 +122,18 @@ def publication_window(question: str, this_year: int) -> tuple[int | None, int |
 def detect_intent(question: str, *, this_year: int | None = None,
                   embedder: Embedder | None = None) -> Intent:
     """The deterministic reading of a question. With ``embedder`` (the run's MiniLM), a question
-    no biomedical cue word names is biomedical too when its meaning reads so."""
+    no biomedical cue word names is biomedical too when its meaning reads so, and a question no
+    cue word places at all takes the field its meaning reads ("Topological insulators":
+    physics), so that arXiv is asked; cue words decide first, the meaning only adds."""
     lowered = question.lower()
     kind = next((k for k, cue in KIND_CUES if re.search(cue, lowered)), "other")
     domains: list[Domain] = [d for d, cue in DOMAIN_CUES.items() if re.search(cue, lowered)]
-    if "biomedical" not in domains and reads_as_biomedical(question, embedder):
-        domains.insert(0, "biomedical")
+    if "biomedical" not in domains:
+        read = read_field(question, embedder)
+        if read == "biomedical":
+            domains.insert(0, "biomedical")
+        elif read is not None and not domains:
+            domains.append(read)
     formulas = chemical_formulas(question)
     if formulas and "materials" not in domains:
         domains.append("materials")
@@ -162,7 +169,8 @@ NEIGHBOUR_DOMAINS: dict[str, tuple[str, ...]] = {
     "chemistry": ("materials", "physics", "biomedical"), "biomedical": ("chemistry",),
 }
 """Fields a question found in one field may also belong to without a cue word of its own (the
-band gap of ZnO is physics as well as materials); computer science always needs its own cue."""
+band gap of ZnO is physics as well as materials); computer science always needs its own cue
+or meaning."""
 MAX_KEYWORD_CHARS = 80
 INTENT_TOKENS = 256
 """Room for the intent's reply: a kind, a few domains, 3-8 short terms and a few scalars."""
