@@ -20,7 +20,12 @@ from scholargraph.agents.evaluation import is_supported
 from scholargraph.agents.schemas import Draft, Finding, Intent, SubQuestion
 from scholargraph.agents.synthesis import check_draft, synthesis
 from scholargraph.context import ReviewContext
-from scholargraph.deterministic.extractive import contradictions, extractive_draft, quotable
+from scholargraph.deterministic.extractive import (
+    contradictions,
+    evidence_gaps,
+    extractive_draft,
+    quotable,
+)
 from scholargraph.deterministic.stance import compare, stance
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.records import Passage, Work
@@ -356,3 +361,13 @@ def test_exports_parse_and_hold_the_works_of_review_json(finished):
     csl = CiteProcJSON(json.loads((out / "references.csl.json").read_text(encoding="utf-8")))
     assert [str(item.get("DOI")) if "DOI" in item else None for item in csl.values()] == dois
     assert len(csl) == len(bib.entries) == len(ris) == len(cited) > 0
+
+
+def test_gaps_count_the_included_works_in_words() -> None:
+    """A review of one work says "of the one included work", not "among the 1 included work";
+    of none or of several, the count stays."""
+    subs = [SubQuestion(id="q1", text="What methods were used?", answer_shape="methods")]
+    one, none, three = (evidence_gaps(subs, [], n) for n in (1, 0, 3))
+    assert "No passage of the one included work addresses: What methods were used?" in one
+    assert "No passage (no work was included) addresses: What methods were used?" in none
+    assert "No passage among the 3 included works addresses: What methods were used?" in three

@@ -937,7 +937,8 @@ def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: in
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
         if not works:
-            among = (f"among the {counted(n_papers, 'included work')} " if n_papers
+            among = ("of the one included work " if n_papers == 1 else
+                     f"among the {counted(n_papers, 'included work')} " if n_papers
                      else "(no work was included) ")
             gaps.append(f"No passage {among}addresses: {sub.text}")
         elif len(works) == 1 and n_papers > 1:

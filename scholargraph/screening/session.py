@@ -74,10 +74,16 @@ def zero_shot_scores(question: str, criteria: Criteria | None, texts: Sequence[s
 
 
 def criteria_terms(question: str, criteria: str) -> dict[str, str]:
-    """The words of the question and criteria worth looking for, by stem: the specific ones."""
+    """The words of the question and criteria worth looking for, by stem: the specific ones,
+    and every word of the question's concepts however common (:func:`relevance.concepts`:
+    "public health" is what a record on "public health surveillance" must name, and the
+    screening judges it so, though "public" and "health" are everyday words)."""
+    concept_stems = {stem for concept in relevance.concepts(question) for stem in concept.stems}
     terms: dict[str, str] = {}
     for word in specific_words(f"{question}. {criteria}"):
-        if word.lower() in GENERIC_TERMS or commonness(word.lower()) >= COMMON_ZIPF:
+        in_concept = bool(concept_stems.intersection(tokenize(word)))
+        if not in_concept and (word.lower() in GENERIC_TERMS
+                               or commonness(word.lower()) >= COMMON_ZIPF):
             continue
         for stem in tokenize(word):
             terms.setdefault(stem, word.lower())
