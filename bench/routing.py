@@ -14,8 +14,9 @@ Biomedical: the SciFact train claims (``../shared/evaldata/scifact/claims``; eve
 biomedical finding) and the titles of the screening reviews (mostly biomedical; two are on
 software engineering and on statistics). Not biomedical: the DBLP titles of ``dedup/dblp_acm``
 (database research papers), which should read as computer science; SciFact claims read as
-computer science or physics are false alarms of that reading. ``--half`` keeps the claims with even or odd ids and the DBLP
-titles on even or odd rows, so a rule chosen by looking at one half is measured on the other.
+computer science or physics are false alarms of that reading. ``--half`` keeps the claims with
+even or odd ids and the DBLP titles on even or odd rows, so a rule chosen by looking at one half
+is measured on the other.
 The bench reads the shared evaluation data where it lies and copies none of it; it skips
 cleanly when it is absent.
 """

@@ -162,14 +162,14 @@ def field_embedder(settings: Settings) -> Embedder | None:
 
 def _sketch_vectors(embedder: Embedder) -> dict[str, np.ndarray]:
     if embedder.name not in _sketches:
-        groups: dict[str, tuple[str, ...]] = {**FIELD_SKETCHES, "rest": REST_SKETCHES}
+        groups = [*FIELD_SKETCHES.items(), ("rest", REST_SKETCHES)]
         _sketches[embedder.name] = {field: embedder.embed_documents(sketches)
-                                    for field, sketches in groups.items()}
+                                    for field, sketches in groups}
     return _sketches[embedder.name]
 
 
 def field_nearness(text: str, embedder: Embedder) -> dict[str, float]:
-    """The cosine of ``text`` with the nearest sketch of each field ("rest": of no field of ours)."""
+    """The cosine of ``text`` with the nearest sketch of each field ("rest": of none of ours)."""
     vector = embedder.embed_query(text)
     return {field: float(np.max(vectors @ vector))
             for field, vectors in _sketch_vectors(embedder).items()}
@@ -195,10 +195,8 @@ def read_field(text: str, embedder: Embedder | None) -> Domain | None:
         nearness = field_nearness(text, embedder)
     except EmbeddingUnavailable:
         return None
-    nearest = max(nearness, key=nearness.__getitem__)
-    if nearest == "rest" or lead(nearness, nearest) <= FIELD_MARGINS[nearest]:
-        return None
-    return nearest  # type: ignore[return-value]  # a key of FIELD_SKETCHES
+    nearest = max(FIELD_SKETCHES, key=nearness.__getitem__)  # a lead over "rest" too, below
+    return nearest if lead(nearness, nearest) > FIELD_MARGINS[nearest] else None
 
 
 def reads_as_biomedical(text: str, embedder: Embedder | None) -> bool:
