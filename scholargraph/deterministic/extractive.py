@@ -290,10 +290,9 @@ def opinion_piece(work: Work) -> bool:
     return bool(OPINION_PIECE.search(f"{work.title}. {work.abstract or ''}"))
 
 
-def opinion_gap(papers: list[Work]) -> list[str]:
+def opinion_gap(pieces: list[Work]) -> list[str]:
     """The line naming the included works that are opinion pieces (:func:`opinion_piece`) and
     so quote no finding; none when there are none."""
-    pieces = [work for work in papers if opinion_piece(work)]
     if not pieces:
         return []
     named = "; ".join(f"{label(work)} ({work.year})" if work.year else label(work)
@@ -867,7 +866,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     findings += compared + source_limitations(ranked, used, cited)
     gaps = evidence_gaps(subs, findings, len(papers))
     if claim_sub is None:
-        gaps += opinion_gap(papers)
+        gaps += opinion_gap([work for work in papers if work.id in opinions])
     return Draft(summary=extractive_summary(subs, findings, passages, papers), findings=findings,
                  gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
 

@@ -49,6 +49,7 @@ from scholargraph.screening.records import Entry, merge_records, read_library, r
 from scholargraph.screening.relevance import Criteria, read_criteria, record_text, score_records
 from scholargraph.screening.stopping import StopEstimate, estimate
 from scholargraph.settings import Settings, get_settings
+from scholargraph.wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +265,7 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
     if session.unmatched:
         shown = ", ".join(repr(r) for r in session.unmatched[:3])
         many = len(session.unmatched) > 1
-        message = (f"{len(session.unmatched)} {'ids' if many else 'id'} in {path} "
+        message = (f"{counted(len(session.unmatched), 'id')} in {path} "
                    f"{'match' if many else 'matches'} no record of the library "
                    f"(first: {shown}); {'their labels were' if many else 'its label was'} "
                    "not used")
