@@ -68,7 +68,6 @@ this much of the best-ranked work's fused score: words alone cannot tell a study
 from one on its topic."""
 
 
-
 def topic_terms(text: str) -> frozenset[str]:
     """The stemmed content words of a question or sub-question, generic research words left out
     (all of its words when nothing else is left)."""
