@@ -19,6 +19,7 @@ from scholargraph.deterministic.stance import (
     proportions,
     reading,
     reports_on_relation,
+    restates,
     spelled_out,
     stance,
 )
@@ -394,3 +395,46 @@ def test_the_most_direct_study_is_read_from_an_unclassified_sentence_and_others_
     assert readings == {cohort.id: "supports", trial.id: "neither"}
     assert reading(STATIN_CLAIM, ranked[1].quote.text) == "supports"  # read alone, it would
     assert {f.passage_ids[0].split("#")[0] for f in draft.findings} == {cohort.id, trial.id}
+
+
+SPINDLE_CLAIM = "Clathrin stabilizes the spindle fiber apparatus during mitosis."
+SURVEILLANCE_CLAIM = "Machine learning improves disease surveillance in public health."
+
+
+def test_a_sentence_restating_the_claim_in_its_own_words_restates_it():
+    """No direction word is read in "stabilizes" or "established prior to birth", yet the
+    sentences state the claims' relations; a sentence naming the claim's words but not its
+    relation ("improves"), leaving it open or finding nothing, restates nothing."""
+    assert reading(SPINDLE_CLAIM, "Here, we show that clathrin stabilizes fibres of the mitotic "
+                   "spindle to aid congression of chromosomes.") == "neither"
+    assert restates(SPINDLE_CLAIM, "Here, we show that clathrin stabilizes fibres of the mitotic "
+                    "spindle to aid congression of chromosomes.")
+    assert restates("Adult tissue-resident macrophages are seeded before birth.",
+                    "We have demonstrated that major tissue-resident macrophage populations are "
+                    "established prior to birth and maintain themselves during adulthood.")
+    assert not restates(SURVEILLANCE_CLAIM, "Findings indicate the importance of the quality of "
+                        "crowd-generated labels in developing machine learning models designed "
+                        "for decision-making purposes, such as public health surveillance "
+                        "decisions.")
+    assert not restates(SPINDLE_CLAIM, "Whether clathrin stabilizes the mitotic spindle "
+                        "fibres remains unknown.")
+    assert not restates(SPINDLE_CLAIM, "Clathrin depletion did not change the spindle fibres "
+                        "in mitosis.")
+    assert not restates(SPINDLE_CLAIM, "Microtubules of the spindle grow during prophase.")
+
+
+def test_only_the_most_direct_study_is_read_as_restating_the_claim():
+    """The first-ranked study's sentence that restates the claim supports it; another study's
+    sentence restating it as well stays unlabelled: a lower-ranked study is labelled only from
+    the direction words :func:`reading` reads (restating won nothing there on SciFact train)."""
+    from scholargraph.agents.synthesis import with_stances
+    first, second = _work("first"), _work("second")
+    text = "Here, we show that clathrin stabilizes fibres of the mitotic spindle."
+    ranked = [_candidate(first, text, frozenset({"result"}), 0.9),
+              _candidate(second, text, frozenset({"result"}), 0.7)]
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {SPINDLE_CLAIM}",
+                         answer_shape="studies testing it")
+    draft = with_stances(Draft(summary="", findings=[]), SPINDLE_CLAIM, itself, ranked,
+                         [first, second])
+    assert {s.work_id: s.reading for s in draft.stances} == {first.id: "supports",
+                                                            second.id: "neither"}
