@@ -438,3 +438,15 @@ def test_only_the_most_direct_study_is_read_as_restating_the_claim():
                          [first, second])
     assert {s.work_id: s.reading for s in draft.stances} == {first.id: "supports",
                                                             second.id: "neither"}
+
+
+def test_a_null_result_on_another_outcome_does_not_stop_the_one_on_the_claims():
+    """"But not with differences in necrotizing enterocolitis" is a null result on another
+    outcome; the sentence's result on the claim's outcome (mortality, lower) is what it says of
+    the claim."""
+    claim = "Early screening for patent ductus arteriosus decreases in-hospital mortality."
+    assert reading(claim, "Screening echocardiography for patent ductus arteriosus was "
+                   "associated with lower in-hospital mortality but not with differences in "
+                   "necrotizing enterocolitis.") == "supports"
+    assert reading(claim, "Screening echocardiography for patent ductus arteriosus did not "
+                   "change in-hospital mortality.") == "no effect"
