@@ -450,3 +450,31 @@ def test_a_null_result_on_another_outcome_does_not_stop_the_one_on_the_claims():
                    "necrotizing enterocolitis.") == "supports"
     assert reading(claim, "Screening echocardiography for patent ductus arteriosus did not "
                    "change in-hospital mortality.") == "no effect"
+
+
+def test_a_subject_needed_for_an_outcome_raises_it():
+    """"Necessary for developing a panic-prone state" says the neurons raise what the claim says
+    they suppress; "underestimate" is the reverse of "overestimates"; "crucial for" is no agent
+    noun naming the subject."""
+    assert reading("Hypocretin neurones suppress panic-prone state in rats.",
+                   "Here we show that activation of hypocretin-synthesizing neurons is necessary "
+                   "for developing a panic-prone state in the rat panic model.") == "contradicts"
+    assert reading("Klf4 is required for proper myeloid cell differentiation.",
+                   "KLF4 is not required for myeloid cell differentiation.") == "no effect"
+    crucial = stance("Ly49Q was crucial for the polarization of neutrophils.")
+    assert [(c.direction, c.modifier) for c in crucial.cues] == [("up", False)]
+    assert stance("HbA1c may underestimate past glycemia.").main == "down"
+
+
+def test_a_sentence_reporting_both_ways_on_the_outcome_is_not_against_the_claim():
+    """"Reduces proliferation ... by inducing ... checkpoint activation" reports the claim's own
+    change on its outcome besides a decrease: it is mixed, not against the claim; a cue word
+    the claim puts before its result cue ("Activated charcoal") describes the subject."""
+    claim = "Pyridostatin induces checkpoint activation."
+    context = "Pyridostatin (PDS) is a G-quadruplex ligand."
+    assert reading(claim, "Remarkably, PDS reduces proliferation of HR-defective cells by "
+                   "inducing DSB accumulation, checkpoint activation, and deregulated G2/M "
+                   "progression.", context) == "neither"
+    assert reading("Activated charcoal improves survival after mushroom poisoning.",
+                   "Activated charcoal had little effect on survival after mushroom "
+                   "poisoning.") == "no effect"
