@@ -73,6 +73,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from scholargraph.deterministic.text import VERB_PREDICATES
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -343,11 +344,24 @@ def concepts(question: str) -> list[Concept]:
     surveillance")."""
     found: list[Concept] = []
     topic = _LATIN_IN.sub(r"in-\1", question_topic(question))
-    for phrase in _CONNECTORS.split(topic):
+    for phrase in (part for between in _CONNECTORS.split(topic)
+                   for part in _split_at_verbs(between)):
         stems = frozenset(tokenize(phrase)) - GENERIC_TERMS
         if stems and all(stems != c.stems for c in found):
             found.append(Concept(_named_part(phrase), stems))
     return found
+
+
+def _split_at_verbs(phrase: str) -> list[str]:
+    """A phrase cut at the verbs a question puts between its concepts ("metamorphic testing finds
+    bugs": "metamorphic testing", "bugs"; see :data:`VERB_PREDICATES`)."""
+    parts: list[list[str]] = [[]]
+    for word in phrase.split():
+        if word.lower() in VERB_PREDICATES:
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [" ".join(part) for part in parts if part]
 
 
 def _named_part(phrase: str) -> str:
