@@ -171,16 +171,20 @@ _NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm
                        "limit", "drive", "shape", "benefit"])
 """Of those, the ones that are as often part of a term ("climate change", "lead exposure")."""
 
-PREDICATES = frozenset(
+VERB_PREDICATES = frozenset(
     f"{word}{ending}"
     for word in PREDICATE_VERBS - _NOUN_TOO
     for ending in ("", "s", "es", "d", "ed", "ing")
-) | frozenset([
+) | frozenset(["find", "finds", "show", "shows"])
+"""The verb forms among :data:`PREDICATES` ("reduces", "detecting", "finds")."""
+
+PREDICATES = VERB_PREDICATES | frozenset([
     "better", "worse", "best", "worst", "effective", "efficacious", "superior", "inferior",
     "safe", "safer", "safest", "likely", "useful", "beneficial", "harmful", "accurate",
-    "reliable", "possible", "true", "important", "good", "bad", "key", "main", "major",
+    "reliable", "possible", "true", "important", "good", "bad", "key", "main",
     "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test", "tests",
-    "tested",
+    "tested", "promising", "highest", "lowest", "greatest", "largest", "smallest", "strongest",
+    "weakest", "optimal", "ideal", "suitable", "offer", "offers", "offered",
 ])
 """Verbs and judging words of research questions. They join the concepts, they are not one, so
 a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is two concepts."""
@@ -198,6 +202,9 @@ GENERIC_TERMS = frozenset([
     "problems", "way", "ways", "value", "values", "property", "properties", "result", "results",
     "veterans", "elderly", "infants", "newborns", "adolescents", "students", "workers",
     "smokers", "users", "volunteers", "residents", "cohort", "cohorts", "group", "groups",
+    "material", "materials", "methods", "approach", "approaches", "strategy", "strategies",
+    "technique", "techniques", "challenge", "challenges", "advance", "advances", "option",
+    "options", "tool", "tools", "drug", "drugs", "intervention", "interventions",
 ])
 """Words too general to be searched on their own ("adults", "risk"): a search for one of them
 alone returns anything. They still qualify the other concepts."""

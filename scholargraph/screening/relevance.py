@@ -73,6 +73,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from scholargraph.deterministic.text import VERB_PREDICATES
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -285,7 +286,8 @@ _CONNECTORS = re.compile(
     r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
     r"between|through|using|based|via|at|as|into|about|cure|cures|treat|treats|improve|"
     r"improves|reduce|reduces|increase|increases|prevent|prevents|cause|causes|affect|affects|"
-    r"predict|predicts|influence|influences)(?![\w-])|[,;:?!()\[\]\"“”]|\.(?=\s|$)",
+    r"predict|predicts|influence|influences|there|that|these|those|any|most)(?![\w-])|"
+    r"[,;:?!()\[\]\"“”]|\.(?=\s|$)",
     re.IGNORECASE)
 GENERIC_WORDS = (
     "what which how does do is are can main findings finding results result limitations "
@@ -296,9 +298,16 @@ GENERIC_WORDS = (
     "outcome associated association correlated related linked whether understanding common "
     "management source sources possible determinants relation relationship important variables "
     "new novel current recent non cross sectional longitudinal methodological methodology "
-    "rigour rigor understanding"
+    "rigour rigor understanding advances advance challenges challenge strategies strategy "
+    "approaches approach techniques technique options option tools tool materials material drugs "
+    "drug interventions intervention "
 )
-GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
+JUDGING_WORDS = ("promising best better highest lowest greatest largest strongest optimal ideal "
+                 "suitable offer offers")
+"""Words that judge what the question asks about ("promising", "highest"): no record need say
+them, and a concept's phrase is named without them ("highest capacity": "capacity")."""
+JUDGING_TERMS = frozenset(tokenize(JUDGING_WORDS))
+GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS + JUDGING_WORDS))
 """Words that say what kind of answer is wanted, not what the question is about."""
 
 
@@ -335,11 +344,35 @@ def concepts(question: str) -> list[Concept]:
     surveillance")."""
     found: list[Concept] = []
     topic = _LATIN_IN.sub(r"in-\1", question_topic(question))
-    for phrase in _CONNECTORS.split(topic):
+    for phrase in (part for between in _CONNECTORS.split(topic)
+                   for part in _split_at_verbs(between)):
         stems = frozenset(tokenize(phrase)) - GENERIC_TERMS
         if stems and all(stems != c.stems for c in found):
-            found.append(Concept(" ".join(phrase.split()), stems))
+            found.append(Concept(_named_part(phrase), stems))
     return found
+
+
+def _split_at_verbs(phrase: str) -> list[str]:
+    """A phrase cut at the verbs a question puts between its concepts ("metamorphic testing finds
+    bugs": "metamorphic testing", "bugs"; see :data:`VERB_PREDICATES`)."""
+    parts: list[list[str]] = [[]]
+    for word in phrase.split():
+        if word.lower() in VERB_PREDICATES:
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [" ".join(part) for part in parts if part]
+
+
+def _named_part(phrase: str) -> str:
+    """A concept's phrase without the judging words at its ends (:data:`JUDGING_TERMS`), as a
+    reason names it and as its meaning is embedded ("highest capacity": "capacity")."""
+    words = phrase.split()
+    while len(words) > 1 and not set(tokenize(words[0])) - JUDGING_TERMS:
+        words.pop(0)
+    while len(words) > 1 and not set(tokenize(words[-1])) - JUDGING_TERMS:
+        words.pop()
+    return " ".join(words)
 
 
 def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
