@@ -19,7 +19,7 @@ are quoted on the subject its title names (:func:`rank_candidates`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -50,6 +50,7 @@ from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
+from scholargraph.screening.relevance import record_designs
 from scholargraph.wording import counted
 
 FINDINGS_PER_QUESTION = 3
@@ -281,27 +282,64 @@ propose ways ...", also after a reference number glued to it: "structures.3In th
 commentary")."""
 
 
+RETELLS = re.compile(
+    r"\b[A-Z][\w'\u2019-]+ and (?:his |her |their )?colleagues,? (?:\w+ )?(?:present|report|"
+    r"describe|show|found|find|demonstrat|examin|investigat|use|provid|evaluat|leverag|identif|"
+    r"develop|propos)\w*\b")
+"""A work presenting another group's study ("In a prognostic modelling study published in The
+Lancet Digital Health, Wei-Hsuan Lo-Ciganic and colleagues present ..."): a commentary on that
+study, whose figures ("Findings from external validation of their gradient boosting machines
+model showed ...") are the other study's. Case-sensitive: the name is capitalised. Of SciFact's
+5,183 abstracts, 5 match, all commentaries or essays, none a gold evidence abstract."""
+
+
 def opinion_piece(work: Work) -> bool:
     """Whether a work calls itself a commentary, editorial, perspective, viewpoint or essay
-    (:data:`OPINION_PIECE`). It reports no study: its sentences are the authors' description,
-    advice and retelling of others' results ("Public health surveillance systems ... have
-    proven useful ...", citing another work), none of them a finding of its own. A topic's
-    review lists it among the works included and says why it quotes none of it."""
-    return bool(OPINION_PIECE.search(f"{work.title}. {work.abstract or ''}"))
+    (:data:`OPINION_PIECE`), or presents another group's study (:data:`RETELLS`). It reports
+    no study: its sentences are the authors' description, advice and retelling of others'
+    results ("Public health surveillance systems ... have proven useful ...", citing another
+    work), none of them a finding of its own. A topic's review lists it among the works
+    included and says why it quotes none of it."""
+    text = f"{work.title}. {work.abstract or ''}"
+    return bool(OPINION_PIECE.search(text) or RETELLS.search(text))
 
 
-def opinion_gap(pieces: list[Work]) -> list[str]:
-    """The line naming the included works that are opinion pieces (:func:`opinion_piece`) and
-    so quote no finding; none when there are none."""
-    if not pieces:
-        return []
-    named = "; ".join(f"{label(work)} ({work.year})" if work.year else label(work)
-                      for work in pieces)
-    if len(pieces) == 1:
-        return ["1 included work is a commentary or opinion piece and reports no study of its "
-                f"own; no finding quotes it: {named}."]
-    return [f"{len(pieces)} included works are commentaries or opinion pieces and report no "
-            f"study of their own; no finding quotes them: {named}."]
+def study_protocol(work: Work) -> bool:
+    """Whether a work is a study protocol (:func:`scholargraph.screening.relevance.record_designs`:
+    "...: An Exploratory Protocol", "this protocol describes"). A protocol reports no result
+    yet: its "Conclusions" restate the case for the study ("Rigorous evaluations of digital
+    health programs are limited ..."), which a review must not quote as a finding, for a topic
+    or a claim. Of SciFact's 5,183 abstracts 2 read as protocols, neither a gold evidence
+    abstract."""
+    return "protocol" in record_designs(work.title, work.abstract or "")
+
+
+def opinion_gap(pieces: Sequence[Work], protocols: Sequence[Work] = ()) -> list[str]:
+    """The lines naming the included works that are opinion pieces (:func:`opinion_piece`) or
+    study protocols (:func:`study_protocol`) and so quote no finding; none when there are
+    none."""
+    lines = []
+    if pieces:
+        named = _named(pieces)
+        lines.append(
+            "1 included work is a commentary or opinion piece and reports no study of its own; "
+            f"no finding quotes it: {named}." if len(pieces) == 1 else
+            f"{len(pieces)} included works are commentaries or opinion pieces and report no "
+            f"study of their own; no finding quotes them: {named}.")
+    if protocols:
+        named = _named(protocols)
+        lines.append(
+            "1 included work is a study protocol and reports no results yet; no finding quotes "
+            f"it: {named}." if len(protocols) == 1 else
+            f"{len(protocols)} included works are study protocols and report no results yet; no "
+            f"finding quotes them: {named}.")
+    return lines
+
+
+def _named(works: Sequence[Work]) -> str:
+    """The works' labels and years, joined for a gap line."""
+    return "; ".join(f"{label(work)} ({work.year})" if work.year else label(work)
+                     for work in works)
 
 
 INTRODUCTION_SECTIONS = re.compile(rf"{NUMBERED}(?:introduction|background|related work|"
@@ -833,6 +871,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     claim_works: set[str] = set()
     by_id = {work.id: work for work in papers}
     opinions = {work.id for work in papers if opinion_piece(work)}
+    protocols = {work.id for work in papers if study_protocol(work)}
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
         own = [p for p in passages if p.sub_question_id == sub.id]
@@ -847,7 +886,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         else:
             ranked[sub.id] = rank_candidates(sub, own, keywords, years, embedder, on_topic,
                                              full_titles(papers))
-        quotable_here = [c for c in ranked[sub.id] if c.work_id not in claim_works
+        quotable_here = [c for c in ranked[sub.id]
+                         if c.work_id not in claim_works and c.work_id not in protocols
                          and (claim_sub is not None or (states_finding(c, wanted_facets(sub))
                                                         and c.work_id not in opinions))]
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
@@ -861,12 +901,13 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
     if claim_sub is None:
         findings = in_review_order(subs, findings + results_of_uncited(
-            subs, papers, set(texts) - opinions, findings, keywords, used), years)
+            subs, papers, set(texts) - opinions - protocols, findings, keywords, used), years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
     gaps = evidence_gaps(subs, findings, len(papers))
     if claim_sub is None:
-        gaps += opinion_gap([work for work in papers if work.id in opinions])
+        gaps += opinion_gap([work for work in papers if work.id in opinions],
+                            [work for work in papers if work.id in protocols - opinions])
     return Draft(summary=extractive_summary(subs, findings, passages, papers), findings=findings,
                  gaps=gaps, limitations=[evidence_limitation(papers), *REVIEW_LIMITATIONS[1:]])
 
