@@ -135,6 +135,17 @@ def test_broken_noun_phrases_are_gone():
                                                        "surveillance")
 
 
+def test_judging_words_are_not_concepts_and_a_general_word_keeps_its_complement():
+    _, subs = _plan("What materials are promising for solid-state lithium battery electrolytes?")
+    assert all("materials for solid-state lithium battery electrolytes" in s.text for s in subs)
+    assert not any("promising" in s.text for s in subs)
+    phrases = key_phrases("Which cathode materials offer the highest capacity for sodium-ion "
+                          "batteries?")
+    assert set(phrases) == {"cathode materials", "capacity", "sodium-ion batteries"}
+    _, subs = _plan("What are the best methods for detecting exoplanets?")
+    assert not any("methods for exoplanets" in s.text for s in subs)  # a verb keeps its object
+
+
 def test_both_halves_of_an_or_question_are_kept():
     question = "What predicts suicide ideation or opioid overdose among veterans?"
     _, subs = _plan(question)

@@ -57,6 +57,19 @@ def test_the_question_is_split_into_its_concepts_without_the_review_type():
         "Modelling depression in-vivo", "non-human animals"]  # "in vivo" is not split at "in"
 
 
+def test_what_kind_of_answer_is_wanted_is_no_concept_a_record_must_name():
+    """A materials paper need not say "materials" nor "promising" to address the question."""
+    assert [c.text for c in concepts("What materials are promising for solid-state lithium "
+                                     "battery electrolytes?")] == [
+        "solid-state lithium battery electrolytes"]
+    assert [c.text for c in concepts("Which cathode materials offer the highest capacity for "
+                                     "sodium-ion batteries?")] == [
+        "cathode materials", "capacity", "sodium-ion batteries"]
+    assert [c.text for c in concepts("Is there evidence that green space improves mental "
+                                     "wellbeing in cities?")] == [
+        "green space", "mental wellbeing", "cities"]
+
+
 def test_criteria_are_read_from_text_or_file_with_the_designs_they_name(tmp_path):
     criteria = read_criteria(CRITERIA)
     assert criteria.wanted_designs == ["randomised trial"]

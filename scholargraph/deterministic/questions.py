@@ -117,7 +117,7 @@ def join(items: list[Concept], question: str) -> str:
         if i and (qualifier := QUALIFIER.match(link)):
             groups[-1] += f" {qualifier.group(1).lower()} {concept.text}"
         elif i and is_generic(items[i - 1].text.split()[-1]) and (
-                complement := COMPLEMENT.match(link)):
+                complement := COMPLEMENT.match(_without_judging(link))):
             groups[-1] += f" {complement.group(1).lower()} {concept.text}"
         elif i and ALTERNATIVE.match(link) and re.search(r"\bor\b", link, re.IGNORECASE):
             groups[-1] += f" or {concept.text}"
@@ -129,6 +129,19 @@ def join(items: list[Concept], question: str) -> str:
     if len(groups) <= 1:
         return "".join(groups)
     return ", ".join(groups[:-1]) + " and " + groups[-1]
+
+
+def _without_judging(link: str) -> str:
+    """The words between two concepts without auxiliaries and judging words, so a general word
+    keeps its complement across them ("materials are promising for batteries": "materials for
+    batteries")."""
+    return " ".join(word for word in link.split() if word.lower() not in AUXILIARIES
+                    and not _judging(word.lower()))
+
+
+def _judging(word: str) -> bool:
+    """A judging word ("promising", "best"), not a verb form ("detecting" keeps its object)."""
+    return word in PREDICATES and not any(word.startswith(verb) for verb in PREDICATE_VERBS)
 
 
 def is_question(text: str) -> bool:

@@ -180,7 +180,8 @@ PREDICATES = frozenset(
     "safe", "safer", "safest", "likely", "useful", "beneficial", "harmful", "accurate",
     "reliable", "possible", "true", "important", "good", "bad", "key", "main", "major",
     "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test", "tests",
-    "tested",
+    "tested", "promising", "highest", "lowest", "greatest", "largest", "smallest", "strongest",
+    "weakest", "optimal", "ideal", "suitable", "offer", "offers", "offered",
 ])
 """Verbs and judging words of research questions. They join the concepts, they are not one, so
 a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is two concepts."""
@@ -198,6 +199,9 @@ GENERIC_TERMS = frozenset([
     "problems", "way", "ways", "value", "values", "property", "properties", "result", "results",
     "veterans", "elderly", "infants", "newborns", "adolescents", "students", "workers",
     "smokers", "users", "volunteers", "residents", "cohort", "cohorts", "group", "groups",
+    "material", "materials", "methods", "approach", "approaches", "strategy", "strategies",
+    "technique", "techniques", "challenge", "challenges", "advance", "advances", "option",
+    "options", "tool", "tools", "drug", "drugs", "intervention", "interventions",
 ])
 """Words too general to be searched on their own ("adults", "risk"): a search for one of them
 alone returns anything. They still qualify the other concepts."""

@@ -285,7 +285,8 @@ _CONNECTORS = re.compile(
     r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
     r"between|through|using|based|via|at|as|into|about|cure|cures|treat|treats|improve|"
     r"improves|reduce|reduces|increase|increases|prevent|prevents|cause|causes|affect|affects|"
-    r"predict|predicts|influence|influences)(?![\w-])|[,;:?!()\[\]\"“”]|\.(?=\s|$)",
+    r"predict|predicts|influence|influences|there|that|these|those|any|most)(?![\w-])|"
+    r"[,;:?!()\[\]\"“”]|\.(?=\s|$)",
     re.IGNORECASE)
 GENERIC_WORDS = (
     "what which how does do is are can main findings finding results result limitations "
@@ -296,9 +297,16 @@ GENERIC_WORDS = (
     "outcome associated association correlated related linked whether understanding common "
     "management source sources possible determinants relation relationship important variables "
     "new novel current recent non cross sectional longitudinal methodological methodology "
-    "rigour rigor understanding"
+    "rigour rigor understanding advances advance challenges challenge strategies strategy "
+    "approaches approach techniques technique options option tools tool materials material drugs "
+    "drug interventions intervention "
 )
-GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
+JUDGING_WORDS = ("promising best better highest lowest greatest largest strongest optimal ideal "
+                 "suitable offer offers")
+"""Words that judge what the question asks about ("promising", "highest"): no record need say
+them, and a concept's phrase is named without them ("highest capacity": "capacity")."""
+JUDGING_TERMS = frozenset(tokenize(JUDGING_WORDS))
+GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS + JUDGING_WORDS))
 """Words that say what kind of answer is wanted, not what the question is about."""
 
 
@@ -338,8 +346,19 @@ def concepts(question: str) -> list[Concept]:
     for phrase in _CONNECTORS.split(topic):
         stems = frozenset(tokenize(phrase)) - GENERIC_TERMS
         if stems and all(stems != c.stems for c in found):
-            found.append(Concept(" ".join(phrase.split()), stems))
+            found.append(Concept(_named_part(phrase), stems))
     return found
+
+
+def _named_part(phrase: str) -> str:
+    """A concept's phrase without the judging words at its ends (:data:`JUDGING_TERMS`), as a
+    reason names it and as its meaning is embedded ("highest capacity": "capacity")."""
+    words = phrase.split()
+    while len(words) > 1 and not set(tokenize(words[0])) - JUDGING_TERMS:
+        words.pop(0)
+    while len(words) > 1 and not set(tokenize(words[-1])) - JUDGING_TERMS:
+        words.pop()
+    return " ".join(words)
 
 
 def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
