@@ -478,3 +478,15 @@ def test_a_sentence_reporting_both_ways_on_the_outcome_is_not_against_the_claim(
     assert reading("Activated charcoal improves survival after mushroom poisoning.",
                    "Activated charcoal had little effect on survival after mushroom "
                    "poisoning.") == "no effect"
+
+
+def test_a_sentence_naming_few_of_the_claims_words_or_not_its_negation_restates_nothing():
+    assert not restates("Physical injury represses transglutaminase activity.",
+                        "The injury represents an assault on all aspects of the patient, from "
+                        "the physical to the psychological.")
+    assert not restates("Pseudoknots are not evolutionarily conserved in most eukaryotes.",
+                        "Pseudoknots are evolutionarily conserved RNA structures found in most "
+                        "eukaryotes.")
+    assert restates("Pseudoknots aren't evolutionarily conserved in most eukaryotes.",
+                    "We show that pseudoknots are not evolutionarily conserved across most "
+                    "eukaryotes.")

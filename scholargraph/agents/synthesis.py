@@ -424,7 +424,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     else:  # "included 0, and cites 0 of them in 0 findings" says it less plainly
         parts.append(f"This review screened {counted(counts.screened, 'work')} and included "
                      "none, so it has no findings.")
-    parts.append(f"{len(answered)} of {len(subs)} sub-questions have direct evidence.")
+    parts.append(f"{len(answered)} of {len(subs)} sub-questions "
+                 f"{'has' if len(answered) == 1 else 'have'} direct evidence.")
     if values := values_summary(draft.evidence_table):
         parts.append(values)
     missing = [sub.text for sub in subs if not direct.get(sub.id)]

@@ -82,7 +82,7 @@ from scholargraph.records import Work
 
 Design = Literal["randomised trial", "cohort", "case-control", "case report", "case series",
                  "animal", "in vitro", "review", "protocol", "editorial",
-                 "conference abstract"]
+                 "conference abstract", "book chapter"]
 
 MEANING_MIN = 0.38
 """Below this cosine with the question (and criteria) a record is far in meaning; it is set aside
@@ -420,6 +420,7 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
     "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)", re.I),
     "conference abstract": re.compile(r"\b(?:conference|congress|meeting) (?:abstracts?|talks?|"
                                       r"presentations?|posters?)|\btalks\b|\bposters\b", re.I),
+    "book chapter": re.compile(r"\bbooks?\b|\bchapters\b", re.I),
 }
 """How criteria name a design (plural or generic forms: "reviews", "animal studies"); "non-rodent
 species" names no animal design, "non-human animals" does."""
@@ -604,6 +605,32 @@ def record_text(work_or_record: Work | Mapping[str, object]) -> str:
     if not abstract:
         return title
     return f"{title}{'' if title.endswith(('.', '?', '!')) else '.'} {abstract}"
+
+
+DECLARED_DESIGNS: dict[str, Design] = {
+    "randomized controlled trial": "randomised trial",
+    "case reports": "case report",
+    "review": "review", "systematic review": "review", "meta-analysis": "review",
+    "scoping review": "review",
+    "editorial": "editorial", "comment": "editorial", "letter": "editorial",
+    "congress": "conference abstract",
+    "clinical trial protocol": "protocol",
+}
+"""Publication types as PubMed ('Randomized Controlled Trial', 'Case Reports', 'Editorial',
+'Comment', 'Letter', 'Congress') and OpenAlex ('review', 'editorial', 'letter') declare them,
+lower-cased, and the design each is. A declared type is the indexer's or publisher's reading of
+the record, so it counts as surely as a design read from the title."""
+
+
+def declared_designs(publication_types: Sequence[str], kind: str = "article") -> list[Design]:
+    """The designs a record's declared publication types (and its kind: a book or one of its
+    chapters) give, for screening against criteria that exclude them ("letters", "book
+    chapters")."""
+    found = [DECLARED_DESIGNS[t.lower()] for t in publication_types
+             if t.lower() in DECLARED_DESIGNS]
+    if kind in ("chapter", "book"):
+        found.append("book chapter")
+    return list(dict.fromkeys(found))
 
 
 def record_designs(title: str, abstract: str = "") -> list[Design]:
@@ -898,7 +925,8 @@ def _title_and_abstract(text: str) -> tuple[str, str]:
 
 def screening_decisions(question: str, criteria: Criteria | None,
                         records: Sequence[tuple[str, str]], *, embedder: Embedder | None = None,
-                        vectors: np.ndarray | None = None) -> list[Decision]:
+                        vectors: np.ndarray | None = None,
+                        declared: Sequence[Sequence[Design]] | None = None) -> list[Decision]:
     """The review's include/exclude decision for each record, given as (title, abstract), with
     its ranking score (:func:`score_records`).
 
@@ -910,7 +938,8 @@ def screening_decisions(question: str, criteria: Criteria | None,
     without an abstract well below it, ``TITLE_ONLY_SCORE_MIN``). Without
     an embedder, a record is set aside only when it names none of the concepts in words.
     Everything else is kept: recall first, as a reviewer screening titles and abstracts keeps
-    what they cannot rule out.
+    what they cannot rule out. ``declared``: each record's designs from its publication types
+    (:func:`declared_designs`), counted beside those read from its text.
     """
     texts = [record_text({"title": title, "abstract": abstract}) for title, abstract in records]
     signals = _signals(question, criteria, texts, embedder, vectors)
@@ -921,7 +950,8 @@ def screening_decisions(question: str, criteria: Criteria | None,
     decisions = []
     for i, (title, abstract) in enumerate(records):
         meaning = None if signals.meaning is None else float(signals.meaning[i])
-        designed = design_reason(record_designs(title, abstract), criteria)
+        designs = record_designs(title, abstract) + list(declared[i] if declared else [])
+        designed = design_reason(list(dict.fromkeys(designs)), criteria)
         low = relative and meaning is not None and scores[i] < (
             SCORE_MIN if abstract.strip() else TITLE_ONLY_SCORE_MIN)
         close = None if signals.close is None else signals.close[i]
