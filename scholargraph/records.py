@@ -120,6 +120,11 @@ class Work(Record):
     url: str | None = None
     sources: list[str] = Field(default_factory=list, description="Source agents that found it")
     kind: WorkKind = "article"
+    publication_types: list[str] = Field(
+        default_factory=list,
+        description="The types its sources declare, as each words them: PubMed's publication "
+        "types ('Randomized Controlled Trial', 'Editorial', 'Case Reports') and OpenAlex's "
+        "type ('review', 'letter'); screening reads study designs from them")
     full_text: str | None = Field(None, description="Main text, where it was fetched")
     full_text_spans: list[TextSpan] = Field(
         default_factory=list,
@@ -265,6 +270,7 @@ class Work(Record):
         merged.sources = _union(self.sources, other.sources)
         merged.merged_by = _union(self.merged_by, other.merged_by, [rule])
         merged.notices = _union(self.notices, other.notices)
+        merged.publication_types = _union(self.publication_types, other.publication_types)
         merged.is_retracted = self.is_retracted or other.is_retracted
         merged.published = merged.published or preprint.published
         seen = [day for day in (self.first_seen, other.first_seen) if day is not None]

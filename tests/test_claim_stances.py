@@ -19,6 +19,7 @@ from scholargraph.deterministic.stance import (
     proportions,
     reading,
     reports_on_relation,
+    restates,
     spelled_out,
     stance,
 )
@@ -421,3 +422,98 @@ def test_a_claims_other_sub_questions_quote_only_its_most_direct_tests():
                                     claim_sub=SURVEILLANCE)
     assert {p.work_id for f in unrestricted.findings if f.sub_question_id == "q2"
             for p in passages if p.id in f.passage_ids} <= {w.id for w in works[2:]}
+
+
+SPINDLE_CLAIM = "Clathrin stabilizes the spindle fiber apparatus during mitosis."
+SURVEILLANCE_CLAIM = "Machine learning improves disease surveillance in public health."
+
+
+def test_a_sentence_restating_the_claim_in_its_own_words_restates_it():
+    """No direction word is read in "stabilizes" or "established prior to birth", yet the
+    sentences state the claims' relations; a sentence naming the claim's words but not its
+    relation ("improves"), leaving it open or finding nothing, restates nothing."""
+    assert reading(SPINDLE_CLAIM, "Here, we show that clathrin stabilizes fibres of the mitotic "
+                   "spindle to aid congression of chromosomes.") == "neither"
+    assert restates(SPINDLE_CLAIM, "Here, we show that clathrin stabilizes fibres of the mitotic "
+                    "spindle to aid congression of chromosomes.")
+    assert restates("Adult tissue-resident macrophages are seeded before birth.",
+                    "We have demonstrated that major tissue-resident macrophage populations are "
+                    "established prior to birth and maintain themselves during adulthood.")
+    assert not restates(SURVEILLANCE_CLAIM, "Findings indicate the importance of the quality of "
+                        "crowd-generated labels in developing machine learning models designed "
+                        "for decision-making purposes, such as public health surveillance "
+                        "decisions.")
+    assert not restates(SPINDLE_CLAIM, "Whether clathrin stabilizes the mitotic spindle "
+                        "fibres remains unknown.")
+    assert not restates(SPINDLE_CLAIM, "Clathrin depletion did not change the spindle fibres "
+                        "in mitosis.")
+    assert not restates(SPINDLE_CLAIM, "Microtubules of the spindle grow during prophase.")
+
+
+def test_only_the_most_direct_study_is_read_as_restating_the_claim():
+    """The first-ranked study's sentence that restates the claim supports it; another study's
+    sentence restating it as well stays unlabelled: a lower-ranked study is labelled only from
+    the direction words :func:`reading` reads (restating won nothing there on SciFact train)."""
+    from scholargraph.agents.synthesis import with_stances
+    first, second = _work("first"), _work("second")
+    text = "Here, we show that clathrin stabilizes fibres of the mitotic spindle."
+    ranked = [_candidate(first, text, frozenset({"result"}), 0.9),
+              _candidate(second, text, frozenset({"result"}), 0.7)]
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {SPINDLE_CLAIM}",
+                         answer_shape="studies testing it")
+    draft = with_stances(Draft(summary="", findings=[]), SPINDLE_CLAIM, itself, ranked,
+                         [first, second])
+    assert {s.work_id: s.reading for s in draft.stances} == {first.id: "supports",
+                                                            second.id: "neither"}
+
+
+def test_a_null_result_on_another_outcome_does_not_stop_the_one_on_the_claims():
+    """"But not with differences in necrotizing enterocolitis" is a null result on another
+    outcome; the sentence's result on the claim's outcome (mortality, lower) is what it says of
+    the claim."""
+    claim = "Early screening for patent ductus arteriosus decreases in-hospital mortality."
+    assert reading(claim, "Screening echocardiography for patent ductus arteriosus was "
+                   "associated with lower in-hospital mortality but not with differences in "
+                   "necrotizing enterocolitis.") == "supports"
+    assert reading(claim, "Screening echocardiography for patent ductus arteriosus did not "
+                   "change in-hospital mortality.") == "no effect"
+
+
+def test_a_subject_needed_for_an_outcome_raises_it():
+    """"Necessary for developing a panic-prone state" says the neurons raise what the claim says
+    they suppress; "underestimate" is the reverse of "overestimates"; "crucial for" is no agent
+    noun naming the subject."""
+    assert reading("Hypocretin neurones suppress panic-prone state in rats.",
+                   "Here we show that activation of hypocretin-synthesizing neurons is necessary "
+                   "for developing a panic-prone state in the rat panic model.") == "contradicts"
+    assert reading("Klf4 is required for proper myeloid cell differentiation.",
+                   "KLF4 is not required for myeloid cell differentiation.") == "no effect"
+    crucial = stance("Ly49Q was crucial for the polarization of neutrophils.")
+    assert [(c.direction, c.modifier) for c in crucial.cues] == [("up", False)]
+    assert stance("HbA1c may underestimate past glycemia.").main == "down"
+
+
+def test_a_sentence_reporting_both_ways_on_the_outcome_is_not_against_the_claim():
+    """"Reduces proliferation ... by inducing ... checkpoint activation" reports the claim's own
+    change on its outcome besides a decrease: it is mixed, not against the claim; a cue word
+    the claim puts before its result cue ("Activated charcoal") describes the subject."""
+    claim = "Pyridostatin induces checkpoint activation."
+    context = "Pyridostatin (PDS) is a G-quadruplex ligand."
+    assert reading(claim, "Remarkably, PDS reduces proliferation of HR-defective cells by "
+                   "inducing DSB accumulation, checkpoint activation, and deregulated G2/M "
+                   "progression.", context) == "neither"
+    assert reading("Activated charcoal improves survival after mushroom poisoning.",
+                   "Activated charcoal had little effect on survival after mushroom "
+                   "poisoning.") == "no effect"
+
+
+def test_a_sentence_naming_few_of_the_claims_words_or_not_its_negation_restates_nothing():
+    assert not restates("Physical injury represses transglutaminase activity.",
+                        "The injury represents an assault on all aspects of the patient, from "
+                        "the physical to the psychological.")
+    assert not restates("Pseudoknots are not evolutionarily conserved in most eukaryotes.",
+                        "Pseudoknots are evolutionarily conserved RNA structures found in most "
+                        "eukaryotes.")
+    assert restates("Pseudoknots aren't evolutionarily conserved in most eukaryotes.",
+                    "We show that pseudoknots are not evolutionarily conserved across most "
+                    "eukaryotes.")

@@ -65,6 +65,11 @@ def test_what_kind_of_answer_is_wanted_is_no_concept_a_record_must_name():
     assert [c.text for c in concepts("Which cathode materials offer the highest capacity for "
                                      "sodium-ion batteries?")] == [
         "cathode materials", "capacity", "sodium-ion batteries"]
+    assert [c.text for c in concepts("Does metamorphic testing find bugs in machine learning "
+                                     "classifiers?")] == [
+        "metamorphic testing", "bugs", "machine learning classifiers"]
+    assert [c.text for c in concepts("Does exercise reduce symptoms of major depressive "
+                                     "disorder?")][-1] == "major depressive disorder"
     assert [c.text for c in concepts("Is there evidence that green space improves mental "
                                      "wellbeing in cities?")] == [
         "green space", "mental wellbeing", "cities"]

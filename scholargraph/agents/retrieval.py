@@ -63,6 +63,7 @@ from scholargraph.records import Material, Work
 from scholargraph.screening.llm_criteria import CriteriaJudge, criteria_judge
 from scholargraph.screening.relevance import (
     Criteria,
+    declared_designs,
     read_criteria,
     record_text,
     screening_decisions,
@@ -107,7 +108,8 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
         texts, [works[i].id for i in judged], embedder, settings, warnings)
     decisions = screening_decisions(
         question, criteria, [(works[i].title, works[i].abstract or "") for i in judged],
-        embedder=embedder if vectors is not None else None, vectors=vectors)
+        embedder=embedder if vectors is not None else None, vectors=vectors,
+        declared=[declared_designs(works[i].publication_types, works[i].kind) for i in judged])
     for i, decision in zip(judged, decisions, strict=True):
         reasons[i] = decision.reason
     if judge is not None:

@@ -48,6 +48,7 @@ from scholargraph.deterministic.stance import (
     compare,
     reading,
     reports_on_relation,
+    restates,
     stance,
 )
 from scholargraph.deterministic.support import SupportChecker
@@ -349,7 +350,9 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     read "Findings indicate the importance of the quality of crowd-generated labels in
     developing machine learning models designed for ... public health surveillance" as support
     for "Machine learning improves disease surveillance in public health"; limited to
-    sentences reporting a finding ("we show that") it won nothing held out (0.390)."""
+    sentences reporting a finding ("we show that") it won nothing held out (0.390). The most
+    direct study's sentence that restates the claim, its relation words included, supports it
+    (:func:`~scholargraph.deterministic.stance.restates`)."""
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
     stances, added = [], []
     for work in papers:
@@ -364,6 +367,10 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
         text = f"{work.title or ''} {work.abstract or ''}"  # where its abbreviations are defined
         readings = [(reading(claim, c.quote.text, text, work.title or ""), c) for c in own]
         read, chosen = next(((r, c) for r, c in readings if r != "neither"), readings[0])
+        if read == "neither" and direct:
+            restated = next((c for c in own if restates(claim, c.quote.text, text)), None)
+            if restated is not None:
+                read, chosen = "supports", restated
         if read != "neither" and not direct and not reports_on_relation(
                 claim, chosen.quote.text, text, work.title or ""):
             read = "neither"
@@ -417,7 +424,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     else:  # "included 0, and cites 0 of them in 0 findings" says it less plainly
         parts.append(f"This review screened {counted(counts.screened, 'work')} and included "
                      "none, so it has no findings.")
-    parts.append(f"{len(answered)} of {len(subs)} sub-questions have direct evidence.")
+    parts.append(f"{len(answered)} of {len(subs)} sub-questions "
+                 f"{'has' if len(answered) == 1 else 'have'} direct evidence.")
     if values := values_summary(draft.evidence_table):
         parts.append(values)
     missing = [sub.text for sub in subs if not direct.get(sub.id)]

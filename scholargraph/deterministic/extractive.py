@@ -1031,7 +1031,8 @@ def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passage
     return (f"This review screened {counted(len(papers), 'work')} and quotes "
             f"{counted(kinds.count('finding'), 'finding')} from {len(cited)} of them{span}, "
             "verbatim from their titles and "
-            f"abstracts. {answered} of {len(subs)} sub-questions have direct evidence. "
+            f"abstracts. {answered} of {len(subs)} sub-questions "
+            f"{'has' if answered == 1 else 'have'} direct evidence. "
             f"{_count(kinds.count('contradiction'), 'contradiction')} and "
             f"{_count(kinds.count('agreement'), 'agreement')} between sources are set side by "
             f"side below.")

@@ -171,14 +171,17 @@ _NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm
                        "limit", "drive", "shape", "benefit"])
 """Of those, the ones that are as often part of a term ("climate change", "lead exposure")."""
 
-PREDICATES = frozenset(
+VERB_PREDICATES = frozenset(
     f"{word}{ending}"
     for word in PREDICATE_VERBS - _NOUN_TOO
     for ending in ("", "s", "es", "d", "ed", "ing")
-) | frozenset([
+) | frozenset(["find", "finds", "show", "shows"])
+"""The verb forms among :data:`PREDICATES` ("reduces", "detecting", "finds")."""
+
+PREDICATES = VERB_PREDICATES | frozenset([
     "better", "worse", "best", "worst", "effective", "efficacious", "superior", "inferior",
     "safe", "safer", "safest", "likely", "useful", "beneficial", "harmful", "accurate",
-    "reliable", "possible", "true", "important", "good", "bad", "key", "main", "major",
+    "reliable", "possible", "true", "important", "good", "bad", "key", "main",
     "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test", "tests",
     "tested", "promising", "highest", "lowest", "greatest", "largest", "smallest", "strongest",
     "weakest", "optimal", "ideal", "suitable", "offer", "offers", "offered",

@@ -73,6 +73,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from scholargraph.deterministic.text import VERB_PREDICATES
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -81,7 +82,7 @@ from scholargraph.records import Work
 
 Design = Literal["randomised trial", "cohort", "case-control", "case report", "case series",
                  "animal", "in vitro", "review", "protocol", "editorial",
-                 "conference abstract"]
+                 "conference abstract", "book chapter"]
 
 MEANING_MIN = 0.38
 """Below this cosine with the question (and criteria) a record is far in meaning; it is set aside
@@ -103,7 +104,17 @@ SCORE_MIN = 0.0
 """In a library of at least ``FEEDBACK_MIN_RECORDS`` records, a record that leaves one of the
 question's concepts unaddressed is also set aside when its ranking score is below the library's
 mean (scores are standardised): it misses part of the question and is nearer the bottom of the
-library than the top."""
+library than the top.
+
+A smaller pool has no such bar, so a search of 15 works screens loosely (16 works on public-health
+machine learning, screened for "machine learning to predict suicide risk": 11 kept, most naming
+"risk" and close to the question through "machine learning"). Measured on 40-record samples of
+the nine shared reviews (ten per review, up to ten includes each: ta-recall 0.977, every review
+at least 0.950, excluded-share 0.332), none kept: the bar in pools of any size, 9 of the 16
+kept but ta-recall 0.956 (one review 0.87; 0.972 and no fewer of the 16 with the bar half a
+unit lower); a concept named by part of its words ("risk") counted only when the record is also
+close to it, 0.942 (one review 0.79); a two-word concept not named by its commoner word alone
+(wordfreq), 10 of the 16 and 0.962 (0.958 over the full reviews, one at 0.867)."""
 TITLE_ONLY_SLACK = 0.15
 """A record with no abstract is judged on its title, with the bar lowered by this much: a title
 alone says less, and reviewers keep such records for the full text. Of the nine shared reviews
@@ -343,11 +354,24 @@ def concepts(question: str) -> list[Concept]:
     surveillance")."""
     found: list[Concept] = []
     topic = _LATIN_IN.sub(r"in-\1", question_topic(question))
-    for phrase in _CONNECTORS.split(topic):
+    for phrase in (part for between in _CONNECTORS.split(topic)
+                   for part in _split_at_verbs(between)):
         stems = frozenset(tokenize(phrase)) - GENERIC_TERMS
         if stems and all(stems != c.stems for c in found):
             found.append(Concept(_named_part(phrase), stems))
     return found
+
+
+def _split_at_verbs(phrase: str) -> list[str]:
+    """A phrase cut at the verbs a question puts between its concepts ("metamorphic testing finds
+    bugs": "metamorphic testing", "bugs"; see :data:`VERB_PREDICATES`)."""
+    parts: list[list[str]] = [[]]
+    for word in phrase.split():
+        if word.lower() in VERB_PREDICATES:
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [" ".join(part) for part in parts if part]
 
 
 def _named_part(phrase: str) -> str:
@@ -396,6 +420,7 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
     "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)", re.I),
     "conference abstract": re.compile(r"\b(?:conference|congress|meeting) (?:abstracts?|talks?|"
                                       r"presentations?|posters?)|\btalks\b|\bposters\b", re.I),
+    "book chapter": re.compile(r"\bbooks?\b|\bchapters\b", re.I),
 }
 """How criteria name a design (plural or generic forms: "reviews", "animal studies"); "non-rodent
 species" names no animal design, "non-human animals" does."""
@@ -582,6 +607,32 @@ def record_text(work_or_record: Work | Mapping[str, object]) -> str:
     return f"{title}{'' if title.endswith(('.', '?', '!')) else '.'} {abstract}"
 
 
+DECLARED_DESIGNS: dict[str, Design] = {
+    "randomized controlled trial": "randomised trial",
+    "case reports": "case report",
+    "review": "review", "systematic review": "review", "meta-analysis": "review",
+    "scoping review": "review",
+    "editorial": "editorial", "comment": "editorial", "letter": "editorial",
+    "congress": "conference abstract",
+    "clinical trial protocol": "protocol",
+}
+"""Publication types as PubMed ('Randomized Controlled Trial', 'Case Reports', 'Editorial',
+'Comment', 'Letter', 'Congress') and OpenAlex ('review', 'editorial', 'letter') declare them,
+lower-cased, and the design each is. A declared type is the indexer's or publisher's reading of
+the record, so it counts as surely as a design read from the title."""
+
+
+def declared_designs(publication_types: Sequence[str], kind: str = "article") -> list[Design]:
+    """The designs a record's declared publication types (and its kind: a book or one of its
+    chapters) give, for screening against criteria that exclude them ("letters", "book
+    chapters")."""
+    found = [DECLARED_DESIGNS[t.lower()] for t in publication_types
+             if t.lower() in DECLARED_DESIGNS]
+    if kind in ("chapter", "book"):
+        found.append("book chapter")
+    return list(dict.fromkeys(found))
+
+
 def record_designs(title: str, abstract: str = "") -> list[Design]:
     """The study designs a record's title and abstract show (none when it shows none).
 
@@ -747,7 +798,37 @@ def _ranking(signals: _Signals, texts: Sequence[str]) -> np.ndarray:
     22 of the 50 records that do were excluded, many of them variants of the task the criteria
     exclude (object-place-context); the eight includes that name the task only midway or late in
     their abstract, after the drug or lesion they study, rank 157th to 254th of 271 (about half
-    of them name it past the 192 tokens the embedding reads)."""
+    of them name it past the 192 tokens the embedding reads).
+
+    Reading past those 192 tokens did not help either, nor did where a concept is named; each
+    against this ranking (0.528), in-sample mean, then held out choosing between the two on six
+    reviews and measuring the other three (84 splits). A second vector per record longer than
+    192 tokens (8,579 of the nine reviews' 12,601 records), of its title and its abstract from
+    the first sentence the first vector did not wholly read: the record's vector the
+    normalised sum of the two (cosines and feedback alike) 0.514, held out 0.526 (Appenzeller-
+    Herzog 0.717 -> 0.735, Bannach-Brown 0.378 -> 0.405, Smid 0.768 -> 0.786, but the
+    object-in-context review 0.120 -> 0.050, van der Valk 0.540 -> 0.493, Menon 0.432 ->
+    0.401: the rest of a long abstract is its methods and results, which included and excluded
+    rodent memory studies share); the second at half weight 0.519 (0.525); each cosine the
+    better of the two chunks' 0.504 (0.528, never chosen), their mean 0.519 (0.526); the
+    second vector only in the feedback, beside the first's columns 0.520 (0.527) or as a
+    second words-and-vectors classifier 0.524 (0.525). Where the concepts are named (the
+    title, or an abstract sentence stating the aim or among the last two, counting 1; midway
+    0.75; only the first, background, sentence 0.5), the mean over concepts added to the
+    first pass at weight 0.25, 0.5 or 1: 0.517, 0.507, 0.499, the least-named concept instead
+    of the mean 0.508 (held out 0.528, never chosen). Also: the TF-IDF match with the best
+    single inclusion clause beside the whole query's (0.525; 0.521 at half weight; with the
+    question's words in each clause 0.518; held out 0.524-0.526), with the question alone
+    beside it (0.492-0.505), the title's own TF-IDF match (0.517-0.518, held out 0.519-0.524);
+    the feedback's pseudo-includes taken only among records naming every concept in words
+    (0.502), naming or close to every one (0.519), naming one in the title (0.505) or naming
+    any (0.526), held out 0.528 (never chosen); the feedback cross-fitted, each record it
+    trained on scored by classifiers fitted on the other folds (3, 5 or 10), so that an include
+    the first pass put in its bottom half is not scored by a model told it is an exclude:
+    0.523-0.525, or only the excludes so scored 0.526 (Bannach-Brown up to 0.407, Menon up to
+    0.457, the object-in-context review down to 0.079-0.105), held out 0.524-0.526, with the
+    feedback taking twice as long. Choosing among all 22 (this ranking and the first 21 of
+    these) on six reviews and measuring the other three: 0.513."""
     first = _first_pass(signals)
     learned = _feedback(texts, signals.vectors, first, _ruled_out(signals)) \
         if len(texts) >= FEEDBACK_MIN_RECORDS else None
@@ -844,7 +925,8 @@ def _title_and_abstract(text: str) -> tuple[str, str]:
 
 def screening_decisions(question: str, criteria: Criteria | None,
                         records: Sequence[tuple[str, str]], *, embedder: Embedder | None = None,
-                        vectors: np.ndarray | None = None) -> list[Decision]:
+                        vectors: np.ndarray | None = None,
+                        declared: Sequence[Sequence[Design]] | None = None) -> list[Decision]:
     """The review's include/exclude decision for each record, given as (title, abstract), with
     its ranking score (:func:`score_records`).
 
@@ -856,7 +938,8 @@ def screening_decisions(question: str, criteria: Criteria | None,
     without an abstract well below it, ``TITLE_ONLY_SCORE_MIN``). Without
     an embedder, a record is set aside only when it names none of the concepts in words.
     Everything else is kept: recall first, as a reviewer screening titles and abstracts keeps
-    what they cannot rule out.
+    what they cannot rule out. ``declared``: each record's designs from its publication types
+    (:func:`declared_designs`), counted beside those read from its text.
     """
     texts = [record_text({"title": title, "abstract": abstract}) for title, abstract in records]
     signals = _signals(question, criteria, texts, embedder, vectors)
@@ -867,7 +950,8 @@ def screening_decisions(question: str, criteria: Criteria | None,
     decisions = []
     for i, (title, abstract) in enumerate(records):
         meaning = None if signals.meaning is None else float(signals.meaning[i])
-        designed = design_reason(record_designs(title, abstract), criteria)
+        designs = record_designs(title, abstract) + list(declared[i] if declared else [])
+        designed = design_reason(list(dict.fromkeys(designs)), criteria)
         low = relative and meaning is not None and scores[i] < (
             SCORE_MIN if abstract.strip() else TITLE_ONLY_SCORE_MIN)
         close = None if signals.close is None else signals.close[i]

@@ -171,6 +171,7 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             url=work.get("doi") or location.get("landing_page_url") or work.get("id"),
             sources=["openalex"],
             kind=_kind(work),
+            publication_types=[work["type"]] if work.get("type") else [],
             cited_by_count=work.get("cited_by_count"),
             is_retracted=bool(work.get("is_retracted")),
             oa_url=open_access_url(work),

@@ -289,6 +289,7 @@ def _article_work(article: etree._Element) -> Work:
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
         kind="preprint" if _is_preprint(body) else "article",
+        publication_types=sorted(kind for kind in kinds if kind),
         is_retracted=RETRACTED_TYPE in kinds
         or any(notice.startswith("Retraction in:") for notice in notices),
         notices=notices,
