@@ -397,6 +397,33 @@ def test_the_most_direct_study_is_read_from_an_unclassified_sentence_and_others_
     assert {f.passage_ids[0].split("#")[0] for f in draft.findings} == {cohort.id, trial.id}
 
 
+def test_a_claims_other_sub_questions_quote_only_its_most_direct_tests():
+    """Five works test the claim, most direct first; the methods sub-question may quote the
+    methods of the first three, not those of the works ranked below them, which would be cited
+    as evidence on the claim for their methods alone."""
+    works = [_work(name) for name in ("first", "second", "third", "fourth", "fifth")]
+    methods = SubQuestion(id="q2", text="What methods and data have been used to study whether "
+                          "machine learning improves disease surveillance?",
+                          answer_shape="methods")
+    passages = [Passage(id=f"{w.id}#abstract:0-200", work_id=w.id, sub_question_id="q2",
+                        score=1.0 - i / 10, start=0, end=200,
+                        text=f"We used {120 + i} machine learning models trained on disease "
+                             f"surveillance data from {i + 2} public health agencies.")
+                for i, w in enumerate(works)]
+    draft = extractive_draft([SURVEILLANCE, methods], passages, works,
+                             ["machine learning", "disease surveillance", "public health"],
+                             claim_sub=SURVEILLANCE)
+    quoted = {p.work_id for f in draft.findings if f.sub_question_id == "q2"
+              for p in passages if p.id in f.passage_ids}
+    assert quoted, "no methods were quoted"
+    assert quoted <= {works[0].id, works[1].id, works[2].id}
+    unrestricted = extractive_draft([SURVEILLANCE, methods], passages, works[::-1],
+                                    ["machine learning", "disease surveillance", "public health"],
+                                    claim_sub=SURVEILLANCE)
+    assert {p.work_id for f in unrestricted.findings if f.sub_question_id == "q2"
+            for p in passages if p.id in f.passage_ids} <= {w.id for w in works[2:]}
+
+
 SPINDLE_CLAIM = "Clathrin stabilizes the spindle fiber apparatus during mitosis."
 SURVEILLANCE_CLAIM = "Machine learning improves disease surveillance in public health."
 

@@ -21,8 +21,11 @@ from scholargraph.agents.schemas import Finding, SubQuestion
 from scholargraph.deterministic.extractive import (
     PAPER_DOES,
     extractive_draft,
+    opinion_gap,
+    opinion_piece,
     quotable,
     results_of_uncited,
+    study_protocol,
     summary_passages,
 )
 from scholargraph.records import Passage, Work
@@ -50,16 +53,20 @@ def section_of(abstract: str, sentence: str) -> str | None:
     return labels[-1] if labels else None
 
 
-COMMENTARY = re.compile(r"(?<![A-Za-z])In this commentary\b", re.IGNORECASE)
+COMMENTARY = re.compile(r"(?<![A-Za-z])In this commentary\b|\band colleagues present\b",
+                        re.IGNORECASE)
 """How a commentary says what it is (after a reference number, too: "structures.3In this
-commentary"): it reports no study, whatever words it uses."""
+commentary"), or that it presents another group's study ("... Lo-Ciganic and colleagues
+present ..."): it reports no study of its own, whatever words it uses."""
+PROTOCOL_SAYS = re.compile(r"\bresults are expected\b|\bprotocol$", re.IGNORECASE | re.MULTILINE)
+"""How a study protocol says it has no result yet (or its title ends in its kind)."""
 
 
 def states_a_result(work: Work) -> bool:
     """A reader's judgement: the abstract has a Results or Conclusions section, or a sentence
     with a word that reports a finding, and the work is not a commentary."""
     abstract = work.abstract or ""
-    if COMMENTARY.search(abstract):
+    if COMMENTARY.search(abstract) or PROTOCOL_SAYS.search(f"{work.title}\n{abstract}"):
         return False
     labelled = any(m.group(1).lower().startswith(("result", "conclusion"))
                    for m in SECTION.finditer(abstract))
@@ -85,10 +92,25 @@ def test_each_included_work_stating_a_result_is_cited(topic_review):
     report, _ = topic_review
     with_results = {w.id for w in report.papers if states_a_result(w)}
     cited = cited_works(report)
-    assert len(with_results) >= 8, "the recorded corpus changed: fewer works state results"
+    assert len(with_results) >= 6, "the recorded corpus changed: fewer works state results"
     assert with_results <= cited, [w.title for w in report.papers
                                    if w.id in with_results - cited]
-    assert len(cited) >= len(report.papers) // 2
+
+
+def test_no_finding_quotes_a_protocol_or_a_commentary_on_another_study(topic_review):
+    """The README review includes a study protocol, whose "CONCLUSIONS Rigorous evaluations of
+    digital health programs are limited ..." restates the case for a study yet to report, and
+    a comment presenting another group's opioid-overdose model, whose C-statistics are that
+    study's: neither is quoted, and the gaps say why."""
+    report, _ = topic_review
+    silent = [w for w in report.papers
+              if PROTOCOL_SAYS.search(w.title) or COMMENTARY.search(w.abstract or "")]
+    assert len(silent) >= 2, "the recorded corpus changed: no protocol or commentary on a study"
+    assert not {w.id for w in silent} & cited_works(report)
+    gaps = " ".join(report.gaps)
+    assert "study protocol" in gaps and "commentaries" in gaps
+    for work in silent:
+        assert work.title[:40] in gaps, work.title
 
 
 def test_no_finding_is_background_aims_or_methods(topic_review):
@@ -185,3 +207,22 @@ def test_a_topic_draft_cites_the_work_the_filter_kept_no_passage_of():
     assert not any(f.text.startswith(("Digital health programmes", "The results are expected"))
                    for f in quoted)
     assert all(isinstance(f, Finding) and f.sub_question_id == "q1" for f in quoted)
+
+
+def test_a_protocol_and_a_comment_on_another_study_report_nothing_of_their_own():
+    protocol = Work(title="Machine learning in digital health programmes: an exploratory protocol",
+                    abstract="CONCLUSIONS Rigorous evaluations of digital health programmes are "
+                             "limited.", year=2019)
+    comment = Work(title="Opportunities for overdose prediction", year=2022,
+                   abstract="In a prognostic study, Lo-Ciganic and colleagues present a "
+                            "machine-learning algorithm. Their model performed well.")
+    study = Work(title="Use of machine learning to predict suicide ideation", year=2018,
+                 abstract="We trained a random forest. Patients and colleagues were surveyed. "
+                          "The model reached an AUC of 0.85.")
+    assert study_protocol(protocol) and not study_protocol(study)
+    assert opinion_piece(comment) and not opinion_piece(study)
+    assert opinion_gap([comment], [protocol]) == [
+        "1 included work is a commentary or opinion piece and reports no study of its own; no "
+        "finding quotes it: Opportunities for overdose prediction (2022).",
+        "1 included work is a study protocol and reports no results yet; no finding quotes it: "
+        "Machine learning in digital health programmes: an exploratory protocol (2019)."]

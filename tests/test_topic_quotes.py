@@ -95,7 +95,7 @@ def test_a_commentary_is_included_named_and_not_quoted(surveillance: Report) -> 
                     for i in f.passage_ids}
     assert commentary.id not in quoted_works
     [gap] = [g for g in surveillance.gaps if "commentar" in g]
-    assert "Iskander & Bianchi" in gap and "no finding quotes it" in gap
+    assert "Iskander & Bianchi" in gap and "no finding quotes" in gap
 
 
 @pytest.mark.parametrize(("sentence", "advice"), [

@@ -1,0 +1,46 @@
+"""A computer-science review quotes results, not what a field has become or still lacks, and not
+what a paper proposes to do: the arXiv abstracts of the recorded corpus open on "Deep Learning
+(DL) has revolutionized ...", "We have recently witnessed tremendous success of Machine Learning"
+and "The main challenge ... is the lack of a test oracle", none of which a study found."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scholargraph import review
+from scholargraph.deterministic.extractive import quotable, states_finding
+from scholargraph.records import Passage
+from scholargraph.report import Report
+
+QUESTION = "Does metamorphic testing find bugs in machine learning classifiers?"
+FIELD_SAYS = re.compile(r"has revolutionized|witnessed tremendous success|has gained significant "
+                        r"interest|main challenge|higher demand|^We propose|main idea of this work",
+                        re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def testing_review(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCHOLARGRAPH_HOME", str(tmp_path_factory.mktemp("home")))
+        return review(QUESTION, offline=True, out=tmp_path_factory.mktemp("review"))
+
+
+def test_the_recorded_abstracts_open_on_the_field_and_no_finding_quotes_it(testing_review):
+    said = [w.title for w in testing_review.papers if FIELD_SAYS.search(w.abstract or "")]
+    assert len(said) >= 3, "the recorded corpus changed: fewer abstracts open on their field"
+    findings = [f.quotes[0].text for f in testing_review.findings if f.kind == "finding"]
+    assert findings
+    assert not [text for text in findings if FIELD_SAYS.search(text)]
+    assert any("65.9% of the bugs were caught" in text for text in findings)
+
+
+def test_a_field_statement_is_background_unless_a_structured_abstract_labels_it_a_result():
+    text = ("Deep Learning (DL) has revolutionized the capabilities of vision-based systems. "
+            "RESULTS: Metamorphic relations have emerged as the strongest oracle in 12 of 14 "
+            "models tested.")
+    opening, labelled = quotable(Passage(id="w#a", work_id="w", text=text, start=0,
+                                         end=len(text), section="abstract"), None)
+    assert "background" in opening.facets and not states_finding(opening, {"result"})
+    assert labelled.facets == {"result"} and states_finding(labelled, {"result"})
