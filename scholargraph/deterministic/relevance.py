@@ -151,7 +151,7 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     work that reports a measured result about its subject is included too, after the others
     (``measured``, :func:`~scholargraph.deterministic.class_claims.class_claim_studies`; the
     subject's abbreviations written out, "ML models"). On the recorded broad claim it includes
-    the five works that test it, not two (``tests/test_claims.py`` says why each other work
+    the four works that test it, not two (``tests/test_claims.py`` says why each other work
     does not). Everyday words alone were tried first, re-ranked offline over the screened works
     of fresh SciFact reviews (the 37 and claims 400-519; share of included works relevant / of
     gold evidence included): at Zipf 3.5 they fire on 10 of those claims ("Medications to treat
