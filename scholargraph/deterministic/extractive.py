@@ -339,20 +339,21 @@ def opinion_gap(pieces: Sequence[Work], protocols: Sequence[Work] = ()) -> list[
     none."""
     lines = []
     if pieces:
-        named = _named(pieces)
-        lines.append(
-            "1 included work is a commentary or opinion piece and reports no study of its own; "
-            f"no finding quotes it: {named}." if len(pieces) == 1 else
-            f"{len(pieces)} included works are commentaries or opinion pieces and report no "
-            f"study of their own; no finding quotes them: {named}.")
+        lines.append(_silent_line(pieces, "is a commentary or opinion piece and reports no study "
+                                  "of its own", "are commentaries or opinion pieces and report no "
+                                  "study of their own"))
     if protocols:
-        named = _named(protocols)
-        lines.append(
-            "1 included work is a study protocol and reports no results yet; no finding quotes "
-            f"it: {named}." if len(protocols) == 1 else
-            f"{len(protocols)} included works are study protocols and report no results yet; no "
-            f"finding quotes them: {named}.")
+        lines.append(_silent_line(protocols, "is a study protocol and reports no results yet",
+                                  "are study protocols and report no results yet"))
     return lines
+
+
+def _silent_line(works: Sequence[Work], one: str, many: str) -> str:
+    """A gap line naming included works no finding quotes, and why (``one``/``many``: what the
+    work is, or the works are)."""
+    if len(works) == 1:
+        return f"1 included work {one}; no finding quotes it: {_named(works)}."
+    return f"{len(works)} included works {many}; no finding quotes them: {_named(works)}."
 
 
 def _named(works: Sequence[Work]) -> str:
