@@ -81,6 +81,17 @@ def test_numbers_that_disagree_with_the_claims_contradict_it():
         "contradicts")
 
 
+def test_proportions_written_in_words_are_compared_as_figures():
+    assert proportions("One in five surgical trials are discontinued early.") == [
+        pytest.approx(0.2)]
+    assert proportions("two out of three patients; one in a million births") == [
+        pytest.approx(2 / 3), pytest.approx(1e-6)]
+    assert numbers_disagree("One in two surgical randomized controlled trials are discontinued "
+                            "early.", "Of 395 trials, 81 (21%) were discontinued early.")
+    assert not numbers_disagree("One in five trials are discontinued early.",
+                                "Of 395 trials, 81 (21%) were discontinued early.")
+
+
 def _work(name: str) -> Work:
     return Work(title=f"Study {name}", doi=f"10.1000/{name}", year=2020, sources=["openalex"],
                 abstract="text")

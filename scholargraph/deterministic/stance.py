@@ -419,11 +419,28 @@ _PROPORTION = re.compile(
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "hundred": 100}
+_WORDED_PROPORTION = re.compile(
+    rf"\b(?P<one>{'|'.join(_WORD_NUMBERS)})\s(?P<link>in|out of)\s(?:an?\s)?"
+    rf"(?P<many>{'|'.join(_WORD_NUMBERS)}|thousand|million)\b", re.IGNORECASE)
+
+
+def _in_figures(text: str) -> str:
+    """Proportions written in words put in figures ("one in five" -> "1 in 5", "one in a
+    million" -> "1 in 1 million"), so they are compared as any other."""
+    def figures(match: re.Match[str]) -> str:
+        many = match["many"].lower()
+        count = str(_WORD_NUMBERS[many]) if many in _WORD_NUMBERS else f"1 {many}"
+        return f"{_WORD_NUMBERS[match['one'].lower()]} {match['link']} {count}"
+    return _WORDED_PROPORTION.sub(figures, text)
+
+
 def proportions(text: str) -> list[float]:
     """The proportions a text states, as fractions: "12%" is 0.12, "1 in 5 million" and "1/2000"
-    are 2e-7 and 5e-4."""
+    are 2e-7 and 5e-4, "one in five" 0.2."""
     found = []
-    for match in _PROPORTION.finditer(text):
+    for match in _PROPORTION.finditer(_in_figures(text)):
         if match["pct"]:
             found.append(float(match["pct"]) / 100)
             continue
