@@ -16,7 +16,8 @@ from scholargraph.report import Report
 
 QUESTION = "Does metamorphic testing find bugs in machine learning classifiers?"
 FIELD_SAYS = re.compile(r"has revolutionized|witnessed tremendous success|has gained significant "
-                        r"interest|main challenge|higher demand|^We propose|main idea of this work",
+                        r"interest|main challenge|higher demand|^We propose|main idea of this work|"
+                        r"are commonly used in testing compilers",
                         re.IGNORECASE)
 
 
@@ -44,3 +45,8 @@ def test_a_field_statement_is_background_unless_a_structured_abstract_labels_it_
                                          end=len(text), section="abstract"), None)
     assert "background" in opening.facets and not states_finding(opening, {"result"})
     assert labelled.facets == {"result"} and states_finding(labelled, {"result"})
+    used = ("Random test program generators are commonly used in testing compilers. The error "
+            "rate, which is a frequently used measure, was found to be a deceptive measure.")
+    tool, result = quotable(Passage(id="u#a", work_id="u", text=used, start=0, end=len(used),
+                                    section="abstract"), None)
+    assert not states_finding(tool, {"result"}) and states_finding(result, {"result"})
