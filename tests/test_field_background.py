@@ -50,3 +50,7 @@ def test_a_field_statement_is_background_unless_a_structured_abstract_labels_it_
     tool, result = quotable(Passage(id="u#a", work_id="u", text=used, start=0, end=len(used),
                                     section="abstract"), None)
     assert not states_finding(tool, {"result"}) and states_finding(result, {"result"})
+    step = "In particular, we first cluster the test programs in the bug reports by their features."
+    method, = quotable(Passage(id="m#a", work_id="m", text=step, start=0, end=len(step),
+                               section="abstract"), None)
+    assert not states_finding(method, {"result"}) and states_finding(method, {"method"})

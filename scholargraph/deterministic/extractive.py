@@ -126,7 +126,9 @@ FACET_CUES = {
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
     "method": re.compile(
         r"\b(we (?:used|analy[sz]ed|collected|conducted|performed|developed|trained|"
-        r"recruited|measured|applied|compared)|data (?:from|were)|cohort|randomi[sz]ed|"
+        r"recruited|measured|applied|compared)|we (?:first |then |also |further )?(?:use|apply|"
+        r"cluster|train|build|construct|design|implement|generate|collect|extract|employ|"
+        r"leverage|adopt|combine|model|simulate)|data (?:from|were)|cohort|randomi[sz]ed|"
         r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
         r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b", re.IGNORECASE),
     "limitation": re.compile(
