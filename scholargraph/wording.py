@@ -7,3 +7,9 @@ def counted(count: int, singular: str, plural: str | None = None) -> str:
     """``count`` followed by the noun phrase in the number it takes (``plural`` defaults to the
     singular with an s)."""
     return f"{count} {singular if count == 1 else (plural or singular + 's')}"
+
+
+def answered_line(answered: int, total: int) -> str:
+    """How many of a review's sub-questions have direct evidence, as its summary says it."""
+    verb = "has" if answered == 1 else "have"
+    return f"{answered} of {total} sub-questions {verb} direct evidence."

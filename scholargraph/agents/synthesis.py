@@ -59,7 +59,7 @@ from scholargraph.records import Passage, Record, Work
 from scholargraph.report import cited_work_ids, review_counts
 from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
-from scholargraph.wording import counted
+from scholargraph.wording import answered_line, counted
 
 __all__ = ["check_draft", "contradictions", "extractive_draft", "synthesis"]
 
@@ -424,8 +424,7 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     else:  # "included 0, and cites 0 of them in 0 findings" says it less plainly
         parts.append(f"This review screened {counted(counts.screened, 'work')} and included "
                      "none, so it has no findings.")
-    parts.append(f"{len(answered)} of {len(subs)} sub-questions "
-                 f"{'has' if len(answered) == 1 else 'have'} direct evidence.")
+    parts.append(answered_line(len(answered), len(subs)))
     if values := values_summary(draft.evidence_table):
         parts.append(values)
     missing = [sub.text for sub in subs if not direct.get(sub.id)]

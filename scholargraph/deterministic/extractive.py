@@ -51,7 +51,7 @@ from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
 from scholargraph.records import Passage, Work
 from scholargraph.screening.relevance import record_designs
-from scholargraph.wording import counted
+from scholargraph.wording import answered_line, counted
 
 FINDINGS_PER_QUESTION = 3
 CONTRADICTIONS_PER_QUESTION = 2
@@ -1063,8 +1063,7 @@ def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passage
     return (f"This review screened {counted(len(papers), 'work')} and quotes "
             f"{counted(kinds.count('finding'), 'finding')} from {len(cited)} of them{span}, "
             "verbatim from their titles and "
-            f"abstracts. {answered} of {len(subs)} sub-questions "
-            f"{'has' if answered == 1 else 'have'} direct evidence. "
+            f"abstracts. {answered_line(answered, len(subs))} "
             f"{_count(kinds.count('contradiction'), 'contradiction')} and "
             f"{_count(kinds.count('agreement'), 'agreement')} between sources are set side by "
             f"side below.")

@@ -254,6 +254,9 @@ NOTICE_KINDS = {"RetractionIn": "Retraction", "ExpressionOfConcernIn": "Expressi
 RETRACTED_TYPE = "Retracted Publication"
 """The publication type PubMed gives an article once it is retracted (beside the link to the
 retraction notice, which ``RetractionIn`` names)."""
+PREPRINT_TYPE = "Preprint"
+"""The publication type PubMed indexes preprints under (from PMC's preprint pilot); every other
+article it lists is a journal's."""
 
 
 def _notices(citation: etree._Element) -> list[str]:
@@ -288,19 +291,12 @@ def _article_work(article: etree._Element) -> Work:
         pmcid=ids.get("pmc"),
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
-        kind="preprint" if _is_preprint(body) else "article",
+        kind="preprint" if PREPRINT_TYPE in kinds else "article",
         publication_types=sorted(kind for kind in kinds if kind),
         is_retracted=RETRACTED_TYPE in kinds
         or any(notice.startswith("Retraction in:") for notice in notices),
         notices=notices,
     )
-
-
-def _is_preprint(article: etree._Element) -> bool:
-    """PubMed indexes preprints (from PMC's preprint pilot) under the publication type
-    'Preprint'; every other article it lists is a journal's."""
-    return any(_text(kind) == "Preprint"
-               for kind in article.iterfind("PublicationTypeList/PublicationType"))
 
 
 def _book_work(book: etree._Element) -> Work:
