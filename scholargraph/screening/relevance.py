@@ -310,14 +310,14 @@ GENERIC_WORDS = (
     "new novel current recent non cross sectional longitudinal methodological methodology "
     "rigour rigor understanding advances advance challenges challenge strategies strategy "
     "approaches approach techniques technique options option tools tool materials material drugs "
-    "drug interventions intervention "
+    "drug interventions intervention"
 )
 JUDGING_WORDS = ("promising best better highest lowest greatest largest strongest optimal ideal "
                  "suitable offer offers")
 """Words that judge what the question asks about ("promising", "highest"): no record need say
 them, and a concept's phrase is named without them ("highest capacity": "capacity")."""
 JUDGING_TERMS = frozenset(tokenize(JUDGING_WORDS))
-GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS + JUDGING_WORDS))
+GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS)) | JUDGING_TERMS
 """Words that say what kind of answer is wanted, not what the question is about."""
 
 
