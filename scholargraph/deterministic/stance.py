@@ -596,7 +596,8 @@ RESTATED_TERMS = 3
 """And at least this many of them: "The injury represents an assault on all aspects of the
 patient, from the physical to the psychological" names two of the five terms of "Physical injury
 represses transglutaminase activity", and restates nothing of it."""
-NEGATED = re.compile(r"\b(?:not|no|never|neither|nor|without|cannot)\b|n't\b", re.IGNORECASE)
+NEGATED = re.compile(rf"\b(?:{_NEGATOR}|cannot)\b|n't\b", re.IGNORECASE)
+"""A negation anywhere in a text: the words of a null result's negator, and "cannot"."""
 
 
 def restates(claim: str, sentence: str, context: str = "") -> bool:
