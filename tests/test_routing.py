@@ -14,7 +14,6 @@ from scholargraph.deterministic.fields import (
     biomedical_margin,
     field_embedder,
     read_field,
-    reads_as_biomedical,
 )
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.settings import Settings
@@ -77,7 +76,7 @@ def test_other_embedders_leave_the_reading_to_cue_words(spec, shared_models: Pat
     """The margin is set for MiniLM; another model would place the sketches elsewhere, and
     loading one only for this costs more than a run can spare."""
     assert field_embedder(Settings(embedding_model=spec, models_dir=shared_models)) is None
-    assert not reads_as_biomedical(CLINICAL[0], None)
+    assert read_field(CLINICAL[0], None) is None
 
 
 def test_a_missing_model_leaves_the_reading_to_cue_words(tmp_path: Path, monkeypatch):

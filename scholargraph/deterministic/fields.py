@@ -118,10 +118,6 @@ FIELD_SKETCHES: dict[Domain, tuple[str, ...]] = {
 }
 """The sketches of each field a source is chosen by; :data:`REST_SKETCHES` belong to none."""
 
-OTHER_SKETCHES: tuple[str, ...] = (COMPUTING_SKETCHES + PHYSICS_SKETCHES + MATERIALS_SKETCHES
-                                   + CHEMISTRY_SKETCHES + REST_SKETCHES)
-"""Every sketch outside the life sciences: what a biomedical reading must beat."""
-
 BIOMEDICAL_MARGIN = 0.03
 """How much nearer (in cosine) the nearest biomedical sketch must be than the nearest other one.
 Chosen on the even half of the routing bench among 0.00-0.10: below 0.02 content-free titles
@@ -197,9 +193,3 @@ def read_field(text: str, embedder: Embedder | None) -> Domain | None:
         return None
     nearest = max(FIELD_SKETCHES, key=nearness.__getitem__)  # a lead over "rest" too, below
     return nearest if lead(nearness, nearest) > FIELD_MARGINS[nearest] else None
-
-
-def reads_as_biomedical(text: str, embedder: Embedder | None) -> bool:
-    """Whether ``text`` reads as biomedical by meaning; False without an embedder, or when the
-    embedder fails (the cue words have then had the only say)."""
-    return read_field(text, embedder) == "biomedical"
