@@ -28,7 +28,11 @@ from scholargraph.deterministic.relevance import (
     CLAIM_MARGIN,
     CLAIM_REACH,
     EXCLUSION_NOT_TESTING,
+    NAMED_REACH,
+    NAMED_SHARE,
     RELATION_MIN,
+    STATED_MIN,
+    STATED_REACH,
     works_testing_claim,
 )
 from scholargraph.deterministic.text import specific_words
@@ -234,18 +238,40 @@ def test_a_sentence_stating_the_claim_lifts_its_work(tmp_path, shared_models):
     assert all(0.0 <= work.fused <= 1.0 for work in ranked)
 
 
-def _ranked(*scores: tuple[str, float, float | None]) -> list[WorkRelevance]:
-    return [WorkRelevance(work_id, lexical=1.0, specific=1.0, dense=None, passage=None,
-                          fused=fused, relation=relation) for work_id, fused, relation in scores]
+def _ranked(*scores: tuple[str, float, float | None], specific: dict[str, float] | None = None
+            ) -> list[WorkRelevance]:
+    """Works best first, each naming half the claim's specific words unless ``specific`` says."""
+    named = specific or {}
+    works = [WorkRelevance(work_id, lexical=1.0, specific=named.get(work_id, 0.5), dense=None,
+                           passage=None, fused=fused, relation=relation)
+             for work_id, fused, relation in scores]
+    return sorted(works, key=lambda work: -work.fused)
 
 
 def test_every_work_reporting_on_the_claims_relation_is_kept_most_direct_first():
-    ranked = _ranked(("best", 0.90, 0.3), ("close-but-silent", 0.85, RELATION_MIN - 0.01),
-                     ("reports-it", 0.70, 0.80), ("reports-it-too", 0.90 - CLAIM_REACH,
-                                                 RELATION_MIN), ("far", 0.50, 0.90))
-    assert works_testing_claim(ranked) == ["best", "reports-it", "reports-it-too"]
+    best = 0.90
+    ranked = _ranked(("best", best, 0.3), ("close-but-silent", 0.85, RELATION_MIN - 0.01),
+                     ("reports-it", best - CLAIM_REACH, RELATION_MIN),
+                     ("reports-it-further", best - CLAIM_REACH - 0.05, RELATION_MIN),
+                     ("states-it", best - STATED_REACH, STATED_MIN),
+                     ("states-it-far", best - STATED_REACH - 0.05, 0.95))
+    assert works_testing_claim(ranked) == ["best", "reports-it", "states-it"]
     assert works_testing_claim(_ranked(("only", 0.0, 0.0))) == ["only"]
     assert works_testing_claim([]) == []
+
+
+def test_a_work_naming_the_claims_specific_words_tests_it_unless_they_are_everyday_words():
+    """A study whose result has no direction word ("formed teratomas that included derivatives
+    of all three germ layers") still names the claim's rare words; a claim in everyday words
+    ("machine learning", "public health") is named by every chapter on its field."""
+    best = 0.90
+    ranked = _ranked(("best", best, 0.7), ("names-it", best - NAMED_REACH, 0.0),
+                     ("names-most", best - 0.05, 0.0), ("names-it-far", best - NAMED_REACH - 0.05,
+                                                        0.0),
+                     specific={"names-it": NAMED_SHARE, "names-most": NAMED_SHARE - 0.1,
+                               "names-it-far": 1.0})
+    assert works_testing_claim(ranked) == ["best", "names-it"]
+    assert works_testing_claim(ranked, technical=False) == ["best"]
 
 
 def test_without_sentence_scores_only_works_nearly_as_high_are_kept():

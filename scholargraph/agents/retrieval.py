@@ -41,7 +41,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.dedup import DedupResult, deduplicate
-from scholargraph.deterministic.class_claims import class_claim_studies
+from scholargraph.deterministic.class_claims import about_a_class, class_claim_studies
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
@@ -206,7 +206,8 @@ def rank(works: list[Work], reasons: list[str | None], question: str, settings: 
         return reasons, {}
     screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
     ranked, warnings = rank_works(question, screened_in, settings)
-    testing = works_testing_claim(ranked, class_claim_studies(question, screened_in))
+    testing = works_testing_claim(ranked, class_claim_studies(question, screened_in),
+                                  technical=not about_a_class(question))
     notes += [f"retrieval: {warning}" for warning in warnings]
     reasons = [EXCLUSION_NOT_TESTING if reason is None and work.id not in testing else reason
                for work, reason in zip(works, reasons, strict=True)]

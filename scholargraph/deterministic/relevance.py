@@ -55,13 +55,25 @@ GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
 EXCLUSION_NOT_TESTING = ("does not test the claim: no sentence reporting a result close to the "
                          "claim, or ranked far below the works that do")
 
-CLAIM_REACH = 0.3
+CLAIM_REACH = 0.1
 """How far below the best-ranked work's fused score (0 to 1,
 :class:`~scholargraph.rag.works.WorkRelevance`) a work may rank and still be taken as testing the
 claim, when it reports on the claim's relation (``RELATION_MIN``)."""
 RELATION_MIN = 0.6
 """Cosine with the claim a work's closest sentence reporting a relation must reach for the work
 to test the claim (see :func:`works_testing_claim`)."""
+STATED_REACH = 0.3
+STATED_MIN = 0.7
+"""A work further below the best (within ``STATED_REACH``) tests the claim when its sentence
+reporting a relation states the claim's own relation closely (cosine ``STATED_MIN``): a study
+worded apart from the claim in its title and abstract, its result sentence on the claim."""
+NAMED_REACH = 0.3
+NAMED_SHARE = 0.8
+"""A work within ``NAMED_REACH`` of the best tests the claim when it names the claim's specific
+words (``NAMED_SHARE`` of them: all, or all but one of five or six;
+:data:`scholargraph.rag.works.SPECIFIC_WORDS`), whatever its sentences' wording: "RAD52", "break-
+induced replication"; "human embryonic stem cells", "three germ layers" in a study whose result
+("formed teratomas that included derivatives of all three germ layers") has no direction word."""
 CLAIM_MARGIN = 0.04
 """Without an embedding model (no sentence closeness to read), a work is included only within
 this much of the best-ranked work's fused score: words alone cannot tell a study of the claim
@@ -95,17 +107,23 @@ def work_text(work: Work) -> str:
 
 
 def works_testing_claim(ranked: Sequence[WorkRelevance],
-                        measured: Collection[str] = ()) -> list[str]:
+                        measured: Collection[str] = (), technical: bool = True) -> list[str]:
     """The ids of the works that test the claim, most direct first, from the screened works
     ranked against it (:func:`scholargraph.rag.works.rank_works`, best first).
 
     A claim ("a deficiency of folate increases blood levels of homocysteine") may be tested by
     one study or by many; a review that cites one of many hides the others, and one that cites
-    every work on the topic overstates its evidence. A work tests the claim when it addresses
-    the claim's concepts (it ranks within ``CLAIM_REACH`` of the best-ranked work, which always
-    counts) and reports on the relation the claim states: one of its sentences with a direction
-    cue is close in meaning to the claim (``RELATION_MIN``). Without that sentence score (no
-    embedding model) only the works within ``CLAIM_MARGIN`` of the best are kept.
+    every work on the topic overstates its evidence. The best-ranked work always counts; another
+    tests the claim (:func:`tests_claim`) when it addresses the claim's concepts and reports on
+    the relation the claim states, in one of three ways: it ranks close to the best
+    (``CLAIM_REACH``) and one of its sentences with a direction cue is close in meaning to the
+    claim (``RELATION_MIN``); it ranks further (``STATED_REACH``) and that sentence states the
+    claim's relation closely (``STATED_MIN``); or it ranks within ``NAMED_REACH`` and names the
+    claim's specific words (``NAMED_SHARE``), when they are technical terms (``technical``: not
+    a claim in everyday words, :func:`~scholargraph.deterministic.class_claims.about_a_class`).
+    Without that sentence score (no embedding model) only the works within ``CLAIM_MARGIN`` of
+    the best are kept. The rule of the paragraphs below (reach 0.3, relation 0.6) was replaced
+    by these three (issue 22, sixth session); see the last paragraph.
 
     Chosen on SciFact train claims, each review's screened works ranked against its claim,
     tuned on the first 100 and the 37 with two to four evidence abstracts, checked on claims
@@ -196,11 +214,23 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     if ranked[0].relation is None:
         close = [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
     else:
-        close = [ranked[0].work_id] + [
-            work.work_id for work in ranked[1:]
-            if work.fused >= best - CLAIM_REACH and (work.relation or 0.0) >= RELATION_MIN]
+        close = [ranked[0].work_id] + [work.work_id for work in ranked[1:]
+                                       if tests_claim(work, best, technical)]
     return close + [work.work_id for work in ranked
                     if work.work_id in measured and work.work_id not in close]
+
+
+def tests_claim(work: WorkRelevance, best: float, technical: bool = True) -> bool:
+    """Whether a work ranked ``best - work.fused`` below the best-ranked one tests the claim
+    (see :func:`works_testing_claim`): close to it and reporting a relation close to the
+    claim's, further and stating the claim's relation closely, or naming the claim's specific
+    words when they are ``technical`` (a claim in everyday words, "machine learning improves
+    disease surveillance in public health", is named by every chapter on its field)."""
+    relation = work.relation or 0.0
+    return ((work.fused >= best - CLAIM_REACH and relation >= RELATION_MIN)
+            or (work.fused >= best - STATED_REACH and relation >= STATED_MIN)
+            or (technical and work.fused >= best - NAMED_REACH
+                and work.specific >= NAMED_SHARE))
 
 
 def question_itself(subs: Sequence[SubQuestion], question: str) -> SubQuestion | None:
