@@ -207,6 +207,24 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     included derivatives of all three germ layers", no direction word; glutamate release by
     hypothalamic neurons, against a claim about energy balance) state their result in other
     words than the claim, and every score that admits them admits works on the topic as often.
+
+    Kept (issue 22, sixth session): the three ways of :func:`tests_claim`. Where gold evidence
+    is lost, counted on fresh whole-graph reviews of SciFact train claims 0-399 (263 evidence
+    abstracts): 208 cited, 4 included but not cited, 35 set aside here, 12 never retrieved, 4
+    screened out. Of the works the old rule added beside the best-ranked one, those between 0.1
+    and 0.3 below it were rarely evidence (8 of 190 on those claims), while works naming
+    the claim's specific words near the best often were (the 37's germ-layer and RAD52
+    studies). Chosen offline on claims 0-399 (their screened works ranked again; share of gold
+    evidence included / of included works relevant): 0.843 / 0.416 -> 0.856 / 0.469; held out
+    400-808 0.813 / 0.469 -> 0.812 / 0.503; the 37 0.563 / 0.505 -> 0.615 / 0.550. A wider
+    reach for the stated relation (0.4) gained recall (0.866, 0.824, 0.658) but took in the
+    folate-fortification study of ``tests/test_claims.py`` ("Blood folate levels rose", 0.73
+    from the folate-homocysteine claim); a wider reach for named words (0.4, 0.5) only cost
+    precision. Whole graph (``bench/review.py``, before -> after): claims 0-399
+    evidence-recall 0.825 -> 0.833, cited-precision 0.449 -> 0.493, abstract-label-f1 0.425 ->
+    0.453; held out 400-808 0.797 -> 0.801, 0.494 -> 0.514, 0.437 -> 0.443; the 37 0.550 ->
+    0.572, 0.547 -> 0.590, 0.314 -> 0.331. Still set aside on claims 0-399: 29 evidence
+    abstracts, worded apart from the claim and ranked among works on its topic.
     """
     if not ranked:
         return []
