@@ -364,7 +364,8 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     with; without it the rules decide alone). Issue 22, sixth pass, re-reading the dumped reviews:
     label-f1 0.421 -> 0.432 on claims 0-399, held out (400-808) 0.433 -> 0.443 (label precision
     0.433 -> 0.465), on the 37 claims with several evidence abstracts 0.314 -> 0.316;
-    contradiction figures unchanged (the check never gives or takes a contradiction). Learned
+    contradiction figures unchanged (the check never gives or takes a contradiction); live,
+    claims 405-604, 0.401 -> 0.415. Learned
     decisions that also give support won more held out (0.460) but gave it by closeness alone,
     to a study whose figures point the other way, or by preferring the first-ranked study over
     the others (several evidence abstracts 0.25-0.29): not kept."""
