@@ -889,8 +889,16 @@ def full_titles(papers: list[Work]) -> dict[str, str]:
 
 
 def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
-    """The sub-question's most relevant sentences as single-quote statements, for comparison."""
-    return [c.finding(sub.id) for c in ranked[:STANCE_POOL]]
+    """The sub-question's most relevant sentences that state a result, as single-quote
+    statements, for comparison. Two works contradict or agree by their results: a question
+    left open ("However, it is not known what would better drive osteoarthritis stabilization
+    ..."), a design ("A prospective randomized controlled clinical trial was carried out ...
+    with a similar osteoarthritis grade") or an aim ("We investigated ... whether ... would
+    improve osteoarthritis") set against a study's result made three contradictions of a
+    claim's review of a knee-osteoarthritis library, none of them real."""
+    stating = [c for c in ranked
+               if "result" in c.facets and not c.facets & {"aim", "background", "others", "advice"}]
+    return [c.finding(sub.id) for c in stating[:STANCE_POOL]]
 
 
 def source_limitations(ranked: dict[str, list[Candidate]], used: set[str],
