@@ -510,8 +510,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
                      + "; ".join(f"\u201c{text}\u201d" for text in missing) + ".")
     against = sum(f.bearing == "opposes" for f in draft.findings)
     if against:
-        parts.append(f"{_count(against, 'finding')} report evidence against the question as "
-                     "stated.")
+        parts.append(f"{_count(against, 'finding')} {'reports' if against == 1 else 'report'} "
+                     "evidence against the question as stated.")
     if counts.contradictions or counts.agreements:
         parts.append(f"{_count(counts.contradictions, 'contradiction')} and "
                      f"{_count(counts.agreements, 'agreement')} between sources are set side by "
