@@ -618,3 +618,18 @@ def test_the_closer_a_study_comes_to_the_claim_the_likelier_its_support_stands()
         assert support_score(far.model_copy(update=change)) > support_score(far)
     assert supports(SupportFeatures(restated=False, closest_cosine=0.85, title_cosine=0.8,
                                     terms_named=0.7))
+
+
+def test_an_improved_pain_is_less_pain_but_an_improved_survival_more_survival():
+    """A knee-osteoarthritis trial's "improved function and pain of the knee joint" read as
+    evidence against "... reduces pain" (pain up); a benefit on an outcome that harms points
+    the claim's way, and against a claim of no effect."""
+    trial = ("Intra-articular injection of 1.0 x 10(8) AD MSCs into the osteoarthritic knee "
+             "improved function and pain of the knee joint without causing adverse events.")
+    assert reading("Intra-articular mesenchymal stem cell injection reduces pain in knee "
+                   "osteoarthritis.", trial, trial, "") == "supports"
+    assert reading("Intra-articular mesenchymal stem cell injection has no effect on pain in "
+                   "knee osteoarthritis.", trial, trial, "") == "contradicts"
+    survival = "Erlotinib improved overall survival in patients with EGFR-mutant lung cancer."
+    assert reading("Erlotinib reduces overall survival in EGFR-mutant lung cancer.", survival,
+                   survival, "") == "contradicts"
