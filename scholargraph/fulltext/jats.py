@@ -125,14 +125,30 @@ def _read_meta(meta: etree._Element, document: FullTextDocument,
     if abstract is not None:
         document.abstract = " ".join(_text(p) for p in abstract.iter("p")) or _text(abstract)
         document.abstract = document.abstract or None
-    document.authors = [_author(name) for name in
-                        meta.findall("contrib-group/contrib[@contrib-type='author']/name")]
+    document.authors = [name for name in map(_contributor, meta.iterfind(
+        "contrib-group/contrib[@contrib-type='author']")) if name]
     document.year = _year(meta)
     journal = article.find("front/journal-meta/journal-title-group/journal-title")
     if journal is None:
         journal = article.find("front/journal-meta/journal-title")
     document.venue = _text(journal) or None if journal is not None else None
     document.licence = _licence(meta)
+
+
+def _contributor(contrib: etree._Element) -> str | None:
+    """An author's name: ``<name>``, else the western one of ``<name-alternatives>`` (the
+    first when none says so), else ``<string-name>``, else a group's ``<collab>``."""
+    name = contrib.find("name")
+    if name is None:
+        alternatives = contrib.findall("name-alternatives/name")
+        name = next((n for n in alternatives if n.get("name-style") == "western"),
+                    alternatives[0] if alternatives else None)
+    if name is not None:
+        return _author(name) or None
+    other = contrib.find("string-name")
+    if other is None:
+        other = contrib.find("collab")
+    return (_text(other) or None) if other is not None else None
 
 
 def _author(name: etree._Element) -> str:
