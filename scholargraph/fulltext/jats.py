@@ -137,7 +137,8 @@ def _read_meta(meta: etree._Element, document: FullTextDocument,
 
 def _contributor(contrib: etree._Element) -> str | None:
     """An author's name: ``<name>``, else the western one of ``<name-alternatives>`` (the
-    first when none says so), else ``<string-name>``, else a group's ``<collab>``."""
+    first when none says so), else ``<string-name>``, else a group's ``<collab-name>`` (JATS
+    1.3) or ``<collab>``."""
     name = contrib.find("name")
     if name is None:
         alternatives = contrib.findall("name-alternatives/name")
@@ -145,9 +146,8 @@ def _contributor(contrib: etree._Element) -> str | None:
                     alternatives[0] if alternatives else None)
     if name is not None:
         return _author(name) or None
-    other = contrib.find("string-name")
-    if other is None:
-        other = contrib.find("collab")
+    other = next((found for found in map(contrib.find, ("string-name", ".//collab-name",
+                                                        "collab")) if found is not None), None)
     return (_text(other) or None) if other is not None else None
 
 

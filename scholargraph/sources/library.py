@@ -2,21 +2,34 @@
 
 ``--library PATH`` (or ``SCHOLARGRAPH_LIBRARY``) names a file or a folder of files:
 
-- ``.bib`` BibTeX (read with bibtexparser, LaTeX decoded with pylatexenc),
-- ``.ris`` RIS (rispy),
+- ``.bib`` BibTeX and biblatex (read with bibtexparser, LaTeX decoded with pylatexenc; an
+  entry without a key and an abbreviation no ``@string`` defines are kept),
+- ``.ris`` RIS (rispy), each field read where EndNote, Zotero, Mendeley, Scopus, Embase, Ovid
+  and Web of Science put it (:func:`ris_work`); a Web of Science "plain text" file under
+  ``.ris`` is read as what it is,
+- ``.nbib`` / ``.medline`` MEDLINE (PubMed's export), and ``.txt`` exports read as the tagged
+  format their records start with (RIS, MEDLINE or Web of Science plain text;
+  :mod:`scholargraph.sources.reference_files`); in a folder, other ``.txt`` files are passed
+  over,
 - ``.json`` CSL-JSON (an array of items, as Zotero and pandoc write it),
 - ``.jsonl`` one record per line: a CSL-JSON item or a record with this project's work fields,
 - ``.pdf`` papers (pypdf): title and authors from the document's metadata or first page, the DOI
   from its first page, the abstract after an "Abstract" heading, and the whole text with its
   pages and section headings (:mod:`scholargraph.fulltext.pdf`), so passages cite "p. 6";
-- ``.nxml`` / ``.xml`` JATS articles (a PMC download): metadata from the front matter, the body
-  with its sections, captions and tables (:mod:`scholargraph.fulltext.jats`), so passages cite
-  "Results > Subgroups";
-- ``.csv`` exports with ``title`` and ``abstract`` columns, for a review (``with_csv``): read by
+- ``.nxml`` / ``.xml`` JATS articles (a PMC download; every article of a ``pmc-articleset``):
+  metadata from the front matter, the body with its sections, captions and tables
+  (:mod:`scholargraph.fulltext.jats`), so passages cite "Results > Subgroups"; an ``.xml`` whose
+  root is PubMed's (``PubmedArticleSet``, a saved record) or EndNote's (``<xml><records>``) is
+  read as those records;
+- ``.csv`` / ``.tsv`` table exports (comma, semicolon or tab), their columns by the names
+  exporters give them (:data:`CSV_COLUMNS`), for a review (``with_csv``): read by
   ``scholargraph screen``'s own reader (:func:`csv_rows`, which ``screen`` uses too), so the
   two commands read the same files the same way.
 
-Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
+Text files are read as UTF-8 (or UTF-16 with its mark), else in the encoding the file declares
+or charset detection finds among East Asian and Cyrillic ones, else as Windows-1252 (with a
+warning). A record's field that cannot be used (a year that is not a number) is left out with a
+warning and the record kept. A file that cannot be decoded
 or parsed, or in which no record has a title, stops the run before any search with a
 :class:`LibraryError` naming it (the CLI exits 2). A record without a title is left out (there
 is nothing to cite or screen it by).
@@ -52,6 +65,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
 
+from lxml import etree
 from pydantic import ValidationError
 
 from scholargraph.agents.schemas import Domain, Intent
@@ -228,9 +242,10 @@ def _load(signature: tuple[tuple[str, int, int], ...], with_csv: bool) -> tuple[
         path = Path(name)
         reader = readers.get(path.suffix.lower())
         if reader is None:
-            raise LibraryError(f"{path}: not a library file; use .bib, .ris, .json (CSL-JSON), "
-                               ".jsonl, .pdf, a JATS .nxml/.xml"
-                               + (" or a .csv with title and abstract columns" if with_csv
+            raise LibraryError(f"{path}: not a library file; use .bib, .ris, .nbib (MEDLINE), "
+                               ".txt (RIS, MEDLINE or Web of Science), .json (CSL-JSON), "
+                               ".jsonl, .pdf, .xml (PubMed, EndNote or JATS), .nxml"
+                               + (" or a .csv/.tsv with title and abstract columns" if with_csv
                                   else ""))
         works += _read_one(path, reader)
     return tuple(works)
@@ -379,12 +394,12 @@ def read_text(path: Path) -> str:
     data = path.read_bytes()
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:  # Excel's "Unicode text", EndNote and JabRef can write UTF-16 with its mark
-            return data.decode("utf-16")
+            return _newlines(data.decode("utf-16"))
         except UnicodeDecodeError:
             raise LibraryError(f"{path}: starts as UTF-16 but is not; export it again as "
                                "UTF-8") from None
     try:
-        return data.decode("utf-8-sig")
+        return _newlines(data.decode("utf-8-sig"))
     except UnicodeDecodeError as utf8_error:
         encoding = _other_encoding(data)
         try:
@@ -395,7 +410,14 @@ def read_text(path: Path) -> str:
                 f"{ENCODING_NAMES.get(encoding, encoding)}; export it "
                 "again as UTF-8") from None
     log.warning("%s is not UTF-8; read as %s", path, ENCODING_NAMES.get(encoding, encoding))
-    return text
+    return _newlines(text)
+
+
+def _newlines(text: str) -> str:
+    """Line ends as ``\n``: a file from a classic Mac OS program (EndNote, JabRef) ends its
+    lines with a lone ``\r``, which BibTeX's ``%`` comments and RIS's tags do not see as an
+    end, so the whole file would read as one line."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 ENCODING_NAMES = {FALLBACK_ENCODING: "Windows-1252"}
@@ -544,11 +566,11 @@ RIS_TITLES = ("title", "primary_title")
 RIS_FALLBACK_TITLES = ("BT", "CT")
 """Older RIS tags for a title (a book's, an unpublished work's), kept by rispy as unknown tags;
 read, with the short title ``ST``, only when neither ``TI`` nor ``T1`` is given."""
-RIS_VENUES = ("journal_name", "alternate_title3", "secondary_title", "alternate_title2",
+RIS_VENUES = ("alternate_title3", "secondary_title", "journal_name", "alternate_title2",
               "alternate_title1")
-"""The journal: ``JO`` or ``JF`` (the full name: Ovid, Embase), else ``T2`` (Zotero, EndNote,
-Scopus; a chapter's book), else the abbreviations ``JA`` and ``J2``; the publisher only when
-none is given (a book)."""
+"""The journal: ``JF`` (its full name: Ovid, Embase), else ``T2`` (Zotero, EndNote, Scopus; a
+chapter's book), else ``JO`` (full or abbreviated, as the exporter chose: 'J. Chem. Phys.'),
+else the abbreviations ``JA`` and ``J2``; the publisher only when none is given (a book)."""
 PUBMED_DATABASES = re.compile(r"pubmed|medline|\bnlm\b", re.IGNORECASE)
 """The ``DB``/``DP`` names under which an RIS record's accession number ``AN`` is its PMID
 (EndNote's PubMed import); other databases' accession numbers are digits too (ProQuest)."""
@@ -739,7 +761,8 @@ def read_xml(path: Path) -> list[Work | None]:
     root = parse_xml(path.read_bytes())
     kind = xml_kind(root) if root is not None else None
     if root is None or kind is None:
-        found = f"its root is <{root.tag}>" if root is not None else "it is not readable XML"
+        found = (f"its root is <{etree.QName(root).localname}>" if root is not None
+                 else "it is not readable XML")
         raise LibraryError(f"{path}: not an XML this library reads ({found}); give PubMed XML "
                            "(PubmedArticleSet), an EndNote XML export or a JATS article")
     if kind == "pubmed":
