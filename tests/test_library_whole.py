@@ -150,3 +150,21 @@ def test_the_corpus_library_keeps_every_work_plainly_on_the_question(corpus_libr
     reasons = report.prisma["excluded_reasons"]
     assert sum(reasons.values()) >= 100  # the arXiv papers on testing software
     assert all(reason.startswith("does not address: ") for reason in reasons)
+
+
+def test_a_topic_reviews_included_works_come_closest_to_the_question_first(
+        corpus_library, tmp_path, readme_topic):
+    """Whatever the order of the scientist's file, the review lists (and quotes) the works on
+    its question first: the first works listed have titles naming machine learning and public
+    health or surveillance, and none of the first quarter is one a reader finds off the topic.
+    (In the file's order, the first work listed was a study of climate regions.)"""
+    folder, _ = corpus_library
+    report = review(ON_THE_CORPUS, sources=["library"], library=str(folder), offline=True,
+                    max_iterations=1, full_text=0, out=tmp_path / "out")
+    listed = report.papers
+    assert len(listed) >= 8
+    assert all(readme_topic.plainly_on_topic(work) for work in listed[:4]), \
+        [work.title for work in listed[:4]]
+    assert all(readme_topic.on_topic(work) for work in listed[:len(listed) // 4])
+    review_md = (tmp_path / "out" / "review.md").read_text(encoding="utf-8")
+    assert "included, cited or not, closest to the question first" in review_md

@@ -27,6 +27,7 @@ from scholargraph.deterministic.extractive import (
     results_of_uncited,
     study_protocol,
     summary_passages,
+    unquoted_results_gap,
 )
 from scholargraph.records import Passage, Work
 from scholargraph.report import Report
@@ -192,6 +193,27 @@ def test_a_work_already_cited_is_not_cited_again():
     earlier = [quoted.finding("q1")]
     assert results_of_uncited([SUB], [SCREENING], {SCREENING.id}, earlier,
                               ["machine learning"], set()) == []
+
+
+def test_past_the_limit_the_closest_works_are_quoted_and_the_gap_counts_the_rest():
+    """A large library's topic review quotes the results of the works listed first (closest to
+    the question) and says how many more state one, instead of a finding for each of hundreds."""
+    studies = [_work(f"screening-{n}", 2010 + n,
+                     f"Methods: A random forest was trained on {n + 100} survey respondents. "
+                     f"Results: The model reached an AUC of 0.8{n} in cohort {n}.")
+               for n in range(4)]
+    ids = {work.id for work in studies}
+    keywords = ["machine learning", "public health surveillance"]
+    used: set[str] = set()
+    found = results_of_uncited([SUB], studies, ids, [], keywords, used, limit=2)
+    assert [f.passage_ids[0].split("#")[0] for f in found] == [studies[0].id, studies[1].id]
+    assert unquoted_results_gap([SUB], studies, ids, found, keywords, used, limit=2) == [
+        "2 more included works state a result on the topic that is not quoted here: beside "
+        "the sub-questions' own findings, the review quotes the results of the 2 works closest "
+        "to the question. \"Included works\" lists every included work, closest first."]
+    everything = results_of_uncited([SUB], studies, ids, [], keywords, set(), limit=10)
+    assert len(everything) == 4
+    assert unquoted_results_gap([SUB], studies, ids, everything, keywords, set()) == []
 
 
 def test_a_topic_draft_cites_the_work_the_filter_kept_no_passage_of():

@@ -18,7 +18,8 @@
    against it (:mod:`scholargraph.rag.works`) and those that test it are included, most direct
    first (:func:`~scholargraph.deterministic.relevance.works_testing_claim`); the others are
    excluded with that reason, so the review cites every study that tests the claim, not those
-   merely on its topic. Each included work gets its source type and credibility
+   merely on its topic. A question's or topic's included works are ranked by their screening
+   score, closest to the question first. Each included work gets its source type and credibility
    (:mod:`scholargraph.deterministic.credibility`) from the merged and enriched record;
 6. **read full texts**: the best-ranked included works are read in full where they are open
    access (up to the run's ``full_text`` budget; :mod:`scholargraph.fulltext.fetch`), before
@@ -35,7 +36,7 @@ work screened in is included: nothing here caps their number.
 from __future__ import annotations
 
 from datetime import date
-from typing import cast
+from typing import NamedTuple, cast
 
 from langgraph.runtime import Runtime
 
@@ -81,12 +82,23 @@ def is_assessable(work: Work) -> bool:
     return bool(work.title.strip() or work.abstract or work.full_text)
 
 
+class Screened(NamedTuple):
+    """Screening's verdict on the works, in their order."""
+
+    reasons: list[str | None]
+    """Why each work is excluded, or None when it is included."""
+    scores: dict[str, float]
+    """The screening score (:func:`~scholargraph.screening.relevance.score_records`) of each
+    work judged by the question, by work id; higher is closer to it."""
+
+
 def screening_reasons(works: list[Work], question: str, criteria: Criteria | None,
                       settings: Settings, notes: list[str],
                       named: frozenset[str] = frozenset(),
-                      judge: CriteriaJudge | None = None) -> list[str | None]:
+                      judge: CriteriaJudge | None = None) -> Screened:
     """Why each work is excluded at screening, or None when it is included (see
-    :func:`scholargraph.screening.relevance.screening_decisions`), in the works' order.
+    :func:`scholargraph.screening.relevance.screening_decisions`), in the works' order, and
+    the screening score of each work judged.
 
     Not judged by the question: a work found only by following citations (the citation that
     links it to an included work made it a candidate), and the Materials Project entry of a
@@ -100,7 +112,7 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
     judged = [i for i, work in enumerate(works) if reasons[i] is None and question
               and work.sources != ["snowball"] and work.id not in named]
     if not judged:
-        return reasons
+        return Screened(reasons, {})
     warnings: list[str] = []
     texts = [record_text(works[i]) for i in judged]
     embedder = load_run_embedder(settings, warnings)
@@ -112,12 +124,13 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
         declared=[declared_designs(works[i].publication_types, works[i].kind) for i in judged])
     for i, decision in zip(judged, decisions, strict=True):
         reasons[i] = decision.reason
+    scores = {works[i].id: decision.score for i, decision in zip(judged, decisions, strict=True)}
     if judge is not None:
         kept = [i for i in judged if reasons[i] is None]
         for i, reason in zip(kept, judge.screen([works[i] for i in kept], notes), strict=True):
             reasons[i] = reason
     notes += [f"screening: {warning}" for warning in dict.fromkeys(warnings)]
-    return reasons
+    return Screened(reasons, scores)
 
 
 def named_entries(materials: list[Material], question: str) -> frozenset[str]:
@@ -140,8 +153,8 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     criteria = read_criteria(context.criteria) if context.criteria else None
     judge = criteria_judge(session_for(context, state) if criteria else None, question,
                            criteria, state)
-    reasons = screen(works, question, criteria, judge, state, context, notes)
-    reasons, order = rank(works, reasons, question, context.run_settings, notes)
+    screened = screen(works, question, criteria, judge, state, context, notes)
+    reasons, order = rank(works, screened, question, context.run_settings, notes)
     included = include(works, reasons, order)
     full_texts = dict(state.get("full_texts", {}))
     if context.full_text > 0:
@@ -190,20 +203,28 @@ def with_snowballed(records: list[Work], merged: DedupResult, found: Augmented
 
 def screen(works: list[Work], question: str, criteria: Criteria | None,
            judge: CriteriaJudge | None, state: ReviewState, context: ReviewContext,
-           notes: list[str]) -> list[str | None]:
+           notes: list[str]) -> Screened:
     """Why each work is excluded at screening (None: screened in), in the works' order: the
-    rules, then (LLM engine, with criteria) the model's verdict on what they kept."""
+    rules, then (LLM engine, with criteria) the model's verdict on what they kept; and each
+    judged work's screening score."""
     named = named_entries(state.get("materials", []), question)
     return screening_reasons(works, question, criteria, context.run_settings, notes, named,
                              judge)
 
 
-def rank(works: list[Work], reasons: list[str | None], question: str, settings: Settings,
+def rank(works: list[Work], screened: Screened, question: str, settings: Settings,
          notes: list[str]) -> tuple[list[str | None], dict[str, int]]:
     """For a claim, the screened-in works that test it, most direct first (their rank by work
-    id), the others excluded as not testing it; a question's works keep their reasons and order."""
+    id), the others excluded as not testing it. A question's or topic's works keep their
+    reasons and are ranked by their screening score, closest to the question first (works not
+    judged by it, snowballed ones and named Materials Project entries, after them as found):
+    the review quotes and lists its included works in that order, so that in a large library
+    the works most on the question come first, not those first in the file."""
+    reasons = screened.reasons
     if not is_claim(question):
-        return reasons, {}
+        by_score = sorted((work for work in works if work.id in screened.scores),
+                          key=lambda work: -screened.scores[work.id])
+        return reasons, {work.id: position for position, work in enumerate(by_score)}
     screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
     ranked, warnings = rank_works(question, screened_in, settings)
     testing = works_testing_claim(ranked, class_claim_studies(question, screened_in))

@@ -19,7 +19,7 @@ are quoted on the subject its title names (:func:`rank_candidates`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -682,12 +682,22 @@ def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate 
                                     c.quote.end / last))
 
 
+TOPIC_RESULTS = 25
+"""At most this many more works a topic's review quotes for their result
+(:func:`results_of_uncited`), closest to the question first. A review of a 1,700-record library
+screened recall-first includes hundreds of works (601 for a tertiary study of systematic reviews
+in software engineering), and a finding for each buried the few dozen on the question among
+hundreds of lines; the others are listed under "Included works", in the same order."""
+
+
 def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: set[str],
                        findings: list[Finding], keywords: list[str],
-                       used: set[str]) -> list[Finding]:
+                       used: set[str], limit: int = TOPIC_RESULTS) -> list[Finding]:
     """For a topic, a finding for each included work that states a result and that no finding
-    quotes yet: its result sentence (:func:`work_result`), under the sub-question asking for
-    results whose terms it names most (on a tie, the one with fewest findings so far).
+    quotes yet, up to ``limit`` of them in the order of ``papers`` (the review's included
+    works, closest to the question first): its result sentence (:func:`work_result`), under
+    the sub-question asking for results whose terms it names most (on a tie, the one with
+    fewest findings so far).
 
     The sub-questions' own findings are the few most relevant sentences of the passages the RAG
     filter kept, a handful of works among all those screening included; a scientist reading a
@@ -699,21 +709,54 @@ def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: se
     if not asking:
         return []
     counts = {s.id: sum(f.sub_question_id == s.id for f in findings) for s in asking}
-    cited = {work for finding in findings for work in _works(finding)}
-    question_topic = topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
-    added = []
-    for work in sorted(papers, key=lambda w: (w.year or 9999, w.id)):
-        if work.id in cited or work.id not in eligible:
-            continue
-        best = work_result(work, question_topic, used)
-        if best is None:
-            continue
+    question_topic = _question_topic(keywords, asking)
+    added: list[Finding] = []
+    for best in _uncited_results(papers, eligible, findings, question_topic, used):
+        if len(added) >= limit:
+            break
         sub = max(asking, key=lambda s: (term_share(topic_terms(s.text), best.quote.text),
                                          -counts[s.id]))
         counts[sub.id] += 1
         used.add(best.quote.text)
         added.append(best.finding(sub.id))
     return added
+
+
+def unquoted_results_gap(subs: list[SubQuestion], papers: list[Work], eligible: set[str],
+                         findings: list[Finding], keywords: list[str],
+                         used: set[str], limit: int = TOPIC_RESULTS) -> list[str]:
+    """The gap a topic's review states when more of its included works report a result than
+    it quotes (:func:`results_of_uncited` with the same ``limit``): how many, and where to
+    find them."""
+    asking = [s for s in subs if "result" in wanted_facets(s)] or subs
+    if not asking:
+        return []
+    left = sum(1 for _ in _uncited_results(papers, eligible, findings,
+                                           _question_topic(keywords, asking), used))
+    if not left:
+        return []
+    return [f"{counted(left, 'more included work')} {'states' if left == 1 else 'state'} a "
+            "result on the topic that is not quoted here: beside the sub-questions' own "
+            f"findings, the review quotes the results of the {limit} works closest to "
+            "the question. \"Included works\" lists every included work, closest first."]
+
+
+def _question_topic(keywords: list[str], asking: list[SubQuestion]) -> frozenset[str]:
+    return topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
+
+
+def _uncited_results(papers: list[Work], eligible: set[str], findings: list[Finding],
+                     topic: frozenset[str], used: set[str]
+                     ) -> Iterator[Candidate]:
+    """The result (:func:`work_result`) of each eligible work no finding cites that states one,
+    in the order of ``papers``."""
+    cited = {work for finding in findings for work in _works(finding)}
+    for work in papers:
+        if work.id in cited or work.id not in eligible:
+            continue
+        best = work_result(work, topic, used)
+        if best is not None:
+            yield best
 
 
 def same_materials(first: str, second: str) -> bool:
@@ -937,12 +980,16 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         pool = [f for f in stance_pool(sub, ranked[sub.id]) if _works(f) <= about]
         compared += contradictions(pool, CONTRADICTIONS_PER_QUESTION, topic, opposed)
         compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
+    unquoted: list[str] = []
     if claim_sub is None:
-        findings = in_review_order(subs, findings + results_of_uncited(
-            subs, papers, set(texts) - opinions - protocols, findings, keywords, used), years)
+        reporting = set(texts) - opinions - protocols
+        findings = findings + results_of_uncited(subs, papers, reporting, findings, keywords,
+                                                 used)
+        unquoted = unquoted_results_gap(subs, papers, reporting, findings, keywords, used)
+        findings = in_review_order(subs, findings, years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
-    gaps = evidence_gaps(subs, findings, len(papers))
+    gaps = evidence_gaps(subs, findings, len(papers)) + unquoted
     if claim_sub is None:
         gaps += opinion_gap([work for work in papers if work.id in opinions],
                             [work for work in papers if work.id in protocols - opinions])

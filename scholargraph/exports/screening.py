@@ -110,8 +110,8 @@ def included_works(report: Report) -> list[IncludedWork]:
 
 def included_intro(count: int) -> str:
     """The sentence above the list of included works, the same in review.md and review.html."""
-    return (f"{counted(count, 'work')} included, cited or not; every work screened, with its "
-            f"decision and reason, is in {SCREENING_FILE}.")
+    return (f"{counted(count, 'work')} included, cited or not, closest to the question first; "
+            f"every work screened, with its decision and reason, is in {SCREENING_FILE}.")
 
 
 def label(work: Work) -> str:
