@@ -116,3 +116,21 @@ def test_the_iteration_budget_bounds_the_rounds(replay):
     assert {entry.round for entry in report.search_log} == {1}
     assert report.stop_reason.startswith("iteration budget of 1 spent")
     assert rounds[0].reason in report.stop_reason
+
+
+def test_recency_is_judged_only_from_works_with_a_year():
+    """A library exported without years is not old: the review says it cannot tell, and when
+    some works have a year it says how many have none."""
+    from scholargraph.agents.evaluation import evidence_gaps
+
+    undated = [Work(title="An undated record", doi="10.1/a"),
+               Work(title="Another undated record", doi="10.1/b")]
+    old = Work(title="An old study", doi="10.1/c", year=2001)
+    recent = Work(title="A recent study", doi="10.1/d", year=2024)
+    assert evidence_gaps(undated, ["library"], ["library"], 2026) == [
+        "No cited work has a publication year, so how recent the evidence is cannot be told"]
+    assert evidence_gaps([old, *undated], ["library"], ["library"], 2026) == [
+        "No cited work is from the last 5 years (2 cited works have no year)"]
+    assert evidence_gaps([old], ["library"], ["library"], 2026) == [
+        "No cited work is from the last 5 years"]
+    assert evidence_gaps([old, recent, *undated], ["library"], ["library"], 2026) == []

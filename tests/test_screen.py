@@ -124,6 +124,10 @@ def test_versions_are_one_decision_and_labels_are_learned(library, tmp_path):
     excluded = [row["title"] for row in rows if row["decision"] == "exclude"]
     assert all(scores[crowdsourcing[0]["title"]] > scores[title] for title in excluded)
     assert session.summary().found == 1
+    estimate = session.summary_lines()[1]
+    assert session.summary().estimated_recall is not None
+    assert "; the 1 included so far are about " in estimate
+    assert estimate.endswith("% of the relevant works")
 
 
 def test_a_run_with_new_labels_reads_the_kept_features(library, tmp_path, monkeypatch):

@@ -30,6 +30,7 @@ from scholargraph.engines import fence, session_for, trim_to_tokens
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.state import ReviewState
+from scholargraph.wording import counted
 
 COVERED = 0.5
 RECENT_YEARS = 5
@@ -148,13 +149,21 @@ def weakness(sub: SubQuestion, draft: Draft, passages: dict[str, Passage],
 
 def evidence_gaps(works: list[Work], sources: list[str], active: list[str],
                   this_year: int) -> list[str]:
-    """What is thin about the cited evidence as a whole: one source, nothing recent, retractions."""
+    """What is thin about the cited evidence as a whole: one source, nothing recent (or no year
+    to tell: a library exported without years is not old), retractions."""
     gaps = []
     if works and len(sources) == 1 and len(active) > 1:
         gaps.append(f"All cited works come from one source ({sources[0]}) of the "
                     f"{len(active)} searched")
-    if works and not any(w.year and w.year >= this_year - RECENT_YEARS for w in works):
-        gaps.append(f"No cited work is from the last {RECENT_YEARS} years")
+    dated = [w for w in works if w.year]
+    if works and not dated:
+        gaps.append("No cited work has a publication year, so how recent the evidence is "
+                    "cannot be told")
+    elif dated and not any(w.year and w.year >= this_year - RECENT_YEARS for w in dated):
+        undated = len(works) - len(dated)
+        gaps.append(f"No cited work is from the last {RECENT_YEARS} years" + (
+            f" ({counted(undated, 'cited work')} {'has' if undated == 1 else 'have'} no year)"
+            if undated else ""))
     gaps += [f"Cited work {w.id} has been retracted" for w in works if w.is_retracted]
     return gaps
 

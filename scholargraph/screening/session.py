@@ -207,7 +207,8 @@ class ScreeningSession:
     def summary_lines(self) -> list[str]:
         """The summary as a person reads it."""
         stop = self.summary()
-        recall = (f", about {stop.estimated_recall:.0%} of them found"
+        recall = (f"; the {stop.found} included so far are about "
+                  f"{stop.estimated_recall:.0%} of the relevant works"
                   if stop.estimated_recall is not None else "")
         left = "unknown before any decision" if stop.estimated_left is None else \
             f"{stop.estimated_left:.1f}"
