@@ -217,3 +217,25 @@ def test_declarations_in_a_jats_body_are_not_read_as_evidence() -> None:
     sections = {span.section.split(" > ")[0] for span in work.full_text_spans}
     assert not sections & set(declared) and "Acknowledgements" not in sections
     assert {"Background", "Methods", "Results", "Discussion"} <= sections
+
+
+def test_a_password_protected_pdf_is_refused_saying_so(tmp_path: Path, capsys) -> None:
+    with pytest.raises(LibraryError, match="password-protected"):
+        load_library(library("jabref_encrypted.pdf"))
+    code = main(["review", "Does exercise help?", "--library", str(library("jabref_encrypted.pdf")),
+                 "--sources", "library", "--offline", "--quiet", "--out", str(tmp_path / "o")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "password-protected" in lines[0]
+
+
+def test_a_title_a_program_wrote_into_a_pdf_is_not_taken_for_the_papers(tmp_path: Path) -> None:
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.add_blank_page(width=612, height=792)
+    writer.add_metadata({"/Title": "Microsoft Word - draft_v3_final.docx"})
+    path = tmp_path / "Rossi2019.pdf"
+    with path.open("wb") as out:
+        writer.write(out)
+    work, = load_library(path)
+    assert work.title == "Rossi2019"

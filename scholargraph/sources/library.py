@@ -708,20 +708,21 @@ def _json(path: Path, text: str, line: int | None = None) -> Any:
 
 def read_pdf(path: Path) -> list[Work | None]:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import FileNotDecryptedError, PdfReadError
 
     try:
         data = path.read_bytes()
         reader = PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
         document = parse_pdf(data)
+    except FileNotDecryptedError:
+        raise LibraryError(f"{path}: the PDF is password-protected; give a copy without a "
+                           "password or leave it out of the library") from None
     except (PdfReadError, OSError, ValueError) as exc:
         raise LibraryError(f"{path}: cannot read this PDF ({exc})") from exc
     meta: Any = reader.metadata or {}
     text = "\n".join(pages)
-    first_lines = [line.strip() for line in (pages[0] if pages else "").splitlines()
-                   if line.strip()]
-    title = (meta.get("/Title") or "").strip() or (first_lines[0] if first_lines else path.stem)
+    title = document.title or path.stem
     authors = pdf_authors(meta.get("/Author") or "")
     doi = _DOI.search(pages[0] if pages else "")
     full_text, spans = document.joined()
