@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scholargraph.cli import main
+from scholargraph.dedup import deduplicate
 from scholargraph.screening.records import read_library
 from scholargraph.sources.library import LibraryError, csv_authors, load_library
 from scholargraph.sources.pubmed import pubmed_records
@@ -239,3 +240,14 @@ def test_a_title_a_program_wrote_into_a_pdf_is_not_taken_for_the_papers(tmp_path
         writer.write(out)
     work, = load_library(path)
     assert work.title == "Rossi2019"
+
+
+def test_two_exports_of_one_search_in_a_folder_are_deduplicated(tmp_path: Path) -> None:
+    for name in ("asreview_embase.ris", "asreview_embase.csv"):
+        (tmp_path / name).write_bytes(library(name).read_bytes())
+    records = load_library(tmp_path, with_csv=True)
+    merged = deduplicate(records).works
+    from_ris = load_library(library("asreview_embase.ris"))
+    assert len(records) == 2 * len(from_ris) and len(merged) == len(from_ris)
+    assert {w.doi for w in merged} == {w.doi for w in from_ris}
+

@@ -128,7 +128,7 @@ def record_keys(work: Work) -> Keys:
         preprint=preprint,
         posted=work.kind == "preprint",
         version=_version(work, identifiers) if preprint else "",
-        sources=frozenset(work.sources),
+        sources=frozenset(_record_sources(work)),
         volume=normalize_volume(work.volume),
         issue=normalize_issue(work.issue),
         pages=parse_pages(work.pages),
@@ -184,6 +184,15 @@ def cochrane_review(work: Work) -> ReviewVersion | None:
     if article and re.search(r"\bcochrane\b", work.venue or "", re.IGNORECASE):
         return ReviewVersion(article.group(1).lower(), None)
     return None
+
+
+def _record_sources(work: Work) -> list[str]:
+    """The sources a record comes from, each library export counted as a source of its own
+    ('library file embase.ris'): a scientist's folder of exports from several databases is
+    deduplicated as those databases' records would be (a database lists a work once, so two
+    of its records are not joined by the title rules; two databases' records may be)."""
+    own = (work.found_via or "") if (work.found_via or "").startswith("library file ") else ""
+    return [own if source == "library" and own else source for source in work.sources]
 
 
 def author_key(author: str) -> str | None:

@@ -362,7 +362,9 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise LibraryError(f"{path}: cannot be read as a {path.suffix.lower()} file ({detail}); "
                            "fix it, export it again, or leave it out of the library") from exc
-    works = [work for work in records if work is not None]
+    found_via = f"library file {path.name}"
+    works = [work if work.found_via else work.model_copy(update={"found_via": found_via})
+             for work in records if work is not None]
     if untitled := len(records) - len(works):
         log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
                     "by its title)", path, untitled)
@@ -537,7 +539,9 @@ def bibtex_work(fields: dict[str, str]) -> Work | None:
                           or fields.get("booktitle") or fields.get("publisher")),
         abstract=_latex_text(fields.get("abstract")), doi=fields.get("doi") or found.get("doi"),
         pmid=pmid or found.get("pmid"), pmcid=fields.get("pmcid") or found.get("pmcid"),
-        arxiv_id=arxiv, url=fields.get("url"),
+        arxiv_id=arxiv, url=fields.get("url"), volume=fields.get("volume"),
+        issue=fields.get("number") or fields.get("issue"),
+        pages=re.sub(r"\s*-+\s*", "-", fields.get("pages") or "") or None,
         kind="preprint" if arxiv and kind in ("misc", "unpublished", "online")
         else BIBTEX_KINDS.get(kind))
 
@@ -599,7 +603,17 @@ def ris_work(entry: dict[str, Any]) -> Work | None:
         or found.get("pmcid"),
         arxiv_id=found.get("arxiv") or _arxiv_in(notes, _joined(entry.get("accession_number"))),
         url=urls[0] if urls else None,
+        volume=_joined(entry.get("volume")), issue=_joined(entry.get("number")),
+        pages=_page_range(_joined(entry.get("start_page")), _joined(entry.get("end_page"))),
         kind=RIS_KINDS.get(str(entry.get("type_of_reference", "")).strip().upper()))
+
+
+def _page_range(first: str | None, last: str | None) -> str | None:
+    """'23-35' from a first and a last page; the first alone when there is no last (an article
+    number), or when the first already is a range (some exporters write 'SP - 23-35')."""
+    if not first:
+        return None
+    return f"{first}-{last}" if last and last != first and "-" not in first else first
 
 
 def _joined(value: Any) -> str | None:

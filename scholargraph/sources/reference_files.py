@@ -84,6 +84,9 @@ def _medline_record(record: dict[str, Any]) -> Fields:
         "pmcid": " ".join(_listed(record.get("PMC"))),
         "kind": ("chapter" if chapter else "book") if is_book else None,
         "publication_types": types,
+        "volume": " ".join(_listed(record.get("VI"))),
+        "issue": " ".join(_listed(record.get("IP"))),
+        "pages": " ".join(_listed(record.get("PG"))),
     }
 
 
@@ -115,6 +118,10 @@ def _wos_record(entry: dict[str, Any]) -> Fields:
         "pmid": " ".join(_listed(entry.get("pubmed_id"))),
         "kind": "chapter" if chapter else WOS_KINDS.get(str(entry.get("publication_type"))),
         "publication_types": types,
+        "volume": " ".join(_listed(entry.get("volume"))),
+        "issue": " ".join(_listed(entry.get("issue"))),
+        "pages": "-".join(_listed(entry.get("beginning_page")) + _listed(entry.get("ending_page")))
+        or " ".join(_listed(entry.get("article_number"))),
     }
 
 
@@ -194,4 +201,7 @@ def _endnote_record(record: etree._Element) -> Fields:
         "url": urls[0] if urls else None,
         "kind": ENDNOTE_KINDS.get(kind),
         "publication_types": [kind] if kind else [],
+        "volume": _text(record.find("volume")),
+        "issue": _text(record.find("number")),
+        "pages": _text(record.find("pages")),
     }
