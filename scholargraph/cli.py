@@ -208,6 +208,10 @@ def add_update_command(commands: Any) -> None:
         if option.default is False:
             kwargs["action"] = "store_true"
         update.add_argument("--" + name.replace("_", "-"), **kwargs)
+    update.add_argument("--sources", type=_source_list, default=None, metavar="LIST",
+                        help="services to search for new records, comma-separated (default: "
+                             "those the review searched; needed for a review of a library "
+                             "alone)")
     update.add_argument("--quiet", action="store_true", help="print nothing but errors")
     update.add_argument("--events", choices=["jsonl"], default=None,
                         help="print one JSON object per step on standard output, for machines")
@@ -218,7 +222,8 @@ def run_update(args: argparse.Namespace) -> int:
     from scholargraph.updating import update
 
     options = {name: getattr(args, name)
-               for name in ("offline", "max_results", "model", "full_text", "no_cache")}
+               for name in ("offline", "max_results", "model", "full_text", "no_cache",
+                            "sources")}
     try:
         report = update(args.directory, since=args.since, on_progress=progress_callback(args),
                         **options)

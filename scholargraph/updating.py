@@ -88,13 +88,13 @@ def update(directory: str | Path, *, since: str | None = None,
     """Update the review in ``directory`` with what the services added since its day (or
     ``since``, YYYY-MM-DD), write it back (the earlier files kept under ``history/DATE/``) and
     return it. ``options`` are a review's (``offline``, ``max_results``, ``model``...); the
-    question, sources and citation style are the review's own."""
+    question and citation style are the review's own, and so are its sources unless
+    ``options`` names others (``sources``; see :func:`update_sources`)."""
     folder = Path(directory).expanduser()
     earlier = read_review(folder)
     start = check_day(since, "--since") if since else date.fromisoformat(earlier.day)
-    known = set(source_names()) - set(NOT_REPEATED)
-    sources = [name for name in earlier.sources_searched if name in known]
-    values = {"sources": sources or None, "style": earlier.citation_style, **options,
+    sources = update_sources(earlier, options.pop("sources", None), directory)
+    values = {"sources": sources, "style": earlier.citation_style, **options,
               "added_since": start.isoformat()}
     run = start_review(earlier.question, on_progress=on_progress, **values)
     prepare_out_dir(folder)
@@ -109,6 +109,29 @@ def update(directory: str | Path, *, since: str | None = None,
     keep_earlier_files(folder, kept)
     updated.write(folder)
     return updated
+
+
+def update_sources(earlier: Report, requested: list[str] | None,
+                   directory: str | Path) -> list[str]:
+    """The sources an update searches: those named (``--sources``), else those the review
+    searched, less a local library (``NOT_REPEATED``: it adds no records by itself). A review
+    of a library alone has none left, and searching every service instead would fill the
+    scientist's review with records from services they never chose: that is an
+    :class:`InputError` naming the way on."""
+    if requested:
+        repeated = [name for name in requested if name in NOT_REPEATED]
+        if repeated:
+            raise InputError(f"an update does not search {repeated[0]} again: run the review "
+                             "again on the new records (scholargraph review ... --library PATH)")
+        return requested
+    known = set(source_names()) - set(NOT_REPEATED)
+    sources = [name for name in earlier.sources_searched if name in known]
+    if not sources:
+        raise InputError(f"{directory} was reviewed from a library alone, which an update does "
+                         "not search again: name the services to search for new records "
+                         f"(scholargraph update {directory} --sources pubmed,openalex) or run "
+                         "the review again on the new records")
+    return sources
 
 
 def history_folder(folder: Path, day: str) -> Path:

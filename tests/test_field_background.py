@@ -54,3 +54,19 @@ def test_a_field_statement_is_background_unless_a_structured_abstract_labels_it_
     method, = quotable(Passage(id="m#a", work_id="m", text=step, start=0, end=len(step),
                                section="abstract"), None)
     assert not states_finding(method, {"result"}) and states_finding(method, {"method"})
+
+
+def test_a_fields_interest_and_a_method_judged_in_general_are_background():
+    """Two opening sentences of a software-engineering library's abstracts that a topic review
+    quoted as findings; a paper's own conclusion on the same subject stays a finding."""
+    text = ("Over the last two decades, the Software Engineering community has expressed special "
+            "interest in software process improvement in an effort to increase product quality. "
+            "Ethnography is a powerful qualitative empirical approach which can be used to "
+            "understand and hence improve work practice. "
+            "This study demonstrates that ethnography improved work practice in two teams.")
+    interest, approach, conclusion = quotable(
+        Passage(id="s#a", work_id="s", text=text, start=0, end=len(text), section="abstract"),
+        None)
+    assert not states_finding(interest, {"result"})
+    assert not states_finding(approach, {"result"})
+    assert states_finding(conclusion, {"result"})

@@ -25,6 +25,7 @@ from scholargraph.deterministic.extractive import (
     evidence_gaps,
     extractive_draft,
     quotable,
+    stance_pool,
 )
 from scholargraph.deterministic.stance import compare, stance
 from scholargraph.deterministic.support import SupportChecker
@@ -371,3 +372,24 @@ def test_gaps_count_the_included_works_in_words() -> None:
     assert "No passage of the one included work addresses: What methods were used?" in one
     assert "No passage (no work was included) addresses: What methods were used?" in none
     assert "No passage among the 3 included works addresses: What methods were used?" in three
+
+
+def test_works_contradict_by_their_results_not_by_an_open_question_a_design_or_an_aim():
+    """A claim's review of a knee-osteoarthritis library set a study's result against another
+    study's open question, design and aim: three contradictions, none real."""
+    sub = SubQuestion(id="q1", text="whether stem cell injection reduces pain in knee "
+                      "osteoarthritis", answer_shape="direct evidence")
+    result = ("Intra-articular injection of stem cells was effective for reducing pain in "
+              "patients with knee osteoarthritis.")
+    others = ("However, it is not known what would better drive osteoarthritis stabilization: "
+              "injection or implantation. A prospective randomized controlled clinical trial was "
+              "carried out in 120 knees of 60 patients with a similar osteoarthritis grade. "
+              "We investigated whether stem cell implantation would improve osteoarthritis.")
+    candidates = [c for name, text in (("a", result), ("b", others))
+                  for c in quotable(Passage(id=f"{name}#abstract:0-{len(text)}", work_id=name,
+                                            text=text, start=0, end=len(text),
+                                            section="abstract"), 2020)]
+    assert len(candidates) == 4
+    pool = stance_pool(sub, candidates)
+    assert [f.text for f in pool] == [result]
+    assert contradictions(pool) == []

@@ -375,3 +375,31 @@ def test_no_new_finding_is_an_aim_or_a_definition(updated: dict[str, Any]) -> No
     assert report.update is not None and report.update.new_findings
     for index in report.update.new_findings:
         assert not sets_out.search(report.findings[index].text), report.findings[index].text
+
+
+def test_a_review_of_a_library_alone_is_updated_only_from_the_services_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A library is not searched again, and a review of a library alone searched no service:
+    its update asks which to search (one line, exit 2) instead of searching every service the
+    scientist never chose, and searches only those named."""
+    library = (Path(__file__).parents[1] / "scholargraph" / "testing" / "fixtures" / "fulltext"
+               / "pmc" / "biotext_PMC4816447.xml")
+    folder = tmp_path / "review"
+    question = "Does erlotinib improve survival in EGFR-mutant non-small cell lung cancer?"
+    earlier = review(question, sources=["library"], library=str(library), offline=True,
+                     max_iterations=1, out=folder)
+    assert earlier.sources_searched == ["library"]
+    assert main(["update", str(folder), "--offline"]) == 2
+    assert main(["update", str(folder), "--offline", "--sources", "library"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("scholargraph: error: ") for line in lines)
+    assert "--sources pubmed,openalex" in lines[0] and "does not search library again" in lines[1]
+    assert not (folder / "history").exists()  # nothing was rewritten
+    assert main(["update", str(folder), "--offline", "--sources", "openalex", "--quiet"]) == 0
+    report = Report.model_validate_json((folder / "review.json").read_text(encoding="utf-8"))
+    assert report.update is not None
+    assert set(report.update.prisma.identified) <= {"openalex"}
+    # PubMed is asked only whether the review's own works were retracted or corrected since
+    searched = {entry.source for entry in report.search_log
+                if "retractions and corrections" not in entry.query}
+    assert "openalex" in searched and searched <= {"library", "openalex"}
