@@ -251,3 +251,10 @@ def test_two_exports_of_one_search_in_a_folder_are_deduplicated(tmp_path: Path) 
     assert len(records) == 2 * len(from_ris) and len(merged) == len(from_ris)
     assert {w.doi for w in merged} == {w.doi for w in from_ris}
 
+
+
+def test_a_tab_delimited_table_saved_as_txt_is_read_as_a_table(tmp_path: Path) -> None:
+    saved = tmp_path / "savedrecs.txt"
+    saved.write_bytes(library("asreview_generic_tab.tsv").read_bytes())
+    assert [w.title for w in load_library(saved)] == \
+        [w.title for w in load_library(library("asreview_generic_tab.tsv"), with_csv=True)]

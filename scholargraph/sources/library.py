@@ -264,7 +264,8 @@ CSV_COLUMNS: dict[str, tuple[str, ...]] = {
     "abstract": ("abstract", "abstract note", "notes_abstract", "ab"),
     "authors": ("authors", "author", "author names", "author full names", "first_authors",
                 "au"),
-    "year": ("year", "publication year", "publication_year", "py", "publication date", "date"),
+    "year": ("year", "publication year", "publication_year", "published year", "py",
+             "publication date", "date"),
     "venue": ("journal", "venue", "secondary_title", "source title", "publication title",
               "journal/book", "journal title", "journal_name", "so"),
     "doi": ("doi", "di"),
@@ -803,19 +804,32 @@ TEXT_READERS: dict[str, Reader] = {"ris": read_ris, "medline": read_medline, "wo
 
 def read_tagged_text(path: Path) -> list[Work | None]:
     """A ``.txt`` export, read as the tagged format its records start with: RIS (``TY  -``),
-    MEDLINE (``PMID-``) or Web of Science (``FN``/``PT``)."""
-    kind = sniff_text(read_text(path))
+    MEDLINE (``PMID-``) or Web of Science (``FN``/``PT``); or as a table when its first line
+    is a tab- or comma-separated header with a title column (Web of Science's tab-delimited
+    ``savedrecs.txt``)."""
+    text = read_text(path)
+    kind = sniff_text(text)
+    if kind is None and _is_table(text):
+        return read_csv_works(path)
     if kind is None:
         raise LibraryError(f"{path}: a .txt library file must be an RIS, MEDLINE (PubMed) or "
                            "Web of Science export; no record tag (TY  -, PMID-, PT) was found")
     return TEXT_READERS[kind](path)
 
 
+def _is_table(text: str) -> bool:
+    """Whether ``text`` starts with a table header naming a title column (:data:`CSV_COLUMNS`)."""
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    names = {name.strip().strip('"').lower() for name in header.split(_delimiter(text))}
+    return len(names) > 1 and bool(names & set(CSV_COLUMNS["title"]))
+
+
 def _is_tagged_export(path: Path) -> bool:
     """Whether a ``.txt`` file in a library folder is an export (RIS, MEDLINE, Web of
     Science): other text files there (notes, a README) are not records, and are passed over."""
     try:
-        return sniff_text(read_text(path)) is not None
+        text = read_text(path)
+        return sniff_text(text) is not None or _is_table(text)
     except LibraryError:
         return False
 
