@@ -7,6 +7,7 @@ raw files with their tags, not typed in."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from pathlib import Path
@@ -258,3 +259,16 @@ def test_a_tab_delimited_table_saved_as_txt_is_read_as_a_table(tmp_path: Path) -
     saved.write_bytes(library("asreview_generic_tab.tsv").read_bytes())
     assert [w.title for w in load_library(saved)] == \
         [w.title for w in load_library(library("asreview_generic_tab.tsv"), with_csv=True)]
+
+
+def test_a_crossref_work_saved_as_json_is_read_with_its_list_titles(tmp_path: Path) -> None:
+    recorded = json.loads(Path(str(fixture_path("crossref/paperqa_doi_search.work.json")))
+                          .read_text())["message"]
+    saved = tmp_path / "crossref.json"
+    saved.write_text(json.dumps([recorded]))
+    work, = load_library(saved)
+    assert work.title == recorded["title"][0] and work.venue == recorded["container-title"][0]
+    assert work.year == recorded["issued"]["date-parts"][0][0]
+    assert work.doi == recorded["DOI"].lower() and work.pages == recorded["page"]
+    first = recorded["author"][0]
+    assert work.authors[0] == f"{first['family']}, {first['given']}"

@@ -672,18 +672,41 @@ CSL_KINDS = {"article": "preprint", "webpage": "web", "post-weblog": "web", "cha
 
 
 def csl_work(item: dict[str, Any]) -> Work | None:
-    """A CSL-JSON item as a work."""
-    names = [a.get("literal") or ", ".join(p for p in (a.get("family"), a.get("given")) if p)
-             for a in item.get("author", []) if isinstance(a, dict)]
-    issued = (item.get("issued") or {}).get("date-parts") or [[None]]
+    """A CSL-JSON item as a work (Zotero's, pandoc's, Mendeley's; a Crossref work too, whose
+    titles are lists and whose dates may be ``raw`` text)."""
+    names = [_csl_name(a) for a in item.get("author") or [] if isinstance(a, dict)]
+    issued = item.get("issued") or {}
+    parts = issued.get("date-parts") if isinstance(issued, dict) else None
+    first = parts[0][0] if parts and isinstance(parts[0], list) and parts[0] else None
+    raw = (issued.get("raw") or issued.get("literal")) if isinstance(issued, dict) else issued
     number = str(item.get("number") or "")
     return _work(
-        title=item.get("title"), authors=[n for n in names if n], year=_year(issued[0][0]),
-        venue=item.get("container-title") or item.get("publisher"),
-        abstract=item.get("abstract"), doi=item.get("DOI"), pmid=item.get("PMID"),
-        pmcid=item.get("PMCID"), url=item.get("URL"),
+        title=_csl_text(item.get("title")), authors=[n for n in names if n],
+        year=_year(first) or _year(raw),
+        venue=_csl_text(item.get("container-title")) or _csl_text(item.get("publisher")),
+        abstract=_csl_text(item.get("abstract")), doi=_csl_text(item.get("DOI")),
+        pmid=_csl_text(item.get("PMID")), pmcid=_csl_text(item.get("PMCID")),
+        url=_csl_text(item.get("URL")), volume=_csl_text(item.get("volume")),
+        issue=_csl_text(item.get("issue")), pages=_csl_text(item.get("page")),
         arxiv_id=number.removeprefix("arXiv:") if number.startswith("arXiv:") else None,
-        kind=CSL_KINDS.get(item.get("type", "")))
+        kind=CSL_KINDS.get(str(item.get("type", ""))))
+
+
+def _csl_text(value: Any) -> str | None:
+    """A CSL field's text: a string or number as it is, a list (Crossref's titles) by its first
+    element."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return str(value).strip() or None if isinstance(value, (str, int, float)) else None
+
+
+def _csl_name(name: dict[str, Any]) -> str:
+    """'Family, Given' with the particle kept ('van Gogh, Vincent'), or a group's literal."""
+    family = " ".join(str(part) for part in (name.get("non-dropping-particle"),
+                                             name.get("family")) if part)
+    given = " ".join(str(part) for part in (name.get("given"), name.get("dropping-particle"))
+                     if part)
+    return str(name.get("literal") or ", ".join(p for p in (family, given) if p))
 
 
 def read_csl_json(path: Path) -> list[Work | None]:
