@@ -303,7 +303,8 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
                  for field, columns in CSV_COLUMNS.items()}
         work = _work(title=value["title"], abstract=value["abstract"], doi=value["doi"],
                      pmid=value["pmid"], year=_year(value["year"] or cells.get("source")),
-                     authors=csv_authors(value["authors"]), venue=value["venue"])
+                     authors=csv_authors(value["authors"]), venue=value["venue"],
+                     found_via=f"library file {path.name}")
         if work is not None:
             found.append((work, value["id"] or None))
     return found
