@@ -806,7 +806,7 @@ def read_xml(path: Path) -> list[Work | None]:
         raise LibraryError(f"{path}: not an XML this library reads ({found}); give PubMed XML "
                            "(PubmedArticleSet), an EndNote XML export or a JATS article")
     if kind == "pubmed":
-        return [_work(**{**work.model_dump(exclude_defaults=True), "sources": None})
+        return [work.model_copy(update={"sources": ["library"]})
                 for work in pubmed_records(root)]
     if kind == "endnote":
         return [_work(**fields) for fields in endnote_fields(root)]
