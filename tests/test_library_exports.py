@@ -274,3 +274,10 @@ def test_a_crossref_work_saved_as_json_is_read_with_its_list_titles(tmp_path: Pa
     assert work.doi == recorded["DOI"].lower() and work.pages == recorded["page"]
     first = recorded["author"][0]
     assert work.authors[0] == f"{first['family']}, {first['given']}"
+
+
+def test_excels_separator_line_is_read_not_taken_for_the_header(tmp_path: Path) -> None:
+    table = tmp_path / "excel.csv"
+    table.write_text("sep=;\n" + library("asreview_generic_semicolon.csv").read_text())
+    assert [w.title for w in load_library(table, with_csv=True)] == \
+        [w.title for w in load_library(library("asreview_generic_semicolon.csv"), with_csv=True)]

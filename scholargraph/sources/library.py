@@ -289,7 +289,10 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
     ``screen``, the same columns (:data:`CSV_COLUMNS`), the same refusal of a file with no
     title column."""
     text = read_text(path)
-    rows = list(csv.DictReader(io.StringIO(text), delimiter=_delimiter(text)))
+    if declared := _SEPARATOR_LINE.match(text):  # Excel's 'sep=;' first line
+        text = text[declared.end():]
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=declared.group(1) if declared
+                               else _delimiter(text)))
     header = {(name or "").strip().lower() for name in (rows[0] if rows else {})}
     if not header & set(CSV_COLUMNS["title"]):
         raise LibraryError(f"{path}: a table library needs a header with a 'title' column (and "
@@ -308,6 +311,10 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
         if work is not None:
             found.append((work, value["id"] or None))
     return found
+
+
+_SEPARATOR_LINE = re.compile(r"\A\s*sep=(.)\s*\n", re.IGNORECASE)
+"""The first line Excel writes and reads to name a table's separator ('sep=;')."""
 
 
 def _delimiter(text: str) -> str:
