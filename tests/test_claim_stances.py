@@ -528,3 +528,108 @@ def test_a_sentence_naming_few_of_the_claims_words_or_not_its_negation_restates_
     assert restates("Pseudoknots aren't evolutionarily conserved in most eukaryotes.",
                     "We show that pseudoknots are not evolutionarily conserved across most "
                     "eukaryotes.")
+
+
+@pytest.fixture(scope="module")
+def minilm(shared_models):
+    """The sentence model the support check was fitted with (the default, int8)."""
+    from scholargraph.rag.embeddings import load_embedder
+    found = load_embedder(None, models_dir=shared_models)
+    assert found is not None
+    return found
+
+
+def _study(title: str, method: str, result: str, relevance: float = 0.9
+           ) -> tuple[Work, Candidate]:
+    """A study whose abstract is a method sentence and a result sentence, the result ranked."""
+    work = Work(title=title, doi=f"10.1000/{abs(hash(title))}", year=2021, sources=["openalex"],
+                abstract=f"{method} {result}")
+    return work, _candidate(work, result, frozenset({"result"}), relevance)
+
+
+def _stances(claim: str, studies: list[tuple[Work, Candidate]], embedder) -> dict[str, str]:
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {claim}",
+                         answer_shape="studies testing it")
+    from scholargraph.agents.synthesis import with_stances
+    draft = with_stances(Draft(summary="", findings=[]), claim, itself,
+                         [candidate for _, candidate in studies],
+                         [work for work, _ in studies], embedder)
+    return {stance.work_id: stance.reading for stance in draft.stances}
+
+
+def test_the_most_direct_study_supports_a_claim_only_when_it_comes_close_to_it(minilm):
+    """A study of machine learning reading chest radiographs "improved" something, and the
+    rules read it the claim's way; but it is far from disease surveillance, and the fitted check
+    takes its support away. A study of outbreak detection in health departments keeps its own.
+    Without the sentence model the check was fitted with, the rules decide alone."""
+    radiology = _study("Deep learning in radiology",
+                       "We reviewed deep learning studies of chest radiographs.",
+                       "Machine learning improved the accuracy of radiologists reading chest "
+                       "radiographs.")
+    syndromic = _study("Machine learning for syndromic surveillance: a prospective evaluation",
+                       "We evaluated machine learning classifiers for syndromic surveillance in "
+                       "12 health departments.",
+                       "Machine learning improved the timeliness of outbreak detection compared "
+                       "with traditional methods.")
+    for study in (radiology, syndromic):
+        assert _stances(SURVEILLANCE_CLAIM, [study], None) == {study[0].id: "supports"}
+    assert _stances(SURVEILLANCE_CLAIM, [radiology], minilm) == {radiology[0].id: "neither"}
+    assert _stances(SURVEILLANCE_CLAIM, [syndromic], minilm) == {syndromic[0].id: "supports"}
+
+
+def test_the_support_check_never_gives_support_nor_touches_a_contradiction_or_other_studies(
+        minilm):
+    """The check only takes support away from the most direct study: a study whose figures the
+    rules cannot read stays unlabelled however close it is ("a hazard ratio of 1.31" is no
+    support), one read against the claim stays so, and a lower-ranked study keeps the reading
+    the rules give it."""
+    figures = _study("Statin therapy and stroke in older adults",
+                     "We followed 4,000 adults aged over 65 for ten years.",
+                     "Statin users had a hazard ratio for stroke of 1.31 (95% CI 1.10-1.52) "
+                     "compared with non-users.")
+    against = _study("Statin therapy and stroke in older adults: a cohort",
+                     "We followed 4,000 adults aged over 65 for ten years.",
+                     "Statin users had a higher risk of stroke than non-users.")
+    assert _stances(STATIN_CLAIM, [figures], minilm) == {figures[0].id: "neither"}
+    assert _stances(STATIN_CLAIM, [against], minilm) == {against[0].id: "contradicts"}
+    radiology = _study("Deep learning in radiology",
+                       "We reviewed deep learning studies of chest radiographs.",
+                       "Machine learning improved the accuracy of radiologists reading chest "
+                       "radiographs.")
+    surveillance = _study("Machine learning in twelve health departments",
+                          "We compared surveillance before and after machine learning.",
+                          "Machine learning improved disease surveillance in twelve public "
+                          "health departments.", relevance=0.7)
+    assert _stances(SURVEILLANCE_CLAIM, [radiology, surveillance], minilm) == {
+        radiology[0].id: "neither", surveillance[0].id: "supports"}
+
+
+def test_the_closer_a_study_comes_to_the_claim_the_likelier_its_support_stands():
+    """Each feature of closeness (the claim's words named, a sentence or title near it) raises
+    the score; a study far on all of them loses its support, one near on all keeps it."""
+    from scholargraph.deterministic.stance_weights import (
+        SupportFeatures,
+        support_score,
+        supports,
+    )
+    far = SupportFeatures(restated=False, closest_cosine=0.3, title_cosine=0.2, terms_named=0.2)
+    assert not supports(far)
+    for change in ({"closest_cosine": 0.6}, {"title_cosine": 0.6}, {"terms_named": 0.8}):
+        assert support_score(far.model_copy(update=change)) > support_score(far)
+    assert supports(SupportFeatures(restated=False, closest_cosine=0.85, title_cosine=0.8,
+                                    terms_named=0.7))
+
+
+def test_an_improved_pain_is_less_pain_but_an_improved_survival_more_survival():
+    """A knee-osteoarthritis trial's "improved function and pain of the knee joint" read as
+    evidence against "... reduces pain" (pain up); a benefit on an outcome that harms points
+    the claim's way, and against a claim of no effect."""
+    trial = ("Intra-articular injection of 1.0 x 10(8) AD MSCs into the osteoarthritic knee "
+             "improved function and pain of the knee joint without causing adverse events.")
+    assert reading("Intra-articular mesenchymal stem cell injection reduces pain in knee "
+                   "osteoarthritis.", trial, trial, "") == "supports"
+    assert reading("Intra-articular mesenchymal stem cell injection has no effect on pain in "
+                   "knee osteoarthritis.", trial, trial, "") == "contradicts"
+    survival = "Erlotinib improved overall survival in patients with EGFR-mutant lung cancer."
+    assert reading("Erlotinib reduces overall survival in EGFR-mutant lung cancer.", survival,
+                   survival, "") == "contradicts"

@@ -189,6 +189,10 @@ def test_a_direct_finding_is_read_against_the_question():
     assert along.findings[0].bearing == "supports"
     unread = with_bearing(draft, "Aspirin does not reduce the risk of stroke.", [])
     assert unread.findings[0].bearing is None
+    from scholargraph.agents.synthesis import review_summary
+    sub = SubQuestion(id="q1", text="Aspirin does not reduce stroke risk.", answer_shape="trials")
+    summary = review_summary("", against, [sub], {"q1": against.findings}, {}, [passage], [])
+    assert "1 finding reports evidence against the question as stated." in summary
 
 
 def test_evidence_against_the_question_is_marked_in_markdown_and_html():

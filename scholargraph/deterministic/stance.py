@@ -93,6 +93,17 @@ speaks of harms, not of the outcome a claim names. Issue 22: the erlotinib trial
 highly effective"; on SciFact train claims 0-215 contradiction-recall 0.370 -> 0.391 (one claim),
 the other figures and those held out (400-808) unchanged."""
 
+BENEFIT = re.compile(r"improv\w*|better", re.IGNORECASE)
+"""Words of benefit rather than of size: "improved survival" is more survival, but "improved
+function and pain" is less pain."""
+HARMS = frozenset(tokenize(
+    "pain symptoms mortality fatigue nausea disability stiffness inflammation anxiety "
+    "depression insomnia dyspnea pruritus swelling"))
+"""Outcomes a benefit lowers. A benefit cue whose outcome is one of them reads as an effect of
+unstated sign (``EFFECT_CUES``): it points the way a claim of benefit does ("Intra-articular
+stem cell injection reduces pain" by "... improved function and pain of the knee joint", which
+read as evidence against it), and against a claim of no effect."""
+
 WINDOW_AFTER = 8
 WINDOW_BEFORE = 4
 MIN_SHARED_TERMS = 2
@@ -159,9 +170,11 @@ def stance(sentence: str) -> Stance:
             if any(span[0] < end and start < span[1] for start, end in taken):
                 continue
             taken.append(span)
+            after = _window(sentence, tokens, span, reach=0, stops=SETTING_WORDS)
+            if direction == "up" and BENEFIT.fullmatch(match.group(0)) and after & HARMS:
+                direction = "effect"  # "improved pain": the pain eased, it did not grow
             cues.append(Cue(direction, match.group(0).lower(), _window(sentence, tokens, span),
-                            _window(sentence, tokens, span, reach=0, stops=SETTING_WORDS),
-                            _modifier(match.group(0), sentence[span[1]:])))
+                            after, _modifier(match.group(0), sentence[span[1]:])))
     return Stance(tuple(_without_amounts(sentence, taken, cues)),
                   frozenset(tokenize(sentence)))
 
