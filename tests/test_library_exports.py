@@ -281,3 +281,12 @@ def test_excels_separator_line_is_read_not_taken_for_the_header(tmp_path: Path) 
     table.write_text("sep=;\n" + library("asreview_generic_semicolon.csv").read_text())
     assert [w.title for w in load_library(table, with_csv=True)] == \
         [w.title for w in load_library(library("asreview_generic_semicolon.csv"), with_csv=True)]
+
+
+def test_collective_authors_are_kept_in_medline_and_pubmed_xml() -> None:
+    nbib, = load_library(library("jabref_NbibImporterTest.nbib"))
+    assert tag_values("jabref_NbibImporterTest.nbib", "CN  - ")[0] in nbib.authors
+    xml = Path(str(fixture_path("pubmed/biopython_pubmed7.xml")))
+    group = re.findall(r"<CollectiveName>([^<]+)<", xml.read_text())
+    work, = load_library(xml)
+    assert group and group[0] in work.authors and work.sources == ["library"]
