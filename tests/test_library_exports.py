@@ -256,6 +256,28 @@ def test_two_exports_of_one_search_in_a_folder_are_deduplicated(tmp_path: Path) 
 
 
 
+def test_the_duplicates_of_one_export_file_are_deduplicated(tmp_path: Path) -> None:
+    """One export holding every database's hits for a search, duplicates and all, as reference
+    managers export them: the records of one work join without a shared identifier, and two
+    trials whose titles differ by their number stay apart."""
+    def entry(title: str, journal: str, database: str, pages: str = "23") -> str:
+        return (f"TY  - JOUR\nTI  - {title}\nAU  - Zuber, J.\nAU  - Le Quintrec, M.\n"
+                f"PY  - 2011\nJO  - {journal}\nVL  - 7\nSP  - {pages}\n"
+                f"DB  - {database}\nER  - \n")
+    title = "New insights into postrenal transplant hemolytic uremic syndrome"
+    export = tmp_path / "search.ris"
+    export.write_text(entry(title, "Nat Rev Nephrol", "MEDLINE")
+                      + entry(title + ".", "Nature Reviews Nephrology", "Embase")
+                      + entry("Eculizumab in the FOCUS 1 trial", "Blood", "MEDLINE")
+                      + entry("Eculizumab in the FOCUS 2 trial", "Blood", "Embase", "140"),
+                      encoding="utf-8")
+    records = load_library(export)
+    assert len(records) == 4 and all(record.sources == ["library"] for record in records)
+    merged = deduplicate(records)
+    assert merged.duplicates_removed == 1
+    assert sorted(group for group in merged.groups if len(group) > 1) == [[0, 1]]
+
+
 def test_a_tab_delimited_table_saved_as_txt_is_read_as_a_table(tmp_path: Path) -> None:
     saved = tmp_path / "savedrecs.txt"
     saved.write_bytes(library("asreview_generic_tab.tsv").read_bytes())

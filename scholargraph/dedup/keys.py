@@ -187,12 +187,13 @@ def cochrane_review(work: Work) -> ReviewVersion | None:
 
 
 def _record_sources(work: Work) -> list[str]:
-    """The sources a record comes from, each library export counted as a source of its own
-    ('library file embase.ris'): a scientist's folder of exports from several databases is
-    deduplicated as those databases' records would be (a database lists a work once, so two
-    of its records are not joined by the title rules; two databases' records may be)."""
-    own = (work.found_via or "") if (work.found_via or "").startswith("library file ") else ""
-    return [own if source == "library" and own else source for source in work.sources]
+    """The sources whose listing a record belongs to, for the guard that a source lists a work
+    once (two records of one source are joined only by an identifier). A scientist's library
+    is no such source: one export often holds every database's hits for a search, duplicates
+    and all (a haematology review's 1,415 records, 163 pairs of them one work, joined none of
+    them when read as one export file), so its records join by the title rules like those of
+    two sources."""
+    return [source for source in work.sources if source != "library"]
 
 
 def author_key(author: str) -> str | None:
