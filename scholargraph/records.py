@@ -137,7 +137,8 @@ class Work(Record):
         None, description="Licence of the open-access full text, as its source states it")
     published: date | None = Field(None, description="Publication date, where known (news)")
     found_via: str | None = Field(
-        None, description="The page whose link led to this one (the web agent's shallow crawl)")
+        None, description="The page whose link led to this one (the web agent's shallow crawl), "
+        "or the library file a record was read from ('library file embase.ris')")
     journal_ref: str | None = Field(
         None, description="Where a preprint says it was published (arXiv's journal reference)")
     version_ids: list[str] = Field(

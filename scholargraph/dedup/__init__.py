@@ -88,7 +88,9 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
 - one source lists a work once per version (the published one, or one per preprint server):
   two records of one source and version are joined only by a shared identifier, and a record
   that matches two records of one source (a recurring column such as 'Book review column') is
-  ambiguous and joins neither.
+  ambiguous and joins neither. A scientist's library is not such a source: an export often
+  holds several databases' hits, duplicates and all (:func:`~scholargraph.dedup.keys.
+  record_keys`).
 
 Groups are found with a union-find, then folded with :meth:`Work.merge` (attached items with
 :func:`~scholargraph.dedup.notices.with_notice`) into their first record that is not an

@@ -128,7 +128,7 @@ def record_keys(work: Work) -> Keys:
         preprint=preprint,
         posted=work.kind == "preprint",
         version=_version(work, identifiers) if preprint else "",
-        sources=frozenset(work.sources),
+        sources=frozenset(_record_sources(work)),
         volume=normalize_volume(work.volume),
         issue=normalize_issue(work.issue),
         pages=parse_pages(work.pages),
@@ -184,6 +184,16 @@ def cochrane_review(work: Work) -> ReviewVersion | None:
     if article and re.search(r"\bcochrane\b", work.venue or "", re.IGNORECASE):
         return ReviewVersion(article.group(1).lower(), None)
     return None
+
+
+def _record_sources(work: Work) -> list[str]:
+    """The sources whose listing a record belongs to, for the guard that a source lists a work
+    once (two records of one source are joined only by an identifier). A scientist's library
+    is no such source: one export often holds every database's hits for a search, duplicates
+    and all (a haematology review's 1,415 records, 163 pairs of them one work, joined none of
+    them when read as one export file), so its records join by the title rules like those of
+    two sources."""
+    return [source for source in work.sources if source != "library"]
 
 
 def author_key(author: str) -> str | None:

@@ -125,14 +125,30 @@ def _read_meta(meta: etree._Element, document: FullTextDocument,
     if abstract is not None:
         document.abstract = " ".join(_text(p) for p in abstract.iter("p")) or _text(abstract)
         document.abstract = document.abstract or None
-    document.authors = [_author(name) for name in
-                        meta.findall("contrib-group/contrib[@contrib-type='author']/name")]
+    document.authors = [name for name in map(_contributor, meta.iterfind(
+        "contrib-group/contrib[@contrib-type='author']")) if name]
     document.year = _year(meta)
     journal = article.find("front/journal-meta/journal-title-group/journal-title")
     if journal is None:
         journal = article.find("front/journal-meta/journal-title")
     document.venue = _text(journal) or None if journal is not None else None
     document.licence = _licence(meta)
+
+
+def _contributor(contrib: etree._Element) -> str | None:
+    """An author's name: ``<name>``, else the western one of ``<name-alternatives>`` (the
+    first when none says so), else ``<string-name>``, else a group's ``<collab-name>`` (JATS
+    1.3) or ``<collab>``."""
+    name = contrib.find("name")
+    if name is None:
+        alternatives = contrib.findall("name-alternatives/name")
+        name = next((n for n in alternatives if n.get("name-style") == "western"),
+                    alternatives[0] if alternatives else None)
+    if name is not None:
+        return _author(name) or None
+    other = next((found for found in map(contrib.find, ("string-name", ".//collab-name",
+                                                        "collab")) if found is not None), None)
+    return (_text(other) or None) if other is not None else None
 
 
 def _author(name: etree._Element) -> str:
@@ -180,9 +196,31 @@ def _read_container(element: etree._Element, path: list[str],
             _read_container(child, path, document)
 
 
+DECLARATIONS = re.compile(
+    r"^(?:\d+\.?\s*)?(?:acknowledge?ments?|funding(?: sources?| information)?|(?:financial )?"
+    r"disclosures?|declarations?|competing interests?|conflicts? of interests?|author'?s'? "
+    r"contributions?|contributors|pre-publication history|abbreviations|consent for "
+    r"publication|ethics approval.*|(?:availability of data.*|data availability.*))$",
+    re.IGNORECASE)
+"""Titles of the sections of declarations a journal (BMC, Annals of Oncology) places in the body:
+who did what, who paid, who has competing interests, the peer-review history. They are not
+evidence on the question, and the PDF reader leaves them out too (``pdf.BACK_MATTER``)."""
+DECLARATION_TYPES = frozenset({"COI-statement", "author-contributions", "funding",
+                               "ethics-statement", "data-availability", "acknowledgment",
+                               "acknowledgement"})
+
+
+def _is_declaration(sec: etree._Element, title: str) -> bool:
+    """Whether a section is a declaration (:data:`DECLARATIONS`), by its title or sec-type."""
+    return bool(DECLARATIONS.match(" ".join(title.replace("’", "'").split()))) \
+        or sec.get("sec-type", "") in DECLARATION_TYPES
+
+
 def _read_section(sec: etree._Element, path: list[str], document: FullTextDocument) -> None:
     title_node = sec.find("title")
     title = _text(title_node) if title_node is not None else ""
+    if _is_declaration(sec, title):
+        return
     label = _clean(sec.findtext("label") or "")
     if not title:
         title = SEC_TYPE_TITLES.get(sec.get("sec-type", ""), "")

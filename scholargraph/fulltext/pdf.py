@@ -16,7 +16,7 @@ import logging
 import re
 
 from pypdf import PageObject, PdfReader
-from pypdf.errors import PdfReadError, PyPdfError
+from pypdf.errors import FileNotDecryptedError, PdfReadError, PyPdfError
 
 from scholargraph.errors import InputError
 from scholargraph.fulltext.model import FullTextDocument, TextBlock
@@ -56,15 +56,28 @@ def parse_pdf(data: bytes) -> FullTextDocument:
         reader = PdfReader(io.BytesIO(data))
         pages = [_page_text(page) for page in reader.pages[:MAX_PAGES]]
         title = _metadata_title(reader)
+    except FileNotDecryptedError:
+        raise InputError("the PDF is password-protected; give a copy without a password") \
+            from None
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"not a readable PDF ({type(exc).__name__}: {exc})") from None
     document = FullTextDocument(format="pdf", pages=len(pages), title=title)
     _read_pages(pages, document)
     if document.title is None:
-        first = next((line for text in pages[:1] for line in text.splitlines() if line.strip()),
-                     None)
-        document.title = first.strip() if first else None
+        document.title = first_page_title(pages[0] if pages else "")
     return document
+
+
+def first_page_title(text: str) -> str | None:
+    """The first line of the first page that can be a title: two words or more, not a page
+    number, and before the abstract (a page that opens with its abstract, its title set
+    elsewhere, has none: a sentence of the abstract is not the paper's title)."""
+    for line in (line.strip() for line in text.splitlines()):
+        if re.match(r"abstract\b", line, re.IGNORECASE):
+            return None
+        if len(line.split()) >= 2 and not _PAGE_NUMBER.match(line):
+            return line
+    return None
 
 
 def _page_text(page: PageObject) -> str:
@@ -75,10 +88,19 @@ def _page_text(page: PageObject) -> str:
         return ""
 
 
+TOOL_TITLE = re.compile(
+    r"^(?:microsoft (?:word|powerpoint) - |untitled\b)|\.(?:docx?|pdf|tex|dvi|rtf|odt|indd|qxd|"
+    r"ps|eps)$", re.IGNORECASE)
+"""A ``/Title`` that the writing program filled in, not the paper's: 'Microsoft Word -
+ieee_on_how_we_teach_jul_01.docx', 'untitled', 'main.tex'."""
+
+
 def _metadata_title(reader: PdfReader) -> str | None:
+    """The document's ``/Title`` when it is a title (two words or more, not a file name a
+    program put there, :data:`TOOL_TITLE`); else None, and the first line is read instead."""
     metadata = reader.metadata
-    title = str(metadata.get("/Title") or "").strip() if metadata else ""
-    return re.sub(r"\s+", " ", title) if len(title.split()) >= 2 else None
+    title = re.sub(r"\s+", " ", str(metadata.get("/Title") or "")).strip() if metadata else ""
+    return title if len(title.split()) >= 2 and not TOOL_TITLE.search(title) else None
 
 
 class _Sections:

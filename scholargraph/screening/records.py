@@ -16,7 +16,7 @@ from pathlib import Path
 from scholargraph.dedup import deduplicate
 from scholargraph.identifiers import normalize_doi
 from scholargraph.records import Work
-from scholargraph.sources.library import LibraryError, csv_rows, load_library
+from scholargraph.sources.library import CSV_SUFFIXES, LibraryError, csv_rows, load_library
 
 
 @dataclass(frozen=True)
@@ -46,15 +46,17 @@ def read_library(path: Path) -> list[LibraryRecord]:
     path = path.expanduser()
     if not path.exists():
         raise LibraryError(f"the library {path} does not exist; give a file or a folder")
-    if path.is_file() and path.suffix.lower() == ".csv":
+    if path.is_file() and path.suffix.lower() in CSV_SUFFIXES:
         records = read_csv(path)
     else:
         records = [LibraryRecord(work) for work in load_library(path)]
         if path.is_dir():
-            records += [r for csv_path in sorted(path.rglob("*.csv")) for r in read_csv(csv_path)]
+            records += [r for csv_path in sorted(path.rglob("*"))
+                        if csv_path.suffix.lower() in CSV_SUFFIXES for r in read_csv(csv_path)]
     if not records:
-        raise LibraryError(f"{path}: no record with a title; give BibTeX, RIS, CSL-JSON, JSONL, "
-                           "PDF or a CSV with title and abstract columns")
+        raise LibraryError(f"{path}: no record with a title; give BibTeX, RIS, MEDLINE (.nbib), "
+                           "CSL-JSON, JSONL, PubMed/EndNote/JATS XML, PDF or a CSV with title "
+                           "and abstract columns")
     return records
 
 

@@ -10,7 +10,9 @@ of a short result list.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import arxiv
@@ -36,6 +38,8 @@ from scholargraph.sources.base import (
     clean_terms,
     first_and_any,
 )
+
+log = logging.getLogger(__name__)
 
 MAX_PAGE = 2000
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -107,7 +111,7 @@ class ArxivAgent(SourceAgent):
         client._session = _checked_session(settings)
         with translate_errors(self.name, settings):
             try:
-                return [_work(result) for result in client.results(search)]
+                return works_of(client.results(search))
             except arxiv.HTTPError as exc:
                 raise _http_error(exc) from None
             except arxiv.UnexpectedEmptyPageError:
@@ -182,6 +186,19 @@ def _http_error(exc: arxiv.HTTPError) -> Exception:
     if exc.status in RETRY_STATUS:
         return SourceUnavailable("arxiv", f"HTTP {exc.status} after retries; try again later")
     return SourceResponseError("arxiv", f"HTTP {exc.status}")
+
+
+def works_of(results: Iterable[arxiv.Result]) -> list[Work]:
+    """The results as works; an entry that cannot be one (a field of the wrong shape) is left
+    out with a warning naming it, and the other entries kept."""
+    works = []
+    for result in results:
+        try:
+            works.append(_work(result))
+        except (ValueError, TypeError, AttributeError) as exc:
+            log.warning("arXiv entry %s left out: %s", getattr(result, "entry_id", "?"),
+                        (str(exc).splitlines() or [type(exc).__name__])[0][:200])
+    return works
 
 
 def _work(result: arxiv.Result) -> Work:

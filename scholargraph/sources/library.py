@@ -2,21 +2,34 @@
 
 ``--library PATH`` (or ``SCHOLARGRAPH_LIBRARY``) names a file or a folder of files:
 
-- ``.bib`` BibTeX (read with bibtexparser, LaTeX decoded with pylatexenc),
-- ``.ris`` RIS (rispy),
+- ``.bib`` BibTeX and biblatex (read with bibtexparser, LaTeX decoded with pylatexenc; an
+  entry without a key and an abbreviation no ``@string`` defines are kept),
+- ``.ris`` RIS (rispy), each field read where EndNote, Zotero, Mendeley, Scopus, Embase, Ovid
+  and Web of Science put it (:func:`ris_work`); a Web of Science "plain text" file under
+  ``.ris`` is read as what it is,
+- ``.nbib`` / ``.medline`` MEDLINE (PubMed's export), and ``.txt`` exports read as the tagged
+  format their records start with (RIS, MEDLINE or Web of Science plain text;
+  :mod:`scholargraph.sources.reference_files`); in a folder, other ``.txt`` files are passed
+  over,
 - ``.json`` CSL-JSON (an array of items, as Zotero and pandoc write it),
 - ``.jsonl`` one record per line: a CSL-JSON item or a record with this project's work fields,
 - ``.pdf`` papers (pypdf): title and authors from the document's metadata or first page, the DOI
   from its first page, the abstract after an "Abstract" heading, and the whole text with its
   pages and section headings (:mod:`scholargraph.fulltext.pdf`), so passages cite "p. 6";
-- ``.nxml`` / ``.xml`` JATS articles (a PMC download): metadata from the front matter, the body
-  with its sections, captions and tables (:mod:`scholargraph.fulltext.jats`), so passages cite
-  "Results > Subgroups";
-- ``.csv`` exports with ``title`` and ``abstract`` columns, for a review (``with_csv``): read by
+- ``.nxml`` / ``.xml`` JATS articles (a PMC download; every article of a ``pmc-articleset``):
+  metadata from the front matter, the body with its sections, captions and tables
+  (:mod:`scholargraph.fulltext.jats`), so passages cite "Results > Subgroups"; an ``.xml`` whose
+  root is PubMed's (``PubmedArticleSet``, a saved record) or EndNote's (``<xml><records>``) is
+  read as those records;
+- ``.csv`` / ``.tsv`` table exports (comma, semicolon or tab), their columns by the names
+  exporters give them (:data:`CSV_COLUMNS`), for a review (``with_csv``): read by
   ``scholargraph screen``'s own reader (:func:`csv_rows`, which ``screen`` uses too), so the
   two commands read the same files the same way.
 
-Text files are read as UTF-8, else as Windows-1252 (with a warning). A file that cannot be decoded
+Text files are read as UTF-8 (or UTF-16 with its mark), else in the encoding the file declares
+or charset detection finds among East Asian and Cyrillic ones, else as Windows-1252 (with a
+warning). A record's field that cannot be used (a year that is not a number) is left out with a
+warning and the record kept. A file that cannot be decoded
 or parsed, or in which no record has a title, stops the run before any search with a
 :class:`LibraryError` naming it (the CLI exits 2). A record without a title is left out (there
 is nothing to cite or screen it by).
@@ -40,6 +53,8 @@ BM25, up to the request's limit. The path comes from the run's context
 
 from __future__ import annotations
 
+import ast
+import codecs
 import csv
 import io
 import json
@@ -50,13 +65,27 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
 
+from lxml import etree
+from pydantic import ValidationError
+
 from scholargraph.agents.schemas import Domain, Intent
 from scholargraph.errors import ConfigurationError, InputError
-from scholargraph.fulltext.jats import parse_jats
+from scholargraph.fulltext.jats import parse_jats, split_articles
+from scholargraph.fulltext.model import FullTextDocument
 from scholargraph.fulltext.pdf import parse_pdf
+from scholargraph.identifiers import identifiers_in_url, normalize_doi
 from scholargraph.rag.ranking import LexicalIndex, tokenize
 from scholargraph.records import Work
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
+from scholargraph.sources.pubmed import pubmed_records
+from scholargraph.sources.reference_files import (
+    endnote_fields,
+    medline_fields,
+    parse_xml,
+    sniff_text,
+    wos_fields,
+    xml_kind,
+)
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +225,8 @@ def load_library(path: Path, *, with_csv: bool = False) -> list[Work]:
     CSV exports too (a review does; ``screen`` reads them itself, keeping each row's id)."""
     readers = library_readers(with_csv)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in readers)
+        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in readers
+                       and (p.suffix.lower() != ".txt" or _is_tagged_export(p)))
     else:
         files = [path]
     signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
@@ -212,9 +242,10 @@ def _load(signature: tuple[tuple[str, int, int], ...], with_csv: bool) -> tuple[
         path = Path(name)
         reader = readers.get(path.suffix.lower())
         if reader is None:
-            raise LibraryError(f"{path}: not a library file; use .bib, .ris, .json (CSL-JSON), "
-                               ".jsonl, .pdf, a JATS .nxml/.xml"
-                               + (" or a .csv with title and abstract columns" if with_csv
+            raise LibraryError(f"{path}: not a library file; use .bib, .ris, .nbib (MEDLINE), "
+                               ".txt (RIS, MEDLINE or Web of Science), .json (CSL-JSON), "
+                               ".jsonl, .pdf, .xml (PubMed, EndNote or JATS), .nxml"
+                               + (" or a .csv/.tsv with title and abstract columns" if with_csv
                                   else ""))
         works += _read_one(path, reader)
     return tuple(works)
@@ -222,37 +253,100 @@ def _load(signature: tuple[tuple[str, int, int], ...], with_csv: bool) -> tuple[
 
 def library_readers(with_csv: bool) -> dict[str, Reader]:
     """The readers by file suffix: :data:`READERS`, and the CSV reader when asked for."""
-    return {**READERS, ".csv": read_csv_works} if with_csv else READERS
+    return {**READERS, **dict.fromkeys(CSV_SUFFIXES, read_csv_works)} if with_csv else READERS
 
 
-CSV_ID_COLUMNS = ("record_id", "id", "key")
-CSV_VENUE_COLUMNS = ("journal", "venue", "secondary_title")
+CSV_SUFFIXES = (".csv", ".tsv", ".tab")
+"""Table exports: comma-, semicolon- or tab-separated (the separator is read off the header)."""
+CSV_COLUMNS: dict[str, tuple[str, ...]] = {
+    "title": ("title", "article title", "document title", "primary title", "primary_title",
+              "ti"),
+    "abstract": ("abstract", "abstract note", "notes_abstract", "ab"),
+    "authors": ("authors", "author", "author names", "author full names", "first_authors",
+                "au"),
+    "year": ("year", "publication year", "publication_year", "published year", "py",
+             "publication date", "date"),
+    "venue": ("journal", "venue", "secondary_title", "source title", "publication title",
+              "journal/book", "journal title", "journal_name", "so"),
+    "doi": ("doi", "di"),
+    "pmid": ("pmid", "pubmed id", "pubmed_id", "pm"),
+    "id": ("record_id", "id", "key"),
+}
+"""The columns each field is read from, first found first, by their lower-cased header: this
+project's and ASReview's names, Zotero's ('Abstract Note', 'Publication Title'), Scopus's
+('Source title', 'PubMed ID'), PubMed's ('Journal/Book', 'Publication Year'), Embase's
+('Author Names') and Web of Science's tab-delimited tags (TI, AB, AU, PY, SO, DI, PM). With
+no year column, the year is read from a 'Source' citation ('Endoscopic Ultrasound (2014) 3:3',
+Embase's)."""
+_SURNAME_INITIALS = re.compile(r"^[^\s,]+(?:[\s-][^\s,]+)*\s+[A-Z][A-Z.\-]*$")
+"""'Liu R.', 'Adler D.G.', 'van der Berg JM': a name written surname first, initials after,
+as Embase, Scopus and PubMed list authors separated by commas."""
 
 
 def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
-    """The rows of a CSV export that have a title (a header row names the columns), each as a
-    work and the id its row gives it, if any: one reader for ``review --library`` and
-    ``screen``, the same columns, the same refusal of a file with no 'title' column."""
-    rows = list(csv.DictReader(io.StringIO(read_text(path))))
-    if not rows or "title" not in {(name or "").strip().lower() for name in rows[0]}:
-        raise LibraryError(f"{path}: a CSV library needs a header with a 'title' column (and "
-                           "'abstract'); no such column was found")
+    """The rows of a table export that have a title (a header row names the columns), each as
+    a work and the id its row gives it, if any: one reader for ``review --library`` and
+    ``screen``, the same columns (:data:`CSV_COLUMNS`), the same refusal of a file with no
+    title column."""
+    text = read_text(path)
+    if declared := _SEPARATOR_LINE.match(text):  # Excel's 'sep=;' first line
+        text = text[declared.end():]
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=declared.group(1) if declared
+                               else _delimiter(text)))
+    header = {(name or "").strip().lower() for name in (rows[0] if rows else {})}
+    if not header & set(CSV_COLUMNS["title"]):
+        raise LibraryError(f"{path}: a table library needs a header with a 'title' column (and "
+                           "'abstract'); no such column was found (comma-, semicolon- or "
+                           "tab-separated)")
     found = []
     for row in rows:
         cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
                  if isinstance(v, str)}
-        if not cells.get("title"):
-            continue
-        own_id = next((cells[c] for c in CSV_ID_COLUMNS if cells.get(c)), None)
-        venue = next((cells[c] for c in CSV_VENUE_COLUMNS if cells.get(c)), None)
-        authors = [a.strip() for a in cells.get("authors", "").split(";") if a.strip()]
-        year = cells.get("year", "")
-        work = Work(title=cells["title"], abstract=cells.get("abstract") or None,
-                    doi=cells.get("doi") or None, pmid=cells.get("pmid") or None,
-                    year=int(year) if year.isdigit() else None, authors=authors, venue=venue,
-                    sources=["library"])
-        found.append((work, own_id))
+        value = {field: next((cells[c] for c in columns if cells.get(c)), "")
+                 for field, columns in CSV_COLUMNS.items()}
+        work = _work(title=value["title"], abstract=value["abstract"], doi=value["doi"],
+                     pmid=value["pmid"], year=_year(value["year"] or cells.get("source")),
+                     authors=csv_authors(value["authors"]), venue=value["venue"],
+                     found_via=f"library file {path.name}")
+        if work is not None:
+            found.append((work, value["id"] or None))
     return found
+
+
+_SEPARATOR_LINE = re.compile(r"\A\s*sep=(.)\s*\n", re.IGNORECASE)
+"""The first line Excel writes and reads to name a table's separator ('sep=;')."""
+
+
+def _delimiter(text: str) -> str:
+    """The separator of a table export: the one of comma, semicolon and tab its header line
+    holds most of (Excel writes semicolons where the decimal mark is a comma)."""
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    return max((",", ";", "\t"), key=header.count)
+
+
+def csv_authors(cell: str) -> list[str]:
+    """A table's author cell as names: separated by semicolons when it has any ('Rossi, Marco;
+    Bianchi, Lia'), else by commas when every part is a surname with initials ('Liu R., Adler
+    D.G.'), else one name."""
+    if cell.startswith("[") and cell.endswith("]"):
+        parts = _listed_cell(cell)
+    elif ";" in cell:
+        parts = cell.split(";")
+    elif "," in cell and all(_SURNAME_INITIALS.match(p.strip()) for p in cell.split(",")):
+        parts = cell.split(",")
+    else:
+        parts = [cell]
+    return [" ".join(part.split()) for part in parts if part.strip()]
+
+
+def _listed_cell(cell: str) -> list[str]:
+    """A cell holding a Python list of names ("['Marx, Karl', 'Lindgren, Astrid']"), as a
+    table written from pandas (ASReview's export) has; read as a literal, never run."""
+    try:
+        value = ast.literal_eval(cell)
+    except (ValueError, SyntaxError):
+        return [cell.strip("[]")]
+    return [str(item) for item in value] if isinstance(value, list) else [cell]
 
 
 def read_csv_works(path: Path) -> list[Work | None]:
@@ -277,7 +371,9 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise LibraryError(f"{path}: cannot be read as a {path.suffix.lower()} file ({detail}); "
                            "fix it, export it again, or leave it out of the library") from exc
-    works = [work for work in records if work is not None]
+    found_via = f"library file {path.name}"
+    works = [work if work.found_via else work.model_copy(update={"found_via": found_via})
+             for work in records if work is not None]
     if untitled := len(records) - len(works):
         log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
                     "by its title)", path, untitled)
@@ -307,27 +403,82 @@ read as Windows-1252, which older reference-manager exports use, with a warning.
 def read_text(path: Path) -> str:
     """The text of a library file: UTF-8, else Windows-1252, else a :class:`LibraryError`."""
     data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:  # Excel's "Unicode text", EndNote and JabRef can write UTF-16 with its mark
+            return _newlines(data.decode("utf-16"))
+        except UnicodeDecodeError:
+            raise LibraryError(f"{path}: starts as UTF-16 but is not; export it again as "
+                               "UTF-8") from None
     try:
-        return data.decode("utf-8-sig")
+        return _newlines(data.decode("utf-8-sig"))
     except UnicodeDecodeError as utf8_error:
+        encoding = _other_encoding(data)
         try:
-            text = data.decode(FALLBACK_ENCODING)
+            text = data.decode(encoding)
         except UnicodeDecodeError:
             raise LibraryError(
-                f"{path}: not UTF-8 text (byte {utf8_error.start}) nor Windows-1252; export it "
+                f"{path}: not UTF-8 text (byte {utf8_error.start}) nor "
+                f"{ENCODING_NAMES.get(encoding, encoding)}; export it "
                 "again as UTF-8") from None
-    log.warning("%s is not UTF-8; read as Windows-1252", path)
-    return text
+    log.warning("%s is not UTF-8; read as %s", path, ENCODING_NAMES.get(encoding, encoding))
+    return _newlines(text)
+
+
+def _newlines(text: str) -> str:
+    """Line ends as ``\n``: a file from a classic Mac OS program (EndNote, JabRef) ends its
+    lines with a lone ``\r``, which BibTeX's ``%`` comments and RIS's tags do not see as an
+    end, so the whole file would read as one line."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+ENCODING_NAMES = {FALLBACK_ENCODING: "Windows-1252"}
+EAST_ASIAN_AND_CYRILLIC = ("gb2312", "gbk", "gb18030", "big5", "shift_jis", "cp932", "euc_jp",
+                           "euc_kr", "cp949", "cp1251", "koi8_r")
+"""Encodings of exports from Chinese, Japanese, Korean and Russian databases and systems
+(CNKI's exports are GBK, eLIBRARY's Windows-1251): read as such when charset detection names
+one of them, since as Windows-1252 their every letter would become two wrong ones."""
+
+
+_DECLARED = re.compile(rb"\A(?:\xef\xbb\xbf)?%\s*Encoding:\s*([\w.:-]+)", re.IGNORECASE)
+"""JabRef's first line, ``% Encoding: GBK``: the encoding the file says it is in."""
+
+
+def _other_encoding(data: bytes) -> str:
+    """The encoding of a non-UTF-8 file: the one its first line declares (JabRef's
+    ``% Encoding:``), else one of :data:`EAST_ASIAN_AND_CYRILLIC` when charset-normalizer finds
+    it the best fit, else :data:`FALLBACK_ENCODING`."""
+    from charset_normalizer import from_bytes
+
+    if declared := _DECLARED.match(data):
+        try:
+            return codecs.lookup(declared.group(1).decode("ascii")).name
+        except LookupError:
+            pass
+
+    best = from_bytes(data[:200_000]).best()
+    guess = (best.encoding if best is not None else "").lower()
+    return guess if guess in EAST_ASIAN_AND_CYRILLIC else FALLBACK_ENCODING
 
 
 def _work(**fields: Any) -> Work | None:
     """A library work, or None for a record without a title (nothing to cite it by)."""
-    if not (fields.get("title") or "").strip():
+    title = fields.get("title")
+    if not isinstance(title, str) or not title.strip():
         return None
     fields["sources"] = ["library"]
     if fields.get("arxiv_id") and not fields.get("doi") and fields.get("kind") is None:
         fields["kind"] = "preprint"
-    return Work(**{key: value for key, value in fields.items() if value not in (None, "", [])})
+    given = {key: value for key, value in fields.items() if value not in (None, "", [])}
+    try:
+        return Work(**given)
+    except ValidationError as exc:
+        bad = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
+        if "title" in bad:
+            return None
+        log.warning("%r: %s left out (%s); the record's other fields are kept",
+                    str(given["title"])[:60], ", ".join(sorted(bad)),
+                    exc.errors()[0]["msg"])
+        return Work(**{key: value for key, value in given.items() if key not in bad})
 
 
 def _year(value: Any) -> int | None:
@@ -345,26 +496,63 @@ def _latex_text(value: str | None) -> str | None:
 
 
 def read_bibtex(path: Path) -> list[Work | None]:
+    """A BibTeX or biblatex file (Zotero, Mendeley, JabRef, Google Scholar, a LaTeX project)."""
+    return [bibtex_work({key.lower(): value for key, value in entry.items()})
+            for entry in _bibtex_entries(read_text(path))]
+
+
+_UNKEYED = re.compile(r"(@[A-Za-z]+\s*[{(])\s*,")
+UNDEFINED_STRINGS = 200
+"""How many undefined ``@string`` abbreviations a file may use before it is refused."""
+
+
+def _bibtex_entries(text: str) -> list[dict[str, str]]:
+    """The entries of a BibTeX text. An entry without a key (``@article{,``, as JabRef and
+    some exporters write) is given one, where bibtexparser would drop it; an abbreviation no
+    ``@string`` defines (``journal = jomch``, defined in another file) is read as its name,
+    where bibtexparser would refuse the whole file."""
     import bibtexparser
+    from bibtexparser.bibdatabase import UndefinedString
     from bibtexparser.bparser import BibTexParser
 
-    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
-    database = bibtexparser.loads(read_text(path), parser=parser)
-    works: list[Work | None] = []
-    for entry in database.entries:
-        fields = {key.lower(): value for key, value in entry.items()}
-        prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "arxiv").lower()
-        arxiv = fields.get("eprint") if prefix == "arxiv" else None
-        authors = [_latex_text(a) for a in re.split(r"\s+and\s+", fields.get("author", "")) if a]
-        works.append(_work(
-            title=_latex_text(fields.get("title")), authors=authors, year=_year(fields.get("year")),
-            venue=_latex_text(fields.get("journal") or fields.get("booktitle")
-                              or fields.get("publisher")),
-            abstract=_latex_text(fields.get("abstract")), doi=fields.get("doi"),
-            pmid=fields.get("pmid"), arxiv_id=arxiv, url=fields.get("url"),
-            kind="preprint" if arxiv and fields.get("entrytype") in ("misc", "unpublished")
-            else BIBTEX_KINDS.get(fields.get("entrytype", "").lower())))
-    return works
+    numbers = iter(range(1, 10**9))
+    text = _UNKEYED.sub(lambda m: f"{m.group(1)}unkeyed-{next(numbers)},", text)
+    undefined: list[str] = []
+    while True:
+        parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
+        strings = "".join(f"@string{{{name} = {{{name}}}}}\n" for name in undefined)
+        try:
+            return list(bibtexparser.loads(strings + text, parser=parser).entries)
+        except UndefinedString as exc:
+            name = str(exc.args[0] if exc.args else exc)
+            if name in undefined or len(undefined) >= UNDEFINED_STRINGS:
+                raise
+            undefined.append(name)
+
+
+def bibtex_work(fields: dict[str, str]) -> Work | None:
+    """One BibTeX/biblatex entry (field names lower-cased) as a work."""
+    prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "arxiv").lower()
+    eprint = fields.get("eprint") if prefix == "arxiv" else None
+    pmid = fields.get("pmid") or (fields.get("eprint") if prefix == "pubmed" else None)
+    found = dict(identifiers_in_url(fields.get("url")))
+    arxiv = eprint or fields.get("arxivid") or found.get("arxiv") \
+        or _arxiv_in(fields.get("journal"), fields.get("note"))
+    names = re.split(r"\s+and\s+", fields.get("author", "").strip())
+    authors = [name for name in map(_latex_text, names) if name and name != "others"]
+    kind = fields.get("entrytype", "").lower()
+    return _work(
+        title=_latex_text(fields.get("title")), authors=authors,
+        year=_year(fields.get("year") or fields.get("date")),
+        venue=_latex_text(fields.get("journal") or fields.get("journaltitle")
+                          or fields.get("booktitle") or fields.get("publisher")),
+        abstract=_latex_text(fields.get("abstract")), doi=fields.get("doi") or found.get("doi"),
+        pmid=pmid or found.get("pmid"), pmcid=fields.get("pmcid") or found.get("pmcid"),
+        arxiv_id=arxiv, url=fields.get("url"), volume=fields.get("volume"),
+        issue=fields.get("number") or fields.get("issue"),
+        pages=re.sub(r"\s*-+\s*", "-", fields.get("pages") or "") or None,
+        kind="preprint" if arxiv and kind in ("misc", "unpublished", "online")
+        else BIBTEX_KINDS.get(kind))
 
 
 BIBTEX_KINDS = {"incollection": "chapter", "inbook": "chapter", "book": "book"}
@@ -375,24 +563,116 @@ RIS_KINDS = {"UNPB": "preprint", "ELEC": "web", "BLOG": "web", "WEB": "web", "CH
 
 
 def read_ris(path: Path) -> list[Work | None]:
+    """An RIS export (EndNote, Zotero, Mendeley, Scopus, Web of Science, Embase, Ovid, Rayyan);
+    a Web of Science "plain text" export (``FN``/``PT`` tags) saved under ``.ris`` is read as
+    what it is (:func:`read_wos`)."""
     import rispy
 
-    works: list[Work | None] = []
-    for entry in rispy.loads(read_text(path)):
-        notes = " ".join(entry.get("notes", []))
-        pmid = re.search(r"PMID:\s*(\d+)", notes)
-        arxiv = re.search(r"arXiv:\s*(\S+)", notes)
-        works.append(_work(
-            title=entry.get("title") or entry.get("primary_title"),
-            authors=entry.get("authors") or entry.get("first_authors") or [],
-            year=_year(entry.get("year") or entry.get("publication_year") or entry.get("date")),
-            venue=entry.get("journal_name") or entry.get("secondary_title")
-            or entry.get("publisher"),
-            abstract=entry.get("abstract"), doi=entry.get("doi"),
-            pmid=pmid.group(1) if pmid else None, arxiv_id=arxiv.group(1) if arxiv else None,
-            url=(entry.get("urls") or [None])[0],
-            kind=RIS_KINDS.get(entry.get("type_of_reference", ""))))
-    return works
+    text = read_text(path)
+    if _is_wos_tagged(text):
+        return read_wos(path)
+    return [ris_work(entry) for entry in rispy.loads(text)]
+
+
+RIS_TITLES = ("title", "primary_title")
+"""Where exports put the title: ``TI`` (Zotero, Scopus, EndNote) or ``T1`` (Mendeley, Ovid)."""
+RIS_FALLBACK_TITLES = ("BT", "CT")
+"""Older RIS tags for a title (a book's, an unpublished work's), kept by rispy as unknown tags;
+read, with the short title ``ST``, only when neither ``TI`` nor ``T1`` is given."""
+RIS_VENUES = ("alternate_title3", "secondary_title", "journal_name", "alternate_title2",
+              "alternate_title1")
+"""The journal: ``JF`` (its full name: Ovid, Embase), else ``T2`` (Zotero, EndNote, Scopus; a
+chapter's book), else ``JO`` (full or abbreviated, as the exporter chose: 'J. Chem. Phys.'),
+else the abbreviations ``JA`` and ``J2``; the publisher only when none is given (a book)."""
+PUBMED_DATABASES = re.compile(r"pubmed|medline|\bnlm\b", re.IGNORECASE)
+"""The ``DB``/``DP`` names under which an RIS record's accession number ``AN`` is its PMID
+(EndNote's PubMed import); other databases' accession numbers are digits too (ProQuest)."""
+
+
+def ris_work(entry: dict[str, Any]) -> Work | None:
+    """One RIS record as a work, reading each field where the different exporters put it."""
+    unknown = entry.get("unknown_tag") or {}
+    notes = _joined(entry.get("notes"))
+    urls = [url for url in entry.get("urls") or [] if isinstance(url, str)]
+    database = f"{entry.get('name_of_database', '')} {entry.get('database_provider', '')}"
+    found = dict(pair for url in urls for pair in identifiers_in_url(url))
+    title = next((_joined(entry.get(key)) for key in RIS_TITLES if entry.get(key)), None) \
+        or next((_joined(unknown.get(tag)) for tag in RIS_FALLBACK_TITLES if unknown.get(tag)),
+                None) or _joined(entry.get("short_title"))
+    return _work(
+        title=title,
+        authors=_names(entry.get("authors") or entry.get("first_authors")),
+        year=_year(entry.get("year") or entry.get("publication_year") or entry.get("date")),
+        venue=next((_joined(entry.get(key)) for key in RIS_VENUES if entry.get(key)), None)
+        or _joined(entry.get("publisher")),
+        abstract=_joined(entry.get("abstract")) or _joined(entry.get("notes_abstract")),
+        doi=_first_doi(entry.get("doi"), entry.get("type_of_work"), found.get("doi"), notes),
+        pmid=_ris_pmid(entry, database, notes) or found.get("pmid"),
+        pmcid=_pmcid_in(entry.get("custom2"), entry.get("accession_number"), notes)
+        or found.get("pmcid"),
+        arxiv_id=found.get("arxiv") or _arxiv_in(notes, _joined(entry.get("accession_number"))),
+        url=urls[0] if urls else None,
+        volume=_joined(entry.get("volume")), issue=_joined(entry.get("number")),
+        pages=_page_range(_joined(entry.get("start_page")), _joined(entry.get("end_page"))),
+        kind=RIS_KINDS.get(str(entry.get("type_of_reference", "")).strip().upper()))
+
+
+def _page_range(first: str | None, last: str | None) -> str | None:
+    """'23-35' from a first and a last page; the first alone when there is no last (an article
+    number), or when the first already is a range (some exporters write 'SP - 23-35')."""
+    if not first:
+        return None
+    return f"{first}-{last}" if last and last != first and "-" not in first else first
+
+
+def _joined(value: Any) -> str | None:
+    """A field's text: a repeated tag (a list) joined, stripped; None when empty."""
+    if isinstance(value, (list, tuple)):
+        value = " ".join(str(part) for part in value if part)
+    text = re.sub(r"\s+", " ", str(value or "")).strip()
+    return text or None
+
+
+def _names(value: Any) -> list[str]:
+    return [" ".join(str(name).split()) for name in value or [] if str(name).strip()]
+
+
+def _first_doi(*candidates: Any) -> str | None:
+    """The first candidate naming a DOI (``DO``, then ``M3``, where some exporters put it,
+    then a doi.org address, then the notes)."""
+    for candidate in candidates:
+        doi = normalize_doi(_joined(candidate))
+        if doi:
+            return doi
+    return None
+
+
+def _ris_pmid(entry: dict[str, Any], database: str, notes: str | None) -> str | None:
+    """The PMID: 'PMID: 123' in the notes (Zotero), the accession number of a record from
+    PubMed (EndNote), or ``C2`` in a Scopus export (its 'PubMed ID')."""
+    if found := re.search(r"\bPMID:?\s*(\d+)", notes or ""):
+        return found.group(1)
+    accession = _joined(entry.get("accession_number")) or ""
+    if PUBMED_DATABASES.search(database) and accession.isdigit():
+        return accession
+    custom2 = _joined(entry.get("custom2")) or ""
+    if "scopus" in database.lower() and custom2.isdigit():
+        return custom2
+    return None
+
+
+def _pmcid_in(*values: Any) -> str | None:
+    for value in values:
+        if found := re.search(r"\bPMC\d+\b", _joined(value) or ""):
+            return found.group(0)
+    return None
+
+
+def _arxiv_in(*texts: str | None) -> str | None:
+    for text in texts:
+        if found := re.search(r"\barXiv:\s*([\w.\-/]+\d)", text or "", re.IGNORECASE):
+            return found.group(1)
+    return None
 
 
 CSL_KINDS = {"article": "preprint", "webpage": "web", "post-weblog": "web", "chapter": "chapter",
@@ -400,18 +680,41 @@ CSL_KINDS = {"article": "preprint", "webpage": "web", "post-weblog": "web", "cha
 
 
 def csl_work(item: dict[str, Any]) -> Work | None:
-    """A CSL-JSON item as a work."""
-    names = [a.get("literal") or ", ".join(p for p in (a.get("family"), a.get("given")) if p)
-             for a in item.get("author", []) if isinstance(a, dict)]
-    issued = (item.get("issued") or {}).get("date-parts") or [[None]]
+    """A CSL-JSON item as a work (Zotero's, pandoc's, Mendeley's; a Crossref work too, whose
+    titles are lists and whose dates may be ``raw`` text)."""
+    names = [_csl_name(a) for a in item.get("author") or [] if isinstance(a, dict)]
+    issued = item.get("issued") or {}
+    parts = issued.get("date-parts") if isinstance(issued, dict) else None
+    first = parts[0][0] if parts and isinstance(parts[0], list) and parts[0] else None
+    raw = (issued.get("raw") or issued.get("literal")) if isinstance(issued, dict) else issued
     number = str(item.get("number") or "")
     return _work(
-        title=item.get("title"), authors=[n for n in names if n], year=_year(issued[0][0]),
-        venue=item.get("container-title") or item.get("publisher"),
-        abstract=item.get("abstract"), doi=item.get("DOI"), pmid=item.get("PMID"),
-        pmcid=item.get("PMCID"), url=item.get("URL"),
+        title=_csl_text(item.get("title")), authors=[n for n in names if n],
+        year=_year(first) or _year(raw),
+        venue=_csl_text(item.get("container-title")) or _csl_text(item.get("publisher")),
+        abstract=_csl_text(item.get("abstract")), doi=_csl_text(item.get("DOI")),
+        pmid=_csl_text(item.get("PMID")), pmcid=_csl_text(item.get("PMCID")),
+        url=_csl_text(item.get("URL")), volume=_csl_text(item.get("volume")),
+        issue=_csl_text(item.get("issue")), pages=_csl_text(item.get("page")),
         arxiv_id=number.removeprefix("arXiv:") if number.startswith("arXiv:") else None,
-        kind=CSL_KINDS.get(item.get("type", "")))
+        kind=CSL_KINDS.get(str(item.get("type", ""))))
+
+
+def _csl_text(value: Any) -> str | None:
+    """A CSL field's text: a string or number as it is, a list (Crossref's titles) by its first
+    element."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return str(value).strip() or None if isinstance(value, (str, int, float)) else None
+
+
+def _csl_name(name: dict[str, Any]) -> str:
+    """'Family, Given' with the particle kept ('van Gogh, Vincent'), or a group's literal."""
+    family = " ".join(str(part) for part in (name.get("non-dropping-particle"),
+                                             name.get("family")) if part)
+    given = " ".join(str(part) for part in (name.get("given"), name.get("dropping-particle"))
+                     if part)
+    return str(name.get("literal") or ", ".join(p for p in (family, given) if p))
 
 
 def read_csl_json(path: Path) -> list[Work | None]:
@@ -451,20 +754,21 @@ def _json(path: Path, text: str, line: int | None = None) -> Any:
 
 def read_pdf(path: Path) -> list[Work | None]:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import FileNotDecryptedError, PdfReadError
 
     try:
         data = path.read_bytes()
         reader = PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
         document = parse_pdf(data)
+    except FileNotDecryptedError:
+        raise LibraryError(f"{path}: the PDF is password-protected; give a copy without a "
+                           "password or leave it out of the library") from None
     except (PdfReadError, OSError, ValueError) as exc:
         raise LibraryError(f"{path}: cannot read this PDF ({exc})") from exc
     meta: Any = reader.metadata or {}
     text = "\n".join(pages)
-    first_lines = [line.strip() for line in (pages[0] if pages else "").splitlines()
-                   if line.strip()]
-    title = (meta.get("/Title") or "").strip() or (first_lines[0] if first_lines else path.stem)
+    title = document.title or path.stem
     authors = pdf_authors(meta.get("/Author") or "")
     doi = _DOI.search(pages[0] if pages else "")
     full_text, spans = document.joined()
@@ -478,18 +782,91 @@ def read_pdf(path: Path) -> list[Work | None]:
 
 
 def read_jats(path: Path) -> list[Work | None]:
-    """A JATS article (``.nxml`` from the PMC OA package, an efetch or Europe PMC ``.xml``)."""
+    """JATS articles (``.nxml`` from the PMC OA package, an efetch or Europe PMC ``.xml``):
+    every article of a file that holds several (an efetch ``<pmc-articleset>``)."""
+    data = path.read_bytes()
     try:
-        document = parse_jats(path.read_bytes())
-    except (InputError, OSError) as exc:
+        articles = list(split_articles(data).values()) or [data]
+        return [_jats_work(path, parse_jats(article)) for article in articles]
+    except InputError as exc:
         raise LibraryError(f"{path}: cannot read this JATS article ({exc})") from exc
+
+
+def _jats_work(path: Path, document: FullTextDocument) -> Work | None:
     full_text, spans = document.joined()
-    return [_work(
+    return _work(
         title=document.title or path.stem, authors=document.authors, year=document.year,
         venue=document.venue, abstract=document.abstract, doi=document.doi,
         pmid=document.pmid, pmcid=document.pmcid, licence=document.licence,
         full_text=full_text or None, full_text_spans=spans,
-        full_text_source=f"library file {path.name}", url=path.resolve().as_uri())]
+        full_text_source=f"library file {path.name}", url=path.resolve().as_uri())
+
+
+def read_xml(path: Path) -> list[Work | None]:
+    """An XML file, read as what its root says it is: PubMed records (an efetch answer or a
+    saved ``PubmedArticleSet``), an EndNote XML export, or JATS articles."""
+    root = parse_xml(path.read_bytes())
+    kind = xml_kind(root) if root is not None else None
+    if root is None or kind is None:
+        found = (f"its root is <{etree.QName(root).localname}>" if root is not None
+                 else "it is not readable XML")
+        raise LibraryError(f"{path}: not an XML this library reads ({found}); give PubMed XML "
+                           "(PubmedArticleSet), an EndNote XML export or a JATS article")
+    if kind == "pubmed":
+        return [work.model_copy(update={"sources": ["library"]})
+                for work in pubmed_records(root)]
+    if kind == "endnote":
+        return [_work(**fields) for fields in endnote_fields(root)]
+    return read_jats(path)
+
+
+def read_medline(path: Path) -> list[Work | None]:
+    """A MEDLINE file (PubMed's ``.nbib`` "citation manager" export, its "PubMed format")."""
+    return [_work(**fields) for fields in medline_fields(read_text(path))]
+
+
+def read_wos(path: Path) -> list[Work | None]:
+    """A Web of Science "plain text" export (``savedrecs.txt``)."""
+    return [_work(**fields) for fields in wos_fields(read_text(path))]
+
+
+TEXT_READERS: dict[str, Reader] = {"ris": read_ris, "medline": read_medline, "wos": read_wos}
+
+
+def read_tagged_text(path: Path) -> list[Work | None]:
+    """A ``.txt`` export, read as the tagged format its records start with: RIS (``TY  -``),
+    MEDLINE (``PMID-``) or Web of Science (``FN``/``PT``); or as a table when its first line
+    is a tab- or comma-separated header with a title column (Web of Science's tab-delimited
+    ``savedrecs.txt``)."""
+    text = read_text(path)
+    kind = sniff_text(text)
+    if kind is None and _is_table(text):
+        return read_csv_works(path)
+    if kind is None:
+        raise LibraryError(f"{path}: a .txt library file must be an RIS, MEDLINE (PubMed) or "
+                           "Web of Science export; no record tag (TY  -, PMID-, PT) was found")
+    return TEXT_READERS[kind](path)
+
+
+def _is_table(text: str) -> bool:
+    """Whether ``text`` starts with a table header naming a title column (:data:`CSV_COLUMNS`)."""
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    names = {name.strip().strip('"').lower() for name in header.split(_delimiter(text))}
+    return len(names) > 1 and bool(names & set(CSV_COLUMNS["title"]))
+
+
+def _is_tagged_export(path: Path) -> bool:
+    """Whether a ``.txt`` file in a library folder is an export (RIS, MEDLINE, Web of
+    Science): other text files there (notes, a README) are not records, and are passed over."""
+    try:
+        text = read_text(path)
+        return sniff_text(text) is not None or _is_table(text)
+    except LibraryError:
+        return False
+
+
+def _is_wos_tagged(text: str) -> bool:
+    return sniff_text(text) == "wos"
 
 
 def _pdf_year(value: Any) -> int | None:
@@ -517,5 +894,6 @@ def pdf_abstract(text: str) -> str | None:
 
 READERS: dict[str, Reader] = {
     ".bib": read_bibtex, ".ris": read_ris, ".json": read_csl_json, ".jsonl": read_jsonl,
-    ".pdf": read_pdf, ".nxml": read_jats, ".xml": read_jats,
+    ".pdf": read_pdf, ".nxml": read_jats, ".xml": read_xml, ".nbib": read_medline,
+    ".medline": read_medline, ".txt": read_tagged_text,
 }

@@ -9,6 +9,7 @@ Each page is asked for while the one before is turned into works (:func:`one_ahe
 
 from __future__ import annotations
 
+import logging
 from typing import Any, ClassVar, get_args
 
 import pyalex
@@ -40,6 +41,8 @@ from scholargraph.sources.base import (
     clean_terms,
     first_and_any,
 )
+
+log = logging.getLogger(__name__)
 
 OFFICIAL_URL = "https://api.openalex.org"
 WORK_FIELDS = ("id", "doi", "ids", "title", "display_name", "publication_year", "type",
@@ -119,7 +122,7 @@ class OpenAlexAgent(SourceAgent):
         works: list[Work] = []
         with translate_errors(self.name, settings):
             for page in one_ahead(pages):
-                works.extend(work_from_openalex(item) for item in page)
+                works.extend(works_of_page(page))
                 if len(works) >= request.limit:
                     break
         return works[: request.limit]
@@ -163,7 +166,7 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             authors=[name for name in map(_author, work.get("authorships") or []) if name],
             year=work.get("publication_year"),
             venue=source.get("display_name"),
-            abstract=work["abstract"] if work.get("abstract_inverted_index") else None,
+            abstract=_abstract(work),
             doi=work.get("doi") or ids.get("doi"),
             pmid=ids.get("pmid"),
             pmcid=ids.get("pmcid"),
@@ -179,9 +182,36 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             referenced_works=work.get("referenced_works") or [],
             version_ids=_other_versions(work),
         )
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise SourceResponseError("openalex", f"a work without the documented fields ({exc!r})") \
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise SourceResponseError("openalex", f"a work without the documented fields ({detail})") \
             from None
+
+
+def _abstract(work: pyalex.Work) -> str | None:
+    """The abstract rebuilt from its inverted index; None when there is none or the index is
+    not word -> positions (the work's other fields are still read)."""
+    if not work.get("abstract_inverted_index"):
+        return None
+    try:
+        return str(work["abstract"]) or None
+    except (TypeError, ValueError, AttributeError, IndexError):
+        log.warning("OpenAlex work %s: its abstract index is not word -> positions; read "
+                    "without its abstract", work.get("id"))
+        return None
+
+
+def works_of_page(page: list[Any]) -> list[Work]:
+    """The page's works; a work that cannot be read is left out with a warning naming it, and
+    the page's other works are kept."""
+    works = []
+    for item in page:
+        try:
+            works.append(work_from_openalex(item))
+        except SourceResponseError as exc:
+            name = item.get("id") if isinstance(item, dict) else type(item).__name__
+            log.warning("OpenAlex work %s left out: %s", name, exc.message)
+    return works
 
 
 BOOK_TYPES: dict[str, WorkKind] = {"book-chapter": "chapter", "book": "book"}
@@ -216,6 +246,8 @@ def _other_versions(work: dict[str, Any]) -> list[str]:
     own = {("doi", doi), ("osf", osf_id(doi)), ("arxiv", normalize_arxiv_id(doi))}
     found: list[str] = []
     for location in work.get("locations") or []:
+        if not isinstance(location, dict):
+            continue
         for url in (location.get("landing_page_url"), location.get("pdf_url")):
             for kind, value in identifiers_in_url(url):
                 if kind in ("doi", "arxiv", "osf") and (kind, value) not in own:
@@ -231,12 +263,15 @@ NO_AUTHOR_ID = "A9999999999"
 def _author(authorship: dict[str, Any]) -> str | None:
     """'Given Family' as OpenAlex displays it, turned into 'Family, Given'; for an authorship
     OpenAlex could not match (:data:`NO_AUTHOR_ID`), the name as printed in the paper
-    (``raw_author_name``), or none."""
+    (``raw_author_name``), or none; the printed name too when OpenAlex gives no author."""
+    if not isinstance(authorship, dict):
+        return None
     author = authorship.get("author") or {}
+    raw = (authorship.get("raw_author_name") or "").strip()
     if str(author.get("id") or "").endswith(NO_AUTHOR_ID):
-        name = (authorship.get("raw_author_name") or "").strip()
+        name = raw
     else:
-        name = (author.get("display_name") or "").strip()
+        name = (author.get("display_name") or "").strip() or raw
     if not name or "," in name or " " not in name:
         return name or None
     given, _, family = name.rpartition(" ")

@@ -242,8 +242,34 @@ def works_from_efetch(answer: io.BytesIO) -> list[Work]:
     if root.tag != "PubmedArticleSet":
         problem = _text(root.find(".//ERROR")) or f"<{root.tag}> where <PubmedArticleSet> was due"
         raise SourceResponseError("pubmed", f"unreadable E-utilities answer ({problem[:200]})")
-    readers = {"PubmedArticle": _article_work, "PubmedBookArticle": _book_work}
-    return [readers[element.tag](element) for element in root if element.tag in readers]
+    return pubmed_records(root)
+
+
+RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle")
+
+
+def pubmed_records(root: etree._Element) -> list[Work]:
+    """The articles and book records under ``root`` (a ``PubmedArticleSet``, a
+    ``PubmedBookArticleSet`` or one record, as a saved file may hold), in order.
+
+    A record PubMed's DTD would not allow (no ``MedlineCitation``, a field of the wrong shape)
+    is left out with a warning naming its PMID: the batch's other records are kept."""
+    elements = [root] if root.tag in RECORD_TAGS else \
+        [element for element in root if element.tag in RECORD_TAGS]
+    works: list[Work] = []
+    for element in elements:
+        try:
+            works.append(_article_work(element) if element.tag == "PubmedArticle"
+                         else _book_work(element))
+        except (SourceResponseError, ValueError) as exc:
+            pmid = element.findtext(".//PMID") or "without a PMID"
+            log.warning("PubMed record %s left out: %s", pmid, _short(exc))
+    return works
+
+
+def _short(exc: Exception) -> str:
+    """An error's first line, at most 200 characters (pydantic's run to many lines)."""
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
 
 NOTICE_KINDS = {"RetractionIn": "Retraction", "ExpressionOfConcernIn": "Expression of concern",
@@ -309,7 +335,8 @@ def _book_work(book: etree._Element) -> Work:
     pmid = _text(document.find("PMID"))
     book_title = _text(document.find("Book/BookTitle"))
     chapter_title = _text(document.find("ArticleTitle"))
-    year = _text(document.find("Book/PubDate/Year"))
+    year = (_text(document.find("Book/PubDate/Year"))
+            or _text(document.find("Book/PubDate/MedlineDate"))[:4])
     publisher = _text(document.find("Book/Publisher/PublisherName"))
     return Work(
         title=chapter_title or book_title or "(untitled)",
@@ -322,6 +349,8 @@ def _book_work(book: etree._Element) -> Work:
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
         sources=["pubmed"],
         kind="chapter" if chapter_title else "book",
+        publication_types=sorted({_text(kind) for kind in document.iterfind("PublicationType")
+                                  if _text(kind)}),
     )
 
 
