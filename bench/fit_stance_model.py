@@ -31,7 +31,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from review import LABELS, Claim, read_claims
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -48,6 +47,8 @@ from scholargraph.deterministic.relevance import question_itself
 from scholargraph.deterministic.stance_weights import SupportFeatures
 from scholargraph.rag.embeddings import load_embedder
 from scholargraph.testing.services.corpus import openalex_id_for
+
+from review import LABELS, Claim, read_claims
 
 FEATURES = list(SupportFeatures.model_fields)
 C = 1.0
