@@ -180,7 +180,8 @@ PROTOCOL = _work("protocol", 2019,
 
 def test_an_uncited_works_result_is_its_conclusion_and_a_protocol_states_none():
     found = results_of_uncited([SUB], [SCREENING, PROTOCOL], {SCREENING.id, PROTOCOL.id}, [],
-                               ["machine learning", "public health surveillance"], set())
+                               ["machine learning", "public health surveillance"],
+                               set()).findings
     assert [f.text for f in found] == [
         "Machine learning can enable screening for suicide risk in public health surveillance."]
     assert found[0].sub_question_id == "q1"
@@ -192,7 +193,7 @@ def test_a_work_already_cited_is_not_cited_again():
     quoted = next(c for c in quotable(passage, 2018) if "AUC" in c.quote.text)
     earlier = [quoted.finding("q1")]
     assert results_of_uncited([SUB], [SCREENING], {SCREENING.id}, earlier,
-                              ["machine learning"], set()) == []
+                              ["machine learning"], set()).findings == []
 
 
 def test_past_the_limit_the_closest_works_are_quoted_and_the_gap_counts_the_rest():
@@ -206,14 +207,15 @@ def test_past_the_limit_the_closest_works_are_quoted_and_the_gap_counts_the_rest
     keywords = ["machine learning", "public health surveillance"]
     used: set[str] = set()
     found = results_of_uncited([SUB], studies, ids, [], keywords, used, limit=2)
-    assert [f.passage_ids[0].split("#")[0] for f in found] == [studies[0].id, studies[1].id]
-    assert unquoted_results_gap([SUB], studies, ids, found, keywords, used, limit=2) == [
+    assert [f.passage_ids[0].split("#")[0] for f in found.findings] == [studies[0].id,
+                                                                          studies[1].id]
+    assert unquoted_results_gap(found.left, limit=2) == [
         "2 more included works state a result on the topic that is not quoted here: beside "
         "the sub-questions' own findings, the review quotes the results of the 2 works closest "
         "to the question. \"Included works\" lists every included work, closest first."]
     everything = results_of_uncited([SUB], studies, ids, [], keywords, set(), limit=10)
-    assert len(everything) == 4
-    assert unquoted_results_gap([SUB], studies, ids, everything, keywords, set()) == []
+    assert len(everything.findings) == 4
+    assert unquoted_results_gap(everything.left) == []
 
 
 def test_a_topic_draft_cites_the_work_the_filter_kept_no_passage_of():

@@ -155,12 +155,12 @@ def evidence_gaps(works: list[Work], sources: list[str], active: list[str],
     if works and len(sources) == 1 and len(active) > 1:
         gaps.append(f"All cited works come from one source ({sources[0]}) of the "
                     f"{len(active)} searched")
-    dated = [w for w in works if w.year]
-    if works and not dated:
+    years = [w.year for w in works if w.year]
+    if works and not years:
         gaps.append("No cited work has a publication year, so how recent the evidence is "
                     "cannot be told")
-    elif dated and not any(w.year and w.year >= this_year - RECENT_YEARS for w in dated):
-        undated = len(works) - len(dated)
+    elif years and not any(year >= this_year - RECENT_YEARS for year in years):
+        undated = len(works) - len(years)
         gaps.append(f"No cited work is from the last {RECENT_YEARS} years" + (
             f" ({counted(undated, 'cited work')} {'has' if undated == 1 else 'have'} no year)"
             if undated else ""))

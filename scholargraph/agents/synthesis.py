@@ -41,6 +41,7 @@ from scholargraph.deterministic.extractive import (
     extractive_draft,
     rank_candidates,
     stance_pool,
+    states_result,
 )
 from scholargraph.deterministic.questions import is_claim, is_question, statement
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
@@ -404,7 +405,7 @@ def study_reading(claim: str, work: Work, ranked: list[Candidate], direct: bool)
     the claim; a study other than the most direct keeps a label only when its sentence tests the
     claim's relation."""
     own = [c for c in ranked if c.work_id == work.id
-           and "result" in c.facets and "background" not in c.facets][:STANCE_SENTENCES]
+           and states_result(c)][:STANCE_SENTENCES]
     if not own and direct:
         own = [c for c in ranked if c.work_id == work.id and not c.facets][:STANCE_SENTENCES]
     if not own:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from scholargraph.deterministic.extractive import quotable, summary_passages
+from scholargraph.deterministic.extractive import quotable, states_result, summary_passages
 from scholargraph.deterministic.questions import concepts
 from scholargraph.deterministic.stance import spelled_out
 from scholargraph.deterministic.text import commonness, is_generic, words
@@ -88,7 +88,7 @@ def result_sentences(work: Work, claim: str) -> list[str]:
     context = f"{work.title} {work.abstract or ''}"
     return [spelled_out(candidate.quote.text, claim, context)
             for passage in summary_passages(work) for candidate in quotable(passage, work.year)
-            if "result" in candidate.facets and not candidate.facets & {"aim", "background"}]
+            if states_result(candidate)]
 
 
 def measures_subject(work: Work, claim: str, subject: frozenset[str]) -> bool:

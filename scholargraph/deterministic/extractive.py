@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import combinations
+from itertools import combinations, islice
+from typing import NamedTuple
 
 import numpy as np
 
@@ -671,6 +672,13 @@ def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
     return "method" in wanted or "method" not in candidate.facets or "result" in candidate.facets
 
 
+def states_result(candidate: Candidate) -> bool:
+    """Whether a sentence states a result: of the result kind and not background. What a paper
+    does, advice and another study's result are marked so alone (:func:`quotable`), never
+    beside "result"."""
+    return "result" in candidate.facets and "background" not in candidate.facets
+
+
 def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate | None:
     """The sentence of a work that best states its result on the topic, or None when it states
     none. Every sentence of its abstract is read (:func:`summary_passages`), not only the
@@ -680,8 +688,7 @@ def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate 
     one under a structured abstract's Results or Conclusions label before one read as a result
     from its words, a later one before an earlier (conclusions close an abstract)."""
     pool = [c for passage in summary_passages(work) for c in quotable(passage, work.year)
-            if "result" in c.facets and not c.facets & {"aim", "background"}
-            and c.quote.text not in used]
+            if states_result(c) and c.quote.text not in used]
     if not pool:
         return None
     last = max(c.quote.end for c in pool) or 1
@@ -698,14 +705,24 @@ in software engineering), and a finding for each buried the few dozen on the que
 hundreds of lines; the others are listed under "Included works", in the same order."""
 
 
+class UncitedResults(NamedTuple):
+    """What :func:`results_of_uncited` found."""
+
+    findings: list[Finding]
+    """A finding for each work quoted, up to the limit."""
+    left: int
+    """How many more works state a result and are not quoted, past the limit."""
+
+
 def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: set[str],
                        findings: list[Finding], keywords: list[str],
-                       used: set[str], limit: int = TOPIC_RESULTS) -> list[Finding]:
+                       used: set[str], limit: int = TOPIC_RESULTS) -> UncitedResults:
     """For a topic, a finding for each included work that states a result and that no finding
     quotes yet, up to ``limit`` of them in the order of ``papers`` (the review's included
     works, closest to the question first): its result sentence (:func:`work_result`), under
     the sub-question asking for results whose terms it names most (on a tie, the one with
-    fewest findings so far).
+    fewest findings so far); and how many more such works there are, past the limit
+    (:func:`unquoted_results_gap` says so).
 
     The sub-questions' own findings are the few most relevant sentences of the passages the RAG
     filter kept, a handful of works among all those screening included; a scientist reading a
@@ -715,42 +732,30 @@ def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: se
     topic (``WORK_TOPIC_MIN`` of its key terms)."""
     asking = [s for s in subs if "result" in wanted_facets(s)] or subs
     if not asking:
-        return []
+        return UncitedResults([], 0)
     counts = {s.id: sum(f.sub_question_id == s.id for f in findings) for s in asking}
-    question_topic = _question_topic(keywords, asking)
+    question_topic = topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
+    results = _uncited_results(papers, eligible, findings, question_topic, used)
     added: list[Finding] = []
-    for best in _uncited_results(papers, eligible, findings, question_topic, used):
-        if len(added) >= limit:
-            break
+    for best in islice(results, limit):
         sub = max(asking, key=lambda s: (term_share(topic_terms(s.text), best.quote.text),
                                          -counts[s.id]))
         counts[sub.id] += 1
         used.add(best.quote.text)
         added.append(best.finding(sub.id))
-    return added
+    return UncitedResults(added, sum(1 for _ in results))
 
 
-def unquoted_results_gap(subs: list[SubQuestion], papers: list[Work], eligible: set[str],
-                         findings: list[Finding], keywords: list[str],
-                         used: set[str], limit: int = TOPIC_RESULTS) -> list[str]:
-    """The gap a topic's review states when more of its included works report a result than
-    it quotes (:func:`results_of_uncited` with the same ``limit``): how many, and where to
-    find them."""
-    asking = [s for s in subs if "result" in wanted_facets(s)] or subs
-    if not asking:
-        return []
-    left = sum(1 for _ in _uncited_results(papers, eligible, findings,
-                                           _question_topic(keywords, asking), used))
+def unquoted_results_gap(left: int, limit: int = TOPIC_RESULTS) -> list[str]:
+    """The gap a topic's review states when ``left`` more of its included works report a
+    result than it quotes (:func:`results_of_uncited` with the same ``limit``): how many, and
+    where to find them."""
     if not left:
         return []
     return [f"{counted(left, 'more included work')} {'states' if left == 1 else 'state'} a "
             "result on the topic that is not quoted here: beside the sub-questions' own "
             f"findings, the review quotes the results of the {limit} works closest to "
             "the question. \"Included works\" lists every included work, closest first."]
-
-
-def _question_topic(keywords: list[str], asking: list[SubQuestion]) -> frozenset[str]:
-    return topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
 
 
 def _uncited_results(papers: list[Work], eligible: set[str], findings: list[Finding],
@@ -896,9 +901,7 @@ def stance_pool(sub: SubQuestion, ranked: list[Candidate]) -> list[Finding]:
     with a similar osteoarthritis grade") or an aim ("We investigated ... whether ... would
     improve osteoarthritis") set against a study's result made three contradictions of a
     claim's review of a knee-osteoarthritis library, none of them real."""
-    stating = [c for c in ranked
-               if "result" in c.facets and not c.facets & {"aim", "background", "others", "advice"}]
-    return [c.finding(sub.id) for c in stating[:STANCE_POOL]]
+    return [c.finding(sub.id) for c in filter(states_result, ranked)][:STANCE_POOL]
 
 
 def source_limitations(ranked: dict[str, list[Candidate]], used: set[str],
@@ -998,11 +1001,10 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
     unquoted: list[str] = []
     if claim_sub is None:
-        reporting = set(texts) - opinions - protocols
-        findings = findings + results_of_uncited(subs, papers, reporting, findings, keywords,
-                                                 used)
-        unquoted = unquoted_results_gap(subs, papers, reporting, findings, keywords, used)
-        findings = in_review_order(subs, findings, years)
+        uncited = results_of_uncited(subs, papers, set(texts) - opinions - protocols, findings,
+                                     keywords, used)
+        unquoted = unquoted_results_gap(uncited.left)
+        findings = in_review_order(subs, findings + uncited.findings, years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
     gaps = evidence_gaps(subs, findings, len(papers)) + unquoted
