@@ -149,9 +149,12 @@ class _Pages:
 
     @staticmethod
     def _review_or_state(template: str, review: WebReview) -> Response:
-        waiting = review.report is None and review.status != "failed"
-        return _page(template, status=202 if waiting else 200, review=review,
-                     steps=review.steps() if waiting else [])
+        """Read the report and status once: the run's thread may finish while the page renders,
+        and the status code and the body must describe the same moment."""
+        report, status = review.report, review.status
+        waiting = report is None and status != "failed"
+        return _page(template, status=202 if waiting else 200, review=review, report=report,
+                     run_status=status, steps=review.steps() if waiting else [])
 
     async def download(self, request: Request) -> Response:
         """One of the files the review wrote; only those names, so no path reaches the disk."""
