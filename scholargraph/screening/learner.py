@@ -164,7 +164,8 @@ and measuring on the other three (all 84 splits), the best was :data:`PRIOR_INCL
 against the learner's 0.678 held out, less than one review's noise, so not kept; choosing among all
 seventeen, 0.669. No setting tried in this or the earlier sessions comes near the issue's 0.75;
 across these seventeen the mean moves by less than Sep_2021 alone swings (0.27 to 0.50). The
-slowest refresh of the learner as it stands took 0.16 s of processor time on 2,873 records.
+slowest refresh of the learner as it stands took 0.16 s of processor time on 2,873 records in this
+simulator, 0.42 s in ``bench/screening_simulate.py`` (``rerank-cpu-seconds``, under a load of 15).
 """
 
 from __future__ import annotations
