@@ -189,3 +189,36 @@ def test_a_trial_judged_highly_effective_supports_the_claim_asked_either_way(
     assert study.quote is not None
     assert "highly effective" in study.quote.text or "compare favorably" in study.quote.text
     assert report.summary.endswith("The one included study supports the claim [1].")
+
+
+def test_every_included_study_of_a_claim_is_heard_under_the_claim_itself():
+    """A claim over a large library includes studies of which the ranker kept no passage; their
+    abstracts are heard under the claim's own sub-question, so each is read for its stance
+    rather than counted as finding neither way unread. A piece already kept is not heard
+    twice, and a topic's passages are left as they are."""
+    from scholargraph.agents.rag_filter import with_every_study
+    from scholargraph.agents.schemas import SubQuestion
+    from scholargraph.deterministic.extractive import summary_passages
+
+    claim = ("Intra-articular injection of mesenchymal stem cells reduces pain in knee "
+             "osteoarthritis.")
+    subs = [SubQuestion(id="q1", text=claim, answer_shape="studies"),
+            SubQuestion(id="q2", text="What methods were used to study stem cell injection?",
+                        answer_shape="methods")]
+    kept_work = Work(title="Stem cell injection for knee osteoarthritis: a randomised trial",
+                     doi="10.1000/kept", abstract="Pain fell by half after injection. "
+                                                  "Function improved at one year.")
+    unheard = Work(title="Stem cell secretome in a murine osteoarthritis model",
+                   doi="10.1000/unheard",
+                   abstract="Mice were injected with stem cells. Treated mice showed pain "
+                            "reduction at day 7 when compared to control mice.")
+    kept = summary_passages(kept_work)[0].model_copy(update={"sub_question_id": "q1",
+                                                             "score": 0.8})
+    passages = with_every_study([kept], subs, claim, [kept_work, unheard])
+    added = [p for p in passages if p.work_id == unheard.id]
+    assert added and {p.sub_question_id for p in added} == {"q1"}
+    assert " ".join(p.text for p in added).endswith("compared to control mice.")
+    assert all(p.score == 0.8 for p in added)
+    assert [p.id for p in passages if p.work_id == kept_work.id] == [kept.id]
+    topic = "stem cell injection for knee osteoarthritis"
+    assert with_every_study([kept], subs, topic, [kept_work, unheard]) == [kept]

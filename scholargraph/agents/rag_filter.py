@@ -13,13 +13,12 @@ So when a work read in full answers a sub-question, its abstract's passages are 
 ones chosen (:func:`with_abstracts`): the synthesis then chooses among the work's own summary,
 its Results and Conclusion, and its Discussion.
 
-A claim about a whole class of things rests on studies of its members that rank far below the
-works closest to its words (:mod:`scholargraph.deterministic.class_claims`); their pieces are
-often not among those the ranker keeps for the claim's own sub-question, and a study whose
-result sentence lies in a piece not kept there is never read against the claim nor cited (the
-narrative review's "CONCLUSIONS The reviewed articles demonstrate the potential of NLP and ML to
-enhance surveillance..."). So for such a claim the abstract pieces of every included work are
-heard there, ranked after the kept ones (:func:`with_every_study`).
+A claim rests on every study it includes, and a study's result sentence often lies in a piece of
+its abstract the ranker did not keep for the claim: then it is never read against the claim nor
+cited (the narrative review's "CONCLUSIONS The reviewed articles demonstrate the potential of NLP
+and ML to enhance surveillance..."; a knee trial over a 1,173-record library). So for a claim
+the abstract pieces of every included work are heard under its own sub-question, ranked after
+the kept ones (:func:`with_every_study`).
 """
 
 from __future__ import annotations
@@ -30,11 +29,10 @@ from langgraph.runtime import Runtime
 
 from scholargraph.agents.schemas import SubQuestion
 from scholargraph.context import ReviewContext
-from scholargraph.deterministic.class_claims import is_class_claim
 from scholargraph.deterministic.credibility import credibility_of
 from scholargraph.deterministic.extractive import summary_passages, with_summaries
 from scholargraph.deterministic.questions import is_claim
-from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, question_itself
+from scholargraph.deterministic.relevance import question_itself
 from scholargraph.rag import select_passages
 from scholargraph.records import Passage, Work
 from scholargraph.state import ReviewState
@@ -64,14 +62,19 @@ def with_abstracts(chosen: list[Passage], works: dict[str, Work]) -> list[Passag
 
 
 def with_every_study(passages: list[Passage], subs: list[SubQuestion], question: str,
-                     papers: list[Work], screened_in: list[str]) -> list[Passage]:
-    """The passages, with the abstract pieces of every included work not yet under the claim's
-    own sub-question, when the question is a claim about a whole class of things
-    (:func:`~scholargraph.deterministic.class_claims.is_class_claim`, from the titles of the
-    works screened in, ``screened_in``), filed under that sub-question and scored as its lowest
-    kept passage. Any other question's passages are returned as they are."""
+                     papers: list[Work]) -> list[Passage]:
+    """The passages, with the abstract pieces of every included work not yet under a claim's
+    own sub-question filed under it and scored as its lowest kept passage, so every included
+    study is read against the claim. Any other question's passages are returned as they are.
+
+    This was first done only for a claim about a whole class of things
+    (:mod:`~scholargraph.deterministic.class_claims`). Any other claim over a 1,173-record knee
+    osteoarthritis library included 12 studies and read 2 of them, the other 10 counted as
+    finding neither way unread; heard, 3 of them are read as supporting it and 9 are quoted.
+    On SciFact train claims 400-808 (``bench/review.py --start 400``) abstract-label-f1
+    0.454 -> 0.456, rationale-precision 0.613 -> 0.622, cited-precision 0.514 -> 0.506."""
     itself = question_itself(subs, question)
-    if itself is None or not is_claim(question) or not is_class_claim(question, screened_in):
+    if itself is None or not is_claim(question):
         return passages
     own = [p for p in passages if p.sub_question_id == itself.id]
     heard = {p.id for p in own}
@@ -94,7 +97,5 @@ def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                 for passage in with_abstracts(with_credibility_prior(
                     selected.get(sub.id, []), works, per_question, this_year), works)]
     question = state.get("cleaned_question") or state.get("question", "")
-    screened_in = [row.title for row in state.get("screening", [])
-                   if row.decision == "included" or row.reason == EXCLUSION_NOT_TESTING]
-    passages = with_every_study(passages, state["sub_questions"], question, papers, screened_in)
+    passages = with_every_study(passages, state["sub_questions"], question, papers)
     return {"passages": passages, "notes": warnings}

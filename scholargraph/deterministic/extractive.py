@@ -900,11 +900,15 @@ def claim_candidates(claim_sub: SubQuestion, passages: list[Passage], papers: li
     the claim's findings (:func:`extractive_draft`) and for each study's stance
     (:func:`scholargraph.agents.synthesis.with_stances`).
 
-    Reading every piece of each included work's abstract here (not only those the RAG filter
-    kept) was tried for issue 22: it cites more of the included studies (first 100 SciFact
-    train claims, ``bench/review.py``: evidence-recall 0.859 -> 0.876) but held out (claims
-    400-499) it changed no evidence figure and cost cited-precision (0.416 -> 0.408) and
-    abstract-label-f1 (0.342 -> 0.340): not kept."""
+    Every piece of each included work's abstract is among the passages for a claim (the RAG
+    filter hears them all under the claim's sub-question,
+    :func:`scholargraph.agents.rag_filter.with_every_study`). First tried for issue 22 on 100
+    held-out claims (400-499: abstract-label-f1 0.342 -> 0.340, cited-precision 0.416 ->
+    0.408), it was kept once a claim over a 1,173-record library read 2 of its 12 included
+    studies: on claims 400-808, with a background rule and a sentence split of the same
+    change, abstract-label-f1 0.454 -> 0.456, rationale-precision 0.613 -> 0.622,
+    evidence-recall 0.801 -> 0.802, cited-precision 0.514 -> 0.506, contradiction figures
+    unchanged."""
     years = {work.id: work.year for work in papers}
     unique = list({p.id: p for p in passages}.values())
     return rank_candidates(claim_sub, unique, keywords, years, embedder,
