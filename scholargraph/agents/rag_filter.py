@@ -16,7 +16,7 @@ its Results and Conclusion, and its Discussion.
 A claim rests on every study it includes, and a study's result sentence often lies in a piece of
 its abstract the ranker did not keep for the claim: then it is never read against the claim nor
 cited (the narrative review's "CONCLUSIONS The reviewed articles demonstrate the potential of NLP
-and ML to enhance surveillance..."; a knee trial over a 1,173-record library). So for a claim
+and ML to enhance surveillance..."; knee trials in a 1,173-record library). So for a claim
 the abstract pieces of every included work are heard under its own sub-question, ranked after
 the kept ones (:func:`with_every_study`).
 """
@@ -69,10 +69,10 @@ def with_every_study(passages: list[Passage], subs: list[SubQuestion], question:
 
     This was first done only for a claim about a whole class of things
     (:mod:`~scholargraph.deterministic.class_claims`). Any other claim over a 1,173-record knee
-    osteoarthritis library included 12 studies and read 2 of them, the other 10 counted as
-    finding neither way unread; heard, 3 of them are read as supporting it and 9 are quoted.
-    On SciFact train claims 400-808 (``bench/review.py --start 400``) abstract-label-f1
-    0.454 -> 0.456, rationale-precision 0.613 -> 0.622, cited-precision 0.514 -> 0.506."""
+    osteoarthritis library included 12 studies and cited 4 of them, the others counted as
+    finding neither way unread; with every study heard, it cites 8. On SciFact train claims
+    400-808 (``bench/review.py --start 400``) abstract-label-f1 0.454 -> 0.456,
+    rationale-precision 0.613 -> 0.622, cited-precision 0.514 -> 0.506."""
     itself = question_itself(subs, question)
     if itself is None or not is_claim(question):
         return passages
