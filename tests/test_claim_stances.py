@@ -633,3 +633,39 @@ def test_an_improved_pain_is_less_pain_but_an_improved_survival_more_survival():
     survival = "Erlotinib improved overall survival in patients with EGFR-mutant lung cancer."
     assert reading("Erlotinib reduces overall survival in EGFR-mutant lung cancer.", survival,
                    survival, "") == "contradicts"
+
+
+@pytest.mark.parametrize(("claim", "sentence", "ways"), [
+    # one cue each way: a rise in the claim's outcome and a fall in another
+    ("Statins lower the risk of stroke.",
+     "Statin use was followed by a higher risk of stroke, and cholesterol was lower.",
+     (True, True, False, True)),
+    # no effect on the claim's outcome: against it, on its outcome
+    ("Erlotinib improves survival in lung cancer.",
+     "Erlotinib did not improve overall survival in lung cancer.", (False, True, False, True)),
+    # the claim's way on its outcome
+    ("Erlotinib improves survival in lung cancer.",
+     "Erlotinib improved overall survival in lung cancer by four months.",
+     (True, False, True, False)),
+    # a claim of no effect: an effect is against it, no effect with it
+    ("Vitamin D has no effect on asthma attacks.",
+     "Vitamin D reduced asthma attacks by a third.", (False, True, False, True)),
+    ("Vitamin D has no effect on asthma attacks.",
+     "Vitamin D did not change the rate of asthma attacks.", (True, False, True, False)),
+    # no direction word at all
+    ("Erlotinib improves survival in lung cancer.",
+     "We enrolled 300 patients with lung cancer in 12 centres.", (False, False, False, False)),
+])
+def test_each_cue_of_a_sentence_is_read_for_or_against_the_claim(claim, sentence, ways):
+    from scholargraph.deterministic.stance import pointing
+    found = pointing(claim, sentence)
+    assert (found.with_claim, found.against_claim, found.with_outcome,
+            found.against_outcome) == ways
+
+
+def test_proportions_near_the_claims_agree_with_it():
+    from scholargraph.deterministic.stance import numbers_agree
+    assert numbers_agree("12% of adults smoke.", "Of the adults, 13.5% smoked.")
+    assert not numbers_agree("1 in 5 million in UK have abnormal PrP positivity.",
+                             "an overall prevalence of 493 per million (1/2000)")
+    assert not numbers_agree("Statins lower the risk of stroke.", "Statins lowered it by 20%.")

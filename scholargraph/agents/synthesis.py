@@ -46,16 +46,22 @@ from scholargraph.deterministic.extractive import (
 from scholargraph.deterministic.questions import is_claim, is_question, statement
 from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
 from scholargraph.deterministic.stance import (
+    LOSS_OF,
     Reading,
     about_subject,
+    claim_outcome,
     compare,
+    mixed,
+    numbers_disagree,
+    pointing,
     reading,
     reports_on_relation,
     restates,
+    result_way,
     spelled_out,
     stance,
 )
-from scholargraph.deterministic.stance_weights import FITTED_EMBEDDER, SupportFeatures, supports
+from scholargraph.deterministic.stance_weights import FITTED_EMBEDDER, StanceFeatures, decision
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import chunk_work, split_sentences
@@ -371,7 +377,7 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     to a study whose figures point the other way, or by preferring the first-ranked study over
     the others (several evidence abstracts 0.25-0.29): not kept."""
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
-    weigh = SupportDecision.of(claim, embedder)
+    weigh = StanceDecision.of(claim, embedder)
     stances, added = [], []
     for work in papers:
         direct = bool(ranked) and work.id == ranked[0].work_id
@@ -379,10 +385,7 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
         if read.chosen is None:  # it states no result on the claim's subject: it reads neither way
             stances.append(WorkStance(work_id=work.id, reading="neither"))
             continue
-        given = read.reading
-        if direct and weigh is not None and given == "supports" and not supports(
-                weigh.features(work, read.chosen, read)):
-            given = "neither"  # read the claim's way, but too far from it to be its test
+        given = read.reading if weigh is None else weigh.reading(work, read)
         stances.append(WorkStance(work_id=work.id, reading=given, quote=read.chosen.quote))
         if work.id not in quoted:
             added.append(read.chosen.finding(itself.id))
@@ -423,18 +426,18 @@ def study_reading(claim: str, work: Work, ranked: list[Candidate], direct: bool)
     return StudyReading(read, chosen)
 
 
-class SupportDecision:
-    """The fitted decision of whether the most direct study supports a claim
+class StanceDecision:
+    """The fitted decision of which way each included study points on a claim
     (:mod:`scholargraph.deterministic.stance_weights`), with the claim embedded once."""
 
     def __init__(self, claim: str, embedder: Embedder, claim_vector: np.ndarray) -> None:
         self.claim = claim
         self.embedder = embedder
         self.claim_vector = claim_vector
-        self.claim_terms = stance(claim).terms
+        self.claimed = stance(claim)
 
     @classmethod
-    def of(cls, claim: str, embedder: Embedder | None) -> SupportDecision | None:
+    def of(cls, claim: str, embedder: Embedder | None) -> StanceDecision | None:
         """The decision for ``claim``, or None (the rules decide alone) without the sentence model
         its cosines were fitted with (``FITTED_EMBEDDER``) or when it cannot embed."""
         if embedder is None or not embedder.name.startswith(FITTED_EMBEDDER):
@@ -444,18 +447,47 @@ class SupportDecision:
         except EmbeddingUnavailable:
             return None
 
-    def features(self, work: Work, chosen: Candidate, read: StudyReading) -> SupportFeatures:
-        """What the decision weighs for ``work``, the most direct study, read (``read``) from its
-        sentence ``chosen``."""
+    def features(self, work: Work, read: StudyReading) -> StanceFeatures:
+        """What the decision weighs for ``work``, read (``read``) from its sentence
+        ``read.chosen`` (not None)."""
+        assert read.chosen is not None
         abstract = work.abstract or ""
         sentences = [abstract[start:end] for start, end in split_sentences(abstract)]
         title = work.title or " "
-        vectors = np.asarray(self.embedder.embed_documents([title, *(sentences or [title])]))
+        quoted = read.chosen.quote.text
+        vectors = np.asarray(self.embedder.embed_documents(
+            [title, quoted, *(sentences or [quoted])]))
         cosines = vectors @ self.claim_vector
-        sentence = spelled_out(chosen.quote.text, self.claim, f"{work.title or ''} {abstract}")
-        named = len(self.claim_terms & stance(sentence).terms) / max(1, len(self.claim_terms))
-        return SupportFeatures(restated=read.restated, closest_cosine=float(cosines[1:].max()),
-                               title_cosine=float(cosines[0]), terms_named=named)
+        sentence = spelled_out(quoted, self.claim, f"{work.title or ''} {abstract}")
+        points = pointing(self.claim, sentence)
+        return StanceFeatures(
+            rules_support=read.reading == "supports",
+            rules_against=read.reading in ("contradicts", "no effect"),
+            restated=read.restated,
+            closest_cosine=float(cosines[2:].max()), title_cosine=float(cosines[0]),
+            sentence_cosine=float(cosines[1]),
+            sentence_lift=float(cosines[1] - cosines[2:].mean()),
+            terms_named=len(self.claimed.terms & stance(sentence).terms)
+            / max(1, len(self.claimed.terms)),
+            cue_with=points.with_claim, cue_against=points.against_claim,
+            numbers_disagree=numbers_disagree(self.claim, sentence))
+
+    def reading(self, work: Work, read: StudyReading) -> Reading:
+        """The decision's reading of the study (``read.chosen`` not None): against the claim as
+        the rules read it when they do, else as "no effect" when a cue on the claim's outcome
+        finds none, "contradicts" otherwise."""
+        label = decision(self.features(work, read))
+        if label == "supports":
+            return "supports"
+        if label is None:
+            return "neither"
+        if read.reading in ("contradicts", "no effect"):
+            return read.reading
+        assert read.chosen is not None
+        sentence = spelled_out(read.chosen.quote.text, self.claim,
+                               f"{work.title or ''} {work.abstract or ''}")
+        null = pointing(self.claim, sentence).null_outcome and result_way(self.claimed) != "null"
+        return "no effect" if null else "contradicts"
 
 
 def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
@@ -471,10 +503,13 @@ def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
         bearing = None
         if id(finding) in direct_ids:
             quoted = " ".join(q.text for q in finding.quotes) or finding.text
-            relation = compare(claim, stance(quoted))
+            found = stance(quoted)
+            relation = compare(claim, found)
             if relation is not None and relation.relation == "agree":
                 bearing = "supports"
-            elif relation is not None and about_subject(question, quoted):
+            elif (relation is not None and about_subject(question, quoted)
+                  and not mixed(claim, found, claim_outcome(claim))
+                  and bool(LOSS_OF.search(question)) == bool(LOSS_OF.search(quoted))):
                 bearing = "opposes"  # a result about another subject opposes nothing
         findings.append(finding.model_copy(update={"bearing": bearing}))
     return draft.model_copy(update={"findings": findings})
