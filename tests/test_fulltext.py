@@ -353,15 +353,18 @@ def test_a_review_of_a_library_cites_jats_sections_and_pdf_pages(
 
 def test_works_read_at_once_keep_each_services_pace(tmp_path: Path) -> None:
     """Three arXiv works are sought together: arXiv's limiter (one request every 3 s, scaled
-    by ten here) spaces their PDFs, and the server, enforcing that pace, refuses none."""
+    by ten here) spaces their PDFs, and the server, enforcing that pace, refuses none. The
+    server measures gaps on arrival, so it allows 0.1 s of the 0.3 s for a loaded machine
+    delaying one request more than the next (CI saw a 429 so); requests sent unpaced arrive
+    together and are still refused."""
     works = [Work(title=f"Preprint {n}", arxiv_id=f"2304.0262{n}") for n in range(3)]
-    with ReplayServer.default(rate_limits={"arxiv": RateLimit(1, 0.3)}) as server, \
+    with ReplayServer.default(rate_limits={"arxiv": RateLimit(1, 0.2)}) as server, \
             server.environment(SCHOLARGRAPH_HOME=str(tmp_path / "home"),
                                SCHOLARGRAPH_RATE_SCALE="10"):
         done = FullTextReader(get_settings()).read_all(works, budget=3)
         assert [o.status for o in done.outcomes] == ["not_recorded"] * 3
         assert server.count("arxiv") == 3 and server.violations("arxiv") == 0
-        assert all(gap >= 0.28 for gap in server.gaps("arxiv"))
+        assert all(gap >= 0.2 for gap in server.gaps("arxiv"))
 
 
 def test_a_copy_larger_than_the_size_cap_is_not_read(cached_replay: ReplayServer) -> None:
