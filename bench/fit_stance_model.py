@@ -13,14 +13,17 @@ model), every included study is read by the rules
 the next run. Two logistic regressions (scikit-learn, L2, standardised features) are fitted on
 the claims before ``--split`` only: whether a study the words allow to support the claim is
 SUPPORT evidence of it, and whether one they allow to contradict it is CONTRADICT evidence; the
-two probability thresholds are chosen there too, on label-F1 with false-contradiction at most
-``MAX_FALSE_CONTRADICTION``. Printed: the coefficients on the raw scale (each threshold folded
-into its intercept), ready to be written into ``stance_weights.py``, then the figures of the
+two probability thresholds are chosen there too, on out-of-fold probabilities (``FOLDS`` folds
+by claim), for label-F1 with false-contradiction at most ``MAX_FALSE_CONTRADICTION`` and
+contradiction-recall at least the rules'. A review's findings read against the claim count as
+the current :func:`~scholargraph.agents.synthesis.with_bearing` reads them again. Printed: the
+coefficients on the raw scale (each threshold folded into its intercept), ready to be written
+into ``stance_weights.py``, then the figures of the
 rules alone, of the review as dumped, and of the rules with the decision, on the fitted part, on
 the claims after ``--split`` (never seen), and on the claims with at least two evidence
 abstracts. Labels count as ``bench/review.py`` counts them (SciFact's abstract-level label-only
-F1), contradiction-recall and false-contradiction with the dumped review's findings read against
-the claim (their bearing does not depend on the stances).
+F1), contradiction-recall and false-contradiction with the review's findings read against the
+claim (their bearing does not depend on the stances).
 """
 
 from __future__ import annotations
