@@ -61,3 +61,13 @@ def test_a_text_opening_with_a_lone_full_stop_is_split() -> None:
     text = ". Costs fell. Yields rose."
     assert [text[start:end] for start, end in split_sentences(text)] == [
         ".", "Costs fell.", "Yields rose."]
+
+
+def test_a_stop_after_a_stray_comma_ends_a_sentence() -> None:
+    """Exports that join an abstract's sections lose the space ("...properties,.We
+    characterized ..."): the method sentence and the next are two sentences, not one."""
+    text = ("Cells were injected to assess their chondroprotective properties,.We characterized "
+            "the stemness of the cells.")
+    assert [text[start:end] for start, end in split_sentences(text)] == [
+        "Cells were injected to assess their chondroprotective properties,.",
+        "We characterized the stemness of the cells."]

@@ -70,3 +70,18 @@ def test_a_fields_interest_and_a_method_judged_in_general_are_background():
     assert not states_finding(interest, {"result"})
     assert not states_finding(approach, {"result"})
     assert states_finding(conclusion, {"result"})
+
+
+def test_what_earlier_research_has_shown_is_background():
+    """An abstract opening on what earlier trials indicated quoted as a knee trial's finding;
+    the authors' own studies and a structured abstract's labelled result stay findings."""
+    text = ("Preclinical and limited clinical trials have indicated the capacity of mesenchymal "
+            "stem cells to influence chondral repair. Our studies have shown that the injection "
+            "reduced pain at one year. RESULTS: Several trials have shown a reduction in pain "
+            "of 30%.")
+    earlier, own, labelled = quotable(
+        Passage(id="k#a", work_id="k", text=text, start=0, end=len(text), section="abstract"),
+        None)
+    assert "background" in earlier.facets and not states_finding(earlier, {"result"})
+    assert states_finding(own, {"result"})
+    assert states_finding(labelled, {"result"})

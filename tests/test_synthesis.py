@@ -190,6 +190,26 @@ def test_the_contradictions_function_pairs_statements_of_one_sub_question_only()
     assert contradictions([one, elsewhere]) == []
 
 
+def test_works_oppose_only_on_what_one_of_them_says_changed():
+    """Two knee trials both report benefit, one as less pain, the other as better scores: the
+    words they share around the opposite direction words ("effective", "patients") are not an
+    outcome either reports changing. A change stated before its direction word still counts."""
+    def statement(text: str, work: str) -> Finding:
+        return Finding(text=text, passage_ids=[f"{work}#0-1"], sub_question_id="q1")
+
+    pain = statement("The results show that intra-articular injection of stem cells is effective "
+                     "for reducing pain and improving knee function in patients with knee "
+                     "osteoarthritis.", "a")
+    scores = statement("Intra-articular injection of cultured stem cells is effective in "
+                       "improving both short-term clinical and MOCART outcomes in patients "
+                       "undergoing osteotomy.", "b")
+    assert contradictions([pain, scores]) == []
+    higher = statement("Mortality at 90 days was higher in the restrictive transfusion group.", "c")
+    same = statement("There was no significant difference in mortality at 90 days between "
+                     "transfusion groups.", "d")
+    assert [f.kind for f in contradictions([higher, same])] == ["contradiction"]
+
+
 # ---------------------------------------------------------------- the LLM engine's check
 
 def test_unsupported_sentences_are_removed_and_counted():

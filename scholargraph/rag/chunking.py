@@ -28,13 +28,14 @@ many passages again to embed (``bench/retrieval.py``)."""
 
 _SENTENCE_END = re.compile(
     r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
-    r"|(?<=[a-z0-9)%\]][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
+    r"|(?<=[a-z0-9)%\],][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
     r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])")
 """The end of a sentence: a full stop (or ! ?) and a space before a capital or a digit; or,
 where the space was lost when the text was put together ('...crowdsourced
-data.Conclusion: Findings'), a full stop between a lower-case word, a number or a bracket and
-a capitalised word. '3.5', 'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov' have no
-capitalised word right after the stop; web addresses and DOIs are told apart by the token the
+data.Conclusion: Findings', '...chondroprotective properties,.We characterized'), a full stop
+between a lower-case word, a number, a bracket or a stray comma and a capitalised word. '3.5',
+'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov' have no capitalised word right after
+the stop; web addresses and DOIs are told apart by the token the
 stop is in (:func:`_inside_address`). A note number after the stop ('...a variety of
 diseases.15 Science Clips, a weekly...') ends the sentence, and is left out of both."""
 _SECTION_NEXT = re.compile(rf"(?:{SECTION_WORDS}):?\s+[A-Z]")

@@ -142,6 +142,30 @@ sixteen, 0.667 (recall at 10% 0.659 against 0.665). What the nine reviews say: a
 decisions add little that the question's score, a words SVM and a meanings SVM do not already hold,
 and each added view takes a share of the weight from the two SVMs that tell the later includes
 apart best.
+
+From there (0.678, recall at 10% 0.665, the same features and simulator, the 300 light excludes
+kept in every variant; session of 2026-11-27 evening), each alone, none kept: the title given twice
+in the words view, 0.676 (recall at 10% 0.673; Jeyaraman_2020 0.66 -> 0.63); the light excludes
+taken from the bottom of the last ranking instead of the zero-shot score's, 0.672; an RBF-kernel
+SVM on the vectors, 0.674; each refresh's gains averaged half and half with the last refresh's,
+0.676; the gains weighted towards the latest decisions (weight ``exp(-age / tau)`` per record in
+the AUC, tau 100 and 300 decisions), 0.672 and 0.669; the zero-shot score as one more column of
+each SVM's input (at 0.1), 0.664; the SVM's C chosen per view and refresh among 0.1, 0.5 and 2 by
+the same cross-validation, 0.674 (and 0.45 s a refresh); a third SVM over words and vectors side by
+side, 0.658 (recall at 10% 0.682); the vectors whitened (their first 64 principal directions at
+unit variance) in place of the vectors, 0.669 (Menon_2022 0.67 -> 0.70, Sep_2021 0.50 -> 0.42),
+half-whitened (each principal direction scaled by the inverse square root of its spread; all 384,
+or the first 64) 0.678 and 0.664 (all 384: Donners_2021 0.73 -> 0.78, Appenzeller-Herzog_2019 0.86
+-> 0.88, Sep_2021 0.50 -> 0.46, van_der_Valk_2021 0.53 -> 0.49; held out 0.673), or whitened as a
+third view, 0.641; a 100-dimension LSA of the words as a third view, 0.653 (Sep_2021 0.27);
+:data:`PRIOR_INCLUDES` 3 or 1 in place of 10, 0.679 and 0.679 (Kitchenham_2010 0.695 -> 0.699 and
+0.702, no other review by more than 0.005). Choosing between the learner and each on six reviews
+and measuring on the other three (all 84 splits), the best was :data:`PRIOR_INCLUDES` 3 at 0.679
+against the learner's 0.678 held out, less than one review's noise, so not kept; choosing among all
+seventeen, 0.669. No setting tried in this or the earlier sessions comes near the issue's 0.75;
+across these seventeen the mean moves by less than Sep_2021 alone swings (0.27 to 0.50). The
+slowest refresh of the learner as it stands took 0.16 s of processor time on 2,873 records in this
+simulator, 0.42 s in ``bench/screening_simulate.py`` (``rerank-cpu-seconds``, under a load of 15).
 """
 
 from __future__ import annotations

@@ -80,11 +80,13 @@ from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.sources.pubmed import pubmed_records
 from scholargraph.sources.reference_files import (
     endnote_fields,
+    listed,
     medline_fields,
     parse_xml,
     sniff_text,
     wos_fields,
     xml_kind,
+    year_in,
 )
 
 log = logging.getLogger(__name__)
@@ -305,7 +307,7 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
         value = {field: next((cells[c] for c in columns if cells.get(c)), "")
                  for field, columns in CSV_COLUMNS.items()}
         work = _work(title=value["title"], abstract=value["abstract"], doi=value["doi"],
-                     pmid=value["pmid"], year=_year(value["year"] or cells.get("source")),
+                     pmid=value["pmid"], year=year_in(value["year"] or cells.get("source")),
                      authors=csv_authors(value["authors"]), venue=value["venue"],
                      found_via=f"library file {path.name}")
         if work is not None:
@@ -481,11 +483,6 @@ def _work(**fields: Any) -> Work | None:
         return Work(**{key: value for key, value in given.items() if key not in bad})
 
 
-def _year(value: Any) -> int | None:
-    found = re.search(r"\b(1[5-9]\d\d|20\d\d)\b", str(value or ""))
-    return int(found.group(1)) if found else None
-
-
 def _latex_text(value: str | None) -> str | None:
     """BibTeX's LaTeX ({\\"u}, \\&, braces) as plain text."""
     if not value:
@@ -543,7 +540,7 @@ def bibtex_work(fields: dict[str, str]) -> Work | None:
     kind = fields.get("entrytype", "").lower()
     return _work(
         title=_latex_text(fields.get("title")), authors=authors,
-        year=_year(fields.get("year") or fields.get("date")),
+        year=year_in(fields.get("year") or fields.get("date")),
         venue=_latex_text(fields.get("journal") or fields.get("journaltitle")
                           or fields.get("booktitle") or fields.get("publisher")),
         abstract=_latex_text(fields.get("abstract")), doi=fields.get("doi") or found.get("doi"),
@@ -601,8 +598,8 @@ def ris_work(entry: dict[str, Any]) -> Work | None:
                 None) or _joined(entry.get("short_title"))
     return _work(
         title=title,
-        authors=_names(entry.get("authors") or entry.get("first_authors")),
-        year=_year(entry.get("year") or entry.get("publication_year") or entry.get("date")),
+        authors=listed(entry.get("authors") or entry.get("first_authors")),
+        year=year_in(entry.get("year") or entry.get("publication_year") or entry.get("date")),
         venue=next((_joined(entry.get(key)) for key in RIS_VENUES if entry.get(key)), None)
         or _joined(entry.get("publisher")),
         abstract=_joined(entry.get("abstract")) or _joined(entry.get("notes_abstract")),
@@ -631,10 +628,6 @@ def _joined(value: Any) -> str | None:
         value = " ".join(str(part) for part in value if part)
     text = re.sub(r"\s+", " ", str(value or "")).strip()
     return text or None
-
-
-def _names(value: Any) -> list[str]:
-    return [" ".join(str(name).split()) for name in value or [] if str(name).strip()]
 
 
 def _first_doi(*candidates: Any) -> str | None:
@@ -690,7 +683,7 @@ def csl_work(item: dict[str, Any]) -> Work | None:
     number = str(item.get("number") or "")
     return _work(
         title=_csl_text(item.get("title")), authors=[n for n in names if n],
-        year=_year(first) or _year(raw),
+        year=year_in(first) or year_in(raw),
         venue=_csl_text(item.get("container-title")) or _csl_text(item.get("publisher")),
         abstract=_csl_text(item.get("abstract")), doi=_csl_text(item.get("DOI")),
         pmid=_csl_text(item.get("PMID")), pmcid=_csl_text(item.get("PMCID")),
@@ -872,7 +865,7 @@ def _is_wos_tagged(text: str) -> bool:
 def _pdf_year(value: Any) -> int | None:
     """The year of a PDF date string ("D:20220301120000Z")."""
     found = re.match(r"(?:D:)?(\d{4})", str(value or ""))
-    return _year(found.group(1)) if found else None
+    return year_in(found.group(1)) if found else None
 
 
 def pdf_authors(field: str) -> list[str]:

@@ -41,12 +41,15 @@ def sniff_text(text: str) -> TextKind | None:
     return min(found)[1] if found else None  # type: ignore[return-value]
 
 
-def _year(value: Any) -> int | None:
+def year_in(value: Any) -> int | None:
+    """The first plausible publication year (1500-2099) a field's value names."""
     found = re.search(r"\b(1[5-9]\d\d|20\d\d)\b", str(value or ""))
     return int(found.group(1)) if found else None
 
 
-def _listed(value: Any) -> list[str]:
+def listed(value: Any) -> list[str]:
+    """A field's values (one value or a list of them), each with its whitespace collapsed;
+    empty ones left out."""
     if value is None:
         return []
     values = value if isinstance(value, list) else [value]
@@ -66,27 +69,27 @@ def medline_fields(text: str) -> list[Fields]:
 
 
 def _medline_record(record: dict[str, Any]) -> Fields:
-    ids = _listed(record.get("AID")) + _listed(record.get("LID"))
+    ids = listed(record.get("AID")) + listed(record.get("LID"))
     doi = next((normalize_doi(i) for i in ids if i.endswith("[doi]") and normalize_doi(i)), None)
-    types = _listed(record.get("PT"))
-    book, chapter = " ".join(_listed(record.get("BTI"))), " ".join(_listed(record.get("TI")))
+    types = listed(record.get("PT"))
+    book, chapter = " ".join(listed(record.get("BTI"))), " ".join(listed(record.get("TI")))
     is_book = bool(book) or "Book" in " ".join(types)
     return {
         "title": chapter or book,
-        "authors": (_listed(record.get("FAU")) or _listed(record.get("AU")))
-        + _listed(record.get("CN")),
-        "year": _year(record.get("DP")),
-        "venue": (book if chapter else " ".join(_listed(record.get("PB")))) if is_book
-        else " ".join(_listed(record.get("JT")) or _listed(record.get("TA"))),
-        "abstract": " ".join(_listed(record.get("AB"))),
+        "authors": (listed(record.get("FAU")) or listed(record.get("AU")))
+        + listed(record.get("CN")),
+        "year": year_in(record.get("DP")),
+        "venue": (book if chapter else " ".join(listed(record.get("PB")))) if is_book
+        else " ".join(listed(record.get("JT")) or listed(record.get("TA"))),
+        "abstract": " ".join(listed(record.get("AB"))),
         "doi": doi,
-        "pmid": " ".join(_listed(record.get("PMID"))),
-        "pmcid": " ".join(_listed(record.get("PMC"))),
+        "pmid": " ".join(listed(record.get("PMID"))),
+        "pmcid": " ".join(listed(record.get("PMC"))),
         "kind": ("chapter" if chapter else "book") if is_book else None,
         "publication_types": types,
-        "volume": " ".join(_listed(record.get("VI"))),
-        "issue": " ".join(_listed(record.get("IP"))),
-        "pages": " ".join(_listed(record.get("PG"))),
+        "volume": " ".join(listed(record.get("VI"))),
+        "issue": " ".join(listed(record.get("IP"))),
+        "pages": " ".join(listed(record.get("PG"))),
     }
 
 
@@ -106,22 +109,22 @@ def wos_fields(text: str) -> list[Fields]:
 
 
 def _wos_record(entry: dict[str, Any]) -> Fields:
-    types = _listed(entry.get("document_type"))
+    types = listed(entry.get("document_type"))
     chapter = any("chapter" in kind.lower() for kind in types)
     return {
-        "title": " ".join(_listed(entry.get("document_title"))),
-        "authors": _listed(entry.get("author_full_name")) or _listed(entry.get("authors")),
-        "year": _year(entry.get("publication_year") or entry.get("publication_date")),
-        "venue": " ".join(_listed(entry.get("publication_name"))),
-        "abstract": " ".join(_listed(entry.get("abstract"))),
-        "doi": normalize_doi(" ".join(_listed(entry.get("doi")))),
-        "pmid": " ".join(_listed(entry.get("pubmed_id"))),
+        "title": " ".join(listed(entry.get("document_title"))),
+        "authors": listed(entry.get("author_full_name")) or listed(entry.get("authors")),
+        "year": year_in(entry.get("publication_year") or entry.get("publication_date")),
+        "venue": " ".join(listed(entry.get("publication_name"))),
+        "abstract": " ".join(listed(entry.get("abstract"))),
+        "doi": normalize_doi(" ".join(listed(entry.get("doi")))),
+        "pmid": " ".join(listed(entry.get("pubmed_id"))),
         "kind": "chapter" if chapter else WOS_KINDS.get(str(entry.get("publication_type"))),
         "publication_types": types,
-        "volume": " ".join(_listed(entry.get("volume"))),
-        "issue": " ".join(_listed(entry.get("issue"))),
-        "pages": "-".join(_listed(entry.get("beginning_page")) + _listed(entry.get("ending_page")))
-        or " ".join(_listed(entry.get("article_number"))),
+        "volume": " ".join(listed(entry.get("volume"))),
+        "issue": " ".join(listed(entry.get("issue"))),
+        "pages": "-".join(listed(entry.get("beginning_page")) + listed(entry.get("ending_page")))
+        or " ".join(listed(entry.get("article_number"))),
     }
 
 
@@ -193,7 +196,7 @@ def _endnote_record(record: etree._Element) -> Fields:
     return {
         "title": _text(record.find("titles/title")),
         "authors": [_text(a) for a in record.iterfind("contributors/authors/author")],
-        "year": _year(_text(record.find("dates/year")) or _text(record.find("dates/pub-dates"))),
+        "year": year_in(_text(record.find("dates/year")) or _text(record.find("dates/pub-dates"))),
         "venue": venue or _text(record.find("publisher")),
         "abstract": _text(record.find("abstract")),
         "doi": doi,
