@@ -1,29 +1,25 @@
-"""Fit the decision of which way each study a claim's review includes points
+"""Fit the decision of whether a claim's most direct study supports it
 (:mod:`scholargraph.deterministic.stance_weights`) on dumped reviews, and measure it held out.
 
     python bench/fit_stance_model.py --claims CLAIMS.jsonl --dump DIR [--dump DIR ...]
                                      [--split 400] [--rows ROWS.pkl]
 
-The reviews are those ``bench/review.py --dump DIR`` wrote (each claim's node updates and its
-report). For each claim, its sentences are ranked again as synthesis ranks them
+The reviews are those ``bench/review.py --dump DIR`` wrote (each claim's node updates). For
+each claim, its sentences are ranked again as synthesis ranks them
 (:func:`~scholargraph.deterministic.extractive.claim_candidates`, with the default sentence
 model), every included study is read by the rules
-(:func:`scholargraph.agents.synthesis.study_reading`) and its features computed
-(:class:`~scholargraph.deterministic.stance_weights.StanceFeatures`); ``--rows`` keeps them for
-the next run. Two logistic regressions (scikit-learn, L2, standardised features) are fitted on
-the claims before ``--split`` only: whether a study the words allow to support the claim is
-SUPPORT evidence of it, and whether one they allow to contradict it is CONTRADICT evidence; the
-two probability thresholds are chosen there too, on out-of-fold probabilities (``FOLDS`` folds
-by claim), for label-F1 with false-contradiction at most ``MAX_FALSE_CONTRADICTION`` and
-contradiction-recall at least the rules'. A review's findings read against the claim count as
-the current :func:`~scholargraph.agents.synthesis.with_bearing` reads them again. Printed: the
-coefficients on the raw scale (each threshold folded into its intercept), ready to be written
-into ``stance_weights.py``, then the figures of the
-rules alone, of the review as dumped, and of the rules with the decision, on the fitted part, on
-the claims after ``--split`` (never seen), and on the claims with at least two evidence
-abstracts. Labels count as ``bench/review.py`` counts them (SciFact's abstract-level label-only
-F1), contradiction-recall and false-contradiction with the review's findings read against the
-claim (their bearing does not depend on the stances).
+(:func:`scholargraph.agents.synthesis.study_reading`), and the most direct study's features
+(:class:`~scholargraph.deterministic.stance_weights.SupportFeatures`) are computed; ``--rows``
+keeps them for the next run. A logistic regression (scikit-learn, L2, standardised features) is
+fitted on the claims before ``--split`` only (target: the study is SUPPORT evidence of the
+claim), its probability threshold chosen there too, on label-F1. Printed: the coefficients on the
+raw scale (the threshold folded into the intercept), ready to be written into
+``stance_weights.py``, then the label precision, recall and F1 of the rules alone and of the
+rules with the decision, on the fitted part, on the claims after ``--split`` (never seen), and on
+the claims with at least two evidence abstracts. A label counts as SciFact's abstract-level
+label-only F1 counts it (``bench/review.py``), here over every included study's stance (the
+bench counts the cited ones; the reviews cite every study given a stance). The contradiction
+figures do not move: the decision never gives or takes a contradiction.
 """
 
 from __future__ import annotations
@@ -32,46 +28,32 @@ import argparse
 import math
 import pickle
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GroupKFold
 from sklearn.preprocessing import StandardScaler
 
 import __main__
-from scholargraph.agents.schemas import Draft
 from scholargraph.agents.synthesis import (
-    StanceDecision,
+    StudyReading,
+    SupportDecision,
     stance_claim,
     study_reading,
-    with_bearing,
 )
 from scholargraph.deterministic.extractive import claim_candidates
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import question_itself
-from scholargraph.deterministic.stance_weights import StanceFeatures
-from scholargraph.rag.embeddings import Embedder, load_embedder
+from scholargraph.deterministic.stance_weights import SupportFeatures
+from scholargraph.rag.embeddings import load_embedder
 from scholargraph.testing.services.corpus import openalex_id_for
 
 from review import LABELS, Claim, read_claims
 
-FEATURES = ["rules_support", "rules_against", "restated", "closest_cosine", "title_cosine",
-            "sentence_cosine", "sentence_lift", "terms_named"]
-"""What the two models weigh (:class:`StanceFeatures`; the cues only decide which labels a study
-may get). No feature says how a study ranks against the others: a decision that learns to
-prefer the first-ranked study fits claims tested by one abstract and hides the other studies of
-a broad claim (on the 37 claims with several evidence abstracts, label-f1 fell by 0.03-0.08
-with rank and lead among the features)."""
+FEATURES = list(SupportFeatures.model_fields)
 C = 1.0
 """Inverse L2 strength (scikit-learn's default)."""
-THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
-FOLDS = 5
-MAX_FALSE_CONTRADICTION = 0.05
-
-Decide = Callable[[dict], str | None]
-"""A study's row to its SciFact label (or None)."""
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4)
 
 
 def main() -> None:
@@ -93,72 +75,57 @@ def main() -> None:
     tune = [row for row in rows if row["index"] < args.split]
     held = [row for row in rows if row["index"] >= args.split]
     several = [row for row in rows if len(row["claim"].evidence) >= 2]
-    support, against, thresholds = fit(tune)
-    print(f"fitted on {len(tune)} reviews (claims 0-{args.split - 1}); thresholds {thresholds}")
-    for name, (model, scaler), threshold in zip(("SUPPORT", "CONTRADICT"), (support, against),
-                                                thresholds, strict=True):
-        weights = model.coef_[0] / scaler.scale_
-        intercept = (model.intercept_[0] - float(weights @ scaler.mean_)
-                     - math.log(threshold / (1 - threshold)))
-        print(f"{name}: Weights = {{")
-        print(f'    "intercept": {intercept:.3f},')
-        for feature, weight in zip(FEATURES, weights, strict=True):
-            print(f'    "{feature}": {weight:.3f},')
-        print("}")
-    decide = decider(support, against, thresholds)
-    for name, part in ((f"fitted 0-{args.split - 1}", tune),
-                       (f"held out {args.split}-", held), ("several evidence", several)):
-        print(name)
-        for how, rule in (("rules", rules), ("as dumped", dumped), ("decision", decide)):
-            print(f"  {how:10s} {figures(part, rule)}")
+    model, scaler, threshold = fit(tune, claims[:args.split])
+    weights = model.coef_[0] / scaler.scale_
+    intercept = (model.intercept_[0] - float(weights @ scaler.mean_)
+                 - math.log(threshold / (1 - threshold)))
+    print(f"fitted on {len(tune)} reviews (claims 0-{args.split - 1}), "
+          f"{sum(row['direct'] is not None for row in tune)} most direct studies; "
+          f"threshold {threshold}")
+    print(f"INTERCEPT = {intercept:.3f}")
+    for name, weight in zip(FEATURES, weights, strict=True):
+        print(f"{name.upper()} = {weight:.3f}")
+    decide = decider(model, scaler, threshold)
+    for name, part, gold in (
+            (f"fitted 0-{args.split - 1}", tune, claims[:args.split]),
+            (f"held out {args.split}-{len(claims) - 1}", held, claims[args.split:]),
+            ("several evidence", several, [c for c in claims if len(c.evidence) >= 2])):
+        print(f"{name:24s} rules {scores(part, gold, None)}  with decision "
+              f"{scores(part, gold, decide)}")
 
 
 def claim_rows(claims: list[Claim], dumps: list[Path]) -> list[dict]:
-    """Per dumped claim review, its row (:func:`claim_row`)."""
+    """Per dumped claim review: each included study's rule reading, and the most direct
+    study's features, with the claim's gold labels of each study."""
     embedder = load_embedder(None)
     rows = []
     for index, claim in enumerate(claims):
         path = next((d / f"{claim.claim_id}.pkl" for d in dumps
                      if (d / f"{claim.claim_id}.pkl").exists()), None)
-        row = claim_row(index, claim, pickle.loads(path.read_bytes()), embedder) if path else None
-        if row is not None:
-            rows.append(row)
-            print(f"[{index}] {claim.claim_id}", file=sys.stderr, flush=True)
-    return rows
-
-
-def claim_row(index: int, claim: Claim, dumped: dict, embedder: Embedder) -> dict | None:
-    """One dumped review's included studies, each with its rule reading, features, the label
-    the dumped review gave it and its gold document; and whether the review's findings read
-    against the claim. None when the dump stops before synthesis."""
-    state = before_synthesis(dumped["updates"])
-    if state is None:
-        return None
-    report = dumped["report"]
-    by_openalex = {openalex_id_for(doc): doc for doc in [*claim.evidence, *claim.cited]}
-    passages, papers = state.get("passages", []), state.get("papers", [])
-    question = state.get("cleaned_question") or state.get("question") or claim.text
-    opposing = [f for f in report.findings if f.bearing == "opposes"]  # read again: may not now
-    rechecked = with_bearing(Draft(summary="", findings=opposing), question, opposing).findings
-    row: dict = {"index": index, "claim": claim, "studies": [],
-                 "bearing_against": any(f.bearing == "opposes" for f in rechecked)}
-    itself = question_itself(state["sub_questions"], question)
-    stated = stance_claim(question)
-    if itself is None or not passages or stated is None or not is_claim(question):
-        return row
-    ranked = claim_candidates(itself, passages, papers, state["intent"].keywords, embedder)
-    decision = StanceDecision.of(stated, embedder)
-    given = {s.work_id: LABELS.get(s.reading) for s in report.stances}
-    for work in papers:
-        direct = bool(ranked) and work.id == ranked[0].work_id
-        read = study_reading(stated, work, ranked, direct)
-        if read.chosen is None or decision is None:
+        state = before_synthesis(pickle.loads(path.read_bytes())["updates"]) if path else None
+        if state is None:
             continue
-        row["studies"].append({
-            "doc": by_openalex.get(work.openalex_id or "", "x" + work.id),
-            "rules": LABELS.get(read.reading), "dumped": given.get(work.id),
-            "features": decision.features(work, read)})
-    return row
+        passages, papers = state.get("passages", []), state.get("papers", [])
+        question = state.get("cleaned_question") or state.get("question") or claim.text
+        itself = question_itself(state["sub_questions"], question)
+        stated = stance_claim(question)
+        if itself is None or not passages or stated is None or not is_claim(question):
+            continue
+        ranked = claim_candidates(itself, passages, papers, state["intent"].keywords, embedder)
+        decision = SupportDecision.of(stated, embedder)
+        by_openalex = {openalex_id_for(doc): doc for doc in [*claim.evidence, *claim.cited]}
+        studies, direct = [], None
+        for work in papers:
+            is_direct = bool(ranked) and work.id == ranked[0].work_id
+            read: StudyReading = study_reading(stated, work, ranked, is_direct)
+            doc = by_openalex.get(work.openalex_id or "")
+            studies.append((doc, read.reading, is_direct))
+            if (is_direct and read.chosen is not None and decision is not None
+                    and read.reading == "supports"):
+                direct = decision.features(work, read.chosen, read)
+        rows.append({"index": index, "claim": claim, "studies": studies, "direct": direct})
+        print(f"[{index}] {claim.claim_id}", file=sys.stderr, flush=True)
+    return rows
 
 
 def before_synthesis(updates: list[tuple[str, dict]]) -> dict | None:
@@ -171,135 +138,68 @@ def before_synthesis(updates: list[tuple[str, dict]]) -> dict | None:
     return None
 
 
-def gold(row: dict, study: dict) -> set[str]:
-    return row["claim"].evidence.get(study["doc"], set())
+def supported(row: dict, doc: str | None) -> bool:
+    return doc is not None and "SUPPORT" in row["claim"].evidence.get(doc, set())
 
 
-def fit(rows: list[dict]) -> tuple[tuple[LogisticRegression, StandardScaler],
-                                   tuple[LogisticRegression, StandardScaler],
-                                   tuple[float, float]]:
-    """The two models on the studies their label is allowed for, and the thresholds with the
-    best label-F1 (false-contradiction at most its bound, contradiction-recall at least the
-    rules') on the same claims, read from out-of-fold probabilities (``FOLDS`` folds by claim):
-    in-sample ones are too sure of the fitted claims and ask for thresholds too strict."""
-    from scholargraph.deterministic.stance_weights import may_contradict, may_support
-    models, folded = [], {}
-    for allowed, label in ((may_support, "SUPPORT"), (may_contradict, "CONTRADICT")):
-        cases = [(row, s) for row in rows for s in row["studies"] if allowed(s["features"])]
-        x = np.array([vector(s["features"]) for _, s in cases])
-        y = np.array([label in gold(row, s) for row, s in cases])
-        groups = np.array([row["index"] for row, _ in cases])
-        models.append(model_on(x, y))
-        for train, test in GroupKFold(FOLDS).split(x, y, groups):
-            model, scaler = model_on(x[train], y[train])
-            p = model.predict_proba(scaler.transform(x[test]))[:, 1]
-            for (_, study), value in zip([cases[i] for i in test], p, strict=True):
-                folded.setdefault(id(study), []).append((math.log(value / (1 - value)), label))
-    support, against = models
-    out_of_fold = Decider(support, against, (0.5, 0.5))
-    out_of_fold.known = folded
-    floor = measure(rows, rules)["contradiction-recall"]
-    best, best_f1 = (0.5, 0.5), -1.0
-    for ts in THRESHOLDS:
-        for tc in THRESHOLDS:
-            out_of_fold.thresholds = (ts, tc)
-            found = measure(rows, out_of_fold)
-            if (found["false-contradiction"] <= MAX_FALSE_CONTRADICTION
-                    and found["contradiction-recall"] >= floor and found["F1"] > best_f1):
-                best, best_f1 = (ts, tc), found["F1"]
-    return support, against, best
-
-
-def model_on(x: np.ndarray, y: np.ndarray) -> tuple[LogisticRegression, StandardScaler]:
+def fit(rows: list[dict], claims: list[Claim]
+        ) -> tuple[LogisticRegression, StandardScaler, float]:
+    """The model on the most direct studies the rules read as supporting the claim, and the
+    threshold with the best label-F1 on the same claims."""
+    cases = [row for row in rows if row["direct"] is not None]
+    x = np.array([vector(row["direct"]) for row in cases])
+    y = np.array([supported(row, next(d for d, _, is_direct in row["studies"] if is_direct))
+                  for row in cases])
     scaler = StandardScaler().fit(x)
-    return LogisticRegression(C=C, max_iter=5000).fit(scaler.transform(x), y), scaler
+    model = LogisticRegression(C=C, max_iter=3000).fit(scaler.transform(x), y)
+    best = max(THRESHOLDS, key=lambda t: f1(rows, claims, decider(model, scaler, t)))
+    return model, scaler, best
 
 
-def vector(features: StanceFeatures) -> list[float]:
+def vector(features: SupportFeatures) -> list[float]:
     return [float(getattr(features, name)) for name in FEATURES]
 
 
-class Decider:
-    """The decision with the two fitted models at ``thresholds`` (each study's probabilities
-    computed once, so thresholds can be tried cheaply)."""
-
-    def __init__(self, support: tuple[LogisticRegression, StandardScaler],
-                 against: tuple[LogisticRegression, StandardScaler],
-                 thresholds: tuple[float, float]) -> None:
-        self.models = (support, against)
-        self.thresholds = thresholds
-        self.known: dict[int, list[tuple[float, str]]] = {}
-
-    def odds(self, study: dict) -> list[tuple[float, str]]:
-        """The log-odds of each label the study's words allow."""
-        from scholargraph.deterministic.stance_weights import may_contradict, may_support
-        if id(study) not in self.known:
-            features = study["features"]
-            x = np.array([vector(features)])
-            found = []
-            for (model, scaler), allowed, label in zip(
-                    self.models, (may_support, may_contradict), ("SUPPORT", "CONTRADICT"),
-                    strict=True):
-                if allowed(features):
-                    p = float(model.predict_proba(scaler.transform(x))[0, 1])
-                    found.append((math.log(p / (1 - p)), label))
-            self.known[id(study)] = found
-        return self.known.get(id(study), [])
-
-    def __call__(self, study: dict) -> str | None:
-        cut = {label: math.log(t / (1 - t))
-               for label, t in zip(("SUPPORT", "CONTRADICT"), self.thresholds, strict=True)}
-        top = max(((value - cut[label], label) for value, label in self.odds(study)),
-                  default=None)
-        return top[1] if top is not None and top[0] >= 0 else None
+def decider(model: LogisticRegression, scaler: StandardScaler, threshold: float):
+    def decide(features: SupportFeatures) -> bool:
+        x = scaler.transform(np.array([vector(features)]))
+        return bool(model.predict_proba(x)[0, 1] >= threshold)
+    return decide
 
 
-def decider(support: tuple[LogisticRegression, StandardScaler],
-            against: tuple[LogisticRegression, StandardScaler],
-            thresholds: tuple[float, float]) -> Decider:
-    return Decider(support, against, thresholds)
+def given(row: dict, decide) -> list[tuple[str | None, str]]:
+    """The (gold document or None, label) pairs one review gives: the rules' readings, the most
+    direct study's given by ``decide`` when there is one to decide."""
+    found = []
+    for doc, reading, is_direct in row["studies"]:
+        if is_direct and decide is not None and row["direct"] is not None:
+            label = "SUPPORT" if decide(row["direct"]) else None  # the rules' SUPPORT, or none
+        else:
+            label = LABELS.get(reading)
+        if label is not None:
+            found.append((doc, label))
+    return found
 
 
-def rules(study: dict) -> str | None:
-    return study["rules"]
+def counts(rows: list[dict], claims: list[Claim], decide) -> tuple[int, int, int]:
+    """Labels given, right, and gold labels (a label on a study that is no evidence of the claim
+    is given and wrong)."""
+    pairs = [(row["claim"], doc, label) for row in rows for doc, label in given(row, decide)]
+    right = sum(doc is not None and label in claim.evidence.get(doc, set())
+                for claim, doc, label in pairs)
+    return len(pairs), right, sum(len(claim.evidence) for claim in claims)
 
 
-def dumped(study: dict) -> str | None:
-    return study["dumped"]
+def f1(rows: list[dict], claims: list[Claim], decide) -> float:
+    given, right, gold = counts(rows, claims, decide)
+    precision, recall = right / max(given, 1), right / max(gold, 1)
+    return 2 * precision * recall / max(precision + recall, 1e-9)
 
 
-def measure(rows: list[dict], decide: Decide) -> dict[str, float]:
-    """Label precision, recall and F1 (SciFact's label-only, abstract level), and the share of
-    claims with CONTRADICT evidence, and of those with SUPPORT evidence only, read against."""
-    given = right = 0
-    contradicted = against_contradicted = supported = against_supported = 0
-    for row in rows:
-        labels = [(s, decide(s)) for s in row["studies"]]
-        labels = [(s, label) for s, label in labels if label is not None]
-        given += len(labels)
-        right += sum(label in gold(row, s) for s, label in labels)
-        against = row["bearing_against"] or any(label == "CONTRADICT" for _, label in labels)
-        kinds = set().union(*row["claim"].evidence.values()) if row["claim"].evidence else set()
-        if "CONTRADICT" in kinds:
-            contradicted += 1
-            against_contradicted += against
-        elif "SUPPORT" in kinds:
-            supported += 1
-            against_supported += against
-    total = sum(len(row["claim"].evidence) for row in rows)
-    precision, recall = right / max(given, 1), right / max(total, 1)
-    return {"F1": 2 * precision * recall / max(precision + recall, 1e-9), "P": precision,
-            "R": recall, "labels": given,
-            "contradiction-recall": against_contradicted / max(contradicted, 1),
-            "false-contradiction": against_supported / max(supported, 1)}
-
-
-def figures(rows: list[dict], decide: Decide) -> str:
-    found = measure(rows, decide)
-    return (f"label-F1 {found['F1']:.3f} (P {found['P']:.3f} R {found['R']:.3f}, "
-            f"{found['labels']:.0f} labels)  contradiction-recall "
-            f"{found['contradiction-recall']:.3f}  false-contradiction "
-            f"{found['false-contradiction']:.3f}")
+def scores(rows: list[dict], claims: list[Claim], decide) -> str:
+    given, right, gold = counts(rows, claims, decide)
+    return (f"F1 {f1(rows, claims, decide):.3f} (P {right / max(given, 1):.3f} "
+            f"R {right / max(gold, 1):.3f}, {given} labels)")
 
 
 if __name__ == "__main__":

@@ -557,11 +557,11 @@ def _stances(claim: str, studies: list[tuple[Work, Candidate]], embedder) -> dic
     return {stance.work_id: stance.reading for stance in draft.stances}
 
 
-def test_a_study_supports_a_claim_only_when_it_comes_close_to_it(minilm):
+def test_the_most_direct_study_supports_a_claim_only_when_it_comes_close_to_it(minilm):
     """A study of machine learning reading chest radiographs "improved" something, and the
-    rules read it the claim's way; but it is far from disease surveillance, and the fitted
-    decision reads it neither way. A study of outbreak detection in health departments keeps its
-    support. Without the sentence model the decision was fitted with, the rules decide alone."""
+    rules read it the claim's way; but it is far from disease surveillance, and the fitted check
+    takes its support away. A study of outbreak detection in health departments keeps its own.
+    Without the sentence model the check was fitted with, the rules decide alone."""
     radiology = _study("Deep learning in radiology",
                        "We reviewed deep learning studies of chest radiographs.",
                        "Machine learning improved the accuracy of radiologists reading chest "
@@ -577,13 +577,12 @@ def test_a_study_supports_a_claim_only_when_it_comes_close_to_it(minilm):
     assert _stances(SURVEILLANCE_CLAIM, [syndromic], minilm) == {syndromic[0].id: "supports"}
 
 
-def test_the_words_decide_which_way_a_study_may_point_and_closeness_whether_it_does(minilm):
-    """The decision gives no label the sentence's words do not allow: figures it cannot read
-    ("a hazard ratio of 1.31") stay unlabelled however close the study is, a result against the
-    claim stays against it; a study near the claim whose result the rules miss ("as many asthma
-    attacks as those given placebo") is read as finding no effect, one far from it ("more muscle
-    pain") is read neither way. Every study is weighed, not only the most direct: a lower-ranked
-    study of the claim keeps its support beside a first-ranked one that is no test of it."""
+def test_the_support_check_never_gives_support_nor_touches_a_contradiction_or_other_studies(
+        minilm):
+    """The check only takes support away from the most direct study: a study whose figures the
+    rules cannot read stays unlabelled however close it is ("a hazard ratio of 1.31" is no
+    support), one read against the claim stays so, and a lower-ranked study keeps the reading
+    the rules give it."""
     figures = _study("Statin therapy and stroke in older adults",
                      "We followed 4,000 adults aged over 65 for ten years.",
                      "Statin users had a hazard ratio for stroke of 1.31 (95% CI 1.10-1.52) "
@@ -591,18 +590,8 @@ def test_the_words_decide_which_way_a_study_may_point_and_closeness_whether_it_d
     against = _study("Statin therapy and stroke in older adults: a cohort",
                      "We followed 4,000 adults aged over 65 for ten years.",
                      "Statin users had a higher risk of stroke than non-users.")
-    pain = _study("Statins and muscle pain", "We followed 4,000 adults over 65.",
-                  "Statin users reported more muscle pain, which increased with dose.")
     assert _stances(STATIN_CLAIM, [figures], minilm) == {figures[0].id: "neither"}
     assert _stances(STATIN_CLAIM, [against], minilm) == {against[0].id: "contradicts"}
-    assert _stances(STATIN_CLAIM, [pain], minilm) == {pain[0].id: "neither"}
-    claim = "Vitamin D supplementation reduces asthma attacks in children."
-    placebo = _study("Vitamin D supplementation and asthma attacks in children",
-                     "We randomised 400 children.",
-                     "Children given vitamin D had as many asthma attacks as those given "
-                     "placebo, with no significant difference.")
-    assert _stances(claim, [placebo], None) == {placebo[0].id: "neither"}
-    assert _stances(claim, [placebo], minilm) == {placebo[0].id: "no effect"}
     radiology = _study("Deep learning in radiology",
                        "We reviewed deep learning studies of chest radiographs.",
                        "Machine learning improved the accuracy of radiologists reading chest "
@@ -615,42 +604,20 @@ def test_the_words_decide_which_way_a_study_may_point_and_closeness_whether_it_d
         radiology[0].id: "neither", surveillance[0].id: "supports"}
 
 
-def _features(**change: float | bool):
-    from scholargraph.deterministic.stance_weights import StanceFeatures
-    base = {"rules_support": True, "rules_against": False, "restated": False,
-            "closest_cosine": 0.3, "title_cosine": 0.2, "sentence_cosine": 0.3,
-            "sentence_lift": 0.05, "terms_named": 0.2, "cue_with": True, "cue_against": False,
-            "numbers_disagree": False}
-    return StanceFeatures(**{**base, **change})
-
-
 def test_the_closer_a_study_comes_to_the_claim_the_likelier_its_support_stands():
-    """Each feature of closeness (the claim's words named, the closest sentence or the title
-    near it) raises the support score; a study far on all of them gets no label, one near on all
-    keeps the support its words give."""
-    from scholargraph.deterministic.stance_weights import SUPPORT, decision, score
-    far = _features()
-    assert decision(far) is None
+    """Each feature of closeness (the claim's words named, a sentence or title near it) raises
+    the score; a study far on all of them loses its support, one near on all keeps it."""
+    from scholargraph.deterministic.stance_weights import (
+        SupportFeatures,
+        support_score,
+        supports,
+    )
+    far = SupportFeatures(restated=False, closest_cosine=0.3, title_cosine=0.2, terms_named=0.2)
+    assert not supports(far)
     for change in ({"closest_cosine": 0.6}, {"title_cosine": 0.6}, {"terms_named": 0.8}):
-        assert score(SUPPORT, _features(**change)) > score(SUPPORT, far)
-    assert decision(_features(closest_cosine=0.85, sentence_cosine=0.85, title_cosine=0.8,
-                              terms_named=0.7)) == "supports"
-
-
-def test_no_closeness_gives_a_label_the_words_do_not_allow():
-    """A study as close to the claim as can be is not read as supporting it when its only cue
-    points the other way, nor as contradicting it when no cue, figure or rule points against."""
-    from scholargraph.deterministic.stance_weights import decision, may_contradict, may_support
-    near = {"closest_cosine": 0.95, "sentence_cosine": 0.95, "title_cosine": 0.95,
-            "terms_named": 0.9}
-    against_only = _features(rules_support=False, cue_with=False, cue_against=True, **near)
-    assert not may_support(against_only)
-    assert decision(against_only) == "contradicts"
-    with_only = _features(**near)
-    assert not may_contradict(with_only)
-    assert decision(with_only) == "supports"
-    silent = _features(rules_support=False, cue_with=False, **near)
-    assert decision(silent) is None
+        assert support_score(far.model_copy(update=change)) > support_score(far)
+    assert supports(SupportFeatures(restated=False, closest_cosine=0.85, title_cosine=0.8,
+                                    terms_named=0.7))
 
 
 def test_an_improved_pain_is_less_pain_but_an_improved_survival_more_survival():
@@ -666,44 +633,6 @@ def test_an_improved_pain_is_less_pain_but_an_improved_survival_more_survival():
     survival = "Erlotinib improved overall survival in patients with EGFR-mutant lung cancer."
     assert reading("Erlotinib reduces overall survival in EGFR-mutant lung cancer.", survival,
                    survival, "") == "contradicts"
-
-
-@pytest.mark.parametrize(("claim", "sentence", "ways"), [
-    # one cue each way: a rise in the claim's outcome and a fall in another
-    ("Statins lower the risk of stroke.",
-     "Statin use was followed by a higher risk of stroke, and cholesterol was lower.",
-     (True, True, False, True)),
-    # no effect on the claim's outcome: against it, on its outcome
-    ("Erlotinib improves survival in lung cancer.",
-     "Erlotinib did not improve overall survival in lung cancer.", (False, True, False, True)),
-    # the claim's way on its outcome
-    ("Erlotinib improves survival in lung cancer.",
-     "Erlotinib improved overall survival in lung cancer by four months.",
-     (True, False, True, False)),
-    # a claim of no effect: an effect is against it, no effect with it
-    ("Vitamin D has no effect on asthma attacks.",
-     "Vitamin D reduced asthma attacks by a third.", (False, True, False, True)),
-    ("Vitamin D has no effect on asthma attacks.",
-     "Vitamin D did not change the rate of asthma attacks.", (True, False, True, False)),
-    # no direction word at all
-    ("Erlotinib improves survival in lung cancer.",
-     "We enrolled 300 patients with lung cancer in 12 centres.", (False, False, False, False)),
-])
-def test_each_cue_of_a_sentence_is_read_for_or_against_the_claim(claim, sentence, ways):
-    from scholargraph.deterministic.stance import pointing
-    found = pointing(claim, sentence)
-    assert (found.with_claim, found.against_claim, found.with_outcome,
-            found.against_outcome) == ways
-
-
-def test_proportions_near_the_claims_agree_with_it():
-    from scholargraph.deterministic.stance import numbers_agree
-    assert numbers_agree("12% of adults smoke.", "Of the adults, 13.5% smoked.")
-    assert not numbers_agree("1 in 5 million in UK have abnormal PrP positivity.",
-                             "an overall prevalence of 493 per million (1/2000)")
-    assert not numbers_agree("Statins lower the risk of stroke.", "Statins lowered it by 20%.")
-
-
 @pytest.mark.parametrize(("claim", "sentence", "bearing"), [
     # the claim's own change on its outcome beside one the other way: mixed, not against
     ("The minor allele of the gene downregulates pro-inflammatory cytokines.",

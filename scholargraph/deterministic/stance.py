@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from scholargraph.rag.ranking import specific_share, tokenize
 
@@ -741,48 +741,3 @@ MEASURE_TERMS = frozenset(tokenize(
     "ratio likelihood probability concentration severity duration size"))
 """Words that say how an outcome is measured, not what it is: "lower rates of depression" and
 "increases rates of colorectal cancer" share "rates" and nothing they are about."""
-
-
-class Pointing(NamedTuple):
-    """Which ways a sentence's direction cues point against a claim, cue by cue (not only its
-    overall reading): a result sentence often carries cues of both ways, and which of them
-    holds is left to the fitted decision (:mod:`scholargraph.deterministic.stance_weights`)."""
-
-    with_claim: bool
-    """A cue the claim's way: of its sign, or an effect where it states one."""
-    against_claim: bool
-    """A cue the other way: the other sign, no effect where it states one, or an effect where it
-    states none."""
-    with_outcome: bool
-    """A cue the claim's way whose words name the claim's outcome (:func:`claim_outcome`)."""
-    against_outcome: bool
-    """A cue the other way whose words name the claim's outcome."""
-    null_outcome: bool
-    """A cue of no effect whose words name the claim's outcome."""
-
-
-def pointing(claim: str, sentence: str) -> Pointing:
-    """Which ways the cues of ``sentence`` (abbreviations already written out) point on
-    ``claim``; nouns naming the subject ("inhibitors") are not results and are left out."""
-    claimed, found = stance(claim), stance(sentence)
-    way = result_way(claimed) or claimed.main or "effect"
-    outcome = claim_outcome(claimed)
-    cues = [cue for cue in found.cues if not cue.modifier]
-
-    def against(cue: Cue) -> bool:
-        return opposite(way, cue.direction)
-
-    def along(cue: Cue) -> bool:
-        return not against(cue) and (cue.direction != "null" or way == "null")
-
-    on_outcome = [cue for cue in cues if cue.outcome & outcome]
-    return Pointing(any(map(along, cues)), any(map(against, cues)),
-                    any(map(along, on_outcome)), any(map(against, on_outcome)),
-                    any(cue.direction == "null" for cue in on_outcome))
-
-
-def numbers_agree(claim: str, sentence: str) -> bool:
-    """Whether the sentence states a proportion near one of the claim's (within
-    ``NUMBER_RATIO``)."""
-    claimed, reported = proportions(claim), proportions(sentence)
-    return any(max(a, b) / min(a, b) <= NUMBER_RATIO for a in claimed for b in reported)
