@@ -633,3 +633,23 @@ def test_an_improved_pain_is_less_pain_but_an_improved_survival_more_survival():
     survival = "Erlotinib improved overall survival in patients with EGFR-mutant lung cancer."
     assert reading("Erlotinib reduces overall survival in EGFR-mutant lung cancer.", survival,
                    survival, "") == "contradicts"
+@pytest.mark.parametrize(("claim", "sentence", "bearing"), [
+    # the claim's own change on its outcome beside one the other way: mixed, not against
+    ("The minor allele of the gene downregulates pro-inflammatory cytokines.",
+     "Minor allele carriage reduces production of proinflammatory cytokines, including TNF, and "
+     "increases production of anti-inflammatory cytokines, including IL-10.", None),
+    # the subject's loss failing to bring the outcome about is the claim's way, not against it
+    ("Osteocytes have an essential role in G-CSF induced HSPC mobilization.",
+     "Mice with targeted ablation of osteocytes fail to mobilize HSPCs in response to G-CSF.",
+     None),
+    # the subject itself failing to bring it about is against it
+    ("Osteocytes have an essential role in G-CSF induced HSPC mobilization.",
+     "Osteocytes fail to mobilize HSPCs in response to G-CSF.", "opposes"),
+])
+def test_a_finding_opposes_a_claim_only_where_its_stance_would_be_read_against_it(
+        claim, sentence, bearing):
+    from scholargraph.agents.synthesis import with_bearing
+    work = _work("study")
+    finding = _candidate(work, sentence, frozenset({"result"}), 0.9).finding("q1")
+    read = with_bearing(Draft(summary="", findings=[finding]), claim, [finding])
+    assert read.findings[0].bearing == bearing
