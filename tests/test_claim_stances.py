@@ -653,3 +653,16 @@ def test_a_finding_opposes_a_claim_only_where_its_stance_would_be_read_against_i
     finding = _candidate(work, sentence, frozenset({"result"}), 0.9).finding("q1")
     read = with_bearing(Draft(summary="", findings=[finding]), claim, [finding])
     assert read.findings[0].bearing == bearing
+
+
+def test_an_improvement_of_pain_is_pain_eased_whichever_side_names_it():
+    """"Improved pain" was read as pain easing; "pain improvement", the outcome before the noun,
+    was read as more pain and so as evidence against a claim that a drug reduces pain."""
+    claim = "Duloxetine reduces knee pain in osteoarthritis."
+    assert reading(claim, "Duloxetine produced significant knee pain improvement in patients "
+                          "with osteoarthritis.") == "supports"
+    assert reading(claim, "Patients given duloxetine showed knee pain and stiffness improvement "
+                          "at 12 weeks.") == "supports"
+    assert reading("Exercise training improves insulin sensitivity in obese adolescents.",
+                   "Exercise training produced an improvement in insulin sensitivity in obese "
+                   "adolescents.") == "supports"

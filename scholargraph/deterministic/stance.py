@@ -171,12 +171,27 @@ def stance(sentence: str) -> Stance:
                 continue
             taken.append(span)
             after = _window(sentence, tokens, span, reach=0, stops=SETTING_WORDS)
-            if direction == "up" and BENEFIT.fullmatch(match.group(0)) and after & HARMS:
+            if direction == "up" and BENEFIT.fullmatch(match.group(0)) and (
+                    after & HARMS or _improvement_of_harm(sentence, tokens, span, after)):
                 direction = "effect"  # "improved pain": the pain eased, it did not grow
             cues.append(Cue(direction, match.group(0).lower(), _window(sentence, tokens, span),
                             after, _modifier(match.group(0), sentence[span[1]:])))
     return Stance(tuple(_without_amounts(sentence, taken, cues)),
                   frozenset(tokenize(sentence)))
+
+
+def _improvement_of_harm(sentence: str, tokens: list[tuple[int, int]], span: tuple[int, int],
+                         after: frozenset[str]) -> bool:
+    """Whether a benefit noun follows an outcome a benefit lowers ("clinically significant pain
+    and functional improvement", "symptom improvement"): the pain eased."""
+    if not sentence[span[0]:span[1]].lower().endswith(("ment", "ments")):
+        return False
+    before = _window(sentence, tokens, span, reach=BENEFIT_NOUN_REACH) - after
+    return bool(before & HARMS)
+
+
+BENEFIT_NOUN_REACH = 3
+"""How many words before a benefit noun may name the outcome it is of."""
 
 
 def _without_amounts(sentence: str, spans: list[tuple[int, int]],
