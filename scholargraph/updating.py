@@ -126,11 +126,13 @@ def update_sources(earlier: Report, requested: list[str] | None,
         return requested
     known = set(source_names()) - set(NOT_REPEATED)
     sources = [name for name in earlier.sources_searched if name in known]
+    way_on = ("name the services to search for new records (scholargraph update "
+              f"{directory} --sources pubmed,openalex) or run the review again on the new records")
+    if not earlier.sources_searched:
+        raise InputError(f"{directory} records no source it searched: {way_on}")
     if not sources:
         raise InputError(f"{directory} was reviewed from a library alone, which an update does "
-                         "not search again: name the services to search for new records "
-                         f"(scholargraph update {directory} --sources pubmed,openalex) or run "
-                         "the review again on the new records")
+                         f"not search again: {way_on}")
     return sources
 
 

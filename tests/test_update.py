@@ -22,10 +22,11 @@ import pytest
 
 from scholargraph import review
 from scholargraph.cli import main
+from scholargraph.errors import InputError
 from scholargraph.report import Report
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.updating import update
+from scholargraph.updating import update, update_sources
 
 QUESTION = "machine learning for public health surveillance"
 SOURCES = ["pubmed", "arxiv", "openalex", "web"]
@@ -403,3 +404,5 @@ def test_a_review_of_a_library_alone_is_updated_only_from_the_services_named(
     searched = {entry.source for entry in report.search_log
                 if "retractions and corrections" not in entry.query}
     assert "openalex" in searched and searched <= {"library", "openalex"}
+    with pytest.raises(InputError, match="records no source it searched"):
+        update_sources(earlier.model_copy(update={"sources_searched": []}), None, folder)
