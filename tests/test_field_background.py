@@ -10,7 +10,7 @@ import re
 import pytest
 
 from scholargraph import review
-from scholargraph.deterministic.extractive import quotable, states_finding
+from scholargraph.deterministic.extractive import Candidate, quotable, states_finding
 from scholargraph.records import Passage
 from scholargraph.report import Report
 
@@ -37,22 +37,25 @@ def test_the_recorded_abstracts_open_on_the_field_and_no_finding_quotes_it(testi
     assert any("65.9% of the bugs were caught" in text for text in findings)
 
 
+def abstract_sentences(text: str) -> list[Candidate]:
+    """The quotable sentences of ``text`` read as a work's abstract."""
+    return quotable(Passage(id="w#a", work_id="w", text=text, start=0, end=len(text),
+                            section="abstract"), None)
+
+
 def test_a_field_statement_is_background_unless_a_structured_abstract_labels_it_a_result():
     text = ("Deep Learning (DL) has revolutionized the capabilities of vision-based systems. "
             "RESULTS: Metamorphic relations have emerged as the strongest oracle in 12 of 14 "
             "models tested.")
-    opening, labelled = quotable(Passage(id="w#a", work_id="w", text=text, start=0,
-                                         end=len(text), section="abstract"), None)
+    opening, labelled = abstract_sentences(text)
     assert "background" in opening.facets and not states_finding(opening, {"result"})
     assert labelled.facets == {"result"} and states_finding(labelled, {"result"})
     used = ("Random test program generators are commonly used in testing compilers. The error "
             "rate, which is a frequently used measure, was found to be a deceptive measure.")
-    tool, result = quotable(Passage(id="u#a", work_id="u", text=used, start=0, end=len(used),
-                                    section="abstract"), None)
+    tool, result = abstract_sentences(used)
     assert not states_finding(tool, {"result"}) and states_finding(result, {"result"})
     step = "In particular, we first cluster the test programs in the bug reports by their features."
-    method, = quotable(Passage(id="m#a", work_id="m", text=step, start=0, end=len(step),
-                               section="abstract"), None)
+    method, = abstract_sentences(step)
     assert not states_finding(method, {"result"}) and states_finding(method, {"method"})
 
 
@@ -64,9 +67,7 @@ def test_a_fields_interest_and_a_method_judged_in_general_are_background():
             "Ethnography is a powerful qualitative empirical approach which can be used to "
             "understand and hence improve work practice. "
             "This study demonstrates that ethnography improved work practice in two teams.")
-    interest, approach, conclusion = quotable(
-        Passage(id="s#a", work_id="s", text=text, start=0, end=len(text), section="abstract"),
-        None)
+    interest, approach, conclusion = abstract_sentences(text)
     assert not states_finding(interest, {"result"})
     assert not states_finding(approach, {"result"})
     assert states_finding(conclusion, {"result"})
@@ -79,9 +80,7 @@ def test_what_earlier_research_has_shown_is_background():
             "stem cells to influence chondral repair. Our studies have shown that the injection "
             "reduced pain at one year. RESULTS: Several trials have shown a reduction in pain "
             "of 30%.")
-    earlier, own, labelled = quotable(
-        Passage(id="k#a", work_id="k", text=text, start=0, end=len(text), section="abstract"),
-        None)
+    earlier, own, labelled = abstract_sentences(text)
     assert "background" in earlier.facets and not states_finding(earlier, {"result"})
     assert states_finding(own, {"result"})
     assert states_finding(labelled, {"result"})

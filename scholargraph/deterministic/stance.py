@@ -182,8 +182,10 @@ def stance(sentence: str) -> Stance:
 
 def _improvement_of_harm(sentence: str, tokens: list[tuple[int, int]], span: tuple[int, int],
                          after: frozenset[str]) -> bool:
-    """Whether a benefit noun follows an outcome a benefit lowers ("clinically significant pain
-    and functional improvement", "symptom improvement"): the pain eased."""
+    """Whether a benefit noun names, in the words around it its clause allows, an outcome a
+    benefit lowers ("clinically significant pain and functional improvement", "symptom
+    improvement", "improvement in pain", where "in" ends the cue's own outcome): the pain
+    eased."""
     if not sentence[span[0]:span[1]].lower().endswith(("ment", "ments")):
         return False
     before = _window(sentence, tokens, span, reach=BENEFIT_NOUN_REACH) - after
