@@ -13,14 +13,17 @@ import numpy as np
 import pytest
 
 from scholargraph.agents.schemas import SubQuestion
-from scholargraph.rag import select_passages
+from scholargraph.rag import embeddings, select_passages
 from scholargraph.rag.embeddings import (
+    BGE_QUERY_INSTRUCTION,
+    BGE_SMALL_INT8,
     MINILM,
     MINILM_INT8,
     TOKENIZER,
     Embedder,
     EmbeddingUnavailable,
     OnnxEmbedder,
+    bge_small_paths,
     int8_model_path,
     load_embedder,
 )
@@ -251,3 +254,57 @@ def test_vectors_of_another_token_limit_or_model_file_get_their_own_collection(
     names = {PassageStore(client, embedder).collection.name for embedder in (model, full)}
     assert len(names) == 2
     assert model.store_key.startswith(f"{MINILM_INT8}:") and model.store_key.endswith(":192")
+
+
+def test_a_query_prefix_goes_before_queries_only_and_cls_pooling_reads_the_first_token(
+        model: Embedder, shared_models: Path) -> None:
+    """What a model such as bge asks for, checked on the bundled MiniLM file: the prefix is read
+    before a query and never before a passage, and first-token pooling is another vector than
+    the mean of the tokens."""
+    path = int8_model_path(shared_models)
+    prefixed = OnnxEmbedder(path, TOKENIZER, name="prefixed", query_prefix="query: ")
+    text = QUESTION.text
+    assert np.array_equal(prefixed.embed_documents([text])[0], model.embed_documents([text])[0])
+    assert np.allclose(prefixed.embed_query(text), model.embed_documents([f"query: {text}"])[0])
+    assert not np.allclose(prefixed.embed_query(text), model.embed_query(text))
+    first = OnnxEmbedder(path, TOKENIZER, name="first", pooling="cls")
+    vector = first.embed_query(text)
+    assert np.isclose(np.linalg.norm(vector), 1.0)
+    assert float(vector @ model.embed_query(text)) < 0.99
+    with pytest.raises(ValueError, match="pooling"):
+        OnnxEmbedder(path, TOKENIZER, name="max", pooling="max")
+
+
+def test_bge_small_is_unavailable_with_the_extra_to_install_when_its_package_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the package that ships the file, the option says what to install, and passages
+    are still ranked, lexically, with that warning."""
+    monkeypatch.setattr(embeddings, "BGE_PACKAGE", "scholargraph_no_such_package")
+    with pytest.raises(EmbeddingUnavailable, match=r"scholargraph\[bge\]"):
+        bge_small_paths()
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None,
+                        embedding_model=f"{BGE_SMALL_INT8}-max128")  # not cached by another test
+    selected, warnings = select_passages([QUESTION], WORKS, per_question=3, settings=settings)
+    assert len(warnings) == 1 and "scholargraph[bge]" in warnings[0]
+    assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
+
+
+def test_bge_small_ranks_the_relevant_passage_first_with_its_instruction() -> None:
+    """bge-small-en-v1.5 from its package (the ``bge`` extra): first-token vectors, the
+    retrieval instruction before a query only, its own store collection per package version."""
+    try:
+        bge_small_paths()
+    except EmbeddingUnavailable:
+        pytest.skip("the bge extra is not installed")
+    bge = load_embedder(BGE_SMALL_INT8)
+    assert isinstance(bge, OnnxEmbedder) and bge.pooling == "cls"
+    assert bge.query_prefix == BGE_QUERY_INSTRUCTION
+    assert bge.store_key.startswith(f"{BGE_SMALL_INT8}:") and bge.store_key.endswith(":192")
+    abstracts = [w.abstract or "" for w in WORKS]
+    vectors = bge.embed_documents(abstracts)
+    assert vectors.shape == (5, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    cosines = vectors @ bge.embed_query(QUESTION.text)
+    assert int(np.argmax(cosines)) == 0, cosines
+    assert not np.allclose(bge.embed_query(abstracts[0]), vectors[0])
+    longer = load_embedder(f"{BGE_SMALL_INT8}-max512")
+    assert isinstance(longer, OnnxEmbedder) and longer.store_key.endswith(":512")
