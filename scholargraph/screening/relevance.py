@@ -567,7 +567,8 @@ def _designs_named(sentences: Sequence[str], *, excluding: bool = False) -> list
     if excluding and not re.search(r"\bcohorts?\b", text, re.IGNORECASE):
         found = [design for design in found if design != "cohort"]
     if excluding and re.search(r"\bobservational\b", text, re.IGNORECASE):
-        found += [d for d in ("case report", "case series") if d not in found]
+        observational: tuple[Design, ...] = ("case report", "case series")
+        found += [design for design in observational if design not in found]
     return found
 
 
