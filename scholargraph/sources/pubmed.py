@@ -277,6 +277,10 @@ NOTICE_KINDS = {"RetractionIn": "Retraction", "ExpressionOfConcernIn": "Expressi
 """PubMed's links from an article to what was later published about it, as notice labels."""
 
 
+UNTITLED = "(untitled)"
+"""The title of a record that has none in English nor in its own language (an empty
+``ArticleTitle`` and no ``VernacularTitle``): kept from a search, since its PMID still names it;
+a library file's reader leaves it out as it does any record without a title."""
 RETRACTED_TYPE = "Retracted Publication"
 """The publication type PubMed gives an article once it is retracted (beside the link to the
 retraction notice, which ``RetractionIn`` names)."""
@@ -307,7 +311,8 @@ def _article_work(article: etree._Element) -> Work:
     if RETRACTED_TYPE in kinds and not any(n.startswith("Retraction in:") for n in notices):
         notices.append("Retracted publication (PubMed publication type)")
     return Work(
-        title=_text(body.find("ArticleTitle")) or "(untitled)",
+        title=_text(body.find("ArticleTitle")) or _text(body.find("VernacularTitle"))
+        or UNTITLED,
         authors=_authors(body.iterfind("AuthorList/Author")),
         year=_year(body),
         venue=_text(body.find("Journal/Title")) or None,
@@ -339,7 +344,7 @@ def _book_work(book: etree._Element) -> Work:
             or _text(document.find("Book/PubDate/MedlineDate"))[:4])
     publisher = _text(document.find("Book/Publisher/PublisherName"))
     return Work(
-        title=chapter_title or book_title or "(untitled)",
+        title=chapter_title or book_title or UNTITLED,
         authors=_authors(document.iterfind("AuthorList/Author")),
         year=int(year) if year.isdigit() else None,
         venue=(book_title if chapter_title else publisher) or None,
