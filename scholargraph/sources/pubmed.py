@@ -366,9 +366,27 @@ def _required(element: etree._Element, path: str) -> etree._Element:
     return found
 
 
+MATHML = "{http://www.w3.org/1998/Math/MathML}math"
+
+
 def _text(element: etree._Element | None) -> str:
-    """All the text inside ``element``, inline markup (<i>, <sup>) dropped."""
-    return "".join(element.itertext()).strip() if element is not None else ""
+    """All the text inside ``element``, inline markup (<i>, <sup>) dropped; a MathML formula
+    (which PubMed prints one symbol a line) read as its symbols run together, 'VO2max', not
+    'V . O 2 m a x'."""
+    if element is None:
+        return ""
+    if next(element.iter(MATHML), None) is None:
+        return "".join(element.itertext()).strip()
+    return " ".join(_with_formulas(element).split())
+
+
+def _with_formulas(element: etree._Element) -> str:
+    if element.tag == MATHML:
+        return "".join(part.strip() for part in element.itertext())
+    parts = [element.text or "" if isinstance(element.tag, str) else ""]
+    for child in element:
+        parts += [_with_formulas(child), child.tail or ""]
+    return "".join(parts)
 
 
 def _article_ids(id_list: etree._Element | None) -> dict[str, str]:
