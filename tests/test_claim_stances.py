@@ -666,3 +666,15 @@ def test_an_improvement_of_pain_is_pain_eased_whichever_side_names_it():
     assert reading("Exercise training improves insulin sensitivity in obese adolescents.",
                    "Exercise training produced an improvement in insulin sensitivity in obese "
                    "adolescents.") == "supports"
+
+
+def test_relief_of_an_outcome_is_its_decrease():
+    """"Relieved pain" and "relief of knee pain" are pain going down, the way a claim that a
+    treatment reduces pain points; "no relief" is no effect."""
+    claim = "Duloxetine reduces knee pain in osteoarthritis."
+    assert reading(claim, "Duloxetine relieved knee pain in patients with osteoarthritis.") == (
+        "supports")
+    assert reading(claim, "Duloxetine gave significant relief of knee pain in patients with "
+                          "osteoarthritis.") == "supports"
+    assert reading(claim, "Duloxetine gave no relief of knee pain in patients with "
+                          "osteoarthritis.") in ("no effect", "contradicts")
