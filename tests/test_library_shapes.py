@@ -192,3 +192,17 @@ def test_a_line_above_a_tables_header_does_not_hide_it(tmp_path: Path, suffix: s
 ])
 def test_an_author_id_after_a_name_is_not_part_of_it(cell: str, names: list[str]) -> None:
     assert csv_authors(cell) == names
+
+
+def test_a_placeholder_pdf_stops_the_review_in_one_line_saying_what_to_do(tmp_path: Path,
+                                                                         capsys) -> None:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    for name in ("betterbibtex_Hulse2009_placeholder.pdf", "asreview_embase.ris"):
+        (folder / name).write_bytes(library(name).read_bytes())
+    code = main(["review", "Are duplication cysts found by endoscopic ultrasound?", "--library",
+                 str(folder), "--sources", "library", "--offline", "--out",
+                 str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, lines
+    assert "Hulse2009_placeholder.pdf" in lines[0] and "leave it out of the library" in lines[0]

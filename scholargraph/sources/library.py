@@ -60,7 +60,8 @@ import io
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
@@ -804,20 +805,37 @@ def _json(path: Path, text: str, line: int | None = None) -> Any:
         raise LibraryError(f"{where}: not valid JSON ({exc.msg}); fix or remove it") from exc
 
 
+@contextmanager
+def _pypdf_quiet() -> Iterator[None]:
+    """pypdf's warnings ('invalid pdf header', 'EOF marker not found') kept off the terminal
+    while a library PDF is read: a PDF that cannot be read is reported in one line that says
+    what to do, and the warnings of one that can be read are not the scientist's concern."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def read_pdf(path: Path) -> list[Work | None]:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
     try:
-        data = path.read_bytes()
-        reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
-        document = parse_pdf(data)
+        with _pypdf_quiet():
+            data = path.read_bytes()
+            reader = PdfReader(io.BytesIO(data))
+            pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
+            document = parse_pdf(data)
     except FileNotDecryptedError:
         raise LibraryError(f"{path}: the PDF is password-protected; give a copy without a "
                            "password or leave it out of the library") from None
     except (PdfReadError, OSError, ValueError) as exc:
-        raise LibraryError(f"{path}: cannot read this PDF ({exc})") from exc
+        raise LibraryError(f"{path}: cannot read this PDF ({exc}); it may be empty, cut short or "
+                           "not a PDF (a reference manager's placeholder): download it again "
+                           "or leave it out of the library") from exc
     meta: Any = reader.metadata or {}
     text = "\n".join(pages)
     title = document.title or path.stem
