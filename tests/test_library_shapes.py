@@ -206,3 +206,37 @@ def test_a_placeholder_pdf_stops_the_review_in_one_line_saying_what_to_do(tmp_pa
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(lines) == 1, lines
     assert "Hulse2009_placeholder.pdf" in lines[0] and "leave it out of the library" in lines[0]
+
+
+# ---------------------------------------------------------------- EndNote tagged (.enw)
+
+
+def enw_values(name: str, tag: str) -> list[str]:
+    return [value.strip() for value in
+            re.findall(rf"^%{re.escape(tag)} (.*)$", library(name).read_text(), re.M)]
+
+
+def test_an_endnote_tagged_file_is_read() -> None:
+    name = "jabref_Endnote.book.example.enw"
+    work, = load_library(library(name))
+    assert work.title == enw_values(name, "T")[0] and work.authors == enw_values(name, "A")
+    assert work.year == int(enw_values(name, "D")[0]) and work.kind == "book"
+    assert work.venue == enw_values(name, "I")[0] and work.url == enw_values(name, "U")[0]
+
+
+def test_an_endnote_citation_with_its_journal_in_b_and_a_wrapped_title(tmp_path: Path) -> None:
+    # Written after Google Scholar's "EndNote" citation (the journal in %B, 'DOI:' before the
+    # DOI) and a reference manager's export wrapping a long title; saved as .txt, as downloads
+    # often are.
+    saved = tmp_path / "scholar.txt"
+    saved.write_text("%0 Journal Article\n%A Putnam, C. D.\n%A Pikaard, C. S.\n%D 1992\n"
+                     "%T Cooperative binding of the Xenopus RNA polymerase I\n"
+                     " transcription factor xUBF to repetitive ribosomal gene enhancers\n"
+                     "%B Mol Cell Biol\n%V 12\n%P 4970-4980\n%R DOI:10.1128/MCB.12.11.4970\n\n"
+                     "%0 Book Section\n%A Knuth, D. E.\n%T Sorting\n%B The Art of Computer "
+                     "Programming\n%I Addison-Wesley\n%D 1973\n", encoding="utf-8")
+    article, chapter = load_library(saved)
+    assert article.title.endswith("xUBF to repetitive ribosomal gene enhancers")
+    assert article.venue == "Mol Cell Biol" and article.doi == "10.1128/mcb.12.11.4970"
+    assert article.pages == "4970-4980" and article.authors == ["Putnam, C. D.", "Pikaard, C. S."]
+    assert chapter.kind == "chapter" and chapter.venue == "The Art of Computer Programming"

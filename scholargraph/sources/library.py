@@ -7,8 +7,9 @@
 - ``.ris`` RIS (rispy), each field read where EndNote, Zotero, Mendeley, Scopus, Embase, Ovid
   and Web of Science put it (:func:`ris_work`); a Web of Science "plain text" file under
   ``.ris`` is read as what it is,
-- ``.nbib`` / ``.medline`` MEDLINE (PubMed's export), and ``.txt`` exports read as the tagged
-  format their records start with (RIS, MEDLINE or Web of Science plain text;
+- ``.nbib`` / ``.medline`` MEDLINE (PubMed's export), ``.enw`` EndNote's tagged citations (a
+  publisher's or Google Scholar's "EndNote" download), and ``.txt`` exports read as the tagged
+  format their records start with (RIS, MEDLINE, Web of Science plain text or EndNote;
   :mod:`scholargraph.sources.reference_files`); in a folder, other ``.txt`` files are passed
   over,
 - ``.json`` CSL-JSON (an array of items, as Zotero and pandoc write it),
@@ -81,6 +82,7 @@ from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.sources.pubmed import UNTITLED, pubmed_records
 from scholargraph.sources.reference_files import (
     endnote_fields,
+    enw_fields,
     listed,
     medline_fields,
     parse_xml,
@@ -246,7 +248,8 @@ def _load(signature: tuple[tuple[str, int, int], ...], with_csv: bool) -> tuple[
         reader = readers.get(path.suffix.lower())
         if reader is None:
             raise LibraryError(f"{path}: not a library file; use .bib, .ris, .nbib (MEDLINE), "
-                               ".txt (RIS, MEDLINE or Web of Science), .json (CSL-JSON), "
+                               ".enw (EndNote), .txt (RIS, MEDLINE, Web of Science or "
+                               "EndNote), .json (CSL-JSON), "
                                ".jsonl, .pdf, .xml (PubMed, EndNote or JATS), .nxml"
                                + (" or a .csv/.tsv with title and abstract columns" if with_csv
                                   else ""))
@@ -418,7 +421,7 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
                     "by its title)", path, untitled)
     suffix = path.suffix.lower()
     if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
-        raise LibraryError(f"{path}: no record with a title could be read; is it really a "
+        raise LibraryError(f"{path}: no record with a title could be read; is it really "
                            f"{LENIENT_FORMATS[suffix]} file?")
     if not works and suffix in RECORD_FORMATS:
         raise LibraryError(f"{path}: no record has a title (a record is cited and screened by "
@@ -426,7 +429,7 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
     return works
 
 
-LENIENT_FORMATS = {".bib": "BibTeX", ".ris": "RIS"}
+LENIENT_FORMATS = {".bib": "a BibTeX", ".ris": "an RIS", ".enw": "an EndNote"}
 """Formats whose parsers skip what they cannot read instead of failing: a file of them that
 gives no record at all is reported rather than silently contributing nothing."""
 RECORD_FORMATS = (".json", ".jsonl")
@@ -900,12 +903,19 @@ def read_wos(path: Path) -> list[Work | None]:
     return [_work(**fields) for fields in wos_fields(read_text(path))]
 
 
-TEXT_READERS: dict[str, Reader] = {"ris": read_ris, "medline": read_medline, "wos": read_wos}
+def read_enw(path: Path) -> list[Work | None]:
+    """An EndNote tagged file (``.enw``, the "EndNote" citation a publisher's page downloads)."""
+    return [_work(**fields) for fields in enw_fields(read_text(path))]
+
+
+TEXT_READERS: dict[str, Reader] = {"ris": read_ris, "medline": read_medline, "wos": read_wos,
+                                   "enw": read_enw}
 
 
 def read_tagged_text(path: Path) -> list[Work | None]:
     """A ``.txt`` export, read as the tagged format its records start with: RIS (``TY  -``),
-    MEDLINE (``PMID-``) or Web of Science (``FN``/``PT``); or as a table when its first line
+    MEDLINE (``PMID-``), Web of Science (``FN``/``PT``) or EndNote (``%0``); or as a table when
+    its first line
     is a tab- or comma-separated header with a title column (Web of Science's tab-delimited
     ``savedrecs.txt``)."""
     text = read_text(path)
@@ -913,8 +923,9 @@ def read_tagged_text(path: Path) -> list[Work | None]:
     if kind is None and _is_table(text):
         return read_csv_works(path)
     if kind is None:
-        raise LibraryError(f"{path}: a .txt library file must be an RIS, MEDLINE (PubMed) or "
-                           "Web of Science export; no record tag (TY  -, PMID-, PT) was found")
+        raise LibraryError(f"{path}: a .txt library file must be an RIS, MEDLINE (PubMed), "
+                           "Web of Science or EndNote export; no record tag (TY  -, PMID-, PT, "
+                           "%0) was found")
     return TEXT_READERS[kind](path)
 
 
@@ -966,5 +977,5 @@ def pdf_abstract(text: str) -> str | None:
 READERS: dict[str, Reader] = {
     ".bib": read_bibtex, ".ris": read_ris, ".json": read_csl_json, ".jsonl": read_jsonl,
     ".pdf": read_pdf, ".nxml": read_jats, ".xml": read_xml, ".nbib": read_medline,
-    ".medline": read_medline, ".txt": read_tagged_text,
+    ".medline": read_medline, ".txt": read_tagged_text, ".enw": read_enw,
 }
