@@ -240,3 +240,12 @@ def test_an_endnote_citation_with_its_journal_in_b_and_a_wrapped_title(tmp_path:
     assert article.venue == "Mol Cell Biol" and article.doi == "10.1128/mcb.12.11.4970"
     assert article.pages == "4970-4980" and article.authors == ["Putnam, C. D.", "Pikaard, C. S."]
     assert chapter.kind == "chapter" and chapter.venue == "The Art of Computer Programming"
+
+
+def test_an_author_pubmed_marks_not_valid_is_left_out() -> None:
+    raw = library("biopython_pubmed6.xml").read_bytes()
+    listed, = works_from_efetch(io.BytesIO(raw))
+    marked = raw.replace(b'<Author ValidYN="Y">', b'<Author ValidYN="N">', 1)
+    assert marked != raw  # the record marks its authors valid; the first is now marked not
+    work, = works_from_efetch(io.BytesIO(marked))
+    assert work.authors == listed.authors[1:]

@@ -396,9 +396,12 @@ def _article_ids(id_list: etree._Element | None) -> dict[str, str]:
 
 
 def _authors(authors: Iterator[etree._Element]) -> list[str]:
-    """'Family, Given' (or a group's name) for each author."""
+    """'Family, Given' (or a group's name) for each author, but those PubMed marks as not valid
+    (``ValidYN="N"``: a name printed wrongly, kept beside the corrected one)."""
     names = []
     for author in authors:
+        if author.get("ValidYN") == "N":
+            continue
         family = _text(author.find("LastName"))
         given = _text(author.find("ForeName")) or _text(author.find("Initials"))
         name = _text(author.find("CollectiveName")) or (
