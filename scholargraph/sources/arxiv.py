@@ -36,6 +36,7 @@ from scholargraph.sources.base import (
     SourceResult,
     any_two,
     clean_terms,
+    family_first,
     first_and_any,
 )
 
@@ -217,20 +218,6 @@ def _work(result: arxiv.Result) -> Work:
     )
 
 
-NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
-"""What may follow a family name ('Robert W. Heath Jr.'): not the family name itself."""
-
-
 def _author(name: str) -> str:
-    """'Given Family' as arXiv writes it, turned into 'Family, Given' ('Heath, Robert W., Jr.'
-    for 'Robert W. Heath Jr.', whose family name is not 'Jr.')."""
-    parts = name.strip().split()
-    suffix = parts.pop() if len(parts) > 2 and parts[-1].lower() in NAME_SUFFIXES else ""
-    if len(parts) < 2 or "," in name:
-        return name.strip()
-    particles = {"van", "von", "de", "der", "del", "da", "di", "la", "le", "du", "dos"}
-    split = len(parts) - 1
-    while split > 1 and parts[split - 1].lower() in particles:
-        split -= 1
-    return f"{' '.join(parts[split:])}, {' '.join(parts[:split])}" + (f", {suffix}" if suffix
-                                                                     else "")
+    """'Given Family' as arXiv writes it, turned into 'Family, Given' (:func:`family_first`)."""
+    return family_first(name)
