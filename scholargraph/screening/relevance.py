@@ -73,6 +73,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.deterministic.text import VERB_PREDICATES
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences
@@ -302,10 +303,6 @@ class Decision:
 
 # ---------------------------------------------------------------- the question and its concepts
 
-_REVIEW_SUBTITLE = re.compile(
-    r"\s*[:?–—-]\s*(?:an?\s+|the\s+)?(?:updated\s+|comparative\s+)?"
-    r"(?:systematic|scoping|rapid|narrative|umbrella|literature|tertiary|meta|integrative|"
-    r"critical|mapping|review)\b.*$", re.IGNORECASE | re.DOTALL)
 _CONNECTORS = re.compile(
     r"(?<![\w-])(?:of|for|in|on|with|within|and|or|versus|vs|among|amongst|by|to|from|the|a|an|"
     r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
@@ -360,7 +357,7 @@ _LATIN_IN = re.compile(r"\bin (vivo|vitro|situ|silico|utero)\b", re.IGNORECASE)
 def question_topic(question: str) -> str:
     """The question without a subtitle naming the kind of review ("...: a systematic review and
     meta-analysis"): that describes the review, not the records it screens."""
-    return _REVIEW_SUBTITLE.sub("", question).strip() or question.strip()
+    return without_review_subtitle(question)
 
 
 def concepts(question: str) -> list[Concept]:
