@@ -259,7 +259,8 @@ def add_screen_command(commands: Any) -> None:
         "screen", help="rank a library for screening, learning from your include/exclude labels",
         formatter_class=_HelpFormatter)
     screen.add_argument("library", help="a file or folder: BibTeX, RIS, MEDLINE (.nbib), "
-                        "PubMed/EndNote XML, CSL-JSON, JSONL, PDF, JATS, or a CSV/TSV with "
+                        "EndNote (.enw), PubMed/EndNote XML, CSL-JSON, JSONL, PDF, JATS, or a "
+                        "CSV/TSV with "
                         "title and abstract columns")
     screen.add_argument("--question", required=True, help="the review's question")
     screen.add_argument("--criteria", default=None,

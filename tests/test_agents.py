@@ -32,6 +32,22 @@ def test_question_is_normalised():
     assert update["notes"] and "non-Latin" in update["notes"][0]
 
 
+def test_a_subtitle_naming_the_kind_of_review_is_not_searched_for():
+    """A scientist types the title of the review they write; "systematic" or "tertiary study"
+    is no word every study must name. A hyphen inside a word is no subtitle mark."""
+    update = clean_query({"question": "Machine learning for public health surveillance: a "
+                                      "systematic review"})
+    assert update["cleaned_question"] == "Machine learning for public health surveillance"
+    assert any("subtitle" in note for note in update["notes"])
+    assert clean_query({"question": "Does exercise reduce depression? A meta-analysis"})[
+        "cleaned_question"] == "Does exercise reduce depression?"
+    assert clean_query({"question": "Software testing in industry – a tertiary study"})[
+        "cleaned_question"] == "Software testing in industry"
+    kept = clean_query({"question": "Self-critical thinking in peer-review of nursing"})
+    assert kept["cleaned_question"] == "Self-critical thinking in peer-review of nursing"
+    assert kept["notes"] == []
+
+
 def test_intent_reads_kind_domains_window_and_formula():
     intent = detect_intent("What is the band gap of TiO2 thin films since 2015?", this_year=2026)
     assert intent.kind == "material_property"

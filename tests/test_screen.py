@@ -29,7 +29,7 @@ from scholargraph.screening import learner
 from scholargraph.screening.labels import LabelsError, append_label, read_labels
 from scholargraph.screening.learner import Ranker, build_features, normal_scores
 from scholargraph.screening.relevance import standardised
-from scholargraph.screening.session import open_session
+from scholargraph.screening.session import criteria_terms, open_session
 from scholargraph.screening.stopping import (
     CONFIDENCE,
     MIN_SCREENED,
@@ -449,3 +449,15 @@ def test_interactive_from_a_pipe_refreshes_every_ten(library, tmp_path):
     rows = read_table(out)
     assert sum(1 for row in rows if row["decision"]) == 12
     assert "1 included, 11 excluded" in result.stderr
+
+
+def test_the_words_that_frame_criteria_are_not_looked_for():
+    """"Inclusion criteria" heads the criteria; an abstract naming its own inclusion criteria
+    meets none of the review's, so the words are not highlighted nor listed."""
+    terms = criteria_terms("Mesenchymal stem cells for knee osteoarthritis",
+                           "Inclusion criteria: randomized trials reporting WOMAC.\n"
+                           "Exclusion criteria: studies with the following characteristics: "
+                           "animal models.")
+    words = set(terms.values())
+    assert {"mesenchymal", "osteoarthritis", "womac", "randomized"} <= words
+    assert not words & {"inclusion", "exclusion", "criteria", "following", "characteristics"}

@@ -15,6 +15,7 @@ from scholargraph.screening.relevance import (
     FEEDBACK_MIN_RECORDS,
     concepts,
     criteria_clauses,
+    design_reason,
     mentions,
     question_topic,
     read_criteria,
@@ -107,11 +108,38 @@ def test_designs_are_read_from_the_record():
         "Stem cells for knee osteoarthritis", "After work in mice, 40 patients were randomized.")
     # a review is read from the title only
     assert record_designs("Knee pain", "A review of the literature guided the protocol.") == []
+    # human cells injected into mice make no study of people; randomised mice no trial
+    assert record_designs(
+        "Stem cell secretome reduces pain in a murine osteoarthritis model",
+        "Human bone-marrow-derived stem cells were stimulated. 54 mice were randomly assigned "
+        "to injections.") == ["animal"]
+    # a title naming the design settles it, whatever the abstract says of patients
+    assert "in vitro" in record_designs(
+        "In vitro potential for cartilage repair of synovial fluid stem cells",
+        "Cells were isolated from patients undergoing knee replacement.")
+
+
+def test_criteria_asking_for_trials_set_aside_case_reports_and_animal_studies():
+    trials_only = read_criteria("Inclusion criteria: randomised controlled trials of adults.")
+    assert design_reason(["case report"], trials_only) == (
+        "design: case report; the criteria ask for randomised trials")
+    assert design_reason(["animal"], trials_only) is not None
+    assert design_reason(["cohort"], trials_only) is None
+    assert design_reason(["randomised trial", "case report"], trials_only) is None
+    # excluding observational studies excludes case reports and series, not cohorts
+    no_observational = read_criteria(
+        "Exclusion criteria: observational studies without a comparator group.")
+    assert {"case report", "case series"} <= set(no_observational.excluded_designs)
+    assert "cohort" not in no_observational.excluded_designs
 
 
 def test_record_text_joins_title_and_abstract_of_works_and_rows():
     work = Work(title="Machine learning and public health", abstract="An essay.")
-    assert record_text(work) == "Machine learning and public health. An essay."
+    assert record_text(work) == "Machine learning and public health.\nAn essay."
+    # a title's own full stop stays in the title
+    assert record_text({"title": "Pesticides and inflammation. A systematic review",
+                        "abstract": "In vitro studies were included."}).split("\n")[0] == (
+        "Pesticides and inflammation. A systematic review.")
     assert record_text({"title": "Title only?", "abstract": ""}) == "Title only?"
 
 

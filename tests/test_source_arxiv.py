@@ -122,3 +122,14 @@ def test_hang_past_the_timeout_is_unavailable(replay: ReplayServer, monkeypatch)
     replay.inject("arxiv", Fault("hang", times=-1, seconds=1.0))
     with pytest.raises(SourceUnavailable):
         ArxivAgent().search(SearchRequest(query="testing", limit=10))
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("Robert W. Heath Jr.", "Heath, Robert W., Jr."),
+    ("John Smith III", "Smith, John, III"),
+    ("Fons van der Sommen", "van der Sommen, Fons"),
+])
+def test_a_name_suffix_is_not_taken_for_the_family_name(written: str, read: str) -> None:
+    from scholargraph.sources.arxiv import _author
+
+    assert _author(written) == read

@@ -160,3 +160,15 @@ def test_an_author_openalex_could_not_match_is_not_cited_as_a_name(replay: Repla
                             "Djibril, Aliou Moussa", "Kurisheva, Svetlana Vladimirovna"]
     for text in (format_reference(work), bibtex.dumps([work]), ris.dumps([work])):
         assert "AUTHOR_ID" not in text and "NULL" not in text
+
+
+@pytest.mark.parametrize(("shown", "read"), [
+    ("Robert W. Heath Jr.", "Heath, Robert W., Jr."),
+    ("Fons van der Sommen", "van der Sommen, Fons"),
+    ("Ada Lovelace", "Lovelace, Ada"),
+])
+def test_display_names_keep_their_particles_and_suffixes(shown: str, read: str) -> None:
+    from scholargraph.sources.openalex import _author
+
+    assert _author({"author": {"id": "https://openalex.org/A5023888391",
+                               "display_name": shown}}) == read

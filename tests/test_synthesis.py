@@ -27,7 +27,7 @@ from scholargraph.deterministic.extractive import (
     quotable,
     stance_pool,
 )
-from scholargraph.deterministic.stance import compare, stance
+from scholargraph.deterministic.stance import claim_subject, compare, stance
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.records import Passage, Work
 from scholargraph.report import Report
@@ -208,6 +208,36 @@ def test_works_oppose_only_on_what_one_of_them_says_changed():
     same = statement("There was no significant difference in mortality at 90 days between "
                      "transfusion groups.", "d")
     assert [f.kind for f in contradictions([higher, same])] == ["contradiction"]
+
+
+def test_works_of_one_treatment_do_not_oppose_on_the_treatment_itself():
+    """Two studies of an injection both name it; a score "reduced from 100 before injection"
+    against a procedure "more effective than injection" is no disagreement on the injection.
+    The same pair opposes on an outcome the claim does not name as what acts (pain)."""
+    def statement(text: str, work: str) -> Finding:
+        return Finding(text=text, passage_ids=[f"{work}#0-1"], sub_question_id="q1")
+
+    question = ("What do studies report on whether intra-articular injection of stem cells "
+                "reduces pain in knee osteoarthritis?")
+    subject = claim_subject(question)
+    assert {"inject", "stem"} <= subject and "pain" not in subject
+    assert claim_subject("machine learning for public health surveillance") == frozenset()
+    better = statement("Implantation in the subchondral bone was more effective than injection "
+                       "of the same dose in the contralateral knee.", "a")
+    lower = statement("The knee score was significantly reduced from 100 before injection to "
+                      "85 after injection.", "b")
+    assert [f.kind for f in contradictions([better, lower])] == ["contradiction"]
+    assert contradictions([better, lower], subject=subject) == []
+    # a time both name is not what they disagree on
+    short = statement("Injection of stem cells gave a significant relief of pain symptoms in the "
+                      "short term.", "e")
+    clinical = statement("Injection of cultured stem cells is effective in improving short-term "
+                         "clinical and imaging outcomes in patients.", "f")
+    assert contradictions([short, clinical], subject=subject) == []
+    eased = statement("Pain was significantly reduced after injection of stem cells.", "c")
+    unchanged = statement("Injection of stem cells did not reduce pain at one year.", "d")
+    assert [f.kind for f in contradictions([eased, unchanged], subject=subject)] == [
+        "contradiction"]
 
 
 # ---------------------------------------------------------------- the LLM engine's check

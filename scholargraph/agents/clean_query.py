@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.errors import InputError
 from scholargraph.state import ReviewState
 
@@ -47,6 +48,19 @@ def language_notes(text: str) -> list[str]:
     return []
 
 
+def subtitle_notes(text: str, topic: str) -> list[str]:
+    """A note when the question's subtitle, naming the kind of review, is left out of what the
+    review searches and screens for."""
+    if topic == text:
+        return []
+    return [f"the question's subtitle names the kind of review, not its subject: the review "
+            f"searches and screens for {topic!r}"]
+
+
 def clean_query(state: ReviewState) -> dict:
+    """The question normalised, without a subtitle naming the kind of review ("...: a
+    systematic review"): searched as written, "systematic" became a word every study had to
+    name."""
     text = clean_question(state["question"])
-    return {"cleaned_question": text, "notes": language_notes(text)}
+    topic = without_review_subtitle(text)
+    return {"cleaned_question": topic, "notes": language_notes(text) + subtitle_notes(text, topic)}

@@ -50,6 +50,7 @@ from scholargraph.deterministic.stance import (
     Reading,
     about_subject,
     claim_outcome,
+    claim_subject,
     compare,
     mixed,
     reading,
@@ -186,7 +187,7 @@ def detected_contradictions(subs: list[SubQuestion], passages: list[Passage], pa
         ranked = rank_candidates(sub, [p for p in passages if p.sub_question_id == sub.id],
                                  keywords, years, embedder)
         for finding in contradictions(stance_pool(sub, ranked), CONTRADICTIONS_PER_QUESTION,
-                                      topic_terms(sub.text), pairs):
+                                      topic_terms(sub.text), pairs, claim_subject(sub.text)):
             if not any(set(finding.passage_ids) <= ids for ids in seen):
                 found.append(finding)
     return found

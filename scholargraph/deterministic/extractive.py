@@ -41,6 +41,7 @@ from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
     Comparison,
     Stance,
+    claim_subject,
     compare,
     stance,
     surface_terms,
@@ -49,7 +50,7 @@ from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run
 from scholargraph.exports.screening import label
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
-from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named
+from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named, tokenize
 from scholargraph.records import Passage, Work
 from scholargraph.screening.relevance import record_designs
 from scholargraph.wording import answered_line, counted
@@ -92,6 +93,10 @@ cited-precision 0.565 and 0.557)."""
 SAME_TOPIC_MIN = 0.3
 """Two sentences are compared only when each names this share of the sub-question's topic terms
 and they share one of them: both are about the sub-question's subject, not merely worded alike."""
+WHEN_TERMS = frozenset(tokenize("short long term follow-up day week month year baseline"))
+"""Words of when an outcome was measured ("in the short term", "short-term outcomes"): two
+works both naming a time are not disagreeing on it (one trial's "relief of pain symptoms in
+the short term" against another's "improving short-term clinical outcomes")."""
 RELATIVE_FLOOR = 0.6
 """A sentence is quoted only if its relevance reaches this share of the best one's. On SciFact
 train claims (``bench/synthesis.py``, 80 claims) 0.6 quotes 10% fewer sentences, none of them a
@@ -162,6 +167,8 @@ FIELD_BACKGROUND = re.compile(
     r"reports|research|evidence|investigations|experiments|observations|data|literature)\b,? "
     r"(?:\w+ ){0,3}?(?:has|have) (?:\w+ )?(?:shown|indicated|suggested|demonstrated|reported|"
     r"revealed|found|established|implicated)\b"
+    r"|^(?:several|many|numerous|a number of|various) (?:\w+ )?(?:studies|trials|reviews|papers) "
+    r"have been (?:conducted|carried out|performed|published|undertaken)\b"
     r"|^(?!(?:this|these|our|the present|the current|the proposed|the new)\b)"
     r"(?:(?!that\b|we\b|which\b)[\w-]+ ){1,4}(?:is|are) (?:an? )?(?:critical|important|key|"
     r"valuable|essential|powerful) (?:\w+ ){0,2}(?:tools?|approach(?:es)?|techniques?)\b",
@@ -174,7 +181,8 @@ success of Machine Learning", "...has gained significant interest", "...remains 
 in general, opening the sentence: "Ethnography is a powerful qualitative empirical approach
 which can be used to ... improve work practice"; what earlier research has shown, as a
 sentence opens on it: "Preclinical and limited clinical trials have indicated the capacity of
-mesenchymal stem cells to influence chondral repair"): background, never a finding, unless a
+mesenchymal stem cells to influence chondral repair", or how much of it there is: "Several
+primary studies have been conducted in the field"): background, never a finding, unless a
 structured abstract's label says otherwise. Over the 5,183 SciFact abstracts the last kind
 matches 116 sentences, one of them a rationale sentence ("Numerous reports have demonstrated
 that ..."); the others 55, none a rationale sentence."""
@@ -214,6 +222,17 @@ PAPER_DOES = re.compile(
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
     r"|\bin (?:the )?(?:previous|preceding|following|next) sections?\b"
+    r"|\b(?:this|the|the present|the current|our) (?:paper|article|review|report|chapter) "
+    r"reports? (?:on )?(?:our |its |the )?experiences?\b"
+    r"|\b(?:this|the present|the current|our) (?:talk|paper|article|study|review|work|report|"
+    r"protocol|project|chapter|analysis) (?:intends|intended) to\b"
+    r"|\bthe (?:paper|article|review|chapter) (?:aims?|aimed|seeks|describes|presents|outlines|"
+    r"summari[sz]es|discusses|reviews|introduces|proposes|explores|examines|investigates|"
+    r"considers|addresses)\b(?! (?:\w+ ){0,3}?(?:that|showing|demonstrating|indicating|"
+    r"suggesting)\b)"
+    r"|\b(?:this|the) (?:paper|article|review|chapter) (?:\w+ )?(?:concludes by|provides an? "
+    r"(?:\w+ ){0,2}?(?:analysis|review|overview|summary|account|discussion)\b)"
+    r"|\bwe are (?:also |now |currently )?(?:undertaking|conducting|planning|preparing)\b"
     r"|\b(?:information|data) (?:was|were) (?:abstracted|extracted|collected|obtained|retrieved|"
     r"gathered|drawn)\b"
     r"|\b(?:articles|studies|records|databases|papers|publications) were (?:searched|screened|"
@@ -223,7 +242,10 @@ PAPER_DOES = re.compile(
     r"|\b(?:results|findings) (?:are|were) expected\b|\bwill be (?:published|reported|"
     r"disseminated|made available)\b", re.IGNORECASE)
 """A sentence that only says what a paper does ("In this talk, we present...", "This study
-aims to...", "Information was abstracted from articles...") states no finding: it is never
+aims to...", "Information was abstracted from articles...", "The paper reports experiences
+with...", "The review investigates the practice of...", "this paper intends to discuss...";
+these last three, none a rationale sentence of SciFact's 5,183 abstracts, open 58 sentences of
+a software-engineering library's abstracts) states no finding: it is never
 quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
 passes); nor is a protocol's promise of results to come ("The results are expected to be
 published in 2019")."""
@@ -792,13 +814,17 @@ def _same_claim(first: Stance, second: Stance) -> bool:
     return (relation is None or relation.relation == "agree") and first.main == second.main
 
 
-def compared_pairs(statements: list[Finding], topic: frozenset[str] = frozenset()
+def compared_pairs(statements: list[Finding], topic: frozenset[str] = frozenset(),
+                   subject: frozenset[str] = frozenset()
                    ) -> list[tuple[Comparison, Finding, Finding]]:
     """Pairs of statements on one sub-question, from different works, that agree or oppose
     about the same subject (each names ``SAME_TOPIC_MIN`` of the ``topic`` terms and they share
     one); strongest (most shared outcome terms) first. Near-identical sentences (``REDUNDANT``)
     pointing the same way are one statement repeated, often by two versions of one paper: they
-    are not an agreement (pointing opposite ways they are still a contradiction)."""
+    are not an agreement (pointing opposite ways they are still a contradiction). Two works
+    oppose only on an outcome outside the claim's ``subject`` (:func:`claim_subject`): trials
+    of one injection both name "injection", and "reduced from 100 before injection" against
+    "more effective than injection" is no disagreement on it."""
     texts = [_quoted(s) for s in statements]
     readings = [stance(text) for text in texts]
     on_topic = [not topic or term_share(topic, text) >= SAME_TOPIC_MIN for text in texts]
@@ -813,7 +839,7 @@ def compared_pairs(statements: list[Finding], topic: frozenset[str] = frozenset(
         repeated = _jaccard(readings[i].terms, readings[j].terms) >= REDUNDANT
         if result is None or (repeated and result.relation == "agree"):
             continue
-        if result.relation == "oppose" and not result.shared & (
+        if result.relation == "oppose" and not (result.shared - subject - WHEN_TERMS) & (
                 _changed(readings[i]) | _changed(readings[j])):
             continue
         pairs.append((result, a, b))
@@ -844,7 +870,8 @@ def _works(statement: Finding) -> set[str]:
 
 def contradictions(statements: list[Finding], limit: int | None = None,
                    topic: frozenset[str] = frozenset(),
-                   seen: set[frozenset[str]] | None = None) -> list[Finding]:
+                   seen: set[frozenset[str]] | None = None,
+                   subject: frozenset[str] = frozenset()) -> list[Finding]:
     """Contradiction findings: statements of two works on the same sub-question, subject and
     outcome that point opposite ways, both quoted, both cited; no statement used in two
     contradictions, and no pair of works set against each other twice (``seen`` carries the
@@ -852,7 +879,7 @@ def contradictions(statements: list[Finding], limit: int | None = None,
     found: list[Finding] = []
     used: set[int] = set()
     seen = set() if seen is None else seen
-    for result, a, b in compared_pairs(statements, topic):
+    for result, a, b in compared_pairs(statements, topic, subject):
         pair = frozenset(_works(a) | _works(b))
         if result.relation != "oppose" or id(a) in used or id(b) in used or pair in seen:
             continue
@@ -1024,7 +1051,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         findings += chosen
         about = {w for w, text in texts.items() if term_share(topic, text) >= CONTEXT_MIN}
         pool = [f for f in stance_pool(sub, ranked[sub.id]) if _works(f) <= about]
-        compared += contradictions(pool, CONTRADICTIONS_PER_QUESTION, topic, opposed)
+        compared += contradictions(pool, CONTRADICTIONS_PER_QUESTION, topic, opposed,
+                                   claim_subject(sub.text))
         compared += agreements(pool, AGREEMENTS_PER_QUESTION, topic, agreed)
     unquoted: list[str] = []
     if claim_sub is None:

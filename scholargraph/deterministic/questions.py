@@ -24,6 +24,24 @@ from scholargraph.deterministic.text import (
     phrase_spans,
 )
 
+REVIEW_SUBTITLE = re.compile(
+    r"\s*(?P<mark>[:?]|\s[–—-]|[–—])\s*(?:an?\s+|the\s+)?(?:updated\s+|comparative\s+)?"
+    r"(?:systematic|scoping|rapid|narrative|umbrella|literature|tertiary|meta|integrative|"
+    r"critical|mapping|review)\b.*$", re.IGNORECASE | re.DOTALL)
+"""A subtitle naming the kind of review (": a systematic review and meta-analysis", " - a
+tertiary study"): it describes the review, not what it is about. A hyphen joining two words is
+no subtitle mark ("self-critical", "peer-review")."""
+
+
+def without_review_subtitle(question: str) -> str:
+    """The question without a subtitle naming the kind of review (:data:`REVIEW_SUBTITLE`), its
+    question mark kept: a scientist often types the title of the review they are writing, and
+    "systematic" or "tertiary study" is no word to search the studies for."""
+    def mark(match: re.Match[str]) -> str:
+        return "?" if match.group("mark") == "?" else ""
+    return REVIEW_SUBTITLE.sub(mark, question).strip() or question.strip()
+
+
 AUXILIARIES = frozenset(["does", "do", "did", "is", "are", "was", "were", "can", "could",
                          "should", "will", "would", "may", "might", "has", "have"])
 QUESTION_OPENERS = AUXILIARIES | {"what", "which", "who", "when", "where", "why", "how"}

@@ -32,10 +32,10 @@ _VERB = (r"(?:significant\w*|associat\w*|correlat\w*|relat\w*|link\w*|affect\w*|
          r"effective|impact\w*|enhanc\w*|lower\w*|rais\w*|elevat\w*|modif\w*|benefit\w*|"
          r"protect\w*|prevent\w*|inhibit\w*|promot\w*|induc\w*|requir\w*|necessary|sufficient|"
          r"superior|inferior|better|worse|higher|lower|more|less|"
-         r"detect\w*|observ\w*|found|show\w*|support\w*|indicat\w*|indictiv\w*)")
+         r"detect\w*|observ\w*|found|show\w*|support\w*|indicat\w*|indictiv\w*|reliev\w*)")
 _NULL_NOUN = (r"(?:significan\w*|evidence|effect|difference|differences|change|changes|"
               r"association|associations|relationship|correlation|benefit|increase|decrease|"
-              r"reduction|improvement|impact|influence|role|link|trend)")
+              r"reduction|improvement|impact|influence|role|link|trend|relief)")
 NULL_CUES = re.compile("|".join([
     rf"\bno\s+(?:\w+\s+){{0,2}}?{_NULL_NOUN}\b",
     rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?{_VERB}",
@@ -65,6 +65,7 @@ UP_CUES = re.compile(
 DOWN_CUES = re.compile(
     r"\b(?:(?:negative|inverse)(?:ly)? (?:associat|correlat|relat|predict)\w*|inverse(?:ly)?|"
     r"protect(?:s|ed|ing)? (?:from|against)|ameliorat\w*|alleviat\w*|mitigat\w*|imped\w*|"
+    r"relie(?:f|ve|ved|ves|ving)|"
     r"hinder\w*|"
     r"decreas\w*|reduc\w*|lower\w*|diminish\w*|attenuat\w*|inhibit\w*|suppress\w*|"
     r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"
@@ -751,6 +752,17 @@ def claim_outcome(claimed: Stance) -> frozenset[str]:
     outcome: "lower rates of depression" after bariatric surgery says nothing of cancer."""
     after = frozenset().union(*(c.after for c in claimed.cues if not c.modifier))
     return (after - MEASURE_TERMS) or after or claimed.terms
+
+
+def claim_subject(text: str) -> frozenset[str]:
+    """The terms of a claim (or of a question asking one) outside what it says changes: what
+    acts and where ("intra-articular injection of mesenchymal stem cells", "knee osteoarthritis"
+    around "reduces pain"). Two studies of that subject share these terms whatever they found, so
+    sharing them is no outcome to disagree on. Empty for a text that names no change (a topic)."""
+    read = stance(text)
+    if not any(cue.after for cue in read.cues if not cue.modifier):
+        return frozenset()
+    return read.terms - claim_outcome(read)
 
 
 MEASURE_TERMS = frozenset(tokenize(

@@ -148,7 +148,25 @@ def _contributor(contrib: etree._Element) -> str | None:
         return _author(name) or None
     other = next((found for found in map(contrib.find, ("string-name", ".//collab-name",
                                                         "collab")) if found is not None), None)
-    return (_text(other) or None) if other is not None else None
+    return (_clean(_own_text(other)) or None) if other is not None else None
+
+
+GROUP_PARTS = frozenset({"contrib-group", "contrib", "aff", "xref", "email", "uri", "ext-link",
+                         "address", "fn", "role"})
+"""What a group author's ``<collab>`` holds beside its name: its members (eLife lists them in
+a ``<contrib-group>`` inside, with their affiliations, e-mails and ORCIDs), footnote links."""
+
+
+def _own_text(element: etree._Element) -> str:
+    """An element's words without those of :data:`GROUP_PARTS` inside it: a group author's
+    name alone, where the whole text ran its members, their institutions and e-mails into one
+    'author'."""
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str) and child.tag not in GROUP_PARTS:
+            parts.append(_own_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def _author(name: etree._Element) -> str:

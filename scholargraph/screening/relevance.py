@@ -73,6 +73,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
+from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.deterministic.text import VERB_PREDICATES
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences
@@ -302,10 +303,6 @@ class Decision:
 
 # ---------------------------------------------------------------- the question and its concepts
 
-_REVIEW_SUBTITLE = re.compile(
-    r"\s*[:?–—-]\s*(?:an?\s+|the\s+)?(?:updated\s+|comparative\s+)?"
-    r"(?:systematic|scoping|rapid|narrative|umbrella|literature|tertiary|meta|integrative|"
-    r"critical|mapping|review)\b.*$", re.IGNORECASE | re.DOTALL)
 _CONNECTORS = re.compile(
     r"(?<![\w-])(?:of|for|in|on|with|within|and|or|versus|vs|among|amongst|by|to|from|the|a|an|"
     r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
@@ -360,7 +357,7 @@ _LATIN_IN = re.compile(r"\bin (vivo|vitro|situ|silico|utero)\b", re.IGNORECASE)
 def question_topic(question: str) -> str:
     """The question without a subtitle naming the kind of review ("...: a systematic review and
     meta-analysis"): that describes the review, not the records it screens."""
-    return _REVIEW_SUBTITLE.sub("", question).strip() or question.strip()
+    return without_review_subtitle(question)
 
 
 def concepts(question: str) -> list[Concept]:
@@ -559,11 +556,16 @@ def _sentences(line: str) -> list[str]:
 def _designs_named(sentences: Sequence[str], *, excluding: bool = False) -> list[Design]:
     """The designs the sentences name. "Observational studies" asks for cohorts among others,
     but excluding them is not read as excluding cohorts (a comparative cohort is often what an
-    "observational studies without a comparator" exclusion keeps): only "cohort" itself is."""
+    "observational studies without a comparator" exclusion keeps): only "cohort" itself is.
+    Excluding observational studies does exclude case reports and case series, which are
+    observational and never have a comparator."""
     text = " ".join(sentences)
     found = [design for design, pattern in CRITERIA_DESIGNS.items() if pattern.search(text)]
     if excluding and not re.search(r"\bcohorts?\b", text, re.IGNORECASE):
         found = [design for design in found if design != "cohort"]
+    if excluding and re.search(r"\bobservational\b", text, re.IGNORECASE):
+        observational: tuple[Design, ...] = ("case report", "case series")
+        found += [design for design in observational if design not in found]
     return found
 
 
@@ -584,14 +586,17 @@ RECORD_DESIGNS: dict[Design, re.Pattern[str]] = {
     "in vitro": re.compile(r"\bin vitro\b|\bcell lines?\b|\bcultured cells\b", re.I),
     "review": re.compile(r"\breview\b|\bmeta-analys[ie]s\b|\boverview\b", re.I),
     "protocol": re.compile(r"\bprotocol for\b|\bstudy protocol\b|\bprotocol of\b|\ba protocol\b|"
-                           r":\s*(?:an? )?(?:[\w-]+ )?protocol\W*$", re.I),
+                           r":\s*(?:an? )?(?:[\w-]+ )?protocol\W*$|"
+                           r"\b(?:rationale and )?design of (?:a|an|the) (?:[\w-]+ ){0,5}?"
+                           r"(?:study|trial)\b", re.I),
     "editorial": re.compile(r"^(?:editorial|commentary|letter|reply|erratum|corrigendum)\b|"
                             r"\bletter to the editor\b", re.I),
     "conference abstract": re.compile(r"^(?:keynote|invited talk|poster)\b", re.I),
 }
 """How a record shows its design. Reviews, protocols and editorials are read from the title
 only (an abstract that mentions a review is not one); the rest from title and abstract. A title
-ending in its kind ("...: An Exploratory Protocol") is a protocol."""
+ending in its kind ("...: An Exploratory Protocol") is a protocol, and so is one giving the
+"design of a randomised controlled pilot study": a trial described before it has results."""
 _TITLE_ONLY_DESIGNS: frozenset[Design] = frozenset({"review", "protocol", "editorial",
                                                     "conference abstract"})
 SELF_DESCRIBED: dict[Design, re.Pattern[str]] = {
@@ -605,21 +610,31 @@ SELF_DESCRIBED: dict[Design, re.Pattern[str]] = {
 talk, we present..."): the record saying what it is, unlike an abstract that mentions someone
 else's review or protocol, which says nothing of its own kind."""
 _HUMANS = re.compile(r"\b(?:patients?|participants?|women|men|children|adults|volunteers|"
-                     r"humans?|infants?|people|persons?)\b", re.I)
+                     r"humans|human (?:subjects?|participants?|volunteers?|beings?|studies|"
+                     r"trials?)|"
+                     r"infants?|people|persons?)\b", re.I)
+"""People as a study's subjects. "Human" alone does not count: "human bone-marrow-derived MSCs"
+injected into mice, or a human enzyme as a rat's marker, make no study of people."""
+_NOT_TRIALS: frozenset[Design] = frozenset({"case report", "animal", "in vitro"})
+"""Designs that are never the trials, cohorts or case-control studies criteria ask for: when the
+criteria name the designs they want and a record shows one of these and none wanted, it is set
+aside even if the exclusion criteria do not name its design."""
 
 
 def record_text(work_or_record: Work | Mapping[str, object]) -> str:
     """What is screened of a record: its title and abstract (a :class:`Work` or a mapping with
-    ``title`` and ``abstract``, as a CSV row)."""
+    ``title`` and ``abstract``, as a CSV row), the title on one line and the abstract after a
+    line break, so that the two can be told apart again (:func:`_title_and_abstract`): a title
+    may hold a full stop of its own ("... on the inflammatory milieu. A systematic review")."""
     if isinstance(work_or_record, Work):
         title, abstract = work_or_record.title, work_or_record.abstract or ""
     else:
         title = str(work_or_record.get("title") or "")
         abstract = str(work_or_record.get("abstract") or "")
-    title, abstract = title.strip(), abstract.strip()
+    title, abstract = " ".join(title.split()), abstract.strip()
     if not abstract:
         return title
-    return f"{title}{'' if title.endswith(('.', '?', '!')) else '.'} {abstract}"
+    return f"{title}{'' if title.endswith(('.', '?', '!')) else '.'}\n{abstract}"
 
 
 DECLARED_DESIGNS: dict[str, Design] = {
@@ -652,7 +667,9 @@ def record_designs(title: str, abstract: str = "") -> list[Design]:
     """The study designs a record's title and abstract show (none when it shows none).
 
     An animal or in-vitro design needs the record not to speak of people as well: a clinical
-    study may mention the mouse model it builds on.
+    study may mention the mouse model it builds on. A title naming the design and no people
+    ("... in a murine osteoarthritis model") settles it whatever the abstract says of patients,
+    and animals "randomly assigned" to arms make an animal study, not a randomised trial.
     """
     found: list[Design] = []
     whole = f"{title}. {abstract}"
@@ -661,9 +678,12 @@ def record_designs(title: str, abstract: str = "") -> list[Design]:
         described = design in SELF_DESCRIBED and SELF_DESCRIBED[design].search(abstract)
         if not (pattern.search(text) or described):
             continue
-        if design in ("animal", "in vitro") and _HUMANS.search(whole):
+        if design in ("animal", "in vitro") and _HUMANS.search(whole) and not (
+                pattern.search(title) and not _HUMANS.search(title)):
             continue
         found.append(design)
+    if "animal" in found and "randomised trial" in found:
+        found.remove("randomised trial")
     return found
 
 
@@ -671,7 +691,10 @@ def design_reason(designs: Sequence[Design], criteria: Criteria | None) -> str |
     """Why the criteria set aside a record of these designs, or None when they admit it.
 
     A record is set aside when one of its designs is excluded by the criteria and none is one
-    they ask for ("case report and review of the literature" is both, and neither is wanted).
+    they ask for ("case report and review of the literature" is both, and neither is wanted),
+    or when the criteria ask for designs and the record is a case report, an animal or an
+    in-vitro study (:data:`_NOT_TRIALS`): "design: case report; the criteria ask for
+    randomised trials".
     """
     if criteria is None or not designs:
         return None
@@ -679,10 +702,13 @@ def design_reason(designs: Sequence[Design], criteria: Criteria | None) -> str |
     if wanted & set(designs):
         return None
     excluded = [d for d in designs if d in criteria.excluded_designs]
-    if not excluded:
-        return None
-    return EXCLUSION_DESIGN.format(found=", ".join(designs),
-                                   why=f"exclude {_plural(excluded[0])}")
+    if excluded:
+        return EXCLUSION_DESIGN.format(found=", ".join(designs),
+                                       why=f"exclude {_plural(excluded[0])}")
+    if wanted and _NOT_TRIALS & set(designs):
+        asked = " or ".join(_plural(d) for d in criteria.wanted_designs)
+        return EXCLUSION_DESIGN.format(found=", ".join(designs), why=f"ask for {asked}")
+    return None
 
 
 def _plural(design: Design) -> str:
@@ -961,7 +987,13 @@ def _learned(matrix: sparse.csr_matrix, rows: np.ndarray, truth: np.ndarray) -> 
 
 
 def _title_and_abstract(text: str) -> tuple[str, str]:
-    """A record's text (:func:`record_text`) split back at the end of its first sentence."""
+    """A record's text (:func:`record_text`) split back at the line break after its title; a
+    text written otherwise, at the end of its first sentence. Splitting every text at its first
+    full stop read "Influence of polychlorinated biphenyls ... on the inflammatory milieu" as
+    the title of a systematic review, whose design the title alone tells."""
+    if "\n" in text:
+        title, _, abstract = text.partition("\n")
+        return title, abstract
     title, _, abstract = text.partition(". ")
     return title, abstract
 

@@ -74,6 +74,15 @@ def zero_shot_scores(question: str, criteria: Criteria | None, texts: Sequence[s
         return score_records(question, criteria, texts)
 
 
+CRITERIA_FRAME = frozenset([
+    "inclusion", "exclusion", "criteria", "criterion", "include", "included", "exclude",
+    "excluded", "eligible", "eligibility", "ineligible", "characteristics", "following",
+])
+"""Words that frame criteria ("Inclusion Criteria", "studies were excluded if they had the
+following characteristics"), not what a record must be about: an abstract naming its own
+"inclusion criteria" does not meet the review's."""
+
+
 def criteria_terms(question: str, criteria: str) -> dict[str, str]:
     """The words of the question and criteria worth looking for, by stem: the specific ones,
     and every word of the question's concepts however common (:func:`relevance.concepts`:
@@ -83,7 +92,7 @@ def criteria_terms(question: str, criteria: str) -> dict[str, str]:
     terms: dict[str, str] = {}
     for word in specific_words(f"{question}. {criteria}"):
         in_concept = bool(concept_stems.intersection(tokenize(word)))
-        if not in_concept and (word.lower() in GENERIC_TERMS
+        if not in_concept and (word.lower() in GENERIC_TERMS | CRITERIA_FRAME
                                or commonness(word.lower()) >= COMMON_ZIPF):
             continue
         for stem in tokenize(word):

@@ -36,6 +36,7 @@ from scholargraph.sources.base import (
     SourceResult,
     any_two,
     clean_terms,
+    family_first,
     first_and_any,
 )
 
@@ -218,12 +219,5 @@ def _work(result: arxiv.Result) -> Work:
 
 
 def _author(name: str) -> str:
-    """'Given Family' as arXiv writes it, turned into 'Family, Given'."""
-    parts = name.strip().split()
-    if len(parts) < 2 or "," in name:
-        return name.strip()
-    particles = {"van", "von", "de", "der", "del", "da", "di", "la", "le", "du", "dos"}
-    split = len(parts) - 1
-    while split > 1 and parts[split - 1].lower() in particles:
-        split -= 1
-    return f"{' '.join(parts[split:])}, {' '.join(parts[:split])}"
+    """'Given Family' as arXiv writes it, turned into 'Family, Given' (:func:`family_first`)."""
+    return family_first(name)

@@ -206,3 +206,25 @@ def first_and_any(groups: list[str]) -> str:
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+
+
+NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+"""What may follow a family name ('Robert W. Heath Jr.'): not the family name itself."""
+
+
+def family_first(name: str) -> str:
+    """A name written 'Given Family' (arXiv, OpenAlex) as 'Family, Given': a particle kept with
+    the family name ('van der Sommen, Fons'), a suffix after the given names ('Heath, Robert
+    W., Jr.' for 'Robert W. Heath Jr.', whose family name is not 'Jr.'), so that the first
+    author's family name deduplication compares is the same whichever source wrote it. A name
+    with a comma (already 'Family, Given') or of one word is kept as it is."""
+    parts = name.strip().split()
+    suffix = parts.pop() if len(parts) > 2 and parts[-1].lower() in NAME_SUFFIXES else ""
+    if len(parts) < 2 or "," in name:
+        return name.strip()
+    particles = {"van", "von", "de", "der", "del", "da", "di", "la", "le", "du", "dos"}
+    split = len(parts) - 1
+    while split > 1 and parts[split - 1].lower() in particles:
+        split -= 1
+    return f"{' '.join(parts[split:])}, {' '.join(parts[:split])}" + (f", {suffix}" if suffix
+                                                                     else "")

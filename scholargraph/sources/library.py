@@ -7,8 +7,9 @@
 - ``.ris`` RIS (rispy), each field read where EndNote, Zotero, Mendeley, Scopus, Embase, Ovid
   and Web of Science put it (:func:`ris_work`); a Web of Science "plain text" file under
   ``.ris`` is read as what it is,
-- ``.nbib`` / ``.medline`` MEDLINE (PubMed's export), and ``.txt`` exports read as the tagged
-  format their records start with (RIS, MEDLINE or Web of Science plain text;
+- ``.nbib`` / ``.medline`` MEDLINE (PubMed's export), ``.enw`` EndNote's tagged citations (a
+  publisher's or Google Scholar's "EndNote" download), and ``.txt`` exports read as the tagged
+  format their records start with (RIS, MEDLINE, Web of Science plain text or EndNote;
   :mod:`scholargraph.sources.reference_files`); in a folder, other ``.txt`` files are passed
   over,
 - ``.json`` CSL-JSON (an array of items, as Zotero and pandoc write it),
@@ -60,7 +61,8 @@ import io
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
@@ -77,9 +79,10 @@ from scholargraph.identifiers import identifiers_in_url, normalize_doi
 from scholargraph.rag.ranking import LexicalIndex, tokenize
 from scholargraph.records import Work
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
-from scholargraph.sources.pubmed import pubmed_records
+from scholargraph.sources.pubmed import UNTITLED, pubmed_records
 from scholargraph.sources.reference_files import (
     endnote_fields,
+    enw_fields,
     listed,
     medline_fields,
     parse_xml,
@@ -245,7 +248,8 @@ def _load(signature: tuple[tuple[str, int, int], ...], with_csv: bool) -> tuple[
         reader = readers.get(path.suffix.lower())
         if reader is None:
             raise LibraryError(f"{path}: not a library file; use .bib, .ris, .nbib (MEDLINE), "
-                               ".txt (RIS, MEDLINE or Web of Science), .json (CSL-JSON), "
+                               ".enw (EndNote), .txt (RIS, MEDLINE, Web of Science or "
+                               "EndNote), .json (CSL-JSON), "
                                ".jsonl, .pdf, .xml (PubMed, EndNote or JATS), .nxml"
                                + (" or a .csv/.tsv with title and abstract columns" if with_csv
                                   else ""))
@@ -264,22 +268,29 @@ CSV_COLUMNS: dict[str, tuple[str, ...]] = {
     "title": ("title", "article title", "document title", "primary title", "primary_title",
               "ti"),
     "abstract": ("abstract", "abstract note", "notes_abstract", "ab"),
-    "authors": ("authors", "author", "author names", "author full names", "first_authors",
-                "au"),
-    "year": ("year", "publication year", "publication_year", "published year", "py",
-             "publication date", "date"),
+    "authors": ("authors", "author", "author names", "author full names", "author/s",
+                "first_authors", "au"),
+    "year": ("year", "publication year", "publication_year", "published year", "pubyear", "py",
+             "publication date", "date published", "date"),
     "venue": ("journal", "venue", "secondary_title", "source title", "publication title",
               "journal/book", "journal title", "journal_name", "so"),
     "doi": ("doi", "di"),
     "pmid": ("pmid", "pubmed id", "pubmed_id", "pm"),
-    "id": ("record_id", "id", "key"),
+    "pmcid": ("pmcid", "pmc id", "pmc"),
+    "publication_types": ("publication type", "publication types", "document type", "dt"),
+    "id": ("record_id", "id", "key", "covidence #", "lens id", "publication id"),
 }
 """The columns each field is read from, first found first, by their lower-cased header: this
 project's and ASReview's names, Zotero's ('Abstract Note', 'Publication Title'), Scopus's
-('Source title', 'PubMed ID'), PubMed's ('Journal/Book', 'Publication Year'), Embase's
-('Author Names') and Web of Science's tab-delimited tags (TI, AB, AU, PY, SO, DI, PM). With
-no year column, the year is read from a 'Source' citation ('Endoscopic Ultrasound (2014) 3:3',
+('Source title', 'PubMed ID', 'Document Type'), PubMed's ('Journal/Book', 'Publication
+Year'), Embase's ('Author Names'), Web of Science's tab-delimited tags (TI, AB, AU, PY, SO, DI,
+PM, DT), Lens's ('Author/s', 'Date Published', 'Lens ID'), Dimensions's ('PubYear',
+'Publication ID', 'PMCID') and Covidence's ('Published Year', 'Covidence #'). With no year
+column, the year is read from a 'Source' citation ('Endoscopic Ultrasound (2014) 3:3',
 Embase's)."""
+HEADER_LINES = 10
+"""How far down a table export its header may start: Dimensions writes a line 'About the data:
+Exported on ...' above it, some exporters a title or a blank line."""
 _SURNAME_INITIALS = re.compile(r"^[^\s,]+(?:[\s-][^\s,]+)*\s+[A-Z][A-Z.\-]*$")
 """'Liu R.', 'Adler D.G.', 'van der Berg JM': a name written surname first, initials after,
 as Embase, Scopus and PubMed list authors separated by commas."""
@@ -293,6 +304,7 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
     text = read_text(path)
     if declared := _SEPARATOR_LINE.match(text):  # Excel's 'sep=;' first line
         text = text[declared.end():]
+    text = _from_header(text, declared.group(1) if declared else None)
     rows = list(csv.DictReader(io.StringIO(text), delimiter=declared.group(1) if declared
                                else _delimiter(text)))
     header = {(name or "").strip().lower() for name in (rows[0] if rows else {})}
@@ -307,8 +319,11 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
         value = {field: next((cells[c] for c in columns if cells.get(c)), "")
                  for field, columns in CSV_COLUMNS.items()}
         work = _work(title=value["title"], abstract=value["abstract"], doi=value["doi"],
-                     pmid=value["pmid"], year=year_in(value["year"] or cells.get("source")),
+                     pmid=value["pmid"], pmcid=value["pmcid"],
+                     year=year_in(value["year"] or cells.get("source")),
                      authors=csv_authors(value["authors"]), venue=value["venue"],
+                     publication_types=[kind.strip() for kind in
+                                        value["publication_types"].split(";") if kind.strip()],
                      found_via=f"library file {path.name}")
         if work is not None:
             found.append((work, value["id"] or None))
@@ -317,6 +332,25 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
 
 _SEPARATOR_LINE = re.compile(r"\A\s*sep=(.)\s*\n", re.IGNORECASE)
 """The first line Excel writes and reads to name a table's separator ('sep=;')."""
+
+
+def _header_names(line: str, delimiter: str) -> set[str]:
+    """The lower-cased column names of a header line (quotes and a byte-order mark off)."""
+    return {name.strip().strip('"').strip().lower() for name in line.lstrip("\ufeff")
+            .split(delimiter)}
+
+
+def _from_header(text: str, delimiter: str | None = None) -> str:
+    """The table from its header line on: the first of the first :data:`HEADER_LINES` lines
+    that names a title column, so that a line above the header (Dimensions' 'About the data:
+    Exported on ...') is not taken for the header and the file refused; the text unchanged when
+    no line does (the caller then says no title column was found)."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines[:HEADER_LINES]):
+        separator = delimiter or max((",", ";", "\t"), key=line.count)
+        if _header_names(line, separator) & set(CSV_COLUMNS["title"]):
+            return "\n".join(lines[number:])
+    return text
 
 
 def _delimiter(text: str) -> str:
@@ -329,7 +363,8 @@ def _delimiter(text: str) -> str:
 def csv_authors(cell: str) -> list[str]:
     """A table's author cell as names: separated by semicolons when it has any ('Rossi, Marco;
     Bianchi, Lia'), else by commas when every part is a surname with initials ('Liu R., Adler
-    D.G.'), else one name."""
+    D.G.'), else one name. An author id after a name ('Rossi, Marco (57193453000)', Scopus's
+    'Author full names') is not part of it."""
     if cell.startswith("[") and cell.endswith("]"):
         parts = _listed_cell(cell)
     elif ";" in cell:
@@ -338,7 +373,12 @@ def csv_authors(cell: str) -> list[str]:
         parts = cell.split(",")
     else:
         parts = [cell]
-    return [" ".join(part.split()) for part in parts if part.strip()]
+    names = (_AUTHOR_ID.sub("", part) for part in parts)
+    return [" ".join(name.split()) for name in names if name.strip()]
+
+
+_AUTHOR_ID = re.compile(r"\s*\(\d{5,}\)\s*$")
+"""A database's author id in brackets after the name (Scopus: 'Rossi, Marco (57193453000)')."""
 
 
 def _listed_cell(cell: str) -> list[str]:
@@ -381,7 +421,7 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
                     "by its title)", path, untitled)
     suffix = path.suffix.lower()
     if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
-        raise LibraryError(f"{path}: no record with a title could be read; is it really a "
+        raise LibraryError(f"{path}: no record with a title could be read; is it really "
                            f"{LENIENT_FORMATS[suffix]} file?")
     if not works and suffix in RECORD_FORMATS:
         raise LibraryError(f"{path}: no record has a title (a record is cited and screened by "
@@ -389,7 +429,7 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
     return works
 
 
-LENIENT_FORMATS = {".bib": "BibTeX", ".ris": "RIS"}
+LENIENT_FORMATS = {".bib": "a BibTeX", ".ris": "an RIS", ".enw": "an EndNote"}
 """Formats whose parsers skip what they cannot read instead of failing: a file of them that
 gives no record at all is reported rather than silently contributing nothing."""
 RECORD_FORMATS = (".json", ".jsonl")
@@ -536,7 +576,8 @@ def bibtex_work(fields: dict[str, str]) -> Work | None:
     arxiv = eprint or fields.get("arxivid") or found.get("arxiv") \
         or _arxiv_in(fields.get("journal"), fields.get("note"))
     names = re.split(r"\s+and\s+", fields.get("author", "").strip())
-    authors = [name for name in map(_latex_text, names) if name and name != "others"]
+    authors = [name for name in map(_latex_text, map(biblatex_name, names))
+               if name and name != "others"]
     kind = fields.get("entrytype", "").lower()
     return _work(
         title=_latex_text(fields.get("title")), authors=authors,
@@ -550,6 +591,28 @@ def bibtex_work(fields: dict[str, str]) -> Work | None:
         pages=re.sub(r"\s*-+\s*", "-", fields.get("pages") or "") or None,
         kind="preprint" if arxiv and kind in ("misc", "unpublished", "online")
         else BIBTEX_KINDS.get(kind))
+
+
+_NAME_PART = re.compile(r"\s*([a-z][a-z-]*)\s*=\s*"
+                        r"(\{(?:[^{}]|\{[^{}]*\})*\}|[^,]*)\s*(?:,|$)", re.IGNORECASE)
+"""One ``key=value`` part of biblatex's extended name format (a value braced or up to the next
+comma)."""
+
+
+def biblatex_name(name: str) -> str:
+    """A name in biblatex's extended format, as Better BibLaTeX writes a name with a particle
+    ('family=Oord, given=Aaron, prefix=van den, useprefix=true'), as 'van den Oord, Aaron'; any
+    other name unchanged. Read as it is, the whole string became the author's name, and the
+    first author's surname (which deduplication compares) was 'family=Oord'."""
+    text = name.strip()
+    parts = {key.lower(): value.strip() for key, value in _NAME_PART.findall(text)}
+    if not {"family", "given"} & parts.keys() or _NAME_PART.sub("", text).strip():
+        return name
+    family = " ".join(part for part in (parts.get("prefix"), parts.get("family")) if part)
+    if not family:
+        return parts["given"]
+    given = ", ".join(part for part in (parts.get("given"), parts.get("suffix")) if part)
+    return f"{family}, {given}" if given else family
 
 
 BIBTEX_KINDS = {"incollection": "chapter", "inbook": "chapter", "book": "book"}
@@ -745,20 +808,37 @@ def _json(path: Path, text: str, line: int | None = None) -> Any:
         raise LibraryError(f"{where}: not valid JSON ({exc.msg}); fix or remove it") from exc
 
 
+@contextmanager
+def _pypdf_quiet() -> Iterator[None]:
+    """pypdf's warnings ('invalid pdf header', 'EOF marker not found') kept off the terminal
+    while a library PDF is read: a PDF that cannot be read is reported in one line that says
+    what to do, and the warnings of one that can be read are not the scientist's concern."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def read_pdf(path: Path) -> list[Work | None]:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
     try:
-        data = path.read_bytes()
-        reader = PdfReader(io.BytesIO(data))
-        pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
-        document = parse_pdf(data)
+        with _pypdf_quiet():
+            data = path.read_bytes()
+            reader = PdfReader(io.BytesIO(data))
+            pages = [page.extract_text() or "" for page in reader.pages[:PDF_PAGES]]
+            document = parse_pdf(data)
     except FileNotDecryptedError:
         raise LibraryError(f"{path}: the PDF is password-protected; give a copy without a "
                            "password or leave it out of the library") from None
     except (PdfReadError, OSError, ValueError) as exc:
-        raise LibraryError(f"{path}: cannot read this PDF ({exc})") from exc
+        raise LibraryError(f"{path}: cannot read this PDF ({exc}); it may be empty, cut short or "
+                           "not a PDF (a reference manager's placeholder): download it again "
+                           "or leave it out of the library") from exc
     meta: Any = reader.metadata or {}
     text = "\n".join(pages)
     title = document.title or path.stem
@@ -807,7 +887,7 @@ def read_xml(path: Path) -> list[Work | None]:
                            "(PubmedArticleSet), an EndNote XML export or a JATS article")
     if kind == "pubmed":
         return [work.model_copy(update={"sources": ["library"]})
-                for work in pubmed_records(root)]
+                if work.title != UNTITLED else None for work in pubmed_records(root)]
     if kind == "endnote":
         return [_work(**fields) for fields in endnote_fields(root)]
     return read_jats(path)
@@ -823,12 +903,19 @@ def read_wos(path: Path) -> list[Work | None]:
     return [_work(**fields) for fields in wos_fields(read_text(path))]
 
 
-TEXT_READERS: dict[str, Reader] = {"ris": read_ris, "medline": read_medline, "wos": read_wos}
+def read_enw(path: Path) -> list[Work | None]:
+    """An EndNote tagged file (``.enw``, the "EndNote" citation a publisher's page downloads)."""
+    return [_work(**fields) for fields in enw_fields(read_text(path))]
+
+
+TEXT_READERS: dict[str, Reader] = {"ris": read_ris, "medline": read_medline, "wos": read_wos,
+                                   "enw": read_enw}
 
 
 def read_tagged_text(path: Path) -> list[Work | None]:
     """A ``.txt`` export, read as the tagged format its records start with: RIS (``TY  -``),
-    MEDLINE (``PMID-``) or Web of Science (``FN``/``PT``); or as a table when its first line
+    MEDLINE (``PMID-``), Web of Science (``FN``/``PT``) or EndNote (``%0``); or as a table when
+    its first line
     is a tab- or comma-separated header with a title column (Web of Science's tab-delimited
     ``savedrecs.txt``)."""
     text = read_text(path)
@@ -836,15 +923,17 @@ def read_tagged_text(path: Path) -> list[Work | None]:
     if kind is None and _is_table(text):
         return read_csv_works(path)
     if kind is None:
-        raise LibraryError(f"{path}: a .txt library file must be an RIS, MEDLINE (PubMed) or "
-                           "Web of Science export; no record tag (TY  -, PMID-, PT) was found")
+        raise LibraryError(f"{path}: a .txt library file must be an RIS, MEDLINE (PubMed), "
+                           "Web of Science or EndNote export; no record tag (TY  -, PMID-, PT, "
+                           "%0) was found")
     return TEXT_READERS[kind](path)
 
 
 def _is_table(text: str) -> bool:
     """Whether ``text`` starts with a table header naming a title column (:data:`CSV_COLUMNS`)."""
+    text = _from_header(text)
     header = next((line for line in text.splitlines() if line.strip()), "")
-    names = {name.strip().strip('"').lower() for name in header.split(_delimiter(text))}
+    names = _header_names(header, _delimiter(text))
     return len(names) > 1 and bool(names & set(CSV_COLUMNS["title"]))
 
 
@@ -888,5 +977,5 @@ def pdf_abstract(text: str) -> str | None:
 READERS: dict[str, Reader] = {
     ".bib": read_bibtex, ".ris": read_ris, ".json": read_csl_json, ".jsonl": read_jsonl,
     ".pdf": read_pdf, ".nxml": read_jats, ".xml": read_xml, ".nbib": read_medline,
-    ".medline": read_medline, ".txt": read_tagged_text,
+    ".medline": read_medline, ".txt": read_tagged_text, ".enw": read_enw,
 }

@@ -39,6 +39,7 @@ from scholargraph.sources.base import (
     SourceResult,
     any_two,
     clean_terms,
+    family_first,
     first_and_any,
 )
 
@@ -272,7 +273,4 @@ def _author(authorship: dict[str, Any]) -> str | None:
         name = raw
     else:
         name = (author.get("display_name") or "").strip() or raw
-    if not name or "," in name or " " not in name:
-        return name or None
-    given, _, family = name.rpartition(" ")
-    return f"{family}, {given}"
+    return family_first(name) or None

@@ -277,6 +277,10 @@ NOTICE_KINDS = {"RetractionIn": "Retraction", "ExpressionOfConcernIn": "Expressi
 """PubMed's links from an article to what was later published about it, as notice labels."""
 
 
+UNTITLED = "(untitled)"
+"""The title of a record that has none in English nor in its own language (an empty
+``ArticleTitle`` and no ``VernacularTitle``): kept from a search, since its PMID still names it;
+a library file's reader leaves it out as it does any record without a title."""
 RETRACTED_TYPE = "Retracted Publication"
 """The publication type PubMed gives an article once it is retracted (beside the link to the
 retraction notice, which ``RetractionIn`` names)."""
@@ -307,7 +311,8 @@ def _article_work(article: etree._Element) -> Work:
     if RETRACTED_TYPE in kinds and not any(n.startswith("Retraction in:") for n in notices):
         notices.append("Retracted publication (PubMed publication type)")
     return Work(
-        title=_text(body.find("ArticleTitle")) or "(untitled)",
+        title=_text(body.find("ArticleTitle")) or _text(body.find("VernacularTitle"))
+        or UNTITLED,
         authors=_authors(body.iterfind("AuthorList/Author")),
         year=_year(body),
         venue=_text(body.find("Journal/Title")) or None,
@@ -339,7 +344,7 @@ def _book_work(book: etree._Element) -> Work:
             or _text(document.find("Book/PubDate/MedlineDate"))[:4])
     publisher = _text(document.find("Book/Publisher/PublisherName"))
     return Work(
-        title=chapter_title or book_title or "(untitled)",
+        title=chapter_title or book_title or UNTITLED,
         authors=_authors(document.iterfind("AuthorList/Author")),
         year=int(year) if year.isdigit() else None,
         venue=(book_title if chapter_title else publisher) or None,
@@ -361,9 +366,27 @@ def _required(element: etree._Element, path: str) -> etree._Element:
     return found
 
 
+MATHML = "{http://www.w3.org/1998/Math/MathML}math"
+
+
 def _text(element: etree._Element | None) -> str:
-    """All the text inside ``element``, inline markup (<i>, <sup>) dropped."""
-    return "".join(element.itertext()).strip() if element is not None else ""
+    """All the text inside ``element``, inline markup (<i>, <sup>) dropped; a MathML formula
+    (which PubMed prints one symbol a line) read as its symbols run together, 'VO2max', not
+    'V . O 2 m a x'."""
+    if element is None:
+        return ""
+    if next(element.iter(MATHML), None) is None:
+        return "".join(element.itertext()).strip()
+    return " ".join(_with_formulas(element).split())
+
+
+def _with_formulas(element: etree._Element) -> str:
+    if element.tag == MATHML:
+        return "".join(part.strip() for part in element.itertext())
+    parts = [element.text or "" if isinstance(element.tag, str) else ""]
+    for child in element:
+        parts += [_with_formulas(child), child.tail or ""]
+    return "".join(parts)
 
 
 def _article_ids(id_list: etree._Element | None) -> dict[str, str]:
@@ -373,9 +396,12 @@ def _article_ids(id_list: etree._Element | None) -> dict[str, str]:
 
 
 def _authors(authors: Iterator[etree._Element]) -> list[str]:
-    """'Family, Given' (or a group's name) for each author."""
+    """'Family, Given' (or a group's name) for each author, but those PubMed marks as not valid
+    (``ValidYN="N"``: a name printed wrongly, kept beside the corrected one)."""
     names = []
     for author in authors:
+        if author.get("ValidYN") == "N":
+            continue
         family = _text(author.find("LastName"))
         given = _text(author.find("ForeName")) or _text(author.find("Initials"))
         name = _text(author.find("CollectiveName")) or (

@@ -4,7 +4,9 @@
   Biopython's :mod:`Bio.Medline`;
 - Web of Science "plain text" (tags ``FN``, ``PT``, ``TI``, ``SO``...; ``savedrecs.txt``), read
   with rispy's ``WokParser``;
-- EndNote XML (``<xml><records><record>``), read with lxml.
+- EndNote XML (``<xml><records><record>``), read with lxml;
+- EndNote's tagged text (``.enw``: ``%0 Journal Article``, ``%T``, ``%A``...), the "EndNote"
+  citation a publisher's page or Google Scholar downloads, read line by line.
 
 Each reader gives one dict per record with the keyword arguments of a library work (``title``,
 ``authors``, ``year``, ``venue``, ``abstract``, ``doi``, ``pmid``, ``pmcid``, ``kind``,
@@ -24,19 +26,21 @@ from lxml import etree
 from scholargraph.identifiers import normalize_doi
 
 Fields = dict[str, Any]
-TextKind = Literal["ris", "medline", "wos"]
+TextKind = Literal["ris", "medline", "wos", "enw"]
 XmlKind = Literal["pubmed", "endnote", "jats"]
 
 _MEDLINE_START = re.compile(r"^\s*PMID- ", re.MULTILINE)
 _RIS_START = re.compile(r"^\s*TY  - ", re.MULTILINE)
 _WOS_START = re.compile(r"^\s*(?:FN |PT [A-Z]\s*$)", re.MULTILINE)
+_ENW_START = re.compile(r"^\s*%0 ", re.MULTILINE)
 
 
 def sniff_text(text: str) -> TextKind | None:
     """Which tagged format ``text`` is, by the tag its records start with; None for none."""
     head = text.lstrip("\ufeff")[:20_000]
     starts = {kind: pattern.search(head) for kind, pattern in
-              (("ris", _RIS_START), ("medline", _MEDLINE_START), ("wos", _WOS_START))}
+              (("ris", _RIS_START), ("medline", _MEDLINE_START), ("wos", _WOS_START),
+               ("enw", _ENW_START))}
     found = [(match.start(), kind) for kind, match in starts.items() if match]
     return min(found)[1] if found else None  # type: ignore[return-value]
 
@@ -207,4 +211,57 @@ def _endnote_record(record: etree._Element) -> Fields:
         "volume": _text(record.find("volume")),
         "issue": _text(record.find("number")),
         "pages": _text(record.find("pages")),
+    }
+
+
+# ---------------------------------------------------------------- EndNote tagged text (.enw)
+
+_ENW_TAG = re.compile(r"^%([0-9A-Z@!#$&()*+^\[\]=~>|])(?: (.*))?$")
+"""One line of EndNote's tagged format: ``%`` and one character, a space, the value."""
+ENW_KINDS = {"book section": "chapter", "electronic book section": "chapter", "book": "book",
+             "edited book": "book", "electronic book": "book"}
+"""EndNote reference types (``%0``) that are a chapter or a whole book."""
+
+
+def enw_fields(text: str) -> list[Fields]:
+    """Each record of an EndNote tagged file: a record starts at ``%0`` (its type); a line
+    without a tag continues the value above it (a long abstract wrapped)."""
+    records: list[dict[str, list[str]]] = []
+    last: list[str] | None = None
+    for line in text.splitlines():
+        found = _ENW_TAG.match(line.rstrip())
+        if found is None:
+            if last is not None and line.strip():
+                last[-1] = f"{last[-1]} {line.strip()}"
+            continue
+        tag, value = found.group(1), (found.group(2) or "").strip()
+        if tag == "0" or not records:
+            records.append({})
+        last = records[-1].setdefault(tag, [])
+        last.append(value)
+    return [_enw_record(record) for record in records]
+
+
+def _enw_record(record: dict[str, list[str]]) -> Fields:
+    def one(tag: str) -> str:
+        return " ".join(value for value in record.get(tag, []) if value)
+
+    kind = one("0").lower()
+    chapter_of = one("B") if "section" in kind else ""
+    dois = [normalize_doi(value) for value in record.get("R", []) + record.get("U", [])]
+    accession, provider = one("M"), one("~") + " " + one("W")
+    return {
+        "title": one("T"),
+        "authors": listed(record.get("A")),
+        "year": year_in(one("D")) or year_in(one("8")),
+        "venue": one("J") or chapter_of or one("B") or (one("I") if "book" in kind else ""),
+        "abstract": one("X"),
+        "doi": next((doi for doi in dois if doi), None),
+        "pmid": accession if accession.isdigit() and PUBMED_PROVIDERS.search(provider) else None,
+        "url": next(iter(record.get("U", [])), None),
+        "kind": ENW_KINDS.get(kind),
+        "publication_types": [one("0")] if kind else [],
+        "volume": one("V"),
+        "issue": one("N"),
+        "pages": one("P"),
     }
