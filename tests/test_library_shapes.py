@@ -189,6 +189,9 @@ def test_a_line_above_a_tables_header_does_not_hide_it(tmp_path: Path, suffix: s
 @pytest.mark.parametrize(("cell", "names"), [
     ("Rossi, Marco (57193453000); Bianchi, Lia (7004212771)", ["Rossi, Marco", "Bianchi, Lia"]),
     ("Smith, John (Jr.)", ["Smith, John (Jr.)"]),
+    # Scopus's tables before 2023: one kind of comma between and within names
+    ("Li, X., Wang, Y.-H., van der Berg, J.M.", ["Li, X.", "Wang, Y.-H.", "van der Berg, J.M."]),
+    ("Rossi, Marco, Bianchi, Lia", ["Rossi, Marco, Bianchi, Lia"]),  # not initials: kept whole
 ])
 def test_an_author_id_after_a_name_is_not_part_of_it(cell: str, names: list[str]) -> None:
     assert csv_authors(cell) == names

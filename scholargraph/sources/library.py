@@ -371,10 +371,29 @@ def csv_authors(cell: str) -> list[str]:
         parts = cell.split(";")
     elif "," in cell and all(_SURNAME_INITIALS.match(p.strip()) for p in cell.split(",")):
         parts = cell.split(",")
+    elif pairs := _surname_initials_pairs(cell):
+        parts = pairs
     else:
         parts = [cell]
     names = (_AUTHOR_ID.sub("", part) for part in parts)
     return [" ".join(name.split()) for name in names if name.strip()]
+
+
+_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.[\s-]?)+$")
+"""Initials alone, each with its full stop: 'R.', 'D.G.', 'J.-P.', 'Ch.' (not 'Li', 'Xu')."""
+
+
+def _surname_initials_pairs(cell: str) -> list[str]:
+    """'Liu, R., Adler, D.G.' (Scopus's tables before 2023, every comma alike) as 'Liu, R.' and
+    'Adler, D.G.': parts that alternate a surname and its initials; else nothing."""
+    parts = [part.strip() for part in cell.split(",")]
+    if len(parts) < 4 or len(parts) % 2:
+        return []
+    surnames, initials = parts[0::2], parts[1::2]
+    if not all(_INITIALS.match(part) for part in initials) \
+            or any(_INITIALS.match(part) for part in surnames):
+        return []
+    return [f"{surname}, {given}" for surname, given in zip(surnames, initials, strict=True)]
 
 
 _AUTHOR_ID = re.compile(r"\s*\(\d{5,}\)\s*$")
