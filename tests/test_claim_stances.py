@@ -127,6 +127,22 @@ def test_a_sentence_saying_what_a_paper_does_is_never_a_finding():
     assert any(text.startswith("The reviewed articles show") for text in quoted)
 
 
+@pytest.mark.parametrize("sentence, describes", [
+    ("The paper reports experiences with applying systematic reviews to software engineering.",
+     True),
+    ("The review investigates the practice of effect size reporting and gives advice.", True),
+    ("Considering their importance, this paper intends to discuss the roles in software teams.",
+     True),
+    ("The review presents evidence that code review reduces defect density.", False),
+    ("This study reports that code review reduced defect density by a third.", False),
+    ("The paper concludes by summing up the suggestions for further research.", True),
+    ("This article provides a timely analysis and review of the major projects.", True),
+    ("We are also undertaking a series of reviews to identify limiting factors.", True),
+])
+def test_a_paper_describing_itself_states_no_finding(sentence, describes):
+    assert bool(PAPER_DOES.search(sentence)) is describes
+
+
 def test_results_rank_before_background_and_methods():
     passage = _passage(REVIEW, "Machine learning is widely used in public health disease "
                                "surveillance. We used records of 2,000 disease surveillance "

@@ -84,3 +84,14 @@ def test_what_earlier_research_has_shown_is_background():
     assert "background" in earlier.facets and not states_finding(earlier, {"result"})
     assert states_finding(own, {"result"})
     assert states_finding(labelled, {"result"})
+
+
+def test_how_much_research_there_is_is_background():
+    """A software-engineering abstract opening on how many studies its field has seen was quoted
+    as a finding of a tertiary study; its own count stays a finding."""
+    text = ("Several primary studies have been conducted in the field of software engineering in "
+            "the last years. From 108 selected papers, we found that 19 used evidence-based "
+            "practices.")
+    amount, own = abstract_sentences(text)
+    assert "background" in amount.facets and not states_finding(amount, {"result"})
+    assert states_finding(own, {"result"})
