@@ -263,3 +263,25 @@ def test_a_structured_jats_abstract_keeps_its_section_names() -> None:
     assert len(titles) > 2 and work.abstract.startswith(f"{titles[0]}: ")
     positions = [work.abstract.find(f"{title}: ") for title in titles]
     assert -1 not in positions and positions == sorted(positions)
+
+
+# ---------------------------------------------------------------- encodings
+
+
+@pytest.mark.parametrize(("name", "encoding"), [("jabref_tiny-LE-noBOM.bib", "utf-16-le"),
+                                                ("jabref_tiny-BE-noBOM.bib", "utf-16-be")])
+def test_utf16_without_its_mark_is_read(name: str, encoding: str) -> None:
+    raw = library(name).read_bytes()
+    assert not raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    title = re.search(r"^\s*title\s*=\s*\{(.+?)\},?$", raw.decode(encoding), re.M).group(1)
+    work, = load_library(library(name))
+    assert work.title == title and work.doi
+
+
+def test_a_file_declaring_utf8_that_is_not_is_read_as_windows_1252(tmp_path: Path) -> None:
+    source = library("jabref_tiny-LE-noBOM.bib").read_bytes().decode("utf-16-le")
+    wrong = tmp_path / "declared.bib"
+    wrong.write_bytes(("% Encoding: UTF-8\n\n" + source.replace("turkey", "turkey – €"))
+                      .encode("cp1252"))
+    work, = load_library(wrong)
+    assert work.title.endswith("turkey – €")

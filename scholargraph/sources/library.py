@@ -470,6 +470,11 @@ def read_text(path: Path) -> str:
         except UnicodeDecodeError:
             raise LibraryError(f"{path}: starts as UTF-16 but is not; export it again as "
                                "UTF-8") from None
+    if wide := _utf16_without_mark(data):
+        try:
+            return _newlines(data.decode(wide))
+        except UnicodeDecodeError:
+            pass
     try:
         return _newlines(data.decode("utf-8-sig"))
     except UnicodeDecodeError as utf8_error:
@@ -483,6 +488,23 @@ def read_text(path: Path) -> str:
                 "again as UTF-8") from None
     log.warning("%s is not UTF-8; read as %s", path, ENCODING_NAMES.get(encoding, encoding))
     return _newlines(text)
+
+
+def _utf16_without_mark(data: bytes) -> str | None:
+    """'utf-16-le' or 'utf-16-be' for UTF-16 text without its byte-order mark (Windows'
+    "Unicode" saved by some programs), told by its zero bytes: Latin text in UTF-16 has one in
+    every other byte, which UTF-8 text never has; else None. Read as UTF-8, such a file gave
+    no record and was refused as 'not BibTeX'."""
+    head = data[:4000]
+    if len(head) < 8 or b"\x00" not in head:
+        return None
+    half = len(head) // 2
+    odd, even = head[1::2].count(0), head[0::2].count(0)
+    if odd > 0.3 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.3 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None
 
 
 def _newlines(text: str) -> str:
@@ -512,9 +534,11 @@ def _other_encoding(data: bytes) -> str:
 
     if declared := _DECLARED.match(data):
         try:
-            return codecs.lookup(declared.group(1).decode("ascii")).name
+            name = codecs.lookup(declared.group(1).decode("ascii")).name
         except LookupError:
-            pass
+            name = "utf-8"
+        if name != "utf-8":  # a file saying UTF-8 that is not is read as the others are
+            return name
 
     best = from_bytes(data[:200_000]).best()
     guess = (best.encoding if best is not None else "").lower()
