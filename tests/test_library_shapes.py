@@ -285,3 +285,14 @@ def test_a_file_declaring_utf8_that_is_not_is_read_as_windows_1252(tmp_path: Pat
                       .encode("cp1252"))
     work, = load_library(wrong)
     assert work.title.endswith("turkey – €")
+
+
+def test_an_export_whose_records_have_no_title_is_refused_in_one_line(tmp_path: Path,
+                                                                      capsys) -> None:
+    name = "rispy_example_bom.ris"
+    assert "TI  - " not in library(name).read_text(encoding="utf-8-sig")
+    code = main(["review", "What is known?", "--library", str(library(name)), "--sources",
+                 "library", "--offline", "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, lines
+    assert name in lines[0] and "1 record(s) had none" in lines[0]

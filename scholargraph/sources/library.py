@@ -435,16 +435,18 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
     found_via = f"library file {path.name}"
     works = [work if work.found_via else work.model_copy(update={"found_via": found_via})
              for work in records if work is not None]
-    if untitled := len(records) - len(works):
-        log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
-                    "by its title)", path, untitled)
+    untitled = len(records) - len(works)
     suffix = path.suffix.lower()
     if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
-        raise LibraryError(f"{path}: no record with a title could be read; is it really "
+        found = f" ({untitled} record(s) had none)" if untitled else ""
+        raise LibraryError(f"{path}: no record with a title could be read{found}; is it really "
                            f"{LENIENT_FORMATS[suffix]} file?")
     if not works and suffix in RECORD_FORMATS:
         raise LibraryError(f"{path}: no record has a title (a record is cited and screened by "
                            "its title); export the records with their titles")
+    if untitled:  # after the refusals, which say it themselves: a refusal is one line
+        log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
+                    "by its title)", path, untitled)
     return works
 
 
