@@ -296,3 +296,17 @@ def test_an_export_whose_records_have_no_title_is_refused_in_one_line(tmp_path: 
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(lines) == 1, lines
     assert name in lines[0] and "1 record(s) had none" in lines[0]
+
+
+@pytest.mark.parametrize("cut", ["first", "last"])
+def test_a_record_left_open_in_an_ris_export_is_not_lost(tmp_path: Path, cut: str) -> None:
+    name = "asreview_scopus.ris"
+    text = library(name).read_text(encoding="utf-8-sig")
+    ends = [m.start() for m in re.finditer(r"^ER  -.*\n", text, re.M)]
+    at = ends[0] if cut == "first" else ends[-1]
+    open_export = tmp_path / "cut.ris"
+    open_export.write_text(text[:at] + re.sub(r"^ER  -.*\n", "", text[at:], count=1, flags=re.M),
+                           encoding="utf-8")
+    whole = load_library(library(name))
+    read = load_library(open_export)
+    assert [(w.title, w.doi) for w in read] == [(w.title, w.doi) for w in whole]

@@ -676,7 +676,31 @@ def read_ris(path: Path) -> list[Work | None]:
     text = read_text(path)
     if _is_wos_tagged(text):
         return read_wos(path)
-    return [ris_work(entry) for entry in rispy.loads(text)]
+    return [ris_work(entry) for entry in rispy.loads(closed_records(text))]
+
+
+_RIS_TY = re.compile(r"^\s*TY  -")
+_RIS_ER = re.compile(r"^\s*ER  -")
+
+
+def closed_records(text: str) -> str:
+    """RIS text in which every record ends with ``ER  -``: a record left open (an export cut
+    short, a record pasted in by hand) is closed before the next ``TY  -`` and at the end.
+    Left open, the last record was dropped, and one missing ``ER`` ran two records into one."""
+    lines = text.split("\n")
+    closed: list[str] = []
+    open_record = False
+    for line in lines:
+        if _RIS_TY.match(line):
+            if open_record:
+                closed.append("ER  - ")
+            open_record = True
+        elif _RIS_ER.match(line):
+            open_record = False
+        closed.append(line)
+    if open_record:
+        closed.append("ER  - ")
+    return "\n".join(closed)
 
 
 RIS_TITLES = ("title", "primary_title")
