@@ -310,3 +310,43 @@ def test_a_record_left_open_in_an_ris_export_is_not_lost(tmp_path: Path, cut: st
     whole = load_library(library(name))
     read = load_library(open_export)
     assert [(w.title, w.doi) for w in read] == [(w.title, w.doi) for w in whole]
+
+
+# ---------------------------------------------------------------- entries a parser passes over
+
+
+def test_a_biblatex_data_annotation_does_not_lose_its_entry() -> None:
+    name = "betterbibtex_data_annotation_2750.bib"
+    assert re.search(r"^\s*author\+an:role = ", library(name).read_text(), re.M)
+    work, = load_library(library(name))
+    assert work.title == bib_fields(name, "title")[0].replace("{", "").replace("}", "")
+    first = bib_fields(name, "author")[0].split(" and ")[0]
+    assert work.authors[0] == first
+
+
+def test_endnotes_bibtex_entry_without_a_key_is_read() -> None:
+    name = "betterbibtex_import_endnote_should_parse.bib"
+    raw = library(name).read_text()
+    assert re.search(r"@article\{\s*\n\s*author = ", raw)
+    works = load_library(library(name))
+    assert len(works) == len(re.findall(r"^\s*@\w+\{", raw, re.M))
+    assert works[0].title == re.search(r"title = \{(.+)\},", raw).group(1)
+
+
+def test_an_entry_lost_to_an_unbalanced_brace_is_counted(tmp_path: Path, caplog) -> None:
+    text = library("betterbibtex_articles_as_online_2058.bib").read_text()
+    broken = tmp_path / "broken.bib"
+    broken.write_text(text.replace("{{WaveNet}}:", "{{WaveNet}:", 1), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        works = load_library(broken)
+    assert len(works) == len(bib_fields("betterbibtex_articles_as_online_2058.bib", "title")) - 1
+    assert "1 of its 3 entries could not be read" in caplog.text
+
+
+def test_medline_records_without_a_blank_line_between_them_are_all_read(tmp_path: Path) -> None:
+    name = "biopython_pubmed_result2.txt"
+    pasted = tmp_path / "pasted.nbib"
+    pasted.write_text(re.sub(r"\n\s*\n(?=PMID- )", "\n", library(name).read_text()))
+    whole = load_library(library(name))
+    assert len(whole) > 1
+    assert [(w.pmid, w.title) for w in load_library(pasted)] == [(w.pmid, w.title) for w in whole]

@@ -578,12 +578,33 @@ def _latex_text(value: str | None) -> str | None:
 
 
 def read_bibtex(path: Path) -> list[Work | None]:
-    """A BibTeX or biblatex file (Zotero, Mendeley, JabRef, Google Scholar, a LaTeX project)."""
+    """A BibTeX or biblatex file (Zotero, Mendeley, JabRef, Google Scholar, a LaTeX project).
+    Entries the parser passes over (an unbalanced brace swallows the entry) are counted in a
+    warning, so that a shorter library than the file's entries does not go unexplained."""
+    text = read_text(path)
+    entries = _bibtex_entries(text)
+    if (written := len(_BIBTEX_ENTRY.findall(text))) > len(entries):
+        log.warning("%s: %d of its %d entries could not be read (an unbalanced brace or a "
+                    "malformed key?); fix them to include them", path, written - len(entries),
+                    written)
     return [bibtex_work({key.lower(): value for key, value in entry.items()})
-            for entry in _bibtex_entries(read_text(path))]
+            for entry in entries]
 
 
-_UNKEYED = re.compile(r"(@[A-Za-z]+\s*[{(])\s*,")
+_BIBTEX_ENTRY = re.compile(r"^[ \t]*@(?!string\b|comment\b|preamble\b)[a-z]+[ \t]*[{(]",
+                           re.IGNORECASE | re.MULTILINE)
+"""The start of an entry (not of an ``@string``, ``@comment`` or ``@preamble``)."""
+
+
+_UNKEYED = re.compile(r"(@(?!string\b|preamble\b|comment\b)[A-Za-z]+\s*[{(])\s*"
+                      r"(?:,|(?=[A-Za-z][\w-]*\s*=))", re.IGNORECASE)
+"""An entry without a key: ``@article{,`` (JabRef) or ``@article{`` and the first field on the
+next line (EndNote's BibTeX export)."""
+_ANNOTATION_FIELD = re.compile(r"^([ \t]*[A-Za-z][\w-]*)\+an(?::[\w-]+)?([ \t]*=)",
+                               re.MULTILINE)
+"""A biblatex data annotation's field name, ``author+an:role =`` (Better BibLaTeX writes them):
+bibtexparser drops the whole entry at the ``+``, so the name becomes ``author_an``, which is
+not read."""
 UNDEFINED_STRINGS = 200
 """How many undefined ``@string`` abbreviations a file may use before it is refused."""
 
@@ -599,6 +620,7 @@ def _bibtex_entries(text: str) -> list[dict[str, str]]:
 
     numbers = iter(range(1, 10**9))
     text = _UNKEYED.sub(lambda m: f"{m.group(1)}unkeyed-{next(numbers)},", text)
+    text = _ANNOTATION_FIELD.sub(r"\1_an\2", text)
     undefined: list[str] = []
     while True:
         parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
