@@ -694,3 +694,13 @@ def test_relief_of_an_outcome_is_its_decrease():
                           "osteoarthritis.") == "supports"
     assert reading(claim, "Duloxetine gave no relief of knee pain in patients with "
                           "osteoarthritis.") in ("no effect", "contradicts")
+
+
+def test_a_title_naming_the_subject_lets_its_result_sentence_oppose_the_claim():
+    """A trial's result sentence rarely names the drug again; its title does."""
+    claim = "Erlotinib improves overall survival in EGFR-mutant non-small cell lung cancer."
+    title = ("Erlotinib versus placebo in EGFR-mutant non-small cell lung cancer: a randomised "
+             "phase III trial")
+    sentence = "Overall survival was not improved in the treatment group."
+    assert reading(claim, sentence, f"{title}. {sentence}", title) == "no effect"
+    assert reading(claim, sentence) == "neither"  # without the title, nothing names erlotinib

@@ -377,3 +377,17 @@ def test_a_copy_larger_than_the_size_cap_is_not_read(cached_replay: ReplayServer
     assert [o.status for o in done.outcomes] == ["too_large"]
     assert done.prisma()["not_retrieved_reasons"] == {"too large": 1}
     assert done.works[0].full_text is None
+
+
+def test_pdf_ligatures_and_compounds_broken_at_a_line_end_read_as_words() -> None:
+    import io as _io
+
+    from pypdf import PdfReader
+
+    data = fixture_bytes(PDF)
+    raw = "\n".join(page.extract_text() or "" for page in PdfReader(_io.BytesIO(data)).pages)
+    ligatures = re.findall(r"\w*[\ufb00-\ufb06]\w*", raw)
+    assert ligatures  # the text layer has them ('ﬁles')
+    text = " ".join(block.text for block in parse_pdf(data).blocks)
+    assert not re.search(r"[\ufb00-\ufb06]", text)
+    assert "files" in text and "MED-LINE" in text  # 'MED-' ends a line in the PDF

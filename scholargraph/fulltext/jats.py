@@ -123,8 +123,7 @@ def _read_meta(meta: etree._Element, document: FullTextDocument,
     abstract = next((node for node in meta.findall("abstract") if not node.get("abstract-type")),
                     meta.find("abstract"))
     if abstract is not None:
-        document.abstract = " ".join(_text(p) for p in abstract.iter("p")) or _text(abstract)
-        document.abstract = document.abstract or None
+        document.abstract = _abstract_text(abstract) or None
     document.authors = [name for name in map(_contributor, meta.iterfind(
         "contrib-group/contrib[@contrib-type='author']")) if name]
     document.year = _year(meta)
@@ -133,6 +132,23 @@ def _read_meta(meta: etree._Element, document: FullTextDocument,
         journal = article.find("front/journal-meta/journal-title")
     document.venue = _text(journal) or None if journal is not None else None
     document.licence = _licence(meta)
+
+
+def _abstract_text(abstract: etree._Element) -> str:
+    """An abstract's paragraphs; a structured one's each after its section's title
+    ('Background: ... Methods: ...'), as PubMed writes its labels, so the parts keep their
+    names (its title dropped, the paragraphs ran into one another: 'Background' was lost)."""
+    if abstract.find("sec") is None:
+        return " ".join(_text(p) for p in abstract.iter("p")) or _text(abstract)
+    parts = []
+    for child in abstract:
+        if child.tag == "p":
+            parts.append(_text(child))
+        elif child.tag == "sec":
+            title = _text(child.find("title")).rstrip(":").strip()
+            body = " ".join(_text(p) for p in child.iter("p"))
+            parts.append(f"{title}: {body}" if title and body else body)
+    return " ".join(part for part in parts if part)
 
 
 def _contributor(contrib: etree._Element) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import unicodedata
 
 from pypdf import PageObject, PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError, PyPdfError
@@ -80,9 +81,14 @@ def first_page_title(text: str) -> str | None:
     return None
 
 
+LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+"""The typographic ligatures a PDF's text layer keeps ('ﬁ', 'ﬂ', 'ﬀ', 'ﬃ'...) as their letters:
+'ﬁles' is 'files' to a reader and must be to a search."""
+
+
 def _page_text(page: PageObject) -> str:
     try:
-        return page.extract_text() or ""
+        return (page.extract_text() or "").translate(LIGATURES)
     except (PyPdfError, ValueError, KeyError, TypeError) as exc:
         log.info("PDF page not readable: %s", exc)
         return ""
@@ -238,11 +244,16 @@ def _drop_front_matter(document: FullTextDocument) -> None:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Lines as running text: a word hyphenated at a line end is rejoined ('ingre-' 'dient')."""
+    """Lines as running text: a word hyphenated at a line end is rejoined ('ingre-' 'dient'),
+    and a compound broken at its hyphen keeps it without a space ('MED-' 'LINE': 'MED-LINE',
+    'non-' 'Hodgkin': 'non-Hodgkin')."""
     text = ""
     for line in lines:
-        if text.endswith("-") and line[:1].islower() and len(text) > 1 and text[-2].isalpha():
+        broken = text.endswith("-") and len(text) > 1 and text[-2].isalpha()
+        if broken and line[:1].islower():
             text = text[:-1] + line
+        elif broken and line[:1].isupper():
+            text += line
         elif text:
             text = f"{text} {line}"
         else:

@@ -371,10 +371,29 @@ def csv_authors(cell: str) -> list[str]:
         parts = cell.split(";")
     elif "," in cell and all(_SURNAME_INITIALS.match(p.strip()) for p in cell.split(",")):
         parts = cell.split(",")
+    elif pairs := _surname_initials_pairs(cell):
+        parts = pairs
     else:
         parts = [cell]
     names = (_AUTHOR_ID.sub("", part) for part in parts)
     return [" ".join(name.split()) for name in names if name.strip()]
+
+
+_INITIALS = re.compile(r"^(?:[A-Z][a-z]?\.[\s-]?)+$")
+"""Initials alone, each with its full stop: 'R.', 'D.G.', 'J.-P.', 'Ch.' (not 'Li', 'Xu')."""
+
+
+def _surname_initials_pairs(cell: str) -> list[str]:
+    """'Liu, R., Adler, D.G.' (Scopus's tables before 2023, every comma alike) as 'Liu, R.' and
+    'Adler, D.G.': parts that alternate a surname and its initials; else nothing."""
+    parts = [part.strip() for part in cell.split(",")]
+    if len(parts) < 4 or len(parts) % 2:
+        return []
+    surnames, initials = parts[0::2], parts[1::2]
+    if not all(_INITIALS.match(part) for part in initials) \
+            or any(_INITIALS.match(part) for part in surnames):
+        return []
+    return [f"{surname}, {given}" for surname, given in zip(surnames, initials, strict=True)]
 
 
 _AUTHOR_ID = re.compile(r"\s*\(\d{5,}\)\s*$")
@@ -416,16 +435,18 @@ def _read_one(path: Path, reader: Reader) -> list[Work]:
     found_via = f"library file {path.name}"
     works = [work if work.found_via else work.model_copy(update={"found_via": found_via})
              for work in records if work is not None]
-    if untitled := len(records) - len(works):
-        log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
-                    "by its title)", path, untitled)
+    untitled = len(records) - len(works)
     suffix = path.suffix.lower()
     if not works and suffix in LENIENT_FORMATS and read_text(path).strip():
-        raise LibraryError(f"{path}: no record with a title could be read; is it really "
+        found = f" ({untitled} record(s) had none)" if untitled else ""
+        raise LibraryError(f"{path}: no record with a title could be read{found}; is it really "
                            f"{LENIENT_FORMATS[suffix]} file?")
     if not works and suffix in RECORD_FORMATS:
         raise LibraryError(f"{path}: no record has a title (a record is cited and screened by "
                            "its title); export the records with their titles")
+    if untitled:  # after the refusals, which say it themselves: a refusal is one line
+        log.warning("%s: %d record(s) without a title left out (a record is cited and screened "
+                    "by its title)", path, untitled)
     return works
 
 
@@ -451,6 +472,11 @@ def read_text(path: Path) -> str:
         except UnicodeDecodeError:
             raise LibraryError(f"{path}: starts as UTF-16 but is not; export it again as "
                                "UTF-8") from None
+    if wide := _utf16_without_mark(data):
+        try:
+            return _newlines(data.decode(wide))
+        except UnicodeDecodeError:
+            pass
     try:
         return _newlines(data.decode("utf-8-sig"))
     except UnicodeDecodeError as utf8_error:
@@ -464,6 +490,23 @@ def read_text(path: Path) -> str:
                 "again as UTF-8") from None
     log.warning("%s is not UTF-8; read as %s", path, ENCODING_NAMES.get(encoding, encoding))
     return _newlines(text)
+
+
+def _utf16_without_mark(data: bytes) -> str | None:
+    """'utf-16-le' or 'utf-16-be' for UTF-16 text without its byte-order mark (Windows'
+    "Unicode" saved by some programs), told by its zero bytes: Latin text in UTF-16 has one in
+    every other byte, which UTF-8 text never has; else None. Read as UTF-8, such a file gave
+    no record and was refused as 'not BibTeX'."""
+    head = data[:4000]
+    if len(head) < 8 or b"\x00" not in head:
+        return None
+    half = len(head) // 2
+    odd, even = head[1::2].count(0), head[0::2].count(0)
+    if odd > 0.3 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.3 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None
 
 
 def _newlines(text: str) -> str:
@@ -493,9 +536,11 @@ def _other_encoding(data: bytes) -> str:
 
     if declared := _DECLARED.match(data):
         try:
-            return codecs.lookup(declared.group(1).decode("ascii")).name
+            name = codecs.lookup(declared.group(1).decode("ascii")).name
         except LookupError:
-            pass
+            name = "utf-8"
+        if name != "utf-8":  # a file saying UTF-8 that is not is read as the others are
+            return name
 
     best = from_bytes(data[:200_000]).best()
     guess = (best.encoding if best is not None else "").lower()
@@ -533,12 +578,33 @@ def _latex_text(value: str | None) -> str | None:
 
 
 def read_bibtex(path: Path) -> list[Work | None]:
-    """A BibTeX or biblatex file (Zotero, Mendeley, JabRef, Google Scholar, a LaTeX project)."""
+    """A BibTeX or biblatex file (Zotero, Mendeley, JabRef, Google Scholar, a LaTeX project).
+    Entries the parser passes over (an unbalanced brace swallows the entry) are counted in a
+    warning, so that a shorter library than the file's entries does not go unexplained."""
+    text = read_text(path)
+    entries = _bibtex_entries(text)
+    if (written := len(_BIBTEX_ENTRY.findall(text))) > len(entries):
+        log.warning("%s: %d of its %d entries could not be read (an unbalanced brace or a "
+                    "malformed key?); fix them to include them", path, written - len(entries),
+                    written)
     return [bibtex_work({key.lower(): value for key, value in entry.items()})
-            for entry in _bibtex_entries(read_text(path))]
+            for entry in entries]
 
 
-_UNKEYED = re.compile(r"(@[A-Za-z]+\s*[{(])\s*,")
+_BIBTEX_ENTRY = re.compile(r"^[ \t]*@(?!string\b|comment\b|preamble\b)[a-z]+[ \t]*[{(]",
+                           re.IGNORECASE | re.MULTILINE)
+"""The start of an entry (not of an ``@string``, ``@comment`` or ``@preamble``)."""
+
+
+_UNKEYED = re.compile(r"(@(?!string\b|preamble\b|comment\b)[A-Za-z]+\s*[{(])\s*"
+                      r"(?:,|(?=[A-Za-z][\w-]*\s*=))", re.IGNORECASE)
+"""An entry without a key: ``@article{,`` (JabRef) or ``@article{`` and the first field on the
+next line (EndNote's BibTeX export)."""
+_ANNOTATION_FIELD = re.compile(r"^([ \t]*[A-Za-z][\w-]*)\+an(?::[\w-]+)?([ \t]*=)",
+                               re.MULTILINE)
+"""A biblatex data annotation's field name, ``author+an:role =`` (Better BibLaTeX writes them):
+bibtexparser drops the whole entry at the ``+``, so the name becomes ``author_an``, which is
+not read."""
 UNDEFINED_STRINGS = 200
 """How many undefined ``@string`` abbreviations a file may use before it is refused."""
 
@@ -554,6 +620,7 @@ def _bibtex_entries(text: str) -> list[dict[str, str]]:
 
     numbers = iter(range(1, 10**9))
     text = _UNKEYED.sub(lambda m: f"{m.group(1)}unkeyed-{next(numbers)},", text)
+    text = _ANNOTATION_FIELD.sub(r"\1_an\2", text)
     undefined: list[str] = []
     while True:
         parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
@@ -631,7 +698,31 @@ def read_ris(path: Path) -> list[Work | None]:
     text = read_text(path)
     if _is_wos_tagged(text):
         return read_wos(path)
-    return [ris_work(entry) for entry in rispy.loads(text)]
+    return [ris_work(entry) for entry in rispy.loads(closed_records(text))]
+
+
+_RIS_TY = re.compile(r"^\s*TY  -")
+_RIS_ER = re.compile(r"^\s*ER  -")
+
+
+def closed_records(text: str) -> str:
+    """RIS text in which every record ends with ``ER  -``: a record left open (an export cut
+    short, a record pasted in by hand) is closed before the next ``TY  -`` and at the end.
+    Left open, the last record was dropped, and one missing ``ER`` ran two records into one."""
+    lines = text.split("\n")
+    closed: list[str] = []
+    open_record = False
+    for line in lines:
+        if _RIS_TY.match(line):
+            if open_record:
+                closed.append("ER  - ")
+            open_record = True
+        elif _RIS_ER.match(line):
+            open_record = False
+        closed.append(line)
+    if open_record:
+        closed.append("ER  - ")
+    return "\n".join(closed)
 
 
 RIS_TITLES = ("title", "primary_title")

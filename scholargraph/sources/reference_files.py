@@ -69,7 +69,14 @@ def medline_fields(text: str) -> list[Fields]:
     (``BTI``) as its venue, the publication types (``PT``)."""
     from Bio import Medline
 
-    return [_medline_record(dict(record)) for record in Medline.parse(io.StringIO(text))]
+    separated = _UNSEPARATED_PMID.sub("\n\nPMID- ", text)
+    return [_medline_record(dict(record)) for record in Medline.parse(io.StringIO(separated))]
+
+
+_UNSEPARATED_PMID = re.compile(r"(?<=\S)[ \t]*\n[ \t]*PMID- ")
+"""A record's first line right under the previous record's last (no blank line between them,
+as when records are pasted together): Biopython's reader would take the whole run for one
+record, keeping the first record and losing the others."""
 
 
 def _medline_record(record: dict[str, Any]) -> Fields:
