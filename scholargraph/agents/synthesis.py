@@ -479,6 +479,7 @@ def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
     contradiction-recall 0.287 unchanged; claims 0-399 contradiction-recall 0.407 -> 0.395 (one
     claim, whose opposing finding was mixed), false-contradiction unchanged; labels unchanged."""
     claim = stance(question)
+    outcome, of_loss = claim_outcome(claim), bool(LOSS_OF.search(question))
     direct_ids = {id(f) for f in direct}
     findings = []
     for finding in draft.findings:
@@ -490,8 +491,8 @@ def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
             if relation is not None and relation.relation == "agree":
                 bearing = "supports"
             elif (relation is not None and about_subject(question, quoted)
-                  and not mixed(claim, found, claim_outcome(claim))
-                  and bool(LOSS_OF.search(question)) == bool(LOSS_OF.search(quoted))):
+                  and not mixed(claim, found, outcome)
+                  and of_loss == bool(LOSS_OF.search(quoted))):
                 bearing = "opposes"  # a result about another subject opposes nothing
         findings.append(finding.model_copy(update={"bearing": bearing}))
     return draft.model_copy(update={"findings": findings})

@@ -92,8 +92,9 @@ def criteria_terms(question: str, criteria: str) -> dict[str, str]:
     terms: dict[str, str] = {}
     for word in specific_words(f"{question}. {criteria}"):
         in_concept = bool(concept_stems.intersection(tokenize(word)))
-        if not in_concept and (word.lower() in GENERIC_TERMS | CRITERIA_FRAME
-                               or commonness(word.lower()) >= COMMON_ZIPF):
+        lowered = word.lower()
+        if not in_concept and (lowered in GENERIC_TERMS or lowered in CRITERIA_FRAME
+                               or commonness(lowered) >= COMMON_ZIPF):
             continue
         for stem in tokenize(word):
             terms.setdefault(stem, word.lower())
