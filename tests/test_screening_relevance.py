@@ -198,6 +198,22 @@ def test_excluded_designs_are_set_aside_with_the_criteria_named(embedder):
     assert scores[0] > scores[1]
 
 
+def test_a_title_without_abstract_is_read_whole_for_its_design():
+    """A record with only a title keeps its title's own full stop: "... knee osteoarthritis.
+    A systematic review" is a review, which these criteria exclude, and ranks as the same title
+    written with a colon does, below a title naming no design."""
+    criteria = read_criteria(CRITERIA)
+    question = "Mesenchymal stem cells for knee osteoarthritis"
+    titles = ["Mesenchymal stem cells for knee osteoarthritis. A systematic review",
+              "Mesenchymal stem cells for knee osteoarthritis: a systematic review",
+              "Mesenchymal stem cells for knee osteoarthritis"]
+    full_stop, colon, plain = score_records(
+        question, criteria, [record_text({"title": t, "abstract": ""}) for t in titles])
+    assert full_stop == pytest.approx(colon) and full_stop < plain
+    decision = screening_decisions(question, criteria, [(titles[0], "")])[0]
+    assert decision.reason is not None and decision.reason.startswith("design: review")
+
+
 def test_a_title_without_abstract_is_never_excluded_for_lacking_one(embedder):
     titles = [("Machine learning for influenza surveillance in public health", ""),
               ("Surveillance of foodborne outbreaks with machine learning", "")]

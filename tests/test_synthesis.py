@@ -18,7 +18,7 @@ from pybtex.database import parse_string
 from scholargraph import review
 from scholargraph.agents.evaluation import is_supported
 from scholargraph.agents.schemas import Draft, Finding, Intent, SubQuestion
-from scholargraph.agents.synthesis import check_draft, synthesis
+from scholargraph.agents.synthesis import check_draft, no_direct_evidence_line, synthesis
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.extractive import (
     contradictions,
@@ -443,3 +443,17 @@ def test_works_contradict_by_their_results_not_by_an_open_question_a_design_or_a
     pool = stance_pool(sub, candidates)
     assert [f.text for f in pool] == [result]
     assert contradictions(pool) == []
+
+
+def test_summary_says_when_a_section_without_direct_evidence_still_quotes_findings():
+    """"No direct evidence was found for" a sub-question whose section quotes a finding reads as
+    the summary contradicting the review, unless it says the finding answers it indirectly."""
+    methods = SubQuestion(id="q2", text="What methods have been used to study aspirin and stroke?",
+                          answer_shape="methods")
+    harms = SubQuestion(id="q3", text="What harms does aspirin cause?", answer_shape="harms")
+    quoted = Finding(text="Stroke registries were linked to prescriptions.",
+                     passage_ids=["a#0-1"], sub_question_id="q2")
+    line = no_direct_evidence_line([methods, harms], [quoted])
+    assert line == ("No direct evidence was found for: \u201cWhat methods have been used to study "
+                    "aspirin and stroke?\u201d (the findings quoted under it answer it only "
+                    "indirectly); \u201cWhat harms does aspirin cause?\u201d.")

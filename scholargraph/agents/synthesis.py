@@ -498,6 +498,20 @@ def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
     return draft.model_copy(update={"findings": findings})
 
 
+INDIRECT_NOTE = " (the findings quoted under it answer it only indirectly)"
+
+
+def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding]) -> str:
+    """The summary's line on the sub-questions no finding answers directly. One whose section
+    still quotes findings (sentences that name too few of its terms, or are far from it in
+    meaning) says so, or a reader who finds "No direct evidence was found for" a section
+    holding a finding reads the summary as contradicting the review."""
+    quoted = {f.sub_question_id for f in findings if f.kind == "finding"}
+    named = [f"\u201c{sub.text}\u201d{INDIRECT_NOTE if sub.id in quoted else ''}"
+             for sub in missing]
+    return "No direct evidence was found for: " + "; ".join(named) + "."
+
+
 def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
                    direct: dict[str, list[Finding]], prisma: dict[str, Any],
                    passages: list[Passage], papers: list[Work]) -> str:
@@ -523,10 +537,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     parts.append(answered_line(len(answered), len(subs)))
     if values := values_summary(draft.evidence_table):
         parts.append(values)
-    missing = [sub.text for sub in subs if not direct.get(sub.id)]
-    if missing:
-        parts.append("No direct evidence was found for: "
-                     + "; ".join(f"\u201c{text}\u201d" for text in missing) + ".")
+    if missing := [sub for sub in subs if not direct.get(sub.id)]:
+        parts.append(no_direct_evidence_line(missing, draft.findings))
     against = sum(f.bearing == "opposes" for f in draft.findings)
     if against:
         parts.append(f"{_count(against, 'finding')} {'reports' if against == 1 else 'report'} "
