@@ -988,13 +988,11 @@ def _learned(matrix: sparse.csr_matrix, rows: np.ndarray, truth: np.ndarray) -> 
 
 def _title_and_abstract(text: str) -> tuple[str, str]:
     """A record's text (:func:`record_text`) split back at the line break after its title; a
-    text written otherwise, at the end of its first sentence. Splitting every text at its first
-    full stop read "Influence of polychlorinated biphenyls ... on the inflammatory milieu" as
-    the title of a systematic review, whose design the title alone tells."""
-    if "\n" in text:
-        title, _, abstract = text.partition("\n")
-        return title, abstract
-    title, _, abstract = text.partition(". ")
+    text with no line break is a record with a title and no abstract, and all of it is the
+    title. Splitting at the first full stop read "Influence of polychlorinated biphenyls ... on
+    the inflammatory milieu" as the title of a systematic review, whose design the title alone
+    tells, and cut a title-only record's "... milieu. A systematic review" the same way."""
+    title, _, abstract = text.partition("\n")
     return title, abstract
 
 
