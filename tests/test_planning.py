@@ -332,3 +332,25 @@ def test_a_kind_of_material_says_why_the_materials_project_was_not_asked(replay,
     assert entry.status == "skipped" and replay.count() == 0
     assert "names a kind of material (perovskite), not a compound" in entry.error
     assert "kind of material (perovskite)" in (tmp_path / "out" / "review.md").read_text()
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("What is the prevalence and impact of open access articles?",
+     "the prevalence and impact of open access articles"),
+    ("What are the risks and benefits of statins in older adults?",
+     "the risks and benefits of statins in older adults"),
+    ("What is the role of gut microbiota in obesity?", "the role of gut microbiota in obesity"),
+])
+def test_a_what_is_the_question_is_asked_about_as_typed(question, subject):
+    """"What is the prevalence and impact of X?" asks about that noun phrase; joining its
+    concepts lost "impact" (a generic word) and turned "the risks and benefits of statins" into
+    "risks, benefits and statins"."""
+    _, subs = _plan(question)
+    assert subs[0].text == f"What do studies report on {subject}?"
+    assert all(subject in sub.text for sub in subs)
+
+
+def test_a_what_is_the_question_asking_a_second_question_keeps_its_concepts():
+    _, subs = _plan("What are the main causes of antibiotic resistance, and how can it be "
+                    "reduced?")
+    assert subs[0].text == "What do studies report on antibiotic resistance?"

@@ -21,6 +21,7 @@ from scholargraph.deterministic.questions import (
     Comparison,
     Concept,
     alternatives,
+    asked_noun_phrase,
     claim_clause,
     comparison,
     concepts,
@@ -96,7 +97,7 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
     as a noun phrase it is not."""
     intent = _materials_kind(question, intent)
     subject = (claim_clause(question) if is_claim(question)
-               else topic(question, leave_out=TEMPLATE_WORDS))
+               else asked_noun_phrase(question) or topic(question, leave_out=TEMPLATE_WORDS))
     subs = [SubQuestion(id="q1", text=direct_question(question, subject),
                         answer_shape=DIRECT_SHAPE)]
     group = alternatives(question) if intent.kind != "comparative" else []

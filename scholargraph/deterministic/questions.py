@@ -256,6 +256,27 @@ def topic(question: str, leave_out: frozenset[str] = frozenset()) -> str:
     return join(kept, question) or _lower_first(text)
 
 
+WHAT_IS_THE = re.compile(r"^what\s+(?:is|are|was|were)\s+(?=(?:the|an?)\s)", re.IGNORECASE)
+SECOND_QUESTION = re.compile(r"\b(?:how|what|why|which|whether|does|do|did)\b", re.IGNORECASE)
+
+
+def asked_noun_phrase(question: str) -> str | None:
+    """The noun phrase a "What is the ...?" question asks about, as typed: "What is the
+    prevalence and impact of open access articles?" -> "the prevalence and impact of open access
+    articles". Its concepts joined would read "prevalence and open access articles" ("impact" is
+    a generic word), and "What are the risks and benefits of statins?" would read "risks,
+    benefits and statins". None for any other question, or one asking a second question
+    ("What is the effect of X, and how does it arise?")."""
+    text = question.strip().rstrip("?.! ")
+    found = WHAT_IS_THE.match(text)
+    if found is None:
+        return None
+    phrase = text[found.end():]
+    if len(phrase.split()) < 2 or SECOND_QUESTION.search(phrase) or "?" in phrase:
+        return None
+    return phrase
+
+
 def _lower_first(text: str) -> str:
     """The text with its first word lower-cased, unless that word is a name ("TiO2", "DNA")."""
     first, _, rest = text.partition(" ")
