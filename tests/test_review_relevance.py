@@ -244,3 +244,26 @@ def test_a_missing_or_empty_criteria_file_is_bad_input(tmp_path, capsys, criteri
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_a_finding_naming_the_topic_by_its_abbreviation_answers_it_directly():
+    """"OA papers receive more citations" answers a sub-question on open access articles when
+    its abstract defines OA as open access: the abbreviation is written out before the finding's
+    terms are counted."""
+    from scholargraph.agents.schemas import Finding, Quote, SubQuestion
+    from scholargraph.deterministic.relevance import DirectEvidence
+    from scholargraph.records import Passage
+
+    sentence = "OA papers receive 18% more citations than average, and their share grows."
+    abstract = ("We study the prevalence of Open Access (OA) to scholarly articles. " + sentence)
+    work = Work(title="The prevalence of free scholarly articles", abstract=abstract, doi="10.1/oa")
+    start = abstract.index(sentence)
+    passage = Passage(id=f"{work.id}#abstract:0-{len(abstract)}", work_id=work.id, text=abstract,
+                      start=0, end=len(abstract))
+    finding = Finding(text=sentence, passage_ids=[passage.id], sub_question_id="q1",
+                      quotes=[Quote(passage_id=passage.id, start=start,
+                                    end=start + len(sentence), text=sentence)])
+    sub = SubQuestion(id="q1", text="What do studies report on open access articles?",
+                      answer_shape="direct evidence")
+    [judged] = DirectEvidence([passage], [work], embedder=None).assess(sub, [finding])
+    assert judged.direct
