@@ -19,7 +19,7 @@ This is a reading aid, not an inference engine: it flags pairs for a reader to c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from scholargraph.rag.ranking import specific_share, tokenize
@@ -38,7 +38,7 @@ _NULL_NOUN = (r"(?:significan\w*|evidence|effect|difference|differences|change|c
               r"reduction|improvement|impact|influence|role|link|trend|relief)")
 NULL_CUES = re.compile("|".join([
     rf"\bno\s+(?:\w+\s+){{0,2}}?{_NULL_NOUN}\b",
-    rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?{_VERB}",
+    rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?{_VERB}(?:\s+{_VERB}\b)?",
     r"\bfail(?:ed|s|ure)?\s+to\s+\w+",
     rf"\blittle (?:or no )?(?:\w+\s+)?{_NULL_NOUN}\b",
     (r"\b(?:non-?significant\w*|insignificant\w*|unchanged|unaffected|unrelated|ineffective|"
@@ -70,7 +70,8 @@ DOWN_CUES = re.compile(
     r"decreas\w*|reduc\w*|lower\w*|diminish\w*|attenuat\w*|inhibit\w*|suppress\w*|"
     r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"
     r"block\w*|weaken\w*|shorten\w*|halv\w*|fell|falls?|drop\w*|worse|inferior|"
-    r"deplet\w*|slow\w*|deactivat\w*|inactivat\w*|underestimat\w*)\b",
+    r"deplet\w*|slow\w*|deactivat\w*|inactivat\w*|underestimat\w*|"
+    r"damag(?:es|ed|ing)|disrupt(?:s|ed|ing)?|compromis(?:es|ed|ing)|undermin\w*|abrogat\w*)\b",
     re.IGNORECASE)
 PROTECTION = re.compile(r"\bprotect(?:s|ed|ing|ion|ive)? (?:from|against)\b", re.IGNORECASE)
 """Protection against an outcome is a decrease of it, also when the protection is said to
@@ -132,6 +133,8 @@ class Cue:
     modifier: bool = False
     """A noun that names what the subject is rather than what happens to it ("activation of
     insulin signalling", "ACE inhibitors"): not the sentence's result."""
+    at: int = 0
+    """Where the cue starts in its sentence."""
 
 
 @dataclass(frozen=True)
@@ -171,14 +174,53 @@ def stance(sentence: str) -> Stance:
             if any(span[0] < end and start < span[1] for start, end in taken):
                 continue
             taken.append(span)
+            if _in_compound(sentence, span[0]):
+                continue  # "diet-induced obesity" names a kind of obesity, not a result
             after = _window(sentence, tokens, span, reach=0, stops=SETTING_WORDS)
             if direction == "up" and BENEFIT.fullmatch(match.group(0)) and (
                     after & HARMS or _improvement_of_harm(sentence, tokens, span, after)):
                 direction = "effect"  # "improved pain": the pain eased, it did not grow
             cues.append(Cue(direction, match.group(0).lower(), _window(sentence, tokens, span),
-                            after, _modifier(match.group(0), sentence[span[1]:])))
+                            after, _modifier(match.group(0), sentence[span[1]:]), span[0]))
     return Stance(tuple(_without_amounts(sentence, taken, cues)),
                   frozenset(tokenize(sentence)))
+
+
+COMPOUND_JOIN = "-\u2010\u2011\u2013"
+"""Hyphens and the en dash that join a word to a cue in a compound name ("diet-induced
+obesity", "ACE inhibitor\u2013induced renal failure", "cAMP-mediated")."""
+
+
+def _in_compound(sentence: str, start: int) -> bool:
+    """Whether the cue starting at ``start`` is the second half of a compound ("diet-induced",
+    "IFN-\u03b3\u2013activated"): it names what a thing is, not what a study found. Read as a result,
+    the "induced" of "were protected from diet-induced obesity and insulin resistance" made the
+    sentence mixed against a claim of more insulin resistance."""
+    return (start >= 2 and sentence[start - 1] in COMPOUND_JOIN
+            and sentence[start - 2].isalnum())
+
+
+SIZE_ONLY = re.compile(r"significantly|statistically significant|p\s*<", re.IGNORECASE)
+"""Effect cues that say how sure a change is, not that one happened: "markedly increased ...
+significantly" has its result in "increased"."""
+
+
+def claim_stance(claim: str) -> Stance:
+    """A claim's cues, those that describe its subject marked as such (:attr:`Cue.modifier`): a
+    sign word before the claim's own result cue ("Increased microtubule acetylation worsens
+    ...", "Activated Cdk5 regulates ...", "Higher plasma levels of carnitine are negatively
+    correlated with ...") says which subject the claim is about, not which way its result
+    points. The result cue is any later cue but one that only says how sure a change is
+    (``SIZE_ONLY``)."""
+    read = stance(claim)
+    results = [cue.at for cue in read.cues
+               if not cue.modifier and not SIZE_ONLY.fullmatch(cue.text)]
+    if not results:
+        return read
+    last = max(results)
+    cues = tuple(replace(cue, modifier=True) if cue.direction in ("up", "down")
+                 and cue.at < last and not cue.modifier else cue for cue in read.cues)
+    return Stance(cues, read.terms)
 
 
 def _improvement_of_harm(sentence: str, tokens: list[tuple[int, int]], span: tuple[int, int],
@@ -410,8 +452,8 @@ def spelled_out(sentence: str, claim: str, context: str = "") -> str:
         if short in defined:
             return defined[short]
         letters = [c.lower() for c in short if c.isalpha()]
-        if len(letters) < 2 or not short.isupper():
-            return short
+        if len(letters) < 2 or not short.isupper() or not short.isalpha():
+            return short  # "CD4" names a molecule, not the initials of "chemokines damages"
         for end in range(len(claim_words), 0, -1):
             run = claim_words[max(0, end - len(letters)):end]
             if len(run) == len(letters) and all(
@@ -549,7 +591,7 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     60 -> 76, SUPPORT read as no effect 8 -> 9.
     """
     sentence = spelled_out(sentence, claim, context)
-    claimed, found = stance(claim), stance(sentence)
+    claimed, found = claim_stance(claim), stance(sentence)
     shared = len(claimed.terms & found.terms)
     if shared < CLAIM_TERMS_MIN or UNSETTLED.search(sentence):
         return "neither"
@@ -564,7 +606,8 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     if relation is not None and relation.relation == "oppose":
         # a claim of no relation names its outcome once ("is unrelated to anxiety prevalence"):
         # one shared term around the cues is enough against it
-        if (len(relation.shared) < (1 if claimed.main == "null" else OUTCOME_TERMS_MIN)
+        if (len(relation.shared) < (1 if claimed.main == "null" or names_outcome(
+                found, outcome) else OUTCOME_TERMS_MIN)
                 or not about_subject(claim, f"{title} {sentence}")
                 or not found.terms & outcome):
             return "neither"
@@ -586,6 +629,14 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
             and about_subject(claim, f"{title} {sentence}")):
         return "supports"  # read loosely: only a result on the claim's subject counts
     return "neither"
+
+
+def names_outcome(found: Stance, outcome: frozenset[str]) -> bool:
+    """Whether a sentence names every term of a claim's outcome of two or more terms ("neutrophil
+    polarization"): then one of them around its opposing cue says which outcome the cue is on,
+    though the cue's window is too short for both ("was crucial for the swift polarization of
+    and tissue infiltration by neutrophils" against "... prevents neutrophil polarization")."""
+    return len(outcome) >= OUTCOME_TERMS_MIN and outcome <= found.terms
 
 
 def mixed(claimed: Stance, found: Stance, outcome: frozenset[str]) -> bool:
