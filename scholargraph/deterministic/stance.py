@@ -19,7 +19,7 @@ This is a reading aid, not an inference engine: it flags pairs for a reader to c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from scholargraph.rag.ranking import specific_share, tokenize
@@ -133,8 +133,6 @@ class Cue:
     modifier: bool = False
     """A noun that names what the subject is rather than what happens to it ("activation of
     insulin signalling", "ACE inhibitors"): not the sentence's result."""
-    at: int = 0
-    """Where the cue starts in its sentence."""
 
 
 @dataclass(frozen=True)
@@ -174,53 +172,14 @@ def stance(sentence: str) -> Stance:
             if any(span[0] < end and start < span[1] for start, end in taken):
                 continue
             taken.append(span)
-            if _in_compound(sentence, span[0]):
-                continue  # "diet-induced obesity" names a kind of obesity, not a result
             after = _window(sentence, tokens, span, reach=0, stops=SETTING_WORDS)
             if direction == "up" and BENEFIT.fullmatch(match.group(0)) and (
                     after & HARMS or _improvement_of_harm(sentence, tokens, span, after)):
                 direction = "effect"  # "improved pain": the pain eased, it did not grow
             cues.append(Cue(direction, match.group(0).lower(), _window(sentence, tokens, span),
-                            after, _modifier(match.group(0), sentence[span[1]:]), span[0]))
+                            after, _modifier(match.group(0), sentence[span[1]:])))
     return Stance(tuple(_without_amounts(sentence, taken, cues)),
                   frozenset(tokenize(sentence)))
-
-
-COMPOUND_JOIN = "-\u2010\u2011\u2013"
-"""Hyphens and the en dash that join a word to a cue in a compound name ("diet-induced
-obesity", "ACE inhibitor\u2013induced renal failure", "cAMP-mediated")."""
-
-
-def _in_compound(sentence: str, start: int) -> bool:
-    """Whether the cue starting at ``start`` is the second half of a compound ("diet-induced",
-    "IFN-\u03b3\u2013activated"): it names what a thing is, not what a study found. Read as a result,
-    the "induced" of "were protected from diet-induced obesity and insulin resistance" made the
-    sentence mixed against a claim of more insulin resistance."""
-    return (start >= 2 and sentence[start - 1] in COMPOUND_JOIN
-            and sentence[start - 2].isalnum())
-
-
-SIZE_ONLY = re.compile(r"significantly|statistically significant|p\s*<", re.IGNORECASE)
-"""Effect cues that say how sure a change is, not that one happened: "markedly increased ...
-significantly" has its result in "increased"."""
-
-
-def claim_stance(claim: str) -> Stance:
-    """A claim's cues, those that describe its subject marked as such (:attr:`Cue.modifier`): a
-    sign word before the claim's own result cue ("Increased microtubule acetylation worsens
-    ...", "Activated Cdk5 regulates ...", "Higher plasma levels of carnitine are negatively
-    correlated with ...") says which subject the claim is about, not which way its result
-    points. The result cue is any later cue but one that only says how sure a change is
-    (``SIZE_ONLY``)."""
-    read = stance(claim)
-    results = [cue.at for cue in read.cues
-               if not cue.modifier and not SIZE_ONLY.fullmatch(cue.text)]
-    if not results:
-        return read
-    last = max(results)
-    cues = tuple(replace(cue, modifier=True) if cue.direction in ("up", "down")
-                 and cue.at < last and not cue.modifier else cue for cue in read.cues)
-    return Stance(cues, read.terms)
 
 
 def _improvement_of_harm(sentence: str, tokens: list[tuple[int, int]], span: tuple[int, int],
@@ -591,7 +550,7 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     60 -> 76, SUPPORT read as no effect 8 -> 9.
     """
     sentence = spelled_out(sentence, claim, context)
-    claimed, found = claim_stance(claim), stance(sentence)
+    claimed, found = stance(claim), stance(sentence)
     shared = len(claimed.terms & found.terms)
     if shared < CLAIM_TERMS_MIN or UNSETTLED.search(sentence):
         return "neither"
@@ -601,13 +560,15 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     if (dependence_denied(claim, sentence) or dependence_denied(claim, title)) and about_subject(
             claim, sentence):
         return "contradicts"
+    if shared > CLAIM_TERMS_MIN and quality_reversed(claim, sentence) and about_subject(
+            claim, sentence):
+        return "contradicts"
     relation = compare(claimed, found)
     outcome = claim_outcome(claimed)
     if relation is not None and relation.relation == "oppose":
         # a claim of no relation names its outcome once ("is unrelated to anxiety prevalence"):
         # one shared term around the cues is enough against it
-        if (len(relation.shared) < (1 if claimed.main == "null" or names_outcome(
-                found, outcome) else OUTCOME_TERMS_MIN)
+        if (len(relation.shared) < (1 if claimed.main == "null" else OUTCOME_TERMS_MIN)
                 or not about_subject(claim, f"{title} {sentence}")
                 or not found.terms & outcome):
             return "neither"
@@ -629,14 +590,6 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
             and about_subject(claim, f"{title} {sentence}")):
         return "supports"  # read loosely: only a result on the claim's subject counts
     return "neither"
-
-
-def names_outcome(found: Stance, outcome: frozenset[str]) -> bool:
-    """Whether a sentence names every term of a claim's outcome of two or more terms ("neutrophil
-    polarization"): then one of them around its opposing cue says which outcome the cue is on,
-    though the cue's window is too short for both ("was crucial for the swift polarization of
-    and tissue infiltration by neutrophils" against "... prevents neutrophil polarization")."""
-    return len(outcome) >= OUTCOME_TERMS_MIN and outcome <= found.terms
 
 
 def mixed(claimed: Stance, found: Stance, outcome: frozenset[str]) -> bool:
@@ -745,6 +698,78 @@ def dependence_denied(claim: str, sentence: str) -> bool:
         return found
     claimed = marks(claim)
     return any((name, not independent) in claimed for name, independent in marks(sentence))
+
+
+QUALITIES: dict[str, tuple[str, str]] = {
+    "accurate": ("accurate", "accuracy"), "reliable": ("reliable", "reliability"),
+    "sufficient": ("sufficient", "sufficiency"), "adequate": ("adequate", "adequacy"),
+    "appropriate": ("appropriate", "appropriateness"), "safe": ("safe", "safety"),
+    "stable": ("stable", "stability"), "capable": ("capable", "capability"),
+    "able": ("able", "ability"), "sensitive": ("sensitive", "sensitivity"),
+    "responsive": ("responsive", "responsiveness"), "detectable": ("detectable", "detectability"),
+    "viable": ("viable", "viability"), "functional": ("functional", "functionality"),
+    "reversible": ("reversible", "reversibility"), "correct": ("correct", "correctness"),
+    "valid": ("valid", "validity"), "compatible": ("compatible", "compatibility"),
+    "competent": ("competent", "competence"), "permeable": ("permeable", "permeability"),
+    "soluble": ("soluble", "solubility"), "favorable": ("favorable", "favorability"),
+    "favourable": ("favourable", "favourability"), "successful": ("successful", "success"),
+}
+"""Qualities a result ascribes to its subject, each with its noun, whose opposite is written
+with a negative prefix (``NEGATIVE_PREFIX``): "inaccurate", "unstable", "nonviable",
+"irreversible", "inability"."""
+NEGATIVE_PREFIX = r"(?:in|un|im|ir|il|non-?)"
+MORE_OF = r"(?:more|higher|greater|better|good|high|excellent|improved|increased|superior)"
+LESS_OF = r"(?:less|lower|poor|poorer|low|reduced|decreased|limited|impaired|inferior)"
+NECESSITY = (re.compile(r"(?<![\w-])(?:required|essential|necessary|indispensable|crucial|"
+                        r"vital|needed)\b", re.IGNORECASE),
+             re.compile(r"\b(?:dispensable|unnecessary|non-?essential|not (?:\w+ )?(?:required|"
+                        r"essential|necessary|needed|indispensable|crucial|vital))\b",
+                        re.IGNORECASE))
+"""Necessity against dispensability: "Ly49Q is essential for neutrophil polarization" against
+"Ly49Q is dispensable for neutrophil polarization"."""
+
+
+def _quality_patterns(adjective: str, noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The wordings of a quality (``QUALITIES``) and of its opposite: the adjective itself, or
+    its noun with a word of more ("higher accuracy"); the adjective or noun with a negative
+    prefix, after a word of less ("poor reliability") or negated ("was not reliable")."""
+    forms = f"(?:{adjective}|{noun})"
+    positive = re.compile(rf"(?<![\w-]){adjective}\b|\b{MORE_OF}\s+(?:\w+\s+)?{noun}\b",
+                          re.IGNORECASE)
+    negative = re.compile(
+        rf"\b{NEGATIVE_PREFIX}{forms}\b|\b{LESS_OF}\s+(?:\w+\s+)?{forms}\b"
+        rf"|\b{_NEGATOR}\s+(?:\w+\s+){{0,2}}?{adjective}\b", re.IGNORECASE)
+    return positive, negative
+
+
+QUALITY_PATTERNS = (NECESSITY, *(_quality_patterns(a, n) for a, n in QUALITIES.values()))
+
+
+def _quality_ways(text: str, positive: re.Pattern[str], negative: re.Pattern[str]) -> set[bool]:
+    """Which ways a text ascribes a quality: True for the quality, False for its opposite (a
+    negative wording's span is not read again as the quality)."""
+    ways, spans = set(), []
+    for match in negative.finditer(text):
+        ways.add(False)
+        spans.append(match.span())
+    for match in positive.finditer(text):
+        if not any(start <= match.start() < end for start, end in spans):
+            ways.add(True)
+    return ways
+
+
+def quality_reversed(claim: str, sentence: str) -> bool:
+    """Whether the sentence ascribes the opposite of a quality the claim ascribes, or the other
+    way round: "more accurate than clinic monitoring in diagnosing hypertension" against
+    "Ambulatory monitoring is inaccurate at diagnosing hypertension", "is dispensable for"
+    against "is essential for". Each says one way only; :func:`reading` asks besides that the
+    sentence be on the claim's subject and name more than ``CLAIM_TERMS_MIN`` of its terms."""
+    for positive, negative in QUALITY_PATTERNS:
+        claimed = _quality_ways(claim, positive, negative)
+        found = _quality_ways(sentence, positive, negative)
+        if len(claimed) == 1 and len(found) == 1 and claimed != found:
+            return True
+    return False
 
 
 UNSETTLED = re.compile(
