@@ -560,9 +560,6 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     if (dependence_denied(claim, sentence) or dependence_denied(claim, title)) and about_subject(
             claim, sentence):
         return "contradicts"
-    if shared > CLAIM_TERMS_MIN and quality_reversed(claim, sentence) and about_subject(
-            claim, sentence):
-        return "contradicts"
     relation = compare(claimed, found)
     outcome = claim_outcome(claimed)
     if relation is not None and relation.relation == "oppose":
@@ -575,7 +572,15 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
         if mixed(claimed, found, outcome):
             return "neither"
         return "no effect" if relation.second == "null" else "contradicts"
+    if shared > CLAIM_TERMS_MIN and quality_reversed(claim, sentence) and about_subject(
+            claim, sentence):
+        return "contradicts"
     claim_result, found_result = result_way(claimed), result_way(found, outcome)
+    if (shared > CLAIM_TERMS_MIN and ratio_reversed(claim_result, sentence)
+            and found_result in (None, *ratio_ways(sentence)) and found.terms & outcome
+            and about_subject(claim, f"{title} {sentence}")
+            and bool(LOSS_OF.search(claim)) == bool(LOSS_OF.search(sentence))):
+        return "contradicts"
     if shared > CLAIM_TERMS_MIN:
         reversed_as = reversal(claim, claim_result, sentence, found_result)
         if reversed_as is not None:
@@ -770,6 +775,41 @@ def quality_reversed(claim: str, sentence: str) -> bool:
         if len(claimed) == 1 and len(found) == 1 and claimed != found:
             return True
     return False
+
+
+_NUMBER = r"\d+(?:\.\d+)?"
+RATIO = re.compile(
+    r"(?:\b(?:[Oo]dds|[Hh]azard|[Rr]ate|[Rr]isk|[Ii]ncidence) ratios?|\b[Rr]elative risks?"
+    r"|\b(?:adjusted |a)?(?:OR|HR|RR|IRR)s?\b)"
+    rf"[^.;]{{0,160}}?(?<![\w.])(?P<value>{_NUMBER})\s*[(\[,;]?\s*"
+    r"(?:95\s*%\s*(?:CI|confidence intervals?|CrI)[,:;]?\s*)?"
+    rf"(?P<low>{_NUMBER})\s*(?:-|\u2013|\u2014|to|,)\s*(?P<high>{_NUMBER})")
+"""A ratio of risks, odds, hazards or rates with its confidence interval: "odds ratio ... was
+2.77 (95% confidence interval 1.04 to 7.97)", "RR, 1.57; 95% CI, 1.38 to 1.81", "HR 0.79
+(0.63-0.98)"."""
+
+
+def ratio_ways(sentence: str) -> set[Direction]:
+    """Which ways the ratios a sentence states point: "up" when the whole interval lies above
+    1 (the exposed group has more of the outcome), "down" below 1, "null" when it holds 1. A
+    ratio whose value is outside its own interval is no ratio read right, and is left out."""
+    ways: set[Direction] = set()
+    for match in RATIO.finditer(sentence):
+        value, low, high = (float(match[k]) for k in ("value", "low", "high"))
+        if not low <= value <= high:
+            continue
+        ways.add("up" if low > 1 else "down" if high < 1 else "null")
+    return ways
+
+
+def ratio_reversed(claim_way: Direction | None, sentence: str) -> bool:
+    """Whether a sentence's ratios all point against a signed claim (:func:`ratio_ways`): "an
+    odds ratio of 2.77 (1.04 to 7.97)" for gastric cancer after infection, against "infection
+    decreases the risk of gastric cancer". A sentence whose ratios point several ways, or hold
+    1, is left to the words."""
+    ways = ratio_ways(sentence)
+    return claim_way in ("up", "down") and len(ways) == 1 and opposite(claim_way, next(iter(ways)))\
+        and "null" not in ways
 
 
 UNSETTLED = re.compile(
