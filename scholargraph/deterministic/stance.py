@@ -778,23 +778,27 @@ def quality_reversed(claim: str, sentence: str) -> bool:
 
 
 _NUMBER = r"\d+(?:\.\d+)?"
-RATIO = re.compile(
-    r"(?:\b(?:[Oo]dds|[Hh]azard|[Rr]ate|[Rr]isk|[Ii]ncidence) ratios?|\b[Rr]elative risks?"
-    r"|\b(?:adjusted |a)?(?:OR|HR|RR|IRR)s?\b)"
-    rf"[^.;]{{0,160}}?(?<![\w.])(?P<value>{_NUMBER})\s*[(\[,;]?\s*"
+RATIO = re.compile(r"\b(?:[Oo]dds|[Hh]azard|[Rr]ate|[Rr]isk|[Ii]ncidence) ratios?|\b[Rr]elative "
+                   r"risks?|\b(?:adjusted |a)?(?:OR|HR|RR|IRR)s?\b")
+"""Words that name a ratio of odds, hazards, risks or rates."""
+VALUE_INTERVAL = re.compile(
+    rf"(?<![\w.\u2212-])(?P<value>{_NUMBER})\s*[(\[,;]?\s*"
     r"(?:95\s*%\s*(?:CI|confidence intervals?|CrI)[,:;]?\s*)?"
-    rf"(?P<low>{_NUMBER})\s*(?:-|\u2013|\u2014|to|,)\s*(?P<high>{_NUMBER})")
-"""A ratio of risks, odds, hazards or rates with its confidence interval: "odds ratio ... was
-2.77 (95% confidence interval 1.04 to 7.97)", "RR, 1.57; 95% CI, 1.38 to 1.81", "HR 0.79
-(0.63-0.98)"."""
+    rf"(?P<low>{_NUMBER})\s*(?:-|\u2013|\u2014|to|,)\s*(?P<high>{_NUMBER})(?![\d.]*\s*%)")
+"""A value with its confidence interval: "2.77 (95% confidence interval 1.04 to 7.97)", "1.57;
+95% CI, 1.38 to 1.81", "0.79 (0.63-0.98)"; not percentages."""
 
 
 def ratio_ways(sentence: str) -> set[Direction]:
-    """Which ways the ratios a sentence states point: "up" when the whole interval lies above
-    1 (the exposed group has more of the outcome), "down" below 1, "null" when it holds 1. A
-    ratio whose value is outside its own interval is no ratio read right, and is left out."""
+    """Which ways the ratios a sentence states (values with their intervals after a word naming
+    a ratio, ``RATIO``) point: "up" when the whole interval lies above 1 (the exposed group has
+    more of the outcome), "down" below 1, "null" when it holds 1. A value outside its own
+    interval is no ratio read right, and is left out."""
+    named = RATIO.search(sentence)
+    if named is None:
+        return set()
     ways: set[Direction] = set()
-    for match in RATIO.finditer(sentence):
+    for match in VALUE_INTERVAL.finditer(sentence, named.end()):
         value, low, high = (float(match[k]) for k in ("value", "low", "high"))
         if not low <= value <= high:
             continue
