@@ -767,9 +767,9 @@ def test_a_ratio_wholly_on_the_other_side_of_one_contradicts_a_signed_claim():
 
 
 def test_an_abbreviation_with_digits_is_not_spelled_out_from_the_claims_initials():
-    """"CD4" names a molecule; the claim's "chemokines damages" only share its letters."""
-    claim = "Enhanced production of chemokines damages viral control in the lung."
-    sentence = "Memory CD4 T cells enhanced chemokine production in the lung."
+    """"CD4" names a molecule; the claim's "cell division" only shares its letters."""
+    claim = "Nutrient stress slows cell division in budding yeast."
+    sentence = "CD4 levels rose under nutrient stress."
     assert spelled_out(sentence, claim) == sentence
     assert spelled_out("PC levels rose.", "Plasma cholesterol falls with age.") == (
         "Plasma cholesterol levels rose.")
@@ -777,7 +777,7 @@ def test_an_abbreviation_with_digits_is_not_spelled_out_from_the_claims_initials
 
 def test_a_negation_covers_a_size_word_and_the_verb_after_it():
     """"Did not significantly improve" is one null result, not a null one and an increase."""
-    read = stance("Carvedilol did not significantly improve heart failure outcomes in children.")
+    read = stance("Metoprolol did not significantly improve exercise capacity in older adults.")
     assert [cue.direction for cue in read.cues] == ["null"]
 
 
