@@ -787,3 +787,19 @@ def test_damage_and_disruption_are_decreases():
     assert reading("Ozone exposure damages lung function in children.",
                    "Ozone exposure improved lung function in children with asthma.") == (
         "contradicts")
+
+
+def test_a_sign_word_before_a_defence_against_an_outcome_turns_its_sign():
+    """"Impairing the barrier to dissemination" raises dissemination; "promotes protection
+    from obesity" and "enhanced clearance of the virus" lower what follows. "Resistance to
+    insulin" is itself the outcome, and keeps its sign."""
+    assert stance("In these macaques the infection impaired mucosal barrier functions to "
+                  "bacterial dissemination.").main == "up"
+    assert stance("The treatment enhanced clearance of the virus from the lung.").main == "down"
+    assert stance("Fasting promotes protection from diet-induced obesity.").main == "down"
+    assert stance("A high-fat diet increased resistance to insulin in mice.").main == "up"
+    claim = "Depletion of mucosal T cells increases dissemination of bacteria from the gut."
+    assert reading(claim, "Depletion of mucosal T cells impaired barrier functions to the "
+                          "dissemination of bacteria from the gut.") == "supports"
+    assert reading(claim, "Depletion of mucosal T cells enhanced barrier functions to the "
+                          "dissemination of bacteria from the gut.") == "contradicts"
