@@ -577,10 +577,10 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
     rationale sentences, claims 0-399 41 -> 42 and 7 -> 6, held out 27 -> 27 and 8 -> 7; every
     sentence, 45 -> 46 and 15 -> 15, held out 38 -> 38 and 13 -> 12. Tried and not kept: a
     cue in a compound name ("diet-induced obesity") read as no result (held out one
-    contradiction fewer, three supports fewer), an opposing cue naming one outcome term where the sentence names the claim's whole
-    outcome (held out one SUPPORT pair more read against), and the loss of the claim's subject
-    near an opposing cue ("interruption of the Cdk5-ATM pathway") read as mixed (held out one
-    contradiction fewer).
+    contradiction fewer, three supports fewer), an opposing cue naming one outcome term where
+    the sentence names the claim's whole outcome (held out one SUPPORT pair more read against),
+    and the loss of the claim's subject near an opposing cue ("interruption of the kinase
+    pathway") read as mixed (held out one contradiction fewer).
     """
     sentence = spelled_out(sentence, claim, context)
     claimed, found = stance(claim), stance(sentence)
