@@ -17,6 +17,8 @@ from scholargraph.deterministic.stance import (
     long_forms,
     numbers_disagree,
     proportions,
+    quality_reversed,
+    ratio_ways,
     reading,
     reports_on_relation,
     restates,
@@ -704,3 +706,100 @@ def test_a_title_naming_the_subject_lets_its_result_sentence_oppose_the_claim():
     sentence = "Overall survival was not improved in the treatment group."
     assert reading(claim, sentence, f"{title}. {sentence}", title) == "no effect"
     assert reading(claim, sentence) == "neither"  # without the title, nothing names erlotinib
+
+
+def test_a_quality_and_its_negative_prefixed_opposite_contradict():
+    """"Inaccurate" against "more accurate", "dispensable" against "essential": the opposite
+    quality is written with a prefix or another word, and no direction word marks it."""
+    claim = "Capsule endoscopy is inaccurate at detecting small-bowel bleeding."
+    better = ("Capsule endoscopy was more accurate than push enteroscopy in detecting "
+              "small-bowel bleeding.")
+    assert quality_reversed(claim, better)
+    assert reading(claim, better) == "contradicts"
+    assert reading(claim, "Capsule endoscopy was inaccurate in detecting small-bowel "
+                          "bleeding in older adults.") != "contradicts"
+    assert reading(claim, "Colonoscopy was accurate in detecting polyps in older adults.") == (
+        "neither")  # another subject, another outcome
+    assert reading("Capsule endoscopy is reliable at detecting small-bowel bleeding.",
+                   "Capsule endoscopy showed poor reliability in detecting small-bowel "
+                   "bleeding.") == "contradicts"
+    assert reading("Sox9 is dispensable for chondrocyte differentiation in the growth plate.",
+                   "Sox9 is essential for chondrocyte differentiation in the growth "
+                   "plate.") == "contradicts"
+
+
+def test_a_quality_said_both_ways_or_only_by_its_noun_reverses_nothing():
+    """A sentence that ascribes a quality both ways is mixed, and a bare noun ("the accuracy of
+    the test was assessed") ascribes no quality."""
+    claim = "Capsule endoscopy is inaccurate at detecting small-bowel bleeding."
+    assert not quality_reversed(claim, "Capsule endoscopy was accurate for large lesions but "
+                                       "inaccurate for small ones in small-bowel bleeding.")
+    assert not quality_reversed(claim, "The accuracy of capsule endoscopy in detecting "
+                                       "small-bowel bleeding was assessed.")
+
+
+@pytest.mark.parametrize(("sentence", "ways"), [
+    ("The odds ratio for bladder cancer among current smokers was 2.10 (95% CI 1.60-2.75).",
+     {"up"}),
+    ("Statin use was associated with fewer fractures (HR 0.71, 95% CI 0.58 to 0.87).", {"down"}),
+    ("The relative risk was 1.12 (95% confidence interval 0.91 to 1.38).", {"null"}),
+    ("Odds ratios were 1.8 (1.2-2.6) for asthma and 0.6 (0.4-0.9) for eczema.", {"up", "down"}),
+    ("The hazard ratio was 3.5 (95% CI 1.1-2.0).", set()),  # a value outside its interval
+])
+def test_a_ratio_points_the_way_its_confidence_interval_lies(sentence, ways):
+    assert ratio_ways(sentence) == ways
+
+
+def test_a_ratio_wholly_on_the_other_side_of_one_contradicts_a_signed_claim():
+    """"An odds ratio of 2.10 (1.60-2.75)" for bladder cancer in smokers says smoking raises
+    the risk the claim says it lowers; an interval holding 1, or ratios pointing both ways,
+    contradict nothing."""
+    claim = "Smoking decreases the risk of bladder cancer."
+    def found(ratios: str) -> str:
+        return f"For adults smoking daily the odds ratio of bladder cancer was {ratios}."
+    assert reading(claim, found("2.10 (95% CI 1.60-2.75)")) == "contradicts"
+    assert reading(claim, found("0.62 (95% CI 0.48-0.80)")) != "contradicts"
+    assert reading(claim, found("1.10 (95% CI 0.80-1.45)")) != "contradicts"
+    assert reading(claim, found("2.10 (1.60-2.75) in men and 0.62 (0.48-0.80) in women")) != (
+        "contradicts")
+    assert reading(claim, "For adults drinking daily the odds ratio of stroke was 2.10 "
+                          "(95% CI 1.60-2.75).") == "neither"  # another subject
+
+
+def test_an_abbreviation_with_digits_is_not_spelled_out_from_the_claims_initials():
+    """"CD4" names a molecule; the claim's "cell division" only shares its letters."""
+    claim = "Nutrient stress slows cell division in budding yeast."
+    sentence = "CD4 levels rose under nutrient stress."
+    assert spelled_out(sentence, claim) == sentence
+    assert spelled_out("PC levels rose.", "Plasma cholesterol falls with age.") == (
+        "Plasma cholesterol levels rose.")
+
+
+def test_a_negation_covers_a_size_word_and_the_verb_after_it():
+    """"Did not significantly improve" is one null result, not a null one and an increase."""
+    read = stance("Metoprolol did not significantly improve exercise capacity in older adults.")
+    assert [cue.direction for cue in read.cues] == ["null"]
+
+
+def test_damage_and_disruption_are_decreases():
+    assert stance("Ozone exposure damages lung function.").main == "down"
+    assert stance("Loss of the protein disrupted barrier integrity.").main == "down"
+    assert reading("Ozone exposure damages lung function in children.",
+                   "Ozone exposure improved lung function in children with asthma.") == (
+        "contradicts")
+
+
+def test_a_sign_word_before_a_defence_against_an_outcome_turns_its_sign():
+    """"Impairing the barrier to dissemination" raises dissemination; "promotes protection
+    from obesity" and "enhanced clearance of the virus" lower what follows. "Resistance to
+    insulin" is itself the outcome, and keeps its sign."""
+    assert stance("In these macaques the infection impaired mucosal barrier functions to "
+                  "bacterial dissemination.").main == "up"
+    assert stance("The treatment enhanced clearance of the virus from the lung.").main == "down"
+    assert stance("Fasting promotes protection from diet-induced obesity.").main == "down"
+    assert stance("A high-fat diet increased resistance to insulin in mice.").main == "up"
+    claim = "Depletion of mucosal T cells increases dissemination of bacteria from the gut."
+    assert reading(claim, "Depletion of mucosal T cells impaired barrier functions to the "
+                          "dissemination of bacteria from the gut.") == "supports"
+    assert reading(claim, "Depletion of mucosal T cells enhanced barrier functions to the "
+                          "dissemination of bacteria from the gut.") == "contradicts"
