@@ -10,7 +10,12 @@ import re
 import pytest
 
 from scholargraph import review
-from scholargraph.deterministic.extractive import Candidate, quotable, states_finding
+from scholargraph.deterministic.extractive import (
+    NEVER_FINDINGS,
+    Candidate,
+    quotable,
+    states_finding,
+)
 from scholargraph.records import Passage
 from scholargraph.report import Report
 
@@ -95,3 +100,56 @@ def test_how_much_research_there_is_is_background():
     amount, own = abstract_sentences(text)
     assert "background" in amount.facets and not states_finding(amount, {"result"})
     assert states_finding(own, {"result"})
+
+
+def test_an_aim_a_conjecture_and_a_cited_study_are_not_a_works_result():
+    """Sentences a rodent-memory and an antibody review quoted as findings: a method opening on
+    its purpose ("To demonstrate ..."), an aim ("Here we evaluate ..."), the authors'
+    conjecture ("One possible explanation is ..."), another study's result cited by its authors,
+    and a drug's indication ("indicated for routine prophylaxis") are none a result; the same
+    words stating what the study found are."""
+    purpose, = abstract_sentences("To demonstrate the effect, rats were trained to link a "
+                                  "drug with one of two objects.")
+    assert "result" not in purpose.facets and not states_finding(purpose, {"result"})
+    tested, = abstract_sentences("To test this idea, we lesioned the cortex, which reduced "
+                                 "object exploration by half.")
+    assert states_finding(tested, {"result"})
+    aim, found = abstract_sentences("Here we evaluate the performance of mice with cortical "
+                                    "damage in a matching task. Here we show that damaged mice "
+                                    "fail the matching task.")
+    assert aim.facets == {"aim"} and "result" in found.facets
+    guess, = abstract_sentences("One possible explanation is that the tasks used in animal "
+                                "studies increase stress.")
+    assert not states_finding(guess, {"result"})
+    cited, own = abstract_sentences(
+        "Two trials recently demonstrated the efficacy of the antibody (Mahlangu et al. N Engl "
+        "J Med 2018). We found that the antibody reduced bleeds by 60%.")
+    assert cited.facets == {"others"} and "result" in own.facets
+    use, = abstract_sentences("The antibody is a bispecific protein, indicated for routine "
+                              "prophylaxis in adults with haemophilia.")
+    assert "result" not in use.facets
+
+
+def test_a_reviews_search_its_aims_and_what_was_known_before_are_not_its_findings():
+    """Sentences quoted as findings of topic reviews over real libraries: an Objective whose
+    label is glued to it, an aim alone, a method's purpose, what was found before, a review's
+    search and its yield, and a call for more research; the study's own result beside them is
+    a finding."""
+    sentences = abstract_sentences(
+        "Aim:To study associations of hormone levels in hair with obesity in children. "
+        "To examine the association between hair hormones and adiposity among selected children. "
+        "We used cortisol in hair to examine associations of cortisol with obesity. "
+        "Raised cortisol levels have been linked to heart disease and metabolic syndrome. "
+        "Four databases were searched through October 2019 to identify original research. "
+        "Of the 961 records initially identified, 18 studies met our eligibility criteria. "
+        "Our aim was to study whether hair cortisol is associated with heart disease. "
+        "Future longitudinal research using hair analysis is warranted to clarify these links. "
+        "Hair cortisol was higher in obese children than in children of normal weight.")
+    *others, result = sentences
+    assert len(others) == 8
+    assert not [c.quote.text for c in others
+                if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+    assert states_finding(result, {"result"}) and "result" in result.facets
+    ours, = abstract_sentences("We have found that hair cortisol has been associated with "
+                               "obesity in all three cohorts.")
+    assert states_finding(ours, {"result"})

@@ -43,6 +43,7 @@ from scholargraph.deterministic.stance import (
     Stance,
     claim_subject,
     compare,
+    spelled_out,
     stance,
     surface_terms,
 )
@@ -126,7 +127,8 @@ FACET_CUES = {
     "result": re.compile(
         r"\b(found|find|show\w*|demonstrat\w*|associat\w*|increas\w*|decreas\w*|reduc\w*|"
         r"significant\w*|odds ratio|hazard ratio|relative risk|conclud\w*|suggest\w*|"
-        r"indicat\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|improv\w*|higher|lower\w*|"
+        r"indicat(?!ed (?:for|in)\b|ions?\b)\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|"
+        r"improv\w*|higher|lower\w*|"
         r"rais\w*|elevat\w*|no effect|not associated|(?:highly|very|less|more|not) effective|"
         r"well tolerated|compared? favou?rably|median [\w ()-]{0,40}? of \d)\b"
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
@@ -198,6 +200,9 @@ PAPER_DOES = re.compile(
     r"(?:we|I) (?:present|describe|review|discuss|propose|introduce|outline|summari[sz]e|"
     r"provide|explore|examine|investigate|focus|illustrate|explain)\b(?! (?:\w+ ){0,3}?"
     r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
+    r"|\b(?:here|in this (?:paper|article|study|work)),? we (?:evaluate|assess|test|"
+    r"characteri[sz]e|compare|analy[sz]e|determine|study|address|ask)\b(?! (?:\w+ ){0,3}?"
+    r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
     r"|\bin this (?:paper|article|work),? we (?:use|apply|leverage|employ|adopt)\b"
     r"(?!.*\b(?:show|demonstrat|reveal|found|find|confirm)\w*\b)"
     r"|\bwe (?:present|describe|outline|illustrate|introduce|report on|focus on|"
@@ -240,15 +245,94 @@ PAPER_DOES = re.compile(
     r"|\bwe (?:searched|screened|conducted a (?:systematic|literature|narrative) (?:search|review))"
     r"\b"
     r"|\b(?:results|findings) (?:are|were) expected\b|\bwill be (?:published|reported|"
-    r"disseminated|made available)\b", re.IGNORECASE)
+    r"disseminated|made available|presented|discussed|described|shown)\b"
+    r"|\b(?:our|the) (?:main |primary |principal )?(?:aims?|objectives?|goals?|purposes?) "
+    r"(?:was|were|is|are) to\b"
+    r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){1,2}?(?:paper|article|study|review|"
+    r"work|report|analysis) (?:\w+ )?(?:aims?|aimed|seeks|sought|was designed|is designed|"
+    r"describes|presents|outlines|explores|examines|investigates)\b"
+    r"|\bwere searched\b|\bwe (?:\w+ly )?reviewed\b"
+    r"|\b(?:studies|articles|records|papers|publications|trials|reports) (?:met|fulfilled|"
+    r"satisfied) (?:\w+ ){0,2}?(?:inclusion|eligibility) criteria\b"
+    r"|\b(?:studies|articles|records|papers|publications|trials|reports) were (?:accepted|"
+    r"deemed eligible|eligible for inclusion)\b"
+    r"|\bsearch(?:es)? (?:\w+ )?(?:yielded|identified|retrieved|returned)\b", re.IGNORECASE)
 """A sentence that only says what a paper does ("In this talk, we present...", "This study
 aims to...", "Information was abstracted from articles...", "The paper reports experiences
 with...", "The review investigates the practice of...", "this paper intends to discuss...";
 these last three, none a rationale sentence of SciFact's 5,183 abstracts, open 58 sentences of
-a software-engineering library's abstracts) states no finding: it is never
-quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
-passes); nor is a protocol's promise of results to come ("The results are expected to be
-published in 2019")."""
+a software-engineering library's abstracts; a review's search and its yield: "PubMed, CINAHL
+... were searched through October 2019", "Of the 9609 records initially identified, 88 studies
+met our eligibility criteria", "We systematically reviewed published literature on ...", and
+aims worded so: "Our aim was to study whether ...", "This systematic review therefore sought
+to explore ...", a talk's "data will be presented showing ...": of SciFact's abstracts these
+match 104 sentences, none a rationale sentence; "Here we evaluate the performance of mice with
+... damage in a discrimination task ...", an aim quoted as a finding of a rodent-memory
+review: of SciFact's abstracts 25 sentences open so, none a rationale sentence) states no
+finding: it is never quoted as one, for a claim or a topic ("Here we present evidence
+that..." is a result and passes); nor is a protocol's promise of results to come ("The
+results are expected to be published in 2019")."""
+PURPOSE_CLAUSE = re.compile(
+    r"^To (?!date\b|our\b|this end\b|that end\b|the best\b|what extent\b|some extent\b)"
+    r"[a-z]+\b[^,;]*,\s*")
+"""A sentence's opening purpose clause ("To demonstrate the phenomenon, rats were conditioned
+to associate cocaine ... with two different objects"): a result word in it names the aim, not
+a result, so a sentence's kind is read from the rest of it, and one reporting no result there
+says what was done (a method). Of SciFact's 5,183 abstracts, 408 sentences open on such a
+clause, 1 of them a rationale sentence; 21 have their only result word in it, none a rationale
+sentence."""
+EXPLANATION = re.compile(
+    r"^(?:\w+ly,? )?(?:one|an|another|a)(?: \w+)? (?:possible |plausible |potential |likely |"
+    r"alternative )?explanations? (?:\w+ ){0,8}?(?:is|are|may|might|could|would)\b",
+    re.IGNORECASE)
+"""A sentence offering an explanation ("One possible explanation is that the memory tasks used
+in animal studies do not ...", "An alternative explanation for the discrepancies of our
+findings ... may be ..."): the authors' conjecture in discussing a result, not the result.
+Of SciFact's abstracts 2 sentences open so, neither a rationale sentence."""
+BARE_AIM = re.compile(
+    r"^(?:(?:aims?|objectives?|purpose|background)\s*:\s*)?To (?!date\b|our\b|this end\b|"
+    r"that end\b|the best\b|what extent\b|some extent\b)[a-z]+\b", re.IGNORECASE)
+FINITE = re.compile(r"\b(?:we|was|were|is|are|has|have|had|did|does|do|showed|found|"
+                    r"revealed)\b", re.IGNORECASE)
+"""A sentence that is an aim alone, as a structured abstract's Objective reads once its label is
+cut off or glued to it ("Aim:To study associations of GC levels in scalp hair ...", "To examine
+the association between HCC and different measures of adiposity among ..."): an opening
+infinitive and, after its first comma, no clause of its own (:func:`bare_aim`). Of SciFact's
+5,183 abstracts, 67 sentences are so, none a rationale sentence."""
+INNER_PURPOSE = re.compile(
+    r"\bto (?:examine|investigate|assess|determine|evaluate|explore|study|test|compare|identify|"
+    r"estimate|characteri[sz]e|analy[sz]e|quantify|clarify|elucidate|understand)\b[^,.;]*",
+    re.IGNORECASE)
+"""What a method was for ("We used the analysis of cortisol in hair to examine associations of
+long-term cortisol levels with ..."): a result word in it ("associations") names what was
+studied, not what was found. Of SciFact's abstracts, 255 sentences have their only result word
+in such a phrase, none a rationale sentence."""
+EARLIER_FINDINGS = re.compile(
+    r"\b(?:has|have) been (?:\w+ )?(?:linked|associated|implicated|reported|shown|found|related|"
+    r"correlated|suggested|proposed|described)\b", re.IGNORECASE)
+"""What has been found before ("increased long-term cortisol levels have been linked to
+cardiovascular disease", "Long-term cortisone and cortisol have been associated with obesity
+..."): background, unless the sentence names its own work ("we", "this study"). Of SciFact's
+5,183 abstracts, 450 sentences are so, 2 of them rationale sentences."""
+
+
+def bare_aim(text: str) -> bool:
+    """Whether a sentence is an aim alone (:data:`BARE_AIM`): an opening infinitive with no
+    clause of its own after it."""
+    if not BARE_AIM.match(text):
+        return False
+    rest = text.split(",", 1)[1] if "," in text else ""
+    return not FINITE.search(rest)
+
+
+ABSTRACT_CITATION = re.compile(
+    r"\bet al\.|\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
+"""A citation in an abstract's sentence ("... (HAVEN 3; Mahlangu et al. N Engl J Med 2018, in
+press)", "(Smith, 2010)"): what the sentence reports is the cited study's, not the work's own
+result, unless it names the work too ("we", "this study"). Of SciFact's 5,183 abstracts, 39
+sentences carry "et al." and 19 an author and year in brackets, none a rationale sentence; a
+conference abstract of an emicizumab study opened on two cited trials ("Two Phase III studies
+recently demonstrated the efficacy and safety of ...")."""
 LIMITATION_STATED = re.compile(
     r"\b(?:limitation\w*|limited by|caution\w*|small sample|"
     r"(?:sample|study) (?:size )?(?:was|is|were) (?:\w+ )?(?:small|limited)|"
@@ -298,12 +382,14 @@ ADVICE = re.compile(
     r"|\b(?:is|are) (?:\w+ )?recommended\b|\brecommendations? (?:were|was|are|is|include\w*)\b"
     r"|\bit (?:is|remains|will be) (?:\w+ )?(?:important|essential|crucial|critical|vital|"
     r"necessary|imperative|advisable|key) (?:to|that|for)\b"
-    r"|\bthere is an? (?:\w+ )?need\b|\b(?:is|are) (?:urgently |still |thus )?needed\b",
+    r"|\bthere is an? (?:\w+ )?need\b|\b(?:is|are) (?:urgently |still |thus )?needed\b"
+    r"|\b(?:is|are) (?:\w+ )?warranted\b",
     re.IGNORECASE)
 """Words that prescribe or judge rather than report: what someone should or must do, what is
 needed or recommended, what it is important to do ("Additional sources ... may need to be
 incorporated", "Clinical and population health researchers have much to learn from one
-another")."""
+another", "Future longitudinal research ... is warranted to clarify ..."; of SciFact's
+abstracts 27 sentences say "is/are warranted", none a rationale sentence)."""
 GROUNDED = re.compile(
     r"\b(?:these|our|the(?: present| current)?|this) (?:[\w-]+ ){0,2}?(?:results?|findings?|"
     r"data|observations?|analys[ie]s|study|trial|evidence)\b[^.;]{0,80}?\b(?:show\w*|"
@@ -487,7 +573,9 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             if name in LABEL_FACETS:
                 facet, start = LABEL_FACETS[name], label.end()
         cites = bool(SUPERSCRIPT_CITATION.search(passage.text, start,
-                                                 min(len(passage.text), end + 12)))
+                                                 min(len(passage.text), end + 12))
+                     or (passage.section == "abstract"
+                         and ABSTRACT_CITATION.search(passage.text, start, end) is not None))
         if glued := GLUED_REFERENCE.search(passage.text, start, end):
             end, cites = glued.start(), True
         text = passage.text[start:end]
@@ -495,22 +583,27 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             continue
         if reference_debris(text) or run_together(text):
             continue
+        cued = INNER_PURPOSE.sub(" ", PURPOSE_CLAUSE.sub("", text, count=1))  # an aim's words
         facets = {name for name, cue in FACET_CUES.items()
-                  if cue.search(text) and name != "limitation"}
+                  if cue.search(cued if name == "result" else text) and name != "limitation"}
+        if PURPOSE_CLAUSE.match(text) and "result" not in facets:
+            facets.add("method")  # what was done, and what for
         if states_limitation(text):
             facets.add("limitation")
         if facet:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
             facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
-        elif FIELD_BACKGROUND.search(text) or (WIDELY_USED.search(text)
-                                               and "result" not in facets):
+        elif FIELD_BACKGROUND.search(text) or EXPLANATION.search(text) or (
+                WIDELY_USED.search(text) and "result" not in facets) or (
+                EARLIER_FINDINGS.search(text) and not THIS_WORK.search(text)):
             facets = (facets - {"result"}) | {"background"}  # what the field has become or lacks
         if "limitation" not in facets and advice_only(text):
             facets = {"advice"}  # prescribes or judges; reports nothing
         reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
-        if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
+        if PAPER_DOES.search(text) or bare_aim(text) or (passage.section == "title"
+                                                        and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif (cites and not THIS_WORK.search(text)) or others_statement(passage.section, text):
             facets = {"others"}  # another study's result, set beside this work's
@@ -708,22 +801,65 @@ def states_result(candidate: Candidate) -> bool:
     return "result" in candidate.facets and "background" not in candidate.facets
 
 
-def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate | None:
+def work_result(work: Work, topic: frozenset[str], used: set[str],
+                question: str = "") -> Candidate | None:
     """The sentence of a work that best states its result on the topic, or None when it states
     none. Every sentence of its abstract is read (:func:`summary_passages`), not only the
     pieces the RAG filter kept; of those of the result kind (not background or aims, none
-    quoted already) the one naming most of the ``topic`` terms is taken, one stating no
-    limitation before one that does ("Further work is warranted to increase the accuracy"),
-    one under a structured abstract's Results or Conclusions label before one read as a result
-    from its words, a later one before an earlier (conclusions close an abstract)."""
+    quoted already) on the topic (:func:`on_the_topic`) the one naming most of the ``topic``
+    terms is taken, one stating no limitation before one that does ("Further work is
+    warranted to increase the accuracy"), one under a structured abstract's Results or
+    Conclusions label before one read as a result from its words, a later one before an
+    earlier (conclusions close an abstract)."""
     pool = [c for passage in summary_passages(work) for c in quotable(passage, work.year)
             if states_result(c) and c.quote.text not in used]
+    context = f"{work.title} {work.abstract or ''}"
+    titled = on_topic_terms(topic, work.title, question, context) >= WORK_TOPIC_MIN * len(topic)
+    named = {id(c): on_topic_terms(topic, c.quote.text, question, context) for c in pool}
+    pool = [c for c in pool if on_the_topic(named[id(c)], c.quote.text, titled)]
     if not pool:
         return None
     last = max(c.quote.end for c in pool) or 1
-    return max(pool, key=lambda c: ("limitation" not in c.facets,
-                                    round(term_share(topic, c.quote.text), 6), c.labelled,
+    return max(pool, key=lambda c: ("limitation" not in c.facets, named[id(c)], c.labelled,
                                     c.quote.end / last))
+
+
+MEASURED = re.compile(r"\d+(?:[.,]\d+)*\s?%|[=<>]\s?\d|\b\d+[.,]\d+\b|"
+                      r"\b(?!(?:19|20)\d\d\b)\d{2,}\b")
+"""A number stating a measured result (a percentage, "AUC=0.85", "0.821", "9000 tweets"); a
+year alone is not one."""
+
+
+def on_the_topic(named: int, sentence: str, titled: bool) -> bool:
+    """Whether a work's result sentence is its result on the topic: it names one of the topic's
+    terms (``named`` of them), or it states a measured figure (:data:`MEASURED`) and the work's
+    title names ``WORK_TOPIC_MIN`` of the terms (``titled``): in "Machine learning to predict
+    suicide ideation", "The model reached an AUC of 0.85" is the study's result on machine
+    learning, which it names as "the model".
+
+    A result naming no term of the topic and no figure is the work's result on something else:
+    a study of "mathematical modeling and machine learning for public health decision-making"
+    whose one result sentence is "The findings revealed that the equilibrium point is stable
+    regardless of the initial conditions" states no result on machine learning for public
+    health surveillance, and a review of the topic quoting it misleads; the work is listed
+    among the included works, not quoted."""
+    return named >= RESULT_TOPIC_MIN or (titled and MEASURED.search(sentence) is not None)
+
+
+RESULT_TOPIC_MIN = 1
+"""How many of the topic's terms a work's result sentence must name to be its result on the
+topic (:func:`on_the_topic`). One, not a share: a trial's result on a drug names the drug and
+rarely the review's other words ("Zero treated bleeds with emicizumab vs prior episodic BPAs
+was 62.5% vs 8.3%", for a review of emicizumab's pharmacokinetics and efficacy)."""
+
+
+def on_topic_terms(topic: frozenset[str], sentence: str, question: str = "",
+                   context: str = "") -> int:
+    """How many of the ``topic`` terms a sentence names, its abbreviations written out where
+    the work (``context``: title and abstract) or the ``question`` defines them, or the
+    question's words spell them ("ML models" for "machine learning"):
+    :func:`~scholargraph.deterministic.stance.spelled_out`."""
+    return terms_named(topic, spelled_out(sentence, question, context))
 
 
 TOPIC_RESULTS = 25
@@ -764,7 +900,8 @@ def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: se
         return UncitedResults([], 0)
     counts = {s.id: sum(f.sub_question_id == s.id for f in findings) for s in asking}
     question_topic = topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
-    results = _uncited_results(papers, eligible, findings, question_topic, used)
+    results = _uncited_results(papers, eligible, findings, question_topic, used,
+                               " ".join(keywords) or asking[0].text)
     added: list[Finding] = []
     for best in islice(results, limit):
         sub = max(asking, key=lambda s: (term_share(topic_terms(s.text), best.quote.text),
@@ -788,15 +925,15 @@ def unquoted_results_gap(left: int, limit: int = TOPIC_RESULTS) -> list[str]:
 
 
 def _uncited_results(papers: list[Work], eligible: set[str], findings: list[Finding],
-                     topic: frozenset[str], used: set[str]
+                     topic: frozenset[str], used: set[str], question: str = ""
                      ) -> Iterator[Candidate]:
-    """The result (:func:`work_result`) of each eligible work no finding cites that states one,
-    in the order of ``papers``."""
+    """The result (:func:`work_result`) on the ``topic`` of each eligible work no finding cites
+    that states one, in the order of ``papers``."""
     cited = {work for finding in findings for work in _works(finding)}
     for work in papers:
         if work.id in cited or work.id not in eligible:
             continue
-        best = work_result(work, topic, used)
+        best = work_result(work, topic, used, question)
         if best is not None:
             yield best
 
