@@ -153,3 +153,38 @@ def test_a_reviews_search_its_aims_and_what_was_known_before_are_not_its_finding
     ours, = abstract_sentences("We have found that hair cortisol has been associated with "
                                "obesity in all three cohorts.")
     assert states_finding(ours, {"result"})
+
+
+def test_a_record_line_a_trend_and_a_claim_to_be_first_are_not_findings():
+    """More sentences topic reviews over real libraries quoted as findings: where a record was
+    published (its abstract field holding its citation), a trend opening an abstract, a study
+    saying it is the first to do what it did, and a method naming an "associative" task."""
+    line = ("Article Memories for objects in mice was published on August 1, 2004 in the "
+            "journal Reviews in Memory (volume 15, issue 4).")
+    assert abstract_sentences(line) == []
+    trend, first, method, shown = abstract_sentences(
+        "With our population ageing, the costs of managing knee pain continue to dramatically "
+        "increase. This is the first study to provide an understanding of the treatment of "
+        "patients who start the antibody. Between days 65 and 70, exposed and control rats were "
+        "evaluated in the associative object-in-context task. This is the first study to show "
+        "that the antibody lowers bleeding rates in infants.")
+    assert not [c.quote.text for c in (trend, first)
+                if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+    assert "result" not in method.facets
+    assert states_finding(shown, {"result"}) and "result" in shown.facets
+
+
+def test_a_question_how_a_review_was_done_and_what_was_measured_are_not_findings():
+    """A structured abstract's question ("Does arthroscopic debridement improve ...?"), a
+    review's account of its own conduct and a study's measurements, each quoted as a finding
+    of a topic review over a real library, are none a result."""
+    asked, conducted, searched, measured, found = abstract_sentences(
+        "Does arthroscopic debridement improve pain in knee osteoarthritis? "
+        "A systematic review and meta-analyses were conducted to synthesize thirty-seven "
+        "studies. PubMed and Embase were systematically searched for cohort studies. Hair "
+        "cortisol concentrations were determined from the first 3 cm hair segment. Hair "
+        "cortisol was determined to be higher in obese children.")
+    for sentence in (asked, conducted, searched, measured):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert states_finding(found, {"result"})

@@ -109,7 +109,13 @@ Whole-graph reviews (``bench/review.py``, the first 100 train claims) gain a lit
 
 BOILERPLATE = re.compile(r"copyright|©|all rights reserved|licen[cs]e|published by|"
                          r"this article is|creative commons|^keywords?\b|^key ?words|"
-                         r"^trial registration|^funding|^clinicaltrials\.gov", re.IGNORECASE)
+                         r"^trial registration|^funding|^clinicaltrials\.gov|"
+                         r"\b(?:was|were|is) published (?:on|in) (?:\w+ )?"
+                         r"(?:\d|the journal|journal)",
+                         re.IGNORECASE)
+"""Lines of a record that state no finding: its licence, keywords, registration, funding, or
+where it was published ("Article ... was published on August 1, 2004 in the journal ...", a
+record's abstract field filled with its citation)."""
 LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's start
     rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
     rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z])"
@@ -125,7 +131,7 @@ LABEL_FACETS = {
 }
 FACET_CUES = {
     "result": re.compile(
-        r"\b(found|find|show\w*|demonstrat\w*|associat\w*|increas\w*|decreas\w*|reduc\w*|"
+        r"\b(found|find|show\w*|demonstrat\w*|associat(?!ive)\w*|increas\w*|decreas\w*|reduc\w*|"
         r"significant\w*|odds ratio|hazard ratio|relative risk|conclud\w*|suggest\w*|"
         r"indicat(?!ed (?:for|in)\b|ions?\b)\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|"
         r"improv\w*|higher|lower\w*|"
@@ -138,7 +144,10 @@ FACET_CUES = {
         r"cluster|train|build|construct|design|implement|generate|collect|extract|employ|"
         r"leverage|adopt|combine|model|simulate)|data (?:from|were)|cohort|randomi[sz]ed|"
         r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
-        r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b", re.IGNORECASE),
+        r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b"
+        r"|\b(?:was|were) (?:\w+ly )?(?:determined|assessed|measured|recorded|collected|obtained|"
+        r"evaluated|calculated|analy[sz]ed|quantified|estimated)\b(?! (?:to be|as|at)\b)",
+        re.IGNORECASE),
     "limitation": re.compile(
         r"\b(limitation\w*|limited by|caution\w*|bias\w*|small sample|further (?:research|"
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
@@ -169,6 +178,7 @@ FIELD_BACKGROUND = re.compile(
     r"reports|research|evidence|investigations|experiments|observations|data|literature)\b,? "
     r"(?:\w+ ){0,3}?(?:has|have) (?:\w+ )?(?:shown|indicated|suggested|demonstrated|reported|"
     r"revealed|found|established|implicated)\b"
+    r"|\bcontinues? to (?:\w+ )?(?:increase|rise|grow|expand|climb)\b"
     r"|^(?:several|many|numerous|a number of|various) (?:\w+ )?(?:studies|trials|reviews|papers) "
     r"have been (?:conducted|carried out|performed|published|undertaken)\b"
     r"|^(?!(?:this|these|our|the present|the current|the proposed|the new)\b)"
@@ -184,7 +194,9 @@ in general, opening the sentence: "Ethnography is a powerful qualitative empiric
 which can be used to ... improve work practice"; what earlier research has shown, as a
 sentence opens on it: "Preclinical and limited clinical trials have indicated the capacity of
 mesenchymal stem cells to influence chondral repair", or how much of it there is: "Several
-primary studies have been conducted in the field"): background, never a finding, unless a
+primary studies have been conducted in the field"; a trend: "the incidence and costs ...
+continue to dramatically increase", 9 sentences of SciFact's abstracts, none a rationale
+sentence): background, never a finding, unless a
 structured abstract's label says otherwise. Over the 5,183 SciFact abstracts the last kind
 matches 116 sentences, one of them a rationale sentence ("Numerous reports have demonstrated
 that ..."); the others 55, none a rationale sentence."""
@@ -251,7 +263,16 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){1,2}?(?:paper|article|study|review|"
     r"work|report|analysis) (?:\w+ )?(?:aims?|aimed|seeks|sought|was designed|is designed|"
     r"describes|presents|outlines|explores|examines|investigates)\b"
-    r"|\bwere searched\b|\bwe (?:\w+ly )?reviewed\b"
+    r"|\bwere (?:\w+ly )?searched\b|\bwe (?:\w+ly )?reviewed\b"
+    r"|\b(?:systematic reviews?|meta-analys[ie]s|literature reviews?|scoping reviews?)(?: and "
+    r"(?:\w+ )?(?:meta-analys[ie]s|reviews?))? (?:was|were) (?:\w+ly )?(?:conducted|performed|"
+    r"carried out|undertaken)\b|\bwe (?:\w+ly )?(?:performed|conducted|carried out|undertook) "
+    r"an? (?:\w+ )?(?:systematic|literature|scoping|narrative|umbrella) review\b"
+    r"|\bthis (?:work|review|paper|article) (?:\w+ly )?reviews\b"
+    r"|\b(?:this|ours|it) is the first (?:[\w-]+ ){0,3}?(?:study|report|trial|analysis|paper|"
+    r"work|review|attempt|investigation) to (?:provide|describe|examine|investigate|assess|"
+    r"evaluate|report|characteri[sz]e|use|explore|compare|address|analy[sz]e|apply|test|"
+    r"measure|quantify)\b"
     r"|\b(?:studies|articles|records|papers|publications|trials|reports) (?:met|fulfilled|"
     r"satisfied) (?:\w+ ){0,2}?(?:inclusion|eligibility) criteria\b"
     r"|\b(?:studies|articles|records|papers|publications|trials|reports) were (?:accepted|"
@@ -265,8 +286,12 @@ a software-engineering library's abstracts; a review's search and its yield: "Pu
 ... were searched through October 2019", "Of the 9609 records initially identified, 88 studies
 met our eligibility criteria", "We systematically reviewed published literature on ...", and
 aims worded so: "Our aim was to study whether ...", "This systematic review therefore sought
-to explore ...", a talk's "data will be presented showing ...": of SciFact's abstracts these
-match 104 sentences, none a rationale sentence; "Here we evaluate the performance of mice with
+to explore ...", a talk's "data will be presented showing ...", a study's claim to be first
+at what it did: "This is the first study to provide an understanding of ..." ("the first
+study to show that ..." is a result), how a review was done: "A systematic review and
+meta-analyses were conducted to synthesize thirty-seven studies ...", "This work
+systematically reviews ...": of SciFact's abstracts these match 161 sentences, none a
+rationale sentence; "Here we evaluate the performance of mice with
 ... damage in a discrimination task ...", an aim quoted as a finding of a rodent-memory
 review: of SciFact's abstracts 25 sentences open so, none a rationale sentence) states no
 finding: it is never quoted as one, for a claim or a topic ("Here we present evidence
@@ -602,8 +627,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {"advice"}  # prescribes or judges; reports nothing
         reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
-        if PAPER_DOES.search(text) or bare_aim(text) or (passage.section == "title"
-                                                        and "result" not in facets):
+        if PAPER_DOES.search(text) or bare_aim(text) or text.rstrip().endswith("?") or (
+                passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif (cites and not THIS_WORK.search(text)) or others_statement(passage.section, text):
             facets = {"others"}  # another study's result, set beside this work's
