@@ -188,3 +188,11 @@ def test_a_question_how_a_review_was_done_and_what_was_measured_are_not_findings
         assert not (states_finding(sentence, {"result"})
                     and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
     assert states_finding(found, {"result"})
+
+
+def test_a_sample_counted_is_a_method():
+    counted, estimated = abstract_sentences(
+        "We identified a total of 47 patients taking the antibody with 12 months of records. "
+        "We identified 89 eligible studies and estimated that 12% of episodes led to admission.")
+    assert counted.facets == {"method"} and not states_finding(counted, {"result"})
+    assert states_finding(estimated, {"result"})

@@ -146,7 +146,8 @@ FACET_CUES = {
         r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
         r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b"
         r"|\b(?:was|were) (?:\w+ly )?(?:determined|assessed|measured|recorded|collected|obtained|"
-        r"evaluated|calculated|analy[sz]ed|quantified|estimated)\b(?! (?:to be|as|at)\b)",
+        r"evaluated|calculated|analy[sz]ed|quantified|estimated)\b(?! (?:to be|as|at)\b)"
+        r"|\bwe (?:identified|included|enrolled|recruited) (?:a total of )?[\d,]+\b",
         re.IGNORECASE),
     "limitation": re.compile(
         r"\b(limitation\w*|limited by|caution\w*|bias\w*|small sample|further (?:research|"
@@ -165,6 +166,11 @@ FACET_CUES = {
         r"(?:tools?|components?|approach\w*|parts?))\b",
         re.IGNORECASE),
 }
+"""Cues of each kind of sentence. Among the method cues, measurements in the passive ("Hair
+cortisol concentrations were determined from the first 3 cm hair segment": of SciFact's 5,183
+abstracts 684 sentences so worded state no result word, none a rationale sentence) and a
+sample counted ("We identified a total of 47 PwHA taking emicizumab ...": 44 sentences, the
+one rationale sentence among them stating a result beside it)."""
 FIELD_BACKGROUND = re.compile(
     r"\b(?:(?:has|have) (?:\w+ )?(?:revolutioni[sz]ed|transformed)|"
     r"witnessed (?:\w+ ){0,3}?(?:success|growth|progress|advances|interest)|"
