@@ -159,6 +159,9 @@ def test_a_record_line_a_trend_and_a_claim_to_be_first_are_not_findings():
     """More sentences topic reviews over real libraries quoted as findings: where a record was
     published (its abstract field holding its citation), a trend opening an abstract, a study
     saying it is the first to do what it did, and a method naming an "associative" task."""
+    earlier, = abstract_sentences("Previous studies suggest that green spaces may promote "
+                                  "several health outcomes including birth weight.")
+    assert not states_finding(earlier, {"result"})
     line = ("Article Memories for objects in mice was published on August 1, 2004 in the "
             "journal Reviews in Memory (volume 15, issue 4).")
     assert abstract_sentences(line) == []
