@@ -199,3 +199,19 @@ def test_a_sample_counted_is_a_method():
         "We identified 89 eligible studies and estimated that 12% of episodes led to admission.")
     assert counted.facets == {"method"} and not states_finding(counted, {"result"})
     assert states_finding(estimated, {"result"})
+
+
+def test_a_definition_a_promise_and_a_call_for_study_are_not_findings():
+    """From a held-out library review of therapies for a rare liver disease: what the disease
+    is, what a study will be able to say, and that a drug warrants study; a study saying what
+    a protein is, from its data, is a finding."""
+    defined, promised, called, shown = abstract_sentences(
+        "Copper storage disease is an inherited disorder of copper metabolism characterized "
+        "by reduced biliary excretion. Results from this retrospective study will be able to "
+        "inform on the safety of the drug in the real world. Moreover, the new salt warrants "
+        "study to determine whether therapy can be improved. Our data demonstrate that the "
+        "kinase is a novel binding protein that drives cell migration.")
+    for sentence in (defined, promised, called):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert states_finding(shown, {"result"})
