@@ -215,3 +215,17 @@ def test_a_definition_a_promise_and_a_call_for_study_are_not_findings():
         assert not (states_finding(sentence, {"result"})
                     and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
     assert states_finding(shown, {"result"})
+
+
+def test_what_a_paper_did_and_what_it_advises_are_not_findings():
+    """From a held-out review of systematic reviews in software engineering: a paper saying
+    what it performed, what its authors analysed and what they suggest or find needed."""
+    performed, analysed, suggested, needed = abstract_sentences(
+        "This paper performed a systematic literature review to classify published work on "
+        "code smells. We have also analyzed the results of the review to show the trends in "
+        "measurement. In addition to presenting our results, we also provide suggestions for "
+        "improvement of web engineering research. While we identified a number of issues, a "
+        "key need is clearly to have a central repository of reviews.")
+    for sentence in (performed, analysed, suggested, needed):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text

@@ -139,7 +139,8 @@ FACET_CUES = {
         r"well tolerated|compared? favou?rably|median [\w ()-]{0,40}? of \d)\b"
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
     "method": re.compile(
-        r"\b(we (?:used|analy[sz]ed|collected|conducted|performed|developed|trained|"
+        r"\b(we (?:ha(?:ve|d) (?:also |further |then |first )?)?(?:used|analy[sz]ed|collected|"
+        r"conducted|performed|developed|trained|"
         r"recruited|measured|applied|compared)|we (?:first |then |also |further )?(?:use|apply|"
         r"cluster|train|build|construct|design|implement|generate|collect|extract|employ|"
         r"leverage|adopt|combine|model|simulate)|data (?:from|were)|cohort|randomi[sz]ed|"
@@ -280,6 +281,8 @@ PAPER_DOES = re.compile(
     r"carried out|undertaken)\b|\bwe (?:\w+ly )?(?:performed|conducted|carried out|undertook) "
     r"an? (?:\w+ )?(?:systematic|literature|scoping|narrative|umbrella) review\b"
     r"|\bthis (?:work|review|paper|article|study) (?:\w+ly )?reviews\b"
+    r"|\b(?:this|the present|the current|our) (?:paper|article|study|work) (?:performed|"
+    r"conducted|carried out|demonstrates results|reports results|presents results)\b"
     r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){0,2}?(?:study|paper|work|review|"
     r"article) will\b"
     r"|\b(?:this|ours|it) is the first (?:[\w-]+ ){0,3}?(?:study|report|trial|analysis|paper|"
@@ -303,7 +306,8 @@ to explore ...", a talk's "data will be presented showing ...", a study's claim 
 at what it did: "This is the first study to provide an understanding of ..." ("the first
 study to show that ..." is a result), how a review was done: "A systematic review and
 meta-analyses were conducted to synthesize thirty-seven studies ...", "This work
-systematically reviews ...", "This study systematically reviews ...", a promise: "Results
+systematically reviews ...", "This study systematically reviews ...", "This paper performed a
+Systematic Literature Review (SLR) to find and classify ...", a promise: "Results
 from this retrospective study will be able to inform on ...": of SciFact's abstracts these
 match 197 sentences, none a rationale sentence; "Here we evaluate the performance of mice with
 ... damage in a discrimination task ...", an aim quoted as a finding of a rodent-memory
@@ -340,12 +344,14 @@ infinitive and, after its first comma, no clause of its own (:func:`bare_aim`). 
 5,183 abstracts, 67 sentences are so, none a rationale sentence."""
 INNER_PURPOSE = re.compile(
     r"\bto (?:examine|investigate|assess|determine|evaluate|explore|study|test|compare|identify|"
-    r"estimate|characteri[sz]e|analy[sz]e|quantify|clarify|elucidate|understand)\b[^,.;]*",
+    r"estimate|characteri[sz]e|analy[sz]e|quantify|clarify|elucidate|understand|"
+    r"(?:show|demonstrate|reveal)(?! that\b))\b[^,.;]*",
     re.IGNORECASE)
 """What a method was for ("We used the analysis of cortisol in hair to examine associations of
-long-term cortisol levels with ..."): a result word in it ("associations") names what was
-studied, not what was found. Of SciFact's abstracts, 255 sentences have their only result word
-in such a phrase, none a rationale sentence."""
+long-term cortisol levels with ...", "We have also analyzed the results of the systematic
+review, to show the trends in ..."): a result word in it ("associations") names what was
+studied, not what was found ("... to show that ..." states it). Of SciFact's abstracts, 318
+sentences have their only result word in such a phrase, none a rationale sentence."""
 EARLIER_FINDINGS = re.compile(
     r"\b(?:has|have) been (?:\w+ )?(?:linked|associated|implicated|reported|shown|found|related|"
     r"correlated|suggested|proposed|described)\b", re.IGNORECASE)
@@ -392,7 +398,7 @@ study", "our sample was small", "results may not generalise", "further research 
 STUDY_SHOWS = re.compile(
     r"\b(?:our|this|the present|the current) (?:[\w-]+ ){0,3}?(?:results?|findings?|study|"
     r"analys[ie]s|data|evaluations?|work|trial|experiments?)\b[^.;]{0,160}?\b(?:show\w*|"
-    r"demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|found|confirm\w*)\b"
+    r"demonstrat\w*|reveal\w*|indicat\w*|suggest(?:s|ed|ing)?|found|confirm\w*)\b"
     r"|\bwe (?:\w+ )?(?:found|find|show\w*|demonstrat\w*|observed)\b", re.IGNORECASE)
 """A sentence stating what its own study shows ("the results of our study ... show that
 consensus-based inference models mask underlying uncertainty", "we found that ..."): a word
@@ -432,6 +438,8 @@ ADVICE = re.compile(
     r"|\bit (?:is|remains|will be) (?:\w+ )?(?:important|essential|crucial|critical|vital|"
     r"necessary|imperative|advisable|key) (?:to|that|for)\b"
     r"|\bthere is an? (?:\w+ )?need\b|\b(?:is|are) (?:urgently |still |thus )?needed\b"
+    r"|\bwe (?:also )?(?:provide|offer|give|make) (?:\w+ )?(?:suggestions|recommendations)\b"
+    r"|\b(?:key|main|major|urgent|clear|pressing) need\b"
     r"|\b(?:is|are) (?:\w+ )?warranted\b|\bwarrants? (?:further |more |additional |careful )?"
     r"(?:study|studies|investigation|research|evaluation|exploration|attention)\b",
     re.IGNORECASE)
@@ -443,7 +451,7 @@ abstracts 27 sentences say "is/are warranted", none a rationale sentence)."""
 GROUNDED = re.compile(
     r"\b(?:these|our|the(?: present| current)?|this) (?:[\w-]+ ){0,2}?(?:results?|findings?|"
     r"data|observations?|analys[ie]s|study|trial|evidence)\b[^.;]{0,80}?\b(?:show\w*|"
-    r"suggest\w*|indicat\w*|demonstrat\w*|support\w*|impl(?:y|ies|ied)|highlight\w*|"
+    r"suggest(?:s|ed|ing)?|indicat\w*|demonstrat\w*|support\w*|impl(?:y|ies|ied)|highlight\w*|"
     r"underscor\w*|reveal\w*|confirm\w*)\b", re.IGNORECASE)
 """A sentence drawing its advice from its own study ("These findings suggest that clinicians
 should ..."): the study's conclusion, quoted as one."""
