@@ -191,6 +191,11 @@ def test_a_question_how_a_review_was_done_and_what_was_measured_are_not_findings
         assert not (states_finding(sentence, {"result"})
                     and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
     assert states_finding(found, {"result"})
+    for method in (conducted, searched, measured):  # a review's methods, quoted when asked for
+        assert states_finding(method, {"method"}), method.quote.text
+    yielded, = abstract_sentences("A comprehensive search yielded 58 eligible studies, 40% of "
+                                  "them trials.")
+    assert yielded.facets == {"method"}
 
 
 def test_a_sample_counted_is_a_method():

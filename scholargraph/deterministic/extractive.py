@@ -275,7 +275,31 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){1,2}?(?:paper|article|study|review|"
     r"work|report|analysis) (?:\w+ )?(?:aims?|aimed|seeks|sought|was designed|is designed|"
     r"describes|presents|outlines|explores|examines|investigates)\b"
-    r"|\bwere (?:\w+ly )?searched\b|\bwe (?:\w+ly )?reviewed\b"
+    r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){0,2}?(?:study|paper|work|review|"
+    r"article) will\b"
+    r"|\b(?:this|ours|it) is the first (?:[\w-]+ ){0,3}?(?:study|report|trial|analysis|paper|"
+    r"work|review|attempt|investigation) to (?:provide|describe|examine|investigate|assess|"
+    r"evaluate|report|characteri[sz]e|use|explore|compare|address|analy[sz]e|apply|test|"
+    r"measure|quantify)\b", re.IGNORECASE)
+"""A sentence that only says what a paper does ("In this talk, we present...", "This study
+aims to...", "Information was abstracted from articles...", "The paper reports experiences
+with...", "The review investigates the practice of...", "this paper intends to discuss...";
+these last three, none a rationale sentence of SciFact's 5,183 abstracts, open 58 sentences of
+a software-engineering library's abstracts; aims worded so: "Our aim was to study whether
+...", "This systematic review therefore sought to explore ...", a talk's "data will be
+presented showing ...", a study's claim to be first at what it did: "This is the first study
+to provide an understanding of ..." ("the first study to show that ..." is a result), a
+promise: "Results from this retrospective study will be able to inform on ...": of SciFact's
+abstracts these match 68 sentences, none a rationale sentence; "Here we evaluate the
+performance of mice with ... damage in a discrimination task ...", an aim quoted as a
+finding of a rodent-memory review: of SciFact's abstracts 25 sentences open so, none a
+rationale sentence) states no finding: it is never quoted as one, for a claim or a topic
+("Here we present evidence that..." is a result and passes); nor is a protocol's promise of
+results to come ("The results are expected to be published in 2019")."""
+REVIEW_CONDUCT = re.compile(
+    r"\bwere (?:\w+ly )?searched\b|\bwe (?:\w+ly )?reviewed\b"
+    r"|\bsearch(?:es)? (?:was|were) (?:\w+ly )?(?:executed|performed|conducted|carried out|"
+    r"undertaken|run)\b"
     r"|\b(?:systematic reviews?|meta-analys[ie]s|literature reviews?|scoping reviews?)(?: and "
     r"(?:\w+ )?(?:meta-analys[ie]s|reviews?))? (?:was|were) (?:\w+ly )?(?:conducted|performed|"
     r"carried out|undertaken)\b|\bwe (?:\w+ly )?(?:performed|conducted|carried out|undertook) "
@@ -283,38 +307,20 @@ PAPER_DOES = re.compile(
     r"|\bthis (?:work|review|paper|article|study) (?:\w+ly )?reviews\b"
     r"|\b(?:this|the present|the current|our) (?:paper|article|study|work) (?:performed|"
     r"conducted|carried out|demonstrates results|reports results|presents results)\b"
-    r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){0,2}?(?:study|paper|work|review|"
-    r"article) will\b"
-    r"|\b(?:this|ours|it) is the first (?:[\w-]+ ){0,3}?(?:study|report|trial|analysis|paper|"
-    r"work|review|attempt|investigation) to (?:provide|describe|examine|investigate|assess|"
-    r"evaluate|report|characteri[sz]e|use|explore|compare|address|analy[sz]e|apply|test|"
-    r"measure|quantify)\b"
     r"|\b(?:studies|articles|records|papers|publications|trials|reports) (?:met|fulfilled|"
     r"satisfied) (?:\w+ ){0,2}?(?:inclusion|eligibility) criteria\b"
     r"|\b(?:studies|articles|records|papers|publications|trials|reports) were (?:accepted|"
     r"deemed eligible|eligible for inclusion)\b"
     r"|\bsearch(?:es)? (?:\w+ )?(?:yielded|identified|retrieved|returned)\b", re.IGNORECASE)
-"""A sentence that only says what a paper does ("In this talk, we present...", "This study
-aims to...", "Information was abstracted from articles...", "The paper reports experiences
-with...", "The review investigates the practice of...", "this paper intends to discuss...";
-these last three, none a rationale sentence of SciFact's 5,183 abstracts, open 58 sentences of
-a software-engineering library's abstracts; a review's search and its yield: "PubMed, CINAHL
-... were searched through October 2019", "Of the 9609 records initially identified, 88 studies
-met our eligibility criteria", "We systematically reviewed published literature on ...", and
-aims worded so: "Our aim was to study whether ...", "This systematic review therefore sought
-to explore ...", a talk's "data will be presented showing ...", a study's claim to be first
-at what it did: "This is the first study to provide an understanding of ..." ("the first
-study to show that ..." is a result), how a review was done: "A systematic review and
-meta-analyses were conducted to synthesize thirty-seven studies ...", "This work
-systematically reviews ...", "This study systematically reviews ...", "This paper performed a
-Systematic Literature Review (SLR) to find and classify ...", a promise: "Results
-from this retrospective study will be able to inform on ...": of SciFact's abstracts these
-match 197 sentences, none a rationale sentence; "Here we evaluate the performance of mice with
-... damage in a discrimination task ...", an aim quoted as a finding of a rodent-memory
-review: of SciFact's abstracts 25 sentences open so, none a rationale sentence) states no
-finding: it is never quoted as one, for a claim or a topic ("Here we present evidence
-that..." is a result and passes); nor is a protocol's promise of results to come ("The
-results are expected to be published in 2019")."""
+"""How a review was done: its search and its yield ("PubMed, CINAHL ... were searched through
+October 2019", "A systematic PubMed search was executed to locate ...", "Of the 9609 records
+initially identified, 88 studies met our eligibility criteria", "A comprehensive search
+yielded 58 eligible studies"), and its conduct ("A systematic review and meta-analyses were
+conducted to synthesize thirty-seven studies ...", "We systematically reviewed published
+literature on ...", "This paper performed a Systematic Literature Review (SLR) to find and
+classify ..."). A method, never a result, whatever figures it gives: quoted for a
+sub-question asking for methods, never as a finding on the topic. Of SciFact's 5,183
+abstracts these match 92 sentences, none a rationale sentence."""
 PURPOSE_CLAUSE = re.compile(
     r"^To (?!date\b|our\b|this end\b|that end\b|the best\b|what extent\b|some extent\b)"
     r"[a-z]+\b[^,;]*,\s*")
@@ -354,11 +360,13 @@ studied, not what was found ("... to show that ..." states it). Of SciFact's abs
 sentences have their only result word in such a phrase, none a rationale sentence."""
 EARLIER_FINDINGS = re.compile(
     r"\b(?:has|have) been (?:\w+ )?(?:linked|associated|implicated|reported|shown|found|related|"
-    r"correlated|suggested|proposed|described)\b", re.IGNORECASE)
+    r"correlated|suggested|proposed|described|demonstrated|established|documented|recogni[sz]ed|"
+    r"identified|observed)\b", re.IGNORECASE)
 """What has been found before ("increased long-term cortisol levels have been linked to
 cardiovascular disease", "Long-term cortisone and cortisol have been associated with obesity
-..."): background, unless the sentence names its own work ("we", "this study"). Of SciFact's
-5,183 abstracts, 450 sentences are so, 2 of them rationale sentences."""
+..."), "The chelating agent Trientine has been demonstrated to be an effective second-line
+treatment ..."): background, unless the sentence names its own work ("we", "this study"). Of
+SciFact's 5,183 abstracts, 584 sentences are so, 2 of them rationale sentences."""
 DEFINITION = re.compile(
     r"^(?:[\w'-]+ ){1,5}(?:is|are) an? (?:[\w-]+ ){0,3}?(?:disorder|disease|condition|syndrome|"
     r"protein|enzyme|receptor|molecule|antibody|drug|compound|cytokine|hormone|pathogen|virus|"
@@ -654,6 +662,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
                   if cue.search(cued if name == "result" else text) and name != "limitation"}
         if PURPOSE_CLAUSE.match(text) and "result" not in facets:
             facets.add("method")  # what was done, and what for
+        if REVIEW_CONDUCT.search(text):
+            facets = {"method"}  # how a review searched and what it found to include
         if states_limitation(text):
             facets.add("limitation")
         if facet:
