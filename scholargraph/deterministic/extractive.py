@@ -185,7 +185,9 @@ FIELD_BACKGROUND = re.compile(
     r"reports|research|evidence|investigations|experiments|observations|data|literature)\b,? "
     r"(?:\w+ ){0,3}?(?:has|have) (?:\w+ )?(?:shown|indicated|suggested|demonstrated|reported|"
     r"revealed|found|established|implicated)\b"
-    r"|\bcontinues? to (?:\w+ )?(?:increase|rise|grow|expand|climb)\b"
+    r"|\bcontinues? to (?:\w+ )?(?:increase|rise|grow|expand|climb)\b|^nowadays\b"
+    r"|\brepresents? an? (?:\w+ )?(?:critical|important|key|valuable|essential|powerful) "
+    r"(?:tools?|approach(?:es)?|techniques?)\b"
     r"|\b(?:previous|prior|earlier|past) (?:[\w-]+ ){0,2}?(?:studies|research|work|reports|"
     r"literature|evidence|findings|trials|investigations|data)\b,? (?:\w+ )?(?:suggest|show|"
     r"indicate|demonstrate|report|found|find|reveal|implicate)\w*"
@@ -206,7 +208,9 @@ sentence opens on it: "Preclinical and limited clinical trials have indicated th
 mesenchymal stem cells to influence chondral repair", or how much of it there is: "Several
 primary studies have been conducted in the field"; a trend: "the incidence and costs ...
 continue to dramatically increase", 9 sentences of SciFact's abstracts, none a rationale
-sentence; what earlier work found, wherever the sentence names it: "Previous studies suggest
+sentence; what a field does nowadays: "Nowadays, ... the experimentation approach
+represents an important tool to allow ...", 3 sentences, none a rationale sentence; what
+earlier work found, wherever the sentence names it: "Previous studies suggest
 that green and blue spaces may promote ...", 45 sentences, none a rationale sentence):
 background, never a finding, unless a
 structured abstract's label says otherwise. Over the 5,183 SciFact abstracts the last kind
@@ -280,7 +284,10 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|ours|it) is the first (?:[\w-]+ ){0,3}?(?:study|report|trial|analysis|paper|"
     r"work|review|attempt|investigation) to (?:provide|describe|examine|investigate|assess|"
     r"evaluate|report|characteri[sz]e|use|explore|compare|address|analy[sz]e|apply|test|"
-    r"measure|quantify)\b", re.IGNORECASE)
+    r"measure|quantify)\b"
+    r"|\bwe conclude with\b|\b(?:this|the) (?:study|paper|article|review|work) (?:\w+ )?(?:offers|"
+    r"provides|gives) (?:an? )?(?:\w+ ){0,2}?(?:overview|review|summary|account|synthesis)\b",
+    re.IGNORECASE)
 """A sentence that only says what a paper does ("In this talk, we present...", "This study
 aims to...", "Information was abstracted from articles...", "The paper reports experiences
 with...", "The review investigates the practice of...", "this paper intends to discuss...";
@@ -289,8 +296,10 @@ a software-engineering library's abstracts; aims worded so: "Our aim was to stud
 ...", "This systematic review therefore sought to explore ...", a talk's "data will be
 presented showing ...", a study's claim to be first at what it did: "This is the first study
 to provide an understanding of ..." ("the first study to show that ..." is a result), a
-promise: "Results from this retrospective study will be able to inform on ...": of SciFact's
-abstracts these match 68 sentences, none a rationale sentence; "Here we evaluate the
+promise: "Results from this retrospective study will be able to inform on ...", what a paper
+closes on or offers: "We conclude with specific recommendations for ...", "This study offers
+a systematic overview of literature ...": of SciFact's abstracts these match 73 sentences,
+none a rationale sentence; "Here we evaluate the
 performance of mice with ... damage in a discrimination task ...", an aim quoted as a
 finding of a rodent-memory review: of SciFact's abstracts 25 sentences open so, none a
 rationale sentence) states no finding: it is never quoted as one, for a claim or a topic
