@@ -251,12 +251,8 @@ def test_a_protocol_and_a_comment_on_another_study_report_nothing_of_their_own()
     study = Work(title="Use of machine learning to predict suicide ideation", year=2018,
                  abstract="We trained a random forest. Patients and colleagues were surveyed. "
                           "The model reached an AUC of 0.85.")
-    essay = Work(title="Machine learning and public health", year=2022,
-                 abstract="This chapter offers a preview of the philosophical issues that arise "
-                          "when machine learning meets public health. Finally, we suggest that "
-                          "machine learning may reshape public health.")
     assert study_protocol(protocol) and not study_protocol(study)
-    assert opinion_piece(comment) and opinion_piece(essay) and not opinion_piece(study)
+    assert opinion_piece(comment) and not opinion_piece(study)
     assert opinion_gap([comment], [protocol]) == [
         "1 included work is a commentary or opinion piece and reports no study of its own; no "
         "finding quotes it: Opportunities for overdose prediction (2022).",

@@ -505,16 +505,10 @@ OPINION_PIECE = re.compile(
     r"(?<![a-z])(?:in|with) this (?:brief |short )?(?:commentary|editorial|perspective|"
     r"viewpoint|essay|opinion piece|op-ed)\b"
     r"|\bthis (?:commentary|editorial|viewpoint|essay) (?:\w+ )?(?:argues|describes|discusses|"
-    r"proposes|offers|calls|considers|outlines)\b"
-    r"|\bthis (?:chapter|essay|paper|article) (?:\w+ )?(?:offers|presents|provides|gives) "
-    r"(?:a |an )?(?:\w+ )?(?:preview|reflection|perspective|critique|critical discussion|"
-    r"philosophical \w+) (?:of|on)\b", re.IGNORECASE)
+    r"proposes|offers|calls|considers|outlines)\b", re.IGNORECASE)
 """A work saying it is an opinion piece ("In this commentary, we briefly describe ... and
 propose ways ...", also after a reference number glued to it: "structures.3In this
-commentary"), or an essay ("This chapter offers a preview of the philosophical issues that
-arise when ML and public health come together": its "we suggest that ML may result in the
-'Googlization' of public health" is an argument, not a finding; no SciFact abstract says so of
-itself)."""
+commentary")."""
 
 
 RETELLS = re.compile(
