@@ -248,3 +248,12 @@ def test_what_a_paper_closes_on_and_a_fields_present_are_not_findings():
         assert not (states_finding(sentence, {"result"})
                     and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
     assert states_finding(found, {"result"})
+
+
+def test_an_aim_to_improve_is_no_result_and_a_failure_to_improve_is_one():
+    aim, failed, improved = abstract_sentences(
+        "The method has mostly been adopted to help organizations improve project performance. "
+        "Adding radiotherapy did not improve survival in patients with brain metastases. "
+        "Adding radiotherapy improved survival in patients with brain metastases.")
+    assert "result" not in aim.facets
+    assert "result" in failed.facets and "result" in improved.facets
