@@ -10,7 +10,12 @@ import re
 import pytest
 
 from scholargraph import review
-from scholargraph.deterministic.extractive import Candidate, quotable, states_finding
+from scholargraph.deterministic.extractive import (
+    NEVER_FINDINGS,
+    Candidate,
+    quotable,
+    states_finding,
+)
 from scholargraph.records import Passage
 from scholargraph.report import Report
 
@@ -95,3 +100,160 @@ def test_how_much_research_there_is_is_background():
     amount, own = abstract_sentences(text)
     assert "background" in amount.facets and not states_finding(amount, {"result"})
     assert states_finding(own, {"result"})
+
+
+def test_an_aim_a_conjecture_and_a_cited_study_are_not_a_works_result():
+    """Sentences a rodent-memory and an antibody review quoted as findings: a method opening on
+    its purpose ("To demonstrate ..."), an aim ("Here we evaluate ..."), the authors'
+    conjecture ("One possible explanation is ..."), another study's result cited by its authors,
+    and a drug's indication ("indicated for routine prophylaxis") are none a result; the same
+    words stating what the study found are."""
+    purpose, = abstract_sentences("To demonstrate the effect, rats were trained to link a "
+                                  "drug with one of two objects.")
+    assert "result" not in purpose.facets and not states_finding(purpose, {"result"})
+    tested, = abstract_sentences("To test this idea, we lesioned the cortex, which reduced "
+                                 "object exploration by half.")
+    assert states_finding(tested, {"result"})
+    aim, found = abstract_sentences("Here we evaluate the performance of mice with cortical "
+                                    "damage in a matching task. Here we show that damaged mice "
+                                    "fail the matching task.")
+    assert aim.facets == {"aim"} and "result" in found.facets
+    guess, = abstract_sentences("One possible explanation is that the tasks used in animal "
+                                "studies increase stress.")
+    assert not states_finding(guess, {"result"})
+    cited, own = abstract_sentences(
+        "Two trials recently demonstrated the efficacy of the antibody (Mahlangu et al. N Engl "
+        "J Med 2018). We found that the antibody reduced bleeds by 60%.")
+    assert cited.facets == {"others"} and "result" in own.facets
+    use, = abstract_sentences("The antibody is a bispecific protein, indicated for routine "
+                              "prophylaxis in adults with haemophilia.")
+    assert "result" not in use.facets
+
+
+def test_a_reviews_search_its_aims_and_what_was_known_before_are_not_its_findings():
+    """Sentences quoted as findings of topic reviews over real libraries: an Objective whose
+    label is glued to it, an aim alone, a method's purpose, what was found before, a review's
+    search and its yield, and a call for more research; the study's own result beside them is
+    a finding."""
+    sentences = abstract_sentences(
+        "Aim:To study associations of hormone levels in hair with obesity in children. "
+        "To examine the association between hair hormones and adiposity among selected children. "
+        "We used cortisol in hair to examine associations of cortisol with obesity. "
+        "Raised cortisol levels have been linked to heart disease and metabolic syndrome. "
+        "Four databases were searched through October 2019 to identify original research. "
+        "Of the 961 records initially identified, 18 studies met our eligibility criteria. "
+        "Our aim was to study whether hair cortisol is associated with heart disease. "
+        "Future longitudinal research using hair analysis is warranted to clarify these links. "
+        "Hair cortisol was higher in obese children than in children of normal weight.")
+    *others, result = sentences
+    assert len(others) == 8
+    assert not [c.quote.text for c in others
+                if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+    assert states_finding(result, {"result"}) and "result" in result.facets
+    ours, = abstract_sentences("We have found that hair cortisol has been associated with "
+                               "obesity in all three cohorts.")
+    assert states_finding(ours, {"result"})
+
+
+def test_a_record_line_a_trend_and_a_claim_to_be_first_are_not_findings():
+    """More sentences topic reviews over real libraries quoted as findings: where a record was
+    published (its abstract field holding its citation), a trend opening an abstract, a study
+    saying it is the first to do what it did, and a method naming an "associative" task."""
+    earlier, = abstract_sentences("Previous studies suggest that green spaces may promote "
+                                  "several health outcomes including birth weight.")
+    assert not states_finding(earlier, {"result"})
+    line = ("Article Memories for objects in mice was published on August 1, 2004 in the "
+            "journal Reviews in Memory (volume 15, issue 4).")
+    assert abstract_sentences(line) == []
+    trend, first, method, shown = abstract_sentences(
+        "With our population ageing, the costs of managing knee pain continue to dramatically "
+        "increase. This is the first study to provide an understanding of the treatment of "
+        "patients who start the antibody. Between days 65 and 70, exposed and control rats were "
+        "evaluated in the associative object-in-context task. This is the first study to show "
+        "that the antibody lowers bleeding rates in infants.")
+    assert not [c.quote.text for c in (trend, first)
+                if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+    assert "result" not in method.facets
+    assert states_finding(shown, {"result"}) and "result" in shown.facets
+
+
+def test_a_question_how_a_review_was_done_and_what_was_measured_are_not_findings():
+    """A structured abstract's question ("Does arthroscopic debridement improve ...?"), a
+    review's account of its own conduct and a study's measurements, each quoted as a finding
+    of a topic review over a real library, are none a result."""
+    asked, conducted, searched, measured, found = abstract_sentences(
+        "Does arthroscopic debridement improve pain in knee osteoarthritis? "
+        "A systematic review and meta-analyses were conducted to synthesize thirty-seven "
+        "studies. PubMed and Embase were systematically searched for cohort studies. Hair "
+        "cortisol concentrations were determined from the first 3 cm hair segment. Hair "
+        "cortisol was determined to be higher in obese children.")
+    for sentence in (asked, conducted, searched, measured):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert states_finding(found, {"result"})
+    for method in (conducted, searched, measured):  # a review's methods, quoted when asked for
+        assert states_finding(method, {"method"}), method.quote.text
+    yielded, = abstract_sentences("A comprehensive search yielded 58 eligible studies, 40% of "
+                                  "them trials.")
+    assert yielded.facets == {"method"}
+
+
+def test_a_sample_counted_is_a_method():
+    counted, estimated = abstract_sentences(
+        "We identified a total of 47 patients taking the antibody with 12 months of records. "
+        "We identified 89 eligible studies and estimated that 12% of episodes led to admission.")
+    assert counted.facets == {"method"} and not states_finding(counted, {"result"})
+    assert states_finding(estimated, {"result"})
+
+
+def test_a_definition_a_promise_and_a_call_for_study_are_not_findings():
+    """From a held-out library review of therapies for a rare liver disease: what the disease
+    is, what a study will be able to say, and that a drug warrants study; a study saying what
+    a protein is, from its data, is a finding."""
+    defined, promised, called, shown = abstract_sentences(
+        "Copper storage disease is an inherited disorder of copper metabolism characterized "
+        "by reduced biliary excretion. Results from this retrospective study will be able to "
+        "inform on the safety of the drug in the real world. Moreover, the new salt warrants "
+        "study to determine whether therapy can be improved. Our data demonstrate that the "
+        "kinase is a novel binding protein that drives cell migration.")
+    for sentence in (defined, promised, called):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert states_finding(shown, {"result"})
+
+
+def test_what_a_paper_did_and_what_it_advises_are_not_findings():
+    """From a held-out review of systematic reviews in software engineering: a paper saying
+    what it performed, what its authors analysed and what they suggest or find needed."""
+    performed, analysed, suggested, needed = abstract_sentences(
+        "This paper performed a systematic literature review to classify published work on "
+        "code smells. We have also analyzed the results of the review to show the trends in "
+        "measurement. In addition to presenting our results, we also provide suggestions for "
+        "improvement of web engineering research. While we identified a number of issues, a "
+        "key need is clearly to have a central repository of reviews.")
+    for sentence in (performed, analysed, suggested, needed):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+
+
+def test_what_a_paper_closes_on_and_a_fields_present_are_not_findings():
+    """From a held-out review of systematic reviews in software engineering."""
+    closing, offered, nowadays, found = abstract_sentences(
+        "We conclude with specific recommendations for improving the review of software "
+        "diagrams. This study offers a systematic overview of literature and suggests many "
+        "insights for managers. Nowadays, the experimentation approach represents an important "
+        "tool to improve software processes. Structured abstracts increased the completeness "
+        "score by 6.65 points.")
+    for sentence in (closing, offered, nowadays):
+        assert not (states_finding(sentence, {"result"})
+                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert states_finding(found, {"result"})
+
+
+def test_an_aim_to_improve_is_no_result_and_a_failure_to_improve_is_one():
+    aim, failed, improved = abstract_sentences(
+        "The method has mostly been adopted to help organizations improve project performance. "
+        "Adding radiotherapy did not improve survival in patients with brain metastases. "
+        "Adding radiotherapy improved survival in patients with brain metastases.")
+    assert "result" not in aim.facets
+    assert "result" in failed.facets and "result" in improved.facets

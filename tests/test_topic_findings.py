@@ -63,15 +63,23 @@ PROTOCOL_SAYS = re.compile(r"\bresults are expected\b|\bprotocol$", re.IGNORECAS
 """How a study protocol says it has no result yet (or its title ends in its kind)."""
 
 
+ON_THE_TOPIC = re.compile(r"\b(machine learning|ML|public health|health|surveillance)\b",
+                          re.IGNORECASE)
+"""The words by which a reader sees that a sentence is about the question's topic."""
+
+
 def states_a_result(work: Work) -> bool:
     """A reader's judgement: the abstract has a Results or Conclusions section, or a sentence
-    with a word that reports a finding, and the work is not a commentary."""
+    with a word that reports a finding on the topic (naming one of its words), and the work is
+    not a commentary. A result on something else ("the equilibrium point is stable", in a study
+    of modelling and machine learning for breast-cancer care) is no result on the topic."""
     abstract = work.abstract or ""
     if COMMENTARY.search(abstract) or PROTOCOL_SAYS.search(f"{work.title}\n{abstract}"):
         return False
     labelled = any(m.group(1).lower().startswith(("result", "conclusion"))
                    for m in SECTION.finditer(abstract))
-    return labelled or bool(REPORTS_RESULT.search(abstract))
+    return labelled or any(REPORTS_RESULT.search(sentence) and ON_THE_TOPIC.search(sentence)
+                           for sentence in re.split(r"(?<=[.!?])\s+", abstract))
 
 
 def cited_works(report: Report) -> set[str]:
@@ -253,3 +261,39 @@ def test_a_protocol_and_a_comment_on_another_study_report_nothing_of_their_own()
         "finding quotes it: Opportunities for overdose prediction (2022).",
         "1 included work is a study protocol and reports no results yet; no finding quotes it: "
         "Machine learning in digital health programmes: an exploratory protocol (2019)."]
+
+
+def test_a_work_whose_results_name_nothing_of_the_topic_is_not_quoted_for_it():
+    """A study of "mathematical modelling and machine learning" for a cancer-care question
+    whose one result sentence is on its model's steady state states no result on machine
+    learning for public health surveillance; a result stated with the question's
+    abbreviation ("ML"), or one the abstract defines, is on the topic, and so is a measured
+    result of a study whose title names the topic ("the model achieved an AUC of 0.85")."""
+    keywords = ["machine learning", "public health surveillance"]
+    model = _work("cancer-care decisions", 2021,
+                  "In this work, we used a support vector machine to classify tumours and built a "
+                  "compartment model of patient flows. Numerical simulations were run around the "
+                  "steady state. The simulations revealed that the steady state is stable for "
+                  "any starting values.")
+    assert results_of_uncited([SUB], [model], {model.id}, [], keywords, set()).findings == []
+    abbreviated = Work(title="Influenza alerts from clinic visit counts", year=2022,
+                       doi="10.1000/alerts", abstract="We trained gradient boosting on clinic "
+                       "visit counts. The alerts were sent to 40 clinics. The ML alerts "
+                       "detected 90% of influenza outbreaks before the official reports.")
+    found = results_of_uncited([SUB], [abbreviated], {abbreviated.id}, [], keywords,
+                               set()).findings
+    assert [f.text for f in found] == [
+        "The ML alerts detected 90% of influenza outbreaks before the official reports."]
+    measured = _work("suicide screening", 2018, "A random forest was trained on survey "
+                     "answers. The model achieved an AUC of 0.85 in the test set.")
+    found = results_of_uncited([SUB], [measured], {measured.id}, [], keywords, set()).findings
+    assert [f.text for f in found] == ["The model achieved an AUC of 0.85 in the test set."]
+    therapy = SubQuestion(id="q1", text="What do studies report on psychotherapy for borderline "
+                          "personality disorder?", answer_shape="direct evidence")
+    trial = Work(title="A randomised trial of dialectical behaviour therapy", year=2015,
+                 doi="10.1000/dbt", abstract="Adults with borderline personality disorder (BPD) "
+                 "were randomised to therapy or usual care. Self-harm fell by 40% in BPD "
+                 "patients given therapy. The waiting room was found to be 20% warmer.")
+    found = results_of_uncited([therapy], [trial], {trial.id}, [],
+                               ["borderline personality disorder"], set()).findings
+    assert [f.text for f in found] == ["Self-harm fell by 40% in BPD patients given therapy."]

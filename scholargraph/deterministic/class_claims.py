@@ -24,10 +24,14 @@ reviews were checked (see :func:`~scholargraph.deterministic.relevance.works_tes
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from scholargraph.deterministic.extractive import quotable, states_result, summary_passages
+from scholargraph.deterministic.extractive import (
+    MEASURED,
+    quotable,
+    states_result,
+    summary_passages,
+)
 from scholargraph.deterministic.questions import concepts
 from scholargraph.deterministic.stance import spelled_out
 from scholargraph.deterministic.text import commonness, is_generic, words
@@ -47,12 +51,6 @@ of the 17 found for the broad claim). Then how closely a work ranks against the 
 says little of whether it tests the claim. Claims whose everyday words name one particular
 thing ("Consumption of whole fruits increases the risk of type 2 diabetes": 5 of 16 titles name
 consumption; "Having a main partner improves HIV outcomes": 1 of 11) are left to the ranking."""
-MEASURED = re.compile(r"\d+(?:[.,]\d+)*\s?%|[=<>]\s?\d|\b\d+[.,]\d+\b|"
-                      r"\b(?!(?:19|20)\d\d\b)\d{2,}\b")
-"""A number stating a measured result (a percentage, "AUC=0.85", "0.821", "9000 tweets"); a
-year alone is not one."""
-
-
 def about_a_class(claim: str) -> bool:
     """Whether a claim is about a whole class of things ("Machine learning improves disease
     surveillance in public health.") rather than one thing ("Erlotinib improves survival in

@@ -43,6 +43,7 @@ from scholargraph.deterministic.stance import (
     Stance,
     claim_subject,
     compare,
+    spelled_out,
     stance,
     surface_terms,
 )
@@ -108,7 +109,13 @@ Whole-graph reviews (``bench/review.py``, the first 100 train claims) gain a lit
 
 BOILERPLATE = re.compile(r"copyright|©|all rights reserved|licen[cs]e|published by|"
                          r"this article is|creative commons|^keywords?\b|^key ?words|"
-                         r"^trial registration|^funding|^clinicaltrials\.gov", re.IGNORECASE)
+                         r"^trial registration|^funding|^clinicaltrials\.gov|"
+                         r"\b(?:was|were|is) published (?:on|in) (?:\w+ )?"
+                         r"(?:\d|the journal|journal)",
+                         re.IGNORECASE)
+"""Lines of a record that state no finding: its licence, keywords, registration, funding, or
+where it was published ("Article ... was published on August 1, 2004 in the journal ...", a
+record's abstract field filled with its citation)."""
 LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's start
     rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
     rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z])"
@@ -124,19 +131,25 @@ LABEL_FACETS = {
 }
 FACET_CUES = {
     "result": re.compile(
-        r"\b(found|find|show\w*|demonstrat\w*|associat\w*|increas\w*|decreas\w*|reduc\w*|"
+        r"\b(found|find|show\w*|demonstrat\w*|associat(?!ive)\w*|increas\w*|decreas\w*|reduc\w*|"
         r"significant\w*|odds ratio|hazard ratio|relative risk|conclud\w*|suggest\w*|"
-        r"indicat\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|improv\w*|higher|lower\w*|"
+        r"indicat(?!ed (?:for|in)\b|ions?\b)\w*|reveal\w*|yield\w*|achiev\w*|outperform\w*|"
+        r"improv(?!e\b|ing\b)\w*|(?:not|n't|failed to) improve|higher|lower\w*|"
         r"rais\w*|elevat\w*|no effect|not associated|(?:highly|very|less|more|not) effective|"
         r"well tolerated|compared? favou?rably|median [\w ()-]{0,40}? of \d)\b"
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
     "method": re.compile(
-        r"\b(we (?:used|analy[sz]ed|collected|conducted|performed|developed|trained|"
+        r"\b(we (?:ha(?:ve|d) (?:also |further |then |first )?)?(?:used|analy[sz]ed|collected|"
+        r"conducted|performed|developed|trained|"
         r"recruited|measured|applied|compared)|we (?:first |then |also |further )?(?:use|apply|"
         r"cluster|train|build|construct|design|implement|generate|collect|extract|employ|"
         r"leverage|adopt|combine|model|simulate)|data (?:from|were)|cohort|randomi[sz]ed|"
         r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
-        r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b", re.IGNORECASE),
+        r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b"
+        r"|\b(?:was|were) (?:\w+ly )?(?:determined|assessed|measured|recorded|collected|obtained|"
+        r"evaluated|calculated|analy[sz]ed|quantified|estimated)\b(?! (?:to be|as|at)\b)"
+        r"|\bwe (?:identified|included|enrolled|recruited) (?:a total of )?[\d,]+\b",
+        re.IGNORECASE),
     "limitation": re.compile(
         r"\b(limitation\w*|limited by|caution\w*|bias\w*|small sample|further (?:research|"
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
@@ -154,6 +167,15 @@ FACET_CUES = {
         r"(?:tools?|components?|approach\w*|parts?))\b",
         re.IGNORECASE),
 }
+"""Cues of each kind of sentence. "Improve" and "improving" alone are no result cue: they
+name an aim ("to help organizations improve project performance", "interested in improving
+practices"; of SciFact's 5,183 abstracts 144 sentences have no other result cue, the one
+rationale sentence among them under a Conclusions label), unless negated ("did not improve
+survival"). Among the method cues, measurements in the passive ("Hair
+cortisol concentrations were determined from the first 3 cm hair segment": of SciFact's 5,183
+abstracts 684 sentences so worded state no result word, none a rationale sentence) and a
+sample counted ("We identified a total of 47 PwHA taking emicizumab ...": 44 sentences, the
+one rationale sentence among them stating a result beside it)."""
 FIELD_BACKGROUND = re.compile(
     r"\b(?:(?:has|have) (?:\w+ )?(?:revolutioni[sz]ed|transformed)|"
     r"witnessed (?:\w+ ){0,3}?(?:success|growth|progress|advances|interest)|"
@@ -167,6 +189,12 @@ FIELD_BACKGROUND = re.compile(
     r"reports|research|evidence|investigations|experiments|observations|data|literature)\b,? "
     r"(?:\w+ ){0,3}?(?:has|have) (?:\w+ )?(?:shown|indicated|suggested|demonstrated|reported|"
     r"revealed|found|established|implicated)\b"
+    r"|\bcontinues? to (?:\w+ )?(?:increase|rise|grow|expand|climb)\b|^nowadays\b"
+    r"|\brepresents? an? (?:\w+ )?(?:critical|important|key|valuable|essential|powerful) "
+    r"(?:tools?|approach(?:es)?|techniques?)\b"
+    r"|\b(?:previous|prior|earlier|past) (?:[\w-]+ ){0,2}?(?:studies|research|work|reports|"
+    r"literature|evidence|findings|trials|investigations|data)\b,? (?:\w+ )?(?:suggest|show|"
+    r"indicate|demonstrate|report|found|find|reveal|implicate)\w*"
     r"|^(?:several|many|numerous|a number of|various) (?:\w+ )?(?:studies|trials|reviews|papers) "
     r"have been (?:conducted|carried out|performed|published|undertaken)\b"
     r"|^(?!(?:this|these|our|the present|the current|the proposed|the new)\b)"
@@ -182,7 +210,13 @@ in general, opening the sentence: "Ethnography is a powerful qualitative empiric
 which can be used to ... improve work practice"; what earlier research has shown, as a
 sentence opens on it: "Preclinical and limited clinical trials have indicated the capacity of
 mesenchymal stem cells to influence chondral repair", or how much of it there is: "Several
-primary studies have been conducted in the field"): background, never a finding, unless a
+primary studies have been conducted in the field"; a trend: "the incidence and costs ...
+continue to dramatically increase", 9 sentences of SciFact's abstracts, none a rationale
+sentence; what a field does nowadays: "Nowadays, ... the experimentation approach
+represents an important tool to allow ...", 3 sentences, none a rationale sentence; what
+earlier work found, wherever the sentence names it: "Previous studies suggest
+that green and blue spaces may promote ...", 45 sentences, none a rationale sentence):
+background, never a finding, unless a
 structured abstract's label says otherwise. Over the 5,183 SciFact abstracts the last kind
 matches 116 sentences, one of them a rationale sentence ("Numerous reports have demonstrated
 that ..."); the others 55, none a rationale sentence."""
@@ -197,6 +231,9 @@ PAPER_DOES = re.compile(
     r"\b(?:in this (?:talk|paper|article|chapter|review|report|study|work|protocol)|here)\b,? "
     r"(?:we|I) (?:present|describe|review|discuss|propose|introduce|outline|summari[sz]e|"
     r"provide|explore|examine|investigate|focus|illustrate|explain)\b(?! (?:\w+ ){0,3}?"
+    r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
+    r"|\b(?:here|in this (?:paper|article|study|work)),? we (?:evaluate|assess|test|"
+    r"characteri[sz]e|compare|analy[sz]e|determine|study|address|ask)\b(?! (?:\w+ ){0,3}?"
     r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
     r"|\bin this (?:paper|article|work),? we (?:use|apply|leverage|employ|adopt)\b"
     r"(?!.*\b(?:show|demonstrat|reveal|found|find|confirm)\w*\b)"
@@ -240,15 +277,138 @@ PAPER_DOES = re.compile(
     r"|\bwe (?:searched|screened|conducted a (?:systematic|literature|narrative) (?:search|review))"
     r"\b"
     r"|\b(?:results|findings) (?:are|were) expected\b|\bwill be (?:published|reported|"
-    r"disseminated|made available)\b", re.IGNORECASE)
+    r"disseminated|made available|presented|discussed|described|shown)\b"
+    r"|\b(?:our|the) (?:main |primary |principal )?(?:aims?|objectives?|goals?|purposes?) "
+    r"(?:was|were|is|are) to\b"
+    r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){1,2}?(?:paper|article|study|review|"
+    r"work|report|analysis) (?:\w+ )?(?:aims?|aimed|seeks|sought|was designed|is designed|"
+    r"describes|presents|outlines|explores|examines|investigates)\b"
+    r"|\b(?:this|the present|the current|our) (?:[\w-]+ ){0,2}?(?:study|paper|work|review|"
+    r"article) will\b"
+    r"|\b(?:this|ours|it) is the first (?:[\w-]+ ){0,3}?(?:study|report|trial|analysis|paper|"
+    r"work|review|attempt|investigation) to (?:provide|describe|examine|investigate|assess|"
+    r"evaluate|report|characteri[sz]e|use|explore|compare|address|analy[sz]e|apply|test|"
+    r"measure|quantify)\b"
+    r"|\bwe conclude with\b|\b(?:this|the) (?:study|paper|article|review|work) (?:\w+ )?(?:offers|"
+    r"provides|gives) (?:an? )?(?:\w+ ){0,2}?(?:overview|review|summary|account|synthesis)\b",
+    re.IGNORECASE)
 """A sentence that only says what a paper does ("In this talk, we present...", "This study
 aims to...", "Information was abstracted from articles...", "The paper reports experiences
 with...", "The review investigates the practice of...", "this paper intends to discuss...";
 these last three, none a rationale sentence of SciFact's 5,183 abstracts, open 58 sentences of
-a software-engineering library's abstracts) states no finding: it is never
-quoted as one, for a claim or a topic ("Here we present evidence that..." is a result and
-passes); nor is a protocol's promise of results to come ("The results are expected to be
-published in 2019")."""
+a software-engineering library's abstracts; aims worded so: "Our aim was to study whether
+...", "This systematic review therefore sought to explore ...", a talk's "data will be
+presented showing ...", a study's claim to be first at what it did: "This is the first study
+to provide an understanding of ..." ("the first study to show that ..." is a result), a
+promise: "Results from this retrospective study will be able to inform on ...", what a paper
+closes on or offers: "We conclude with specific recommendations for ...", "This study offers
+a systematic overview of literature ...": of SciFact's abstracts these match 73 sentences,
+none a rationale sentence; "Here we evaluate the
+performance of mice with ... damage in a discrimination task ...", an aim quoted as a
+finding of a rodent-memory review: of SciFact's abstracts 25 sentences open so, none a
+rationale sentence) states no finding: it is never quoted as one, for a claim or a topic
+("Here we present evidence that..." is a result and passes); nor is a protocol's promise of
+results to come ("The results are expected to be published in 2019")."""
+REVIEW_CONDUCT = re.compile(
+    r"\bwere (?:\w+ly )?searched\b|\bwe (?:\w+ly )?reviewed\b"
+    r"|\bsearch(?:es)? (?:was|were) (?:\w+ly )?(?:executed|performed|conducted|carried out|"
+    r"undertaken|run)\b"
+    r"|\b(?:systematic reviews?|meta-analys[ie]s|literature reviews?|scoping reviews?)(?: and "
+    r"(?:\w+ )?(?:meta-analys[ie]s|reviews?))? (?:was|were) (?:\w+ly )?(?:conducted|performed|"
+    r"carried out|undertaken)\b|\bwe (?:\w+ly )?(?:performed|conducted|carried out|undertook) "
+    r"an? (?:\w+ )?(?:systematic|literature|scoping|narrative|umbrella) review\b"
+    r"|\bthis (?:work|review|paper|article|study) (?:\w+ly )?reviews\b"
+    r"|\b(?:this|the present|the current|our) (?:paper|article|study|work) (?:performed|"
+    r"conducted|carried out|demonstrates results|reports results|presents results)\b"
+    r"|\b(?:studies|articles|records|papers|publications|trials|reports) (?:met|fulfilled|"
+    r"satisfied) (?:\w+ ){0,2}?(?:inclusion|eligibility) criteria\b"
+    r"|\b(?:studies|articles|records|papers|publications|trials|reports) were (?:accepted|"
+    r"deemed eligible|eligible for inclusion)\b"
+    r"|\bsearch(?:es)? (?:\w+ )?(?:yielded|identified|retrieved|returned)\b", re.IGNORECASE)
+"""How a review was done: its search and its yield ("PubMed, CINAHL ... were searched through
+October 2019", "A systematic PubMed search was executed to locate ...", "Of the 9609 records
+initially identified, 88 studies met our eligibility criteria", "A comprehensive search
+yielded 58 eligible studies"), and its conduct ("A systematic review and meta-analyses were
+conducted to synthesize thirty-seven studies ...", "We systematically reviewed published
+literature on ...", "This paper performed a Systematic Literature Review (SLR) to find and
+classify ..."). A method, never a result, whatever figures it gives: quoted for a
+sub-question asking for methods, never as a finding on the topic. Of SciFact's 5,183
+abstracts these match 92 sentences, none a rationale sentence."""
+PURPOSE_CLAUSE = re.compile(
+    r"^To (?!date\b|our\b|this end\b|that end\b|the best\b|what extent\b|some extent\b)"
+    r"[a-z]+\b[^,;]*,\s*")
+"""A sentence's opening purpose clause ("To demonstrate the phenomenon, rats were conditioned
+to associate cocaine ... with two different objects"): a result word in it names the aim, not
+a result, so a sentence's kind is read from the rest of it, and one reporting no result there
+says what was done (a method). Of SciFact's 5,183 abstracts, 408 sentences open on such a
+clause, 1 of them a rationale sentence; 21 have their only result word in it, none a rationale
+sentence."""
+EXPLANATION = re.compile(
+    r"^(?:\w+ly,? )?(?:one|an|another|a)(?: \w+)? (?:possible |plausible |potential |likely |"
+    r"alternative )?explanations? (?:\w+ ){0,8}?(?:is|are|may|might|could|would)\b",
+    re.IGNORECASE)
+"""A sentence offering an explanation ("One possible explanation is that the memory tasks used
+in animal studies do not ...", "An alternative explanation for the discrepancies of our
+findings ... may be ..."): the authors' conjecture in discussing a result, not the result.
+Of SciFact's abstracts 2 sentences open so, neither a rationale sentence."""
+BARE_AIM = re.compile(
+    r"^(?:(?:aims?|objectives?|purpose|background)\s*:\s*)?To (?!date\b|our\b|this end\b|"
+    r"that end\b|the best\b|what extent\b|some extent\b)[a-z]+\b", re.IGNORECASE)
+FINITE = re.compile(r"\b(?:we|was|were|is|are|has|have|had|did|does|do|showed|found|"
+                    r"revealed)\b", re.IGNORECASE)
+"""A sentence that is an aim alone, as a structured abstract's Objective reads once its label is
+cut off or glued to it ("Aim:To study associations of GC levels in scalp hair ...", "To examine
+the association between HCC and different measures of adiposity among ..."): an opening
+infinitive and, after its first comma, no clause of its own (:func:`bare_aim`). Of SciFact's
+5,183 abstracts, 67 sentences are so, none a rationale sentence."""
+INNER_PURPOSE = re.compile(
+    r"\bto (?:examine|investigate|assess|determine|evaluate|explore|study|test|compare|identify|"
+    r"estimate|characteri[sz]e|analy[sz]e|quantify|clarify|elucidate|understand|"
+    r"(?:show|demonstrate|reveal)(?! that\b))\b[^,.;]*",
+    re.IGNORECASE)
+"""What a method was for ("We used the analysis of cortisol in hair to examine associations of
+long-term cortisol levels with ...", "We have also analyzed the results of the systematic
+review, to show the trends in ..."): a result word in it ("associations") names what was
+studied, not what was found ("... to show that ..." states it). Of SciFact's abstracts, 318
+sentences have their only result word in such a phrase, none a rationale sentence."""
+EARLIER_FINDINGS = re.compile(
+    r"\b(?:has|have) been (?:\w+ )?(?:linked|associated|implicated|reported|shown|found|related|"
+    r"correlated|suggested|proposed|described|demonstrated|established|documented|recogni[sz]ed|"
+    r"identified|observed)\b", re.IGNORECASE)
+"""What has been found before ("increased long-term cortisol levels have been linked to
+cardiovascular disease", "Long-term cortisone and cortisol have been associated with obesity
+..."), "The chelating agent Trientine has been demonstrated to be an effective second-line
+treatment ..."): background, unless the sentence names its own work ("we", "this study"). Of
+SciFact's 5,183 abstracts, 584 sentences are so, 2 of them rationale sentences."""
+DEFINITION = re.compile(
+    r"^(?:[\w'-]+ ){1,5}(?:is|are) an? (?:[\w-]+ ){0,3}?(?:disorder|disease|condition|syndrome|"
+    r"protein|enzyme|receptor|molecule|antibody|drug|compound|cytokine|hormone|pathogen|virus|"
+    r"bacterium|cancer|tumou?r)\b(?:,? (?:\w+ ){0,6}?(?:characteri[sz]ed by|caused by|that|which|"
+    r"involved in|responsible for))", re.IGNORECASE)
+"""What a thing is, as an abstract opens on it ("Wilson's disease is an inherited disorder of
+copper metabolism characterized by reduced biliary copper excretion, which results in ..."):
+background, unless the sentence names its own work ("Our data demonstrate that Piezo1 is a
+novel TFF1 binding protein that ..."). Of SciFact's 5,183 abstracts, 41 sentences open so,
+the one rationale sentence among them naming its work."""
+
+
+def bare_aim(text: str) -> bool:
+    """Whether a sentence is an aim alone (:data:`BARE_AIM`): an opening infinitive with no
+    clause of its own after it."""
+    if not BARE_AIM.match(text):
+        return False
+    rest = text.split(",", 1)[1] if "," in text else ""
+    return not FINITE.search(rest)
+
+
+ABSTRACT_CITATION = re.compile(
+    r"\bet al\.|\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
+"""A citation in an abstract's sentence ("... (HAVEN 3; Mahlangu et al. N Engl J Med 2018, in
+press)", "(Smith, 2010)"): what the sentence reports is the cited study's, not the work's own
+result, unless it names the work too ("we", "this study"). Of SciFact's 5,183 abstracts, 39
+sentences carry "et al." and 19 an author and year in brackets, none a rationale sentence; a
+conference abstract of an emicizumab study opened on two cited trials ("Two Phase III studies
+recently demonstrated the efficacy and safety of ...")."""
 LIMITATION_STATED = re.compile(
     r"\b(?:limitation\w*|limited by|caution\w*|small sample|"
     r"(?:sample|study) (?:size )?(?:was|is|were) (?:\w+ )?(?:small|limited)|"
@@ -259,7 +419,7 @@ study", "our sample was small", "results may not generalise", "further research 
 STUDY_SHOWS = re.compile(
     r"\b(?:our|this|the present|the current) (?:[\w-]+ ){0,3}?(?:results?|findings?|study|"
     r"analys[ie]s|data|evaluations?|work|trial|experiments?)\b[^.;]{0,160}?\b(?:show\w*|"
-    r"demonstrat\w*|reveal\w*|indicat\w*|suggest\w*|found|confirm\w*)\b"
+    r"demonstrat\w*|reveal\w*|indicat\w*|suggest(?:s|ed|ing)?|found|confirm\w*)\b"
     r"|\bwe (?:\w+ )?(?:found|find|show\w*|demonstrat\w*|observed)\b", re.IGNORECASE)
 """A sentence stating what its own study shows ("the results of our study ... show that
 consensus-based inference models mask underlying uncertainty", "we found that ..."): a word
@@ -298,16 +458,21 @@ ADVICE = re.compile(
     r"|\b(?:is|are) (?:\w+ )?recommended\b|\brecommendations? (?:were|was|are|is|include\w*)\b"
     r"|\bit (?:is|remains|will be) (?:\w+ )?(?:important|essential|crucial|critical|vital|"
     r"necessary|imperative|advisable|key) (?:to|that|for)\b"
-    r"|\bthere is an? (?:\w+ )?need\b|\b(?:is|are) (?:urgently |still |thus )?needed\b",
+    r"|\bthere is an? (?:\w+ )?need\b|\b(?:is|are) (?:urgently |still |thus )?needed\b"
+    r"|\bwe (?:also )?(?:provide|offer|give|make) (?:\w+ )?(?:suggestions|recommendations)\b"
+    r"|\b(?:key|main|major|urgent|clear|pressing) need\b"
+    r"|\b(?:is|are) (?:\w+ )?warranted\b|\bwarrants? (?:further |more |additional |careful )?"
+    r"(?:study|studies|investigation|research|evaluation|exploration|attention)\b",
     re.IGNORECASE)
 """Words that prescribe or judge rather than report: what someone should or must do, what is
 needed or recommended, what it is important to do ("Additional sources ... may need to be
 incorporated", "Clinical and population health researchers have much to learn from one
-another")."""
+another", "Future longitudinal research ... is warranted to clarify ..."; of SciFact's
+abstracts 27 sentences say "is/are warranted", none a rationale sentence)."""
 GROUNDED = re.compile(
     r"\b(?:these|our|the(?: present| current)?|this) (?:[\w-]+ ){0,2}?(?:results?|findings?|"
     r"data|observations?|analys[ie]s|study|trial|evidence)\b[^.;]{0,80}?\b(?:show\w*|"
-    r"suggest\w*|indicat\w*|demonstrat\w*|support\w*|impl(?:y|ies|ied)|highlight\w*|"
+    r"suggest(?:s|ed|ing)?|indicat\w*|demonstrat\w*|support\w*|impl(?:y|ies|ied)|highlight\w*|"
     r"underscor\w*|reveal\w*|confirm\w*)\b", re.IGNORECASE)
 """A sentence drawing its advice from its own study ("These findings suggest that clinicians
 should ..."): the study's conclusion, quoted as one."""
@@ -332,10 +497,12 @@ def advice_only(text: str) -> bool:
     review's finding is what a study found or concluded; "it is important to ...", "we
     recommend ...", "X should be ..." said on their own are the authors' opinion, not
     evidence. Advice drawn from the study ("these results suggest that screening should ...")
-    or beside a result ("... reduced mortality and should be offered") stays a finding."""
+    or beside a result ("... reduced mortality and should be offered") stays a finding; a
+    result word in what the advised study is for ("warrants study to determine whether therapy
+    ... can be further improved", :data:`INNER_PURPOSE`) reports nothing."""
     if not ADVICE.search(text) or GROUNDED.search(text) or STUDY_SHOWS.search(text):
         return False
-    return not REPORTED.search(ADVICE.sub(" ", text))
+    return not REPORTED.search(INNER_PURPOSE.sub(" ", ADVICE.sub(" ", text)))
 
 
 OPINION_PIECE = re.compile(
@@ -487,7 +654,9 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             if name in LABEL_FACETS:
                 facet, start = LABEL_FACETS[name], label.end()
         cites = bool(SUPERSCRIPT_CITATION.search(passage.text, start,
-                                                 min(len(passage.text), end + 12)))
+                                                 min(len(passage.text), end + 12))
+                     or (passage.section == "abstract"
+                         and ABSTRACT_CITATION.search(passage.text, start, end) is not None))
         if glued := GLUED_REFERENCE.search(passage.text, start, end):
             end, cites = glued.start(), True
         text = passage.text[start:end]
@@ -495,22 +664,30 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             continue
         if reference_debris(text) or run_together(text):
             continue
+        cued = INNER_PURPOSE.sub(" ", PURPOSE_CLAUSE.sub("", text, count=1))  # an aim's words
         facets = {name for name, cue in FACET_CUES.items()
-                  if cue.search(text) and name != "limitation"}
+                  if cue.search(cued if name == "result" else text) and name != "limitation"}
+        if PURPOSE_CLAUSE.match(text) and "result" not in facets:
+            facets.add("method")  # what was done, and what for
+        if REVIEW_CONDUCT.search(text):
+            facets = {"method"}  # how a review searched and what it found to include
         if states_limitation(text):
             facets.add("limitation")
         if facet:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
             facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
-        elif FIELD_BACKGROUND.search(text) or (WIDELY_USED.search(text)
-                                               and "result" not in facets):
+        elif FIELD_BACKGROUND.search(text) or EXPLANATION.search(text) or (
+                WIDELY_USED.search(text) and "result" not in facets) or (
+                (EARLIER_FINDINGS.search(text) or DEFINITION.search(text))
+                and not THIS_WORK.search(text)):
             facets = (facets - {"result"}) | {"background"}  # what the field has become or lacks
         if "limitation" not in facets and advice_only(text):
             facets = {"advice"}  # prescribes or judges; reports nothing
         reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
-        if PAPER_DOES.search(text) or (passage.section == "title" and "result" not in facets):
+        if PAPER_DOES.search(text) or bare_aim(text) or text.rstrip().endswith("?") or (
+                passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif (cites and not THIS_WORK.search(text)) or others_statement(passage.section, text):
             facets = {"others"}  # another study's result, set beside this work's
@@ -708,22 +885,65 @@ def states_result(candidate: Candidate) -> bool:
     return "result" in candidate.facets and "background" not in candidate.facets
 
 
-def work_result(work: Work, topic: frozenset[str], used: set[str]) -> Candidate | None:
+def work_result(work: Work, topic: frozenset[str], used: set[str],
+                question: str = "") -> Candidate | None:
     """The sentence of a work that best states its result on the topic, or None when it states
     none. Every sentence of its abstract is read (:func:`summary_passages`), not only the
     pieces the RAG filter kept; of those of the result kind (not background or aims, none
-    quoted already) the one naming most of the ``topic`` terms is taken, one stating no
-    limitation before one that does ("Further work is warranted to increase the accuracy"),
-    one under a structured abstract's Results or Conclusions label before one read as a result
-    from its words, a later one before an earlier (conclusions close an abstract)."""
+    quoted already) on the topic (:func:`on_the_topic`) the one naming most of the ``topic``
+    terms is taken, one stating no limitation before one that does ("Further work is
+    warranted to increase the accuracy"), one under a structured abstract's Results or
+    Conclusions label before one read as a result from its words, a later one before an
+    earlier (conclusions close an abstract)."""
     pool = [c for passage in summary_passages(work) for c in quotable(passage, work.year)
             if states_result(c) and c.quote.text not in used]
+    context = f"{work.title} {work.abstract or ''}"
+    titled = on_topic_terms(topic, work.title, question, context) >= WORK_TOPIC_MIN * len(topic)
+    named = {id(c): on_topic_terms(topic, c.quote.text, question, context) for c in pool}
+    pool = [c for c in pool if on_the_topic(named[id(c)], c.quote.text, titled)]
     if not pool:
         return None
     last = max(c.quote.end for c in pool) or 1
-    return max(pool, key=lambda c: ("limitation" not in c.facets,
-                                    round(term_share(topic, c.quote.text), 6), c.labelled,
+    return max(pool, key=lambda c: ("limitation" not in c.facets, named[id(c)], c.labelled,
                                     c.quote.end / last))
+
+
+MEASURED = re.compile(r"\d+(?:[.,]\d+)*\s?%|[=<>]\s?\d|\b\d+[.,]\d+\b|"
+                      r"\b(?!(?:19|20)\d\d\b)\d{2,}\b")
+"""A number stating a measured result (a percentage, "AUC=0.85", "0.821", "9000 tweets"); a
+year alone is not one."""
+
+
+def on_the_topic(named: int, sentence: str, titled: bool) -> bool:
+    """Whether a work's result sentence is its result on the topic: it names one of the topic's
+    terms (``named`` of them), or it states a measured figure (:data:`MEASURED`) and the work's
+    title names ``WORK_TOPIC_MIN`` of the terms (``titled``): in "Machine learning to predict
+    suicide ideation", "The model reached an AUC of 0.85" is the study's result on machine
+    learning, which it names as "the model".
+
+    A result naming no term of the topic and no figure is the work's result on something else:
+    a study of "mathematical modeling and machine learning for public health decision-making"
+    whose one result sentence is "The findings revealed that the equilibrium point is stable
+    regardless of the initial conditions" states no result on machine learning for public
+    health surveillance, and a review of the topic quoting it misleads; the work is listed
+    among the included works, not quoted."""
+    return named >= RESULT_TOPIC_MIN or (titled and MEASURED.search(sentence) is not None)
+
+
+RESULT_TOPIC_MIN = 1
+"""How many of the topic's terms a work's result sentence must name to be its result on the
+topic (:func:`on_the_topic`). One, not a share: a trial's result on a drug names the drug and
+rarely the review's other words ("Zero treated bleeds with emicizumab vs prior episodic BPAs
+was 62.5% vs 8.3%", for a review of emicizumab's pharmacokinetics and efficacy)."""
+
+
+def on_topic_terms(topic: frozenset[str], sentence: str, question: str = "",
+                   context: str = "") -> int:
+    """How many of the ``topic`` terms a sentence names, its abbreviations written out where
+    the work (``context``: title and abstract) or the ``question`` defines them, or the
+    question's words spell them ("ML models" for "machine learning"):
+    :func:`~scholargraph.deterministic.stance.spelled_out`."""
+    return terms_named(topic, spelled_out(sentence, question, context))
 
 
 TOPIC_RESULTS = 25
@@ -764,7 +984,8 @@ def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: se
         return UncitedResults([], 0)
     counts = {s.id: sum(f.sub_question_id == s.id for f in findings) for s in asking}
     question_topic = topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
-    results = _uncited_results(papers, eligible, findings, question_topic, used)
+    results = _uncited_results(papers, eligible, findings, question_topic, used,
+                               " ".join(keywords) or asking[0].text)
     added: list[Finding] = []
     for best in islice(results, limit):
         sub = max(asking, key=lambda s: (term_share(topic_terms(s.text), best.quote.text),
@@ -788,15 +1009,15 @@ def unquoted_results_gap(left: int, limit: int = TOPIC_RESULTS) -> list[str]:
 
 
 def _uncited_results(papers: list[Work], eligible: set[str], findings: list[Finding],
-                     topic: frozenset[str], used: set[str]
+                     topic: frozenset[str], used: set[str], question: str = ""
                      ) -> Iterator[Candidate]:
-    """The result (:func:`work_result`) of each eligible work no finding cites that states one,
-    in the order of ``papers``."""
+    """The result (:func:`work_result`) on the ``topic`` of each eligible work no finding cites
+    that states one, in the order of ``papers``."""
     cited = {work for finding in findings for work in _works(finding)}
     for work in papers:
         if work.id in cited or work.id not in eligible:
             continue
-        best = work_result(work, topic, used)
+        best = work_result(work, topic, used, question)
         if best is not None:
             yield best
 
