@@ -84,20 +84,18 @@ def test_no_finding_only_advises(surveillance: Report) -> None:
     assert not [text for text in findings if ADVISES.search(text)]
 
 
-def test_a_commentary_served_as_its_whole_page_is_included_on_its_title(surveillance: Report
-                                                                        ) -> None:
-    """The COVID-19 infodemic commentary's OpenAlex "abstract" is its publisher's page (its
-    body, keywords, licence notice and reference list: "... Crossref, Medline, Google Scholar"),
-    which named "open access", "prevalence" and "public health" and so kept it for questions it
-    never addresses. It is read as a record without an abstract: included here on its title, as
-    a reviewer keeps a title in doubt, and never quoted."""
+def test_a_commentary_is_included_named_and_not_quoted(surveillance: Report) -> None:
+    """The COVID-19 infodemic commentary ("In this commentary, we briefly describe ... and
+    propose ways ...") reports no study: it stays among the included works, no finding quotes
+    it, and the gaps say why."""
     commentary = next(p for p in surveillance.papers
                       if p.title.startswith("Changes in the Scientific Information"))
-    assert commentary.abstract is None
     by_id = {p.id: p for p in surveillance.passages}
     quoted_works = {by_id[i].work_id for f in surveillance.findings if f.kind == "finding"
                     for i in f.passage_ids}
     assert commentary.id not in quoted_works
+    [gap] = [g for g in surveillance.gaps if "commentar" in g]
+    assert "Iskander & Bianchi" in gap and "no finding quotes" in gap
 
 
 @pytest.mark.parametrize(("sentence", "advice"), [

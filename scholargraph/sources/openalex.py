@@ -10,7 +10,6 @@ Each page is asked for while the one before is turned into works (:func:`one_ahe
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any, ClassVar, get_args
 
 import pyalex
@@ -190,49 +189,17 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
             from None
 
 
-PAGE_FURNITURE = re.compile(r"Google Scholar|\bCrossref\b|\bScopus\b|Full-Text PDF|"
-                            r"Address correspondence|E-mail Address", re.IGNORECASE)
-"""What a publisher's web page shows around an article and an abstract never holds: the links
-after each reference ("Crossref PubMed Scopus (15) Google Scholar"), "Full-Text PDF", the
-correspondence address."""
-PAGE_FURNITURE_MIN = 5
-"""This many marks of :data:`PAGE_FURNITURE` make an "abstract" a scraped page. An abstract may
-name Scopus or Google Scholar as databases it searched, once each; the two scraped pages among
-the recorded OpenAlex works hold 44 and 54 marks, no abstract among the others more than one."""
-ABSTRACT_WORDS_MAX = 1000
-"""More words than this make an "abstract" a scraped page: journals cap abstracts at 250 to 500
-words; the two scraped pages among the recorded OpenAlex works run to 1,274 and 3,952 words, the
-longest real abstract to 397."""
-
-
-def scraped_page(text: str) -> bool:
-    """Whether an OpenAlex "abstract" is a publisher's whole web page: OpenAlex rebuilds some
-    abstracts from landing pages, and a commentary's page (its body, keywords, licence notice,
-    reference list) then reads as an abstract that names half a library's topics ("open
-    access", "prevalence", "machine learning"), so screening keeps it for questions it never
-    addresses and findings quote its page text."""
-    return (len(PAGE_FURNITURE.findall(text)) >= PAGE_FURNITURE_MIN
-            or len(text.split()) > ABSTRACT_WORDS_MAX)
-
-
 def _abstract(work: pyalex.Work) -> str | None:
-    """The abstract rebuilt from its inverted index; None when there is none, when the index is
-    not word -> positions, or when what it rebuilds is a scraped web page
-    (:func:`scraped_page`): the work's other fields are still read, and it is screened on its
-    title as any record without an abstract."""
+    """The abstract rebuilt from its inverted index; None when there is none or the index is
+    not word -> positions (the work's other fields are still read)."""
     if not work.get("abstract_inverted_index"):
         return None
     try:
-        text = str(work["abstract"])
+        return str(work["abstract"]) or None
     except (TypeError, ValueError, AttributeError, IndexError):
         log.warning("OpenAlex work %s: its abstract index is not word -> positions; read "
                     "without its abstract", work.get("id"))
         return None
-    if scraped_page(text):
-        log.info("OpenAlex work %s: its abstract is a scraped web page (%d words); read "
-                 "without it", work.get("id"), len(text.split()))
-        return None
-    return text or None
 
 
 def works_of_page(page: list[Any]) -> list[Work]:
