@@ -609,8 +609,9 @@ def reading(claim: str, sentence: str, context: str = "", title: str = "") -> Re
             claim, sentence):
         return "contradicts"
     claim_result, found_result = result_way(claimed), result_way(found, outcome)
-    if (shared > CLAIM_TERMS_MIN and ratio_reversed(claim_result, sentence)
-            and found_result in (None, *ratio_ways(sentence)) and found.terms & outcome
+    ratios = ratio_ways(sentence) if shared > CLAIM_TERMS_MIN else set()
+    if (ratio_reversed(claim_result, ratios) and found_result in (None, *ratios)
+            and found.terms & outcome
             and about_subject(claim, f"{title} {sentence}")
             and bool(LOSS_OF.search(claim)) == bool(LOSS_OF.search(sentence))):
         return "contradicts"
@@ -837,12 +838,11 @@ def ratio_ways(sentence: str) -> set[Direction]:
     return ways
 
 
-def ratio_reversed(claim_way: Direction | None, sentence: str) -> bool:
-    """Whether a sentence's ratios all point against a signed claim (:func:`ratio_ways`): "the
-    odds ratio of bladder cancer was 2.10 (95% CI 1.60-2.75)" in smokers, against "Smoking
-    decreases the risk of bladder cancer". A sentence whose ratios point several ways, or hold
-    1, is left to the words."""
-    ways = ratio_ways(sentence)
+def ratio_reversed(claim_way: Direction | None, ways: set[Direction]) -> bool:
+    """Whether a sentence's ratios (``ways``, :func:`ratio_ways`) all point against a signed
+    claim: "the odds ratio of bladder cancer was 2.10 (95% CI 1.60-2.75)" in smokers, against
+    "Smoking decreases the risk of bladder cancer". A sentence whose ratios point several ways,
+    or hold 1, is left to the words."""
     return (claim_way in ("up", "down") and len(ways) == 1 and "null" not in ways
             and opposite(claim_way, next(iter(ways))))
 

@@ -1077,8 +1077,8 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
     named = [mentions(found, title, abstract) for title, abstract in parts]
     query = tokenize(" ".join([question_topic(question), *(criteria.inclusion if criteria
                                                             else [])]))
-    design = np.array([_design_sign(record_designs(*_title_and_abstract(text)), criteria)
-                       for text in texts], dtype=np.float64)
+    design = np.array([_design_sign(record_designs(title, abstract), criteria)
+                       for title, abstract in parts], dtype=np.float64)
     lexical = _lexical(tokens, query)
     if embedder is None:
         return _Signals(vectors=None, meaning=None, question=None, criteria=None, mentions=named,
