@@ -48,6 +48,13 @@ def abstract_sentences(text: str) -> list[Candidate]:
                             section="abstract"), None)
 
 
+def quoted_as_results(sentences: list[Candidate]) -> list[str]:
+    """The texts of those ``sentences`` a review would quote as a result: read as one and of no
+    kind that is never a finding."""
+    return [c.quote.text for c in sentences
+            if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+
+
 def test_a_field_statement_is_background_unless_a_structured_abstract_labels_it_a_result():
     text = ("Deep Learning (DL) has revolutionized the capabilities of vision-based systems. "
             "RESULTS: Metamorphic relations have emerged as the strongest oracle in 12 of 14 "
@@ -147,8 +154,7 @@ def test_a_reviews_search_its_aims_and_what_was_known_before_are_not_its_finding
         "Hair cortisol was higher in obese children than in children of normal weight.")
     *others, result = sentences
     assert len(others) == 8
-    assert not [c.quote.text for c in others
-                if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+    assert not quoted_as_results(others)
     assert states_finding(result, {"result"}) and "result" in result.facets
     ours, = abstract_sentences("We have found that hair cortisol has been associated with "
                                "obesity in all three cohorts.")
@@ -171,8 +177,7 @@ def test_a_record_line_a_trend_and_a_claim_to_be_first_are_not_findings():
         "patients who start the antibody. Between days 65 and 70, exposed and control rats were "
         "evaluated in the associative object-in-context task. This is the first study to show "
         "that the antibody lowers bleeding rates in infants.")
-    assert not [c.quote.text for c in (trend, first)
-                if states_finding(c, {"result"}) and not c.facets & NEVER_FINDINGS]
+    assert not quoted_as_results([trend, first])
     assert "result" not in method.facets
     assert states_finding(shown, {"result"}) and "result" in shown.facets
 
@@ -187,9 +192,7 @@ def test_a_question_how_a_review_was_done_and_what_was_measured_are_not_findings
         "studies. PubMed and Embase were systematically searched for cohort studies. Hair "
         "cortisol concentrations were determined from the first 3 cm hair segment. Hair "
         "cortisol was determined to be higher in obese children.")
-    for sentence in (asked, conducted, searched, measured):
-        assert not (states_finding(sentence, {"result"})
-                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert not quoted_as_results([asked, conducted, searched, measured])
     assert states_finding(found, {"result"})
     for method in (conducted, searched, measured):  # a review's methods, quoted when asked for
         assert states_finding(method, {"method"}), method.quote.text
@@ -216,9 +219,7 @@ def test_a_definition_a_promise_and_a_call_for_study_are_not_findings():
         "inform on the safety of the drug in the real world. Moreover, the new salt warrants "
         "study to determine whether therapy can be improved. Our data demonstrate that the "
         "kinase is a novel binding protein that drives cell migration.")
-    for sentence in (defined, promised, called):
-        assert not (states_finding(sentence, {"result"})
-                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert not quoted_as_results([defined, promised, called])
     assert states_finding(shown, {"result"})
 
 
@@ -231,9 +232,7 @@ def test_what_a_paper_did_and_what_it_advises_are_not_findings():
         "measurement. In addition to presenting our results, we also provide suggestions for "
         "improvement of web engineering research. While we identified a number of issues, a "
         "key need is clearly to have a central repository of reviews.")
-    for sentence in (performed, analysed, suggested, needed):
-        assert not (states_finding(sentence, {"result"})
-                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert not quoted_as_results([performed, analysed, suggested, needed])
 
 
 def test_what_a_paper_closes_on_and_a_fields_present_are_not_findings():
@@ -244,9 +243,7 @@ def test_what_a_paper_closes_on_and_a_fields_present_are_not_findings():
         "insights for managers. Nowadays, the experimentation approach represents an important "
         "tool to improve software processes. Structured abstracts increased the completeness "
         "score by 6.65 points.")
-    for sentence in (closing, offered, nowadays):
-        assert not (states_finding(sentence, {"result"})
-                    and not sentence.facets & NEVER_FINDINGS), sentence.quote.text
+    assert not quoted_as_results([closing, offered, nowadays])
     assert states_finding(found, {"result"})
 
 
