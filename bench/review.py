@@ -33,7 +33,8 @@ Then as SciFact scores systems (from the claims' evidence labels and rationale s
   no effect; a study read as neither predicts nothing). Anchors, SciFact test split, open
   setting (each system retrieves its own abstracts, supervised on SciFact train): MultiVerS
   0.725, ARSJoint 0.712, ParagraphJoint 0.691, VerT5erini 0.682 (SciFact-Open paper, table 5);
-  GPT-3 few-shot 0.189;
+  GPT-3 few-shot 0.189. Its precision and recall are printed before it
+  (``abstract-label-precision``, ``abstract-label-recall``);
 - ``evidence-recall``: per claim with evidence, the share of its gold evidence abstracts the
   review cites (its reference list), averaged over those claims;
 - ``rationale-precision``: of the distinct sentences the reviews quote (as findings,
@@ -137,7 +138,10 @@ class Tally:
         if withheld:
             rows.append(("false-coverage", share([o.covered or o.accepted
                                                   for o in self.outcomes])))
-        rows.append(("abstract-label-f1", self.label_f1()))
+        precision, recall = self.label_precision_recall()
+        rows.append(("abstract-label-precision", precision))
+        rows.append(("abstract-label-recall", recall))
+        rows.append(("abstract-label-f1", harmonic(precision, recall)))
         rows.append(("evidence-recall", mean([
             len(set(o.cited_docs) & o.claim.evidence.keys()) / len(o.claim.evidence)
             for o in with_evidence])))
@@ -145,16 +149,15 @@ class Tally:
             rows.append(("rationale-precision", self.rationale_precision(rationales)))
         return rows
 
-    def label_f1(self) -> float:
-        """SciFact's abstract-level label-only F1: a predicted (abstract, label) is correct
-        when the abstract is gold evidence with that label."""
+    def label_precision_recall(self) -> tuple[float, float]:
+        """SciFact's abstract-level label-only precision and recall: a predicted (abstract,
+        label) is correct when the abstract is gold evidence with that label. Printed beside
+        their F1 to show which side a change moves."""
         predicted = sum(len(o.labels) for o in self.outcomes)
         gold = sum(len(o.claim.evidence) for o in self.outcomes)
         correct = sum(label in o.claim.evidence.get(doc, set())
                       for o in self.outcomes for doc, label in o.labels.items())
-        precision = correct / predicted if predicted else 0.0
-        recall = correct / gold if gold else 0.0
-        return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return (correct / predicted if predicted else 0.0, correct / gold if gold else 0.0)
 
     def rationale_precision(self, rationales: Rationales) -> float:
         """Of the sentences quoted from gold evidence abstracts, the share that are (or overlap)
@@ -163,6 +166,11 @@ class Tally:
                     for o in self.outcomes for doc, sentence in sorted(o.quoted)
                     if doc in o.claim.evidence]
         return share(verdicts)
+
+
+def harmonic(precision: float, recall: float) -> float:
+    """F1: the harmonic mean of precision and recall (0 when both are 0)."""
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def share(values: list[bool]) -> float:
