@@ -267,7 +267,8 @@ def main() -> None:
             print(f"[{number}/{len(claims)}] {outcome.seconds:5.1f}s claim {claim.claim_id}: "
                   f"cited {outcome.cited_docs} gold {sorted(claim.evidence)} "
                   f"found {sorted(outcome.found_docs & claim.evidence.keys())} "
-                  f"labels {sorted(claim.labels)} against={outcome.against} "
+                  f"labels {sorted(claim.labels)} predicted {outcome.labels} "
+                  f"against={outcome.against} "
                   f"covered={outcome.covered} accepted={outcome.accepted}", file=sys.stderr)
     print(f"{len(claims)} reviews in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     rows = tally.figures(args.withhold_evidence, rationales)
