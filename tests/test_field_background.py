@@ -118,6 +118,9 @@ def test_an_aim_a_conjecture_and_a_cited_study_are_not_a_works_result():
     purpose, = abstract_sentences("To demonstrate the effect, rats were trained to link a "
                                   "drug with one of two objects.")
     assert "result" not in purpose.facets and not states_finding(purpose, {"result"})
+    connected, = abstract_sentences("Moreover, to model the tasks associated with each label, "
+                                    "we trained three classifiers on the tweets.")
+    assert connected.facets == {"method"}
     tested, = abstract_sentences("To test this idea, we lesioned the cortex, which reduced "
                                  "object exploration by half.")
     assert states_finding(tested, {"result"})

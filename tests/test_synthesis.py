@@ -25,6 +25,7 @@ from scholargraph.deterministic.extractive import (
     evidence_gaps,
     extractive_draft,
     quotable,
+    rank_candidates,
     stance_pool,
 )
 from scholargraph.deterministic.stance import claim_subject, compare, stance
@@ -457,3 +458,38 @@ def test_summary_says_when_a_section_without_direct_evidence_still_quotes_findin
     assert line == ("No direct evidence was found for: \u201cWhat methods have been used to study "
                     "aspirin and stroke?\u201d (the findings quoted under it answer it only "
                     "indirectly); \u201cWhat harms does aspirin cause?\u201d.")
+
+
+def test_a_capitalised_label_before_a_number_is_cut_off_and_read() -> None:
+    """"RESULTS 412 patients had a stroke" opens with its label, as "RESULTS: Daily aspirin" does;
+    the figure after it does not hide the label (the sentence is a labelled result, quoted
+    without its label), and "PARTICIPANTS 4,210 adults" is a method, as the sample a Results
+    label opens on is."""
+    text = ("PARTICIPANTS 4,210 adults aged over 50 years in 12 clinics. "
+            "RESULTS 412 patients had an ischaemic stroke within five years.")
+    passage = Passage(id="w#abstract:0", work_id="w", text=text, start=0, end=len(text),
+                      section="abstract")
+    participants, results = quotable(passage, 2021)
+    assert participants.labelled and participants.facets == {"method"}
+    assert participants.quote.text.startswith("4,210 adults")
+    assert results.labelled and results.facets == {"result"}
+    assert results.quote.text.startswith("412 patients")
+    sampled = "RESULTS A total of 4,210 adults from 12 clinics were included."
+    sample, = quotable(Passage(id="v#abstract:0", work_id="v", text=sampled, start=0,
+                               end=len(sampled), section="abstract"), 2021)
+    assert sample.labelled and sample.facets == {"method"}
+
+
+def test_a_result_stated_with_its_abstracts_abbreviations_names_the_claims_terms() -> None:
+    """"Current PPI users had a higher rate of CAP" names no word of a claim on proton pump
+    inhibitors and community-acquired pneumonia as written; its abstract wrote both out, so the
+    sentence is the study's result on the claim, ranked and quotable."""
+    claim = SubQuestion(id="q1", text="Proton pump inhibitor use increases the risk of "
+                        "community-acquired pneumonia.", answer_shape="cohort studies")
+    text = ("We followed adults prescribed a proton pump inhibitor (PPI) for community-acquired "
+            "pneumonia (CAP) over five years. Current PPI users had a higher rate of CAP than "
+            "non-users (rate ratio 1.5, 95% CI 1.3 to 1.8).")
+    passage = Passage(id="w#abstract:0", work_id="w", text=text, start=0, end=len(text),
+                      section="abstract", sub_question_id="q1", score=1.0)
+    ranked = rank_candidates(claim, [passage], ["proton pump inhibitor", "pneumonia"], {"w": 2020})
+    assert any(c.quote.text.startswith("Current PPI users") for c in ranked)

@@ -58,11 +58,15 @@ def test_what_a_study_shows_is_not_a_limitation_of_it(surveillance: Report) -> N
     ("We found that the estimates were subject to selection bias.", False),
     ("The estimates may be subject to selection bias.", True),
     ("Our findings indicate that confounding by indication explains the association.", False),
+    ("PARTICIPANTS 4,210 adults, with their prescriptions, outcomes and potential confounders.",
+     False),
+    ("METHODS The cohort was small, so a limitation of the design is its power.", True),
 ])
 def test_a_limitation_is_read_from_what_the_sentence_says(sentence: str,
                                                           limitation: bool) -> None:
     """Stated limitations count even beside a result; a limitation word that is the subject of
-    what the study found does not."""
+    what the study found does not, nor one naming what a structured abstract's Methods or
+    Participants measured ("potential confounders")."""
     passage = Passage(id="w#abstract:0", work_id="w", text=sentence, start=0,
                       end=len(sentence), section="abstract")
     [candidate] = quotable(passage, 2020)

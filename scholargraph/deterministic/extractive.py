@@ -118,8 +118,17 @@ where it was published ("Article ... was published on August 1, 2004 in the jour
 record's abstract field filled with its citation)."""
 LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's start
     rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
-    rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z])"
+    rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z]|\d)"
     rf"|(?P<bare>{SECTION_WORDS})(?:\s+(?=[A-Z])|(?=[A-Z][a-z]|[AI]\s)))")
+ENROLMENT = re.compile(
+    r"\b(?:was|were) (?:\w+ly )?(?:enrolled|included|recruited|randomi[sz]ed|eligible|"
+    r"analy[sz]ed|studied)\b|\bparticipated\b", re.IGNORECASE)
+"""Who or what a study took in ("A total of 9020 patients were included", "Fifty-seven subjects
+were randomized"): the first sentence under a structured abstract's Results label often counts
+its sample, which is its method, not a result. Of SciFact's 5,183 abstracts, 45 sentences
+opening on a Results or Findings label state their sample so with no result word, none of them
+a rationale sentence of a train claim. "14 categories of misunderstanding were identified" is a
+qualitative study's result: "identified" is not among these words."""
 LABEL_FACETS = {
     "background": "background", "introduction": "background", "objective": "background",
     "objectives": "background", "aim": "background", "aims": "background",
@@ -335,14 +344,17 @@ classify ..."). A method, never a result, whatever figures it gives: quoted for 
 sub-question asking for methods, never as a finding on the topic. Of SciFact's 5,183
 abstracts these match 92 sentences, none a rationale sentence."""
 PURPOSE_CLAUSE = re.compile(
-    r"^To (?!date\b|our\b|this end\b|that end\b|the best\b|what extent\b|some extent\b)"
+    r"^(?:(?:Moreover|Furthermore|In addition|Additionally|Also|Further|Finally|Next|Then|"
+    r"First(?:ly)?|Second(?:ly)?|Third(?:ly)?),?\s+)?[Tt]o "
+    r"(?!date\b|our\b|this end\b|that end\b|the best\b|what extent\b|some extent\b)"
     r"[a-z]+\b[^,;]*,\s*")
 """A sentence's opening purpose clause ("To demonstrate the phenomenon, rats were conditioned
 to associate cocaine ... with two different objects"): a result word in it names the aim, not
 a result, so a sentence's kind is read from the rest of it, and one reporting no result there
 says what was done (a method). Of SciFact's 5,183 abstracts, 408 sentences open on such a
 clause, 1 of them a rationale sentence; 21 have their only result word in it, none a rationale
-sentence."""
+sentence. A connective may open it ("Moreover, to model the meta-information associated with
+each labelling task ..., we developed seven ML models")."""
 EXPLANATION = re.compile(
     r"^(?:\w+ly,? )?(?:one|an|another|a)(?: \w+)? (?:possible |plausible |potential |likely |"
     r"alternative )?explanations? (?:\w+ ){0,8}?(?:is|are|may|might|could|would)\b",
@@ -671,8 +683,10 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets.add("method")  # what was done, and what for
         if REVIEW_CONDUCT.search(text):
             facets = {"method"}  # how a review searched and what it found to include
-        if states_limitation(text):
-            facets.add("limitation")
+        if states_limitation(text) and (facet != "method" or LIMITATION_STATED.search(text)):
+            facets.add("limitation")  # under Methods, "confounders" are what was measured
+        if facet == "result" and "result" not in facets and ENROLMENT.search(text):
+            facet = "method"  # "RESULTS A total of 9020 patients were included."
         if facet:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
@@ -737,9 +751,10 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
     weights in ``WEIGHTS``). A sentence that only says what its paper does (``PAPER_DOES``) is
     never quoted. A sentence that
     names less than ``QUOTE_MIN`` (and fewer than ``QUOTE_MIN_TERMS``) of the sub-question's
-    topic terms (:func:`scholargraph.deterministic.relevance.topic_terms`) is background, never
-    a finding; with ``on_topic``, only sentences of those works are considered. A sentence of
-    another study, as a full text cites it (:func:`others_statement`), is never a finding.
+    topic terms (:func:`scholargraph.deterministic.relevance.topic_terms`), its abbreviations
+    written out (:func:`work_contexts`), is background, never a finding; with ``on_topic``,
+    only sentences of those works are considered. A sentence of another study, as a full text
+    cites it (:func:`others_statement`), is never a finding.
 
     ``read_in_full`` gives the titles of the works read in full. Such a work's sentence on its
     own study (:func:`own_report`) is quoted though it names only one of the topic terms, when
@@ -764,11 +779,13 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
                                                  + WEIGHTS["dense"], "dense": 0.0}
     wanted = wanted_facets(sub)
     topic = topic_terms(sub.text)
+    contexts = work_contexts(passages)
     scored = []
     for index, candidate in enumerate(pool):
         passage = by_id[candidate.quote.passage_id]
         if candidate.facets & NEVER_FINDINGS or not (
-                _names_subject(topic, candidate.quote.text)
+                _names_subject(topic, spelled_out(candidate.quote.text, sub.text,
+                                                  contexts[candidate.work_id]))
                 or _own_result(topic, candidate, passage, (read_in_full or {}).get(
                     candidate.work_id))):
             continue
@@ -782,6 +799,17 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
         scored.append(_with_relevance(candidate, round(relevance, 6)))
     scored.sort(key=lambda c: (-c.relevance, c.quote.passage_id, c.quote.start))
     return scored
+
+
+def work_contexts(passages: list[Passage]) -> dict[str, str]:
+    """Each work's text as its passages give it, where its abbreviations are defined: a
+    result is often stated with the abbreviation its abstract wrote out ("Treatment of young
+    infants with macrolide antibiotics was strongly associated with IHPS", after "infantile
+    hypertrophic pyloric stenosis (IHPS)"), and names the claim's terms only written out."""
+    contexts: dict[str, list[str]] = {}
+    for passage in passages:
+        contexts.setdefault(passage.work_id, []).append(passage.text)
+    return {work_id: " ".join(texts) for work_id, texts in contexts.items()}
 
 
 def _facet_score(facets: frozenset[str], wanted: set[str]) -> float:

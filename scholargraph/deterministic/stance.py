@@ -412,6 +412,8 @@ def spelled_out(sentence: str, claim: str, context: str = "") -> str:
     by their initials ("BAT" for the claim's "brown adipose tissue"): a result stated with
     abbreviations is then read against a claim that names them in full. One the claim uses as
     written is left as it is."""
+    if ACRONYM.search(sentence) is None:
+        return sentence  # nothing to write out: the texts need not be read for definitions
     defined = {**long_forms(claim), **long_forms(context)}
     claim_words = _WORD.findall(claim)
     in_claim = set(ACRONYM.findall(claim))
