@@ -37,10 +37,15 @@ def test_label_f1_counts_an_abstract_only_with_its_gold_label(bench):
     ])
     # 2 of 4 predictions right, 2 of 3 gold abstracts found with their label
     precision, recall = 2 / 4, 2 / 3
-    assert tally.label_f1() == pytest.approx(2 * precision * recall / (precision + recall))
+    assert tally.label_precision_recall() == pytest.approx((precision, recall))
     rows = dict(tally.figures(withheld=False))
+    assert rows["abstract-label-precision"] == pytest.approx(precision)
+    assert rows["abstract-label-recall"] == pytest.approx(recall)
+    assert rows["abstract-label-f1"] == pytest.approx(
+        2 * precision * recall / (precision + recall))
     assert rows["evidence-recall"] == pytest.approx((1.0 + 1.0) / 2)
-    assert list(rows)[-2:] == ["abstract-label-f1", "evidence-recall"]
+    assert list(rows)[-4:] == ["abstract-label-precision", "abstract-label-recall",
+                               "abstract-label-f1", "evidence-recall"]
 
 
 def test_a_quote_is_a_rationale_by_the_sentences_it_covers(bench, tmp_path):
