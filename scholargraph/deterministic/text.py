@@ -82,6 +82,9 @@ _AUTHOR_LIST = re.compile(r"(?:\b[A-Z][a-z'\-]+ [A-Z]{1,3},\s+){2,}")
 _AUTHOR_RUN = re.compile(r"(?:(?:\b|(?<=\d))[A-Z][a-z'\-]+ [A-Z]{1,3}\b,?\s*){3,}")
 """Three authors with their initials in a row, with or without commas ('Cartus AR Li Y
 Macmadu A'): a reference pasted into running text, never prose."""
+_AUTHOR_PAIR = re.compile(r"[a-z'\-] [A-Z]{1,3}\b,?\s*[A-Z][a-z'\-]")
+"""Two authors with their initials in a row: what every :data:`_AUTHOR_RUN` holds, searched
+first as it is four times faster to search for."""
 _REFERENCES_HEADING = re.compile(
     r"\b(?:References|REFERENCES|Bibliography|Literature Cited|Works Cited)\s*:?\s*"
     r"(?:1\b|\[1\]|1\.)")
@@ -107,7 +110,8 @@ def reference_debris(sentence: str) -> bool:
     908-915Crossref PubMed Scopus (2) Google Scholar'), a run of authors with initials, or a
     citation's year, volume and pages with a link label, an author list, a DOI or 'et al.'.
     Such text quoted as a finding says nothing."""
-    if _LABEL_RUN.search(sentence) or _AUTHOR_RUN.search(sentence):
+    if _LABEL_RUN.search(sentence) or (_AUTHOR_PAIR.search(sentence)
+                                       and _AUTHOR_RUN.search(sentence)):
         return True
     if not _CITATION_DETAILS.search(sentence):
         return False
@@ -144,14 +148,28 @@ Citations", the correspondence address): OpenAlex rebuilds some abstracts from l
 and these labels then read as sentences of the abstract."""
 
 
+_LICENCE_WORDS = ("open access", "open-access", "under", "permits", "provided the original",
+                  "rights reserved", "licensee", "creativecommons", "\u00a9", "(c)", "copyright")
+_FURNITURE_WORDS = ("pdf", "search for more papers", "citation", "favo", "back to publication",
+                    "facebook", "e-mail address", "address correspondence", "view in article",
+                    "open in new tab")
+"""Words every match of :data:`_LICENCE_NOTICE` (and of :data:`_PAGE_FURNITURE`) holds, lower
+case: looked for first, as plain text, so that the patterns are searched only in the few
+sentences holding one (screening reads every sentence of a library of thousands)."""
+
+
 def licence_notice(sentence: str) -> bool:
     """Whether a sentence is a licence or copyright notice (:data:`_LICENCE_NOTICE`)."""
-    return bool(_LICENCE_NOTICE.search(sentence))
+    lower = sentence.lower()
+    return (any(word in lower for word in _LICENCE_WORDS)
+            and bool(_LICENCE_NOTICE.search(sentence)))
 
 
 def page_furniture(sentence: str) -> bool:
     """Whether a 'sentence' holds a web page's links and labels (:data:`_PAGE_FURNITURE`)."""
-    return bool(_PAGE_FURNITURE.search(sentence))
+    lower = sentence.lower()
+    return (any(word in lower for word in _FURNITURE_WORDS)
+            and bool(_PAGE_FURNITURE.search(sentence)))
 
 
 def not_a_statement(sentence: str) -> bool:

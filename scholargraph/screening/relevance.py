@@ -621,6 +621,18 @@ criteria name the designs they want and a record shows one of these and none wan
 aside even if the exclusion criteria do not name its design."""
 
 
+SCREENED_WORDS_MAX = 600
+"""Screening reads a record's abstract up to the sentence that reaches this many words. Journals
+cap abstracts at 250 to 500 words; the longest of the 692 included abstracts in the nine shared
+reviews runs to 556. Longer text in an abstract field is a web page or a whole article
+(OpenAlex rebuilds some abstracts from landing pages: 1,274 and 3,952 words for the two among
+the recorded works), and a reviewer screening titles and abstracts reads its opening as they
+would an abstract: a commentary on scientific situational awareness that names "open access" in
+two of its hundred sentences, 767 words in, is not about open access articles (with the whole
+page read, a review of the prevalence and impact of open access articles kept it). Of the 12,601
+records of the nine reviews, 63 run longer (their statements), none of them included."""
+
+
 def record_text(work_or_record: Work | Mapping[str, object]) -> str:
     """What is screened of a record: its title and abstract (a :class:`Work` or a mapping with
     ``title`` and ``abstract``, as a CSV row), the title on one line and the abstract after a
@@ -640,17 +652,6 @@ def record_text(work_or_record: Work | Mapping[str, object]) -> str:
     if not abstract:
         return title
     return f"{title}{'' if title.endswith(('.', '?', '!')) else '.'}\n{abstract}"
-
-
-SCREENED_WORDS_MAX = 600
-"""Screening reads a record's abstract up to the sentence that reaches this many words. Journals
-cap abstracts at 250 to 500 words; the longest of the 692 included abstracts in the nine shared
-reviews runs to 556. Longer text in an abstract field is a web page or a whole article
-(OpenAlex rebuilds some abstracts from landing pages: 1,274 and 3,952 words for the two among
-the recorded works), and a reviewer screening titles and abstracts reads its opening as they
-would an abstract: a commentary on scientific situational awareness that names "open access" in
-two of its hundred sentences, 767 words in, is not about open access articles. Of the 26,601
-records of the nine reviews, 49 run longer, none included."""
 
 
 DECLARED_DESIGNS: dict[str, Design] = {
