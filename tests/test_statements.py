@@ -108,3 +108,12 @@ def test_licence_and_copyright_notices_are_recognised(sentence: str) -> None:
 def test_statements_about_open_access_and_licences_are_kept(sentence: str) -> None:
     assert not licence_notice(sentence) and not page_furniture(sentence)
     assert not not_a_statement(sentence)
+
+
+def test_a_copyright_line_after_the_last_sentence_is_cut_off_it() -> None:
+    """Abstracts end with their notice run on ("... bone loss. \u00a9 2016 American Society for
+    Bone and Mineral Research."): the finding before it is kept, the notice left out."""
+    finding = "Senescent garden soils may contribute to lower yields."
+    abstract = f"{finding} \u00a9 2016 The Gardening Society. All rights reserved."
+    assert statement_text(abstract) == finding
+    assert [p.text for p in chunk_work(Work(title="Soils", abstract=abstract))] == [finding]

@@ -15,6 +15,7 @@ it carries its section's title path and its page, which citations show ("Results
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from scholargraph.deterministic.text import SECTION_WORDS, not_a_statement, references_start
 from scholargraph.records import Passage, TextSpan, Work
@@ -27,10 +28,12 @@ abstracts: 1,200 characters 0.733 hybrid nDCG@10, 800 0.740, 600 0.748, 400 0.74
 many passages again to embed (``bench/retrieval.py``)."""
 
 _SENTENCE_END = re.compile(
-    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
+    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00a9])"
     r"|(?<=[a-z0-9)%\],][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
     r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])")
-"""The end of a sentence: a full stop (or ! ?) and a space before a capital or a digit; or,
+"""The end of a sentence: a full stop (or ! ?) and a space before a capital, a digit or a
+copyright sign ('... age-related bone loss. \u00a9 2016 American Society ...': the notice is a
+sentence of its own, left out of what is screened and quoted, not the end of a finding); or,
 where the space was lost when the text was put together ('...crowdsourced
 data.Conclusion: Findings', '...chondroprotective properties,.We characterized'), a full stop
 between a lower-case word, a number, a bracket or a stray comma and a capitalised word. '3.5',
@@ -94,10 +97,12 @@ def statement_runs(text: str | None,
     return [run for run in runs if run]
 
 
+@lru_cache(maxsize=4096)
 def statement_text(text: str | None, max_words: int | None = None) -> str:
     """A record's text as screening reads it: its statements (:func:`statement_runs`) joined
     by spaces, up to the sentence that reaches ``max_words`` words when given; empty when it
-    states nothing (a licence notice alone)."""
+    states nothing (a licence notice alone). Kept for the last texts read: a work's abstract is
+    asked for once by screening and once for each of its passages ranked."""
     kept: list[str] = []
     count = 0
     for start, end in (span for run in statement_runs(text) for span in run):

@@ -3,7 +3,9 @@
 A systematic reviewer screens a record by asking whether it addresses what the question is
 about and whether its design is one the criteria admit. Sharing a few words is not that: "machine
 learning for public health surveillance" is not answered by a paper on testing machine-learning
-software. So a record is judged three ways, none of which needs labels:
+software. So a record is judged three ways, none of which needs labels, on its title and what
+its abstract states (:func:`record_text`: the sentences passages are cut from, no reference
+list, licence notice or web-page links, at most ``SCREENED_WORDS_MAX`` words):
 
 - **meaning**: the cosine of its title and abstract's vector with the question's, the question's
   vector joined with the centroid of the inclusion criteria when there are criteria (the bundled
