@@ -632,7 +632,10 @@ the recorded works), and a reviewer screening titles and abstracts reads its ope
 would an abstract: a commentary on scientific situational awareness that names "open access" in
 two of its hundred sentences, 767 words in, is not about open access articles (with the whole
 page read, a review of the prevalence and impact of open access articles kept it). Of the 12,601
-records of the nine reviews, 63 run longer (their statements), none of them included."""
+records of the nine reviews, 63 run longer (their statements), none of them included. With it
+and only the statements read (the licence notices of 406 records left out), the nine reviews
+rank and decide as before: wss-95 0.530 -> 0.529, ta-recall 0.974 (unchanged in each review),
+excluded-share 0.4485 -> 0.4491."""
 
 
 def record_text(work_or_record: Work | Mapping[str, object]) -> str:
