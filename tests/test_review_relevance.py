@@ -267,3 +267,21 @@ def test_a_finding_naming_the_topic_by_its_abbreviation_answers_it_directly():
                       answer_shape="direct evidence")
     [judged] = DirectEvidence([passage], [work], embedder=None).assess(sub, [finding])
     assert judged.direct
+
+
+OPEN_ACCESS = "What is the prevalence and impact of open access articles?"
+
+
+def test_commentaries_whose_abstract_is_their_web_page_are_not_kept_for_open_access():
+    """Two recorded OpenAlex works whose "abstract" is the publisher's whole web page (a
+    commentary on the scientific information environment in COVID-19, one on opioid overdose
+    prediction) name "open access" only in their licence notice, their page's links ("Full-Text
+    PDF Open Access") and, for one, twice in passing far into its text. Screened on what they
+    state, up to an abstract's length, they are set aside with the concepts they miss, and the
+    review keeps the one work on open access articles."""
+    report = review(OPEN_ACCESS, offline=True)
+    assert [paper.doi for paper in report.papers] == ["10.7717/peerj.4375"]
+    rows = {row.doi: row for row in report.screening}
+    for doi in ("10.1089/hs.2020.0194", "10.1016/s2589-7500(22)00097-8"):
+        assert rows[doi].decision == "excluded"
+        assert rows[doi].reason == "does not address: prevalence; open access articles"

@@ -15,8 +15,9 @@ it carries its section's title path and its page, which citations show ("Results
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, references_start
+from scholargraph.deterministic.text import SECTION_WORDS, not_a_statement, references_start
 from scholargraph.records import Passage, TextSpan, Work
 
 DEFAULT_MAX_CHARS = 600
@@ -27,10 +28,12 @@ abstracts: 1,200 characters 0.733 hybrid nDCG@10, 800 0.740, 600 0.748, 400 0.74
 many passages again to embed (``bench/retrieval.py``)."""
 
 _SENTENCE_END = re.compile(
-    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])"
+    r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00a9])"
     r"|(?<=[a-z0-9)%\],][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
     r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])")
-"""The end of a sentence: a full stop (or ! ?) and a space before a capital or a digit; or,
+"""The end of a sentence: a full stop (or ! ?) and a space before a capital, a digit or a
+copyright sign ('... age-related bone loss. \u00a9 2016 American Society ...': the notice is a
+sentence of its own, left out of what is screened and quoted, not the end of a finding); or,
 where the space was lost when the text was put together ('...crowdsourced
 data.Conclusion: Findings', '...chondroprotective properties,.We characterized'), a full stop
 between a lower-case word, a number, a bracket or a stray comma and a capitalised word. '3.5',
@@ -51,30 +54,63 @@ _ABBREVIATIONS = frozenset({
 
 
 def chunk_work(work: Work, max_chars: int = DEFAULT_MAX_CHARS) -> list[Passage]:
-    """Passages of the abstract and the full text (each up to its reference list); the title
-    alone when there is neither."""
+    """Passages of the abstract and the full text (each its statements, :func:`statement_runs`);
+    the title alone when there is neither."""
     passages: list[Passage] = []
-    abstract = _before_references(work.abstract)
-    if abstract and abstract.strip():
-        passages.extend(_passages(work.id, "abstract", abstract, max_chars))
+    if work.abstract and work.abstract.strip():
+        passages.extend(_passages(work.id, "abstract", work.abstract, max_chars))
     if work.full_text and work.full_text_spans:  # parsed: reference lists are already left out
         passages.extend(_structured_passages(work, max_chars))
-    else:
-        full_text = _before_references(work.full_text)
-        if full_text and full_text.strip():
-            passages.extend(_passages(work.id, "full_text", full_text, max_chars))
+    elif work.full_text and work.full_text.strip():
+        passages.extend(_passages(work.id, "full_text", work.full_text, max_chars))
     if not passages and work.title.strip():
         passages.extend(_passages(work.id, "title", work.title, max_chars))
     return passages
 
 
-def _before_references(text: str | None) -> str | None:
-    """The text before its numbered reference list, if it has one (a web page, or a
-    publisher's abstract field holding the whole article: 'References1. Endsley MR. ...'):
-    a reference list holds no statement of the work, only the titles of others. The offsets
-    of what is kept are unchanged."""
-    cut = references_start(text or "")
-    return text[:cut] if text and cut is not None else text
+def statement_runs(text: str | None,
+                   max_chars: int = DEFAULT_MAX_CHARS) -> list[list[tuple[int, int]]]:
+    """(start, end) of the sentences of a record's text that state something of the work, in
+    runs of consecutive ones: the one reading of an abstract (or an unparsed full text) that
+    screening judges (:func:`statement_text`) and passages are cut from (:func:`chunk_work`),
+    so a record is never kept for words no finding could quote.
+
+    Left out: its numbered reference list and all after it (a web page, or a publisher's
+    abstract field holding the whole article: 'References1. Endsley MR. ...'), which holds
+    only the titles of others; and each sentence that is not a statement
+    (:func:`~scholargraph.deterministic.text.not_a_statement`): reference debris pasted into
+    the text ('2021; 36: 908-915Crossref PubMed Scopus (2) Google Scholar'), a licence or
+    copyright notice, a web page's links and labels. A run breaks where one was left out, so a
+    passage never spans it. A sentence longer than ``max_chars`` is judged in pieces cut at
+    whitespace. Offsets index ``text`` itself."""
+    if not text:
+        return []
+    cut = references_start(text)
+    kept = text[:cut] if cut is not None else text
+    runs: list[list[tuple[int, int]]] = [[]]
+    for start, end in _bounded_sentences(kept, max_chars):
+        if not_a_statement(kept[start:end]):
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append((start, end))
+    return [run for run in runs if run]
+
+
+@lru_cache(maxsize=4096)
+def statement_text(text: str | None, max_words: int | None = None) -> str:
+    """A record's text as screening reads it: its statements (:func:`statement_runs`) joined
+    by spaces, up to the sentence that reaches ``max_words`` words when given; empty when it
+    states nothing (a licence notice alone). Kept for the last texts read: a work's abstract is
+    asked for once by screening and once for each of its passages ranked."""
+    kept: list[str] = []
+    count = 0
+    for start, end in (span for run in statement_runs(text) for span in run):
+        if max_words is not None and count >= max_words:
+            break
+        kept.append((text or "")[start:end])
+        count += len(kept[-1].split())
+    return " ".join(kept)
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -129,7 +165,7 @@ def _passages(work_id: str, section: str, text: str, max_chars: int) -> list[Pas
     return [
         Passage(id=f"{work_id}#{section}:{start}-{end}", work_id=work_id, text=text[start:end],
                 start=start, end=end, section=section)
-        for run in _statement_runs(text, _bounded_sentences(text, max_chars))
+        for run in statement_runs(text, max_chars)
         for start, end in _pack(run, max_chars)
     ]
 
@@ -163,20 +199,6 @@ def _runs(spans: list[TextSpan]) -> list[list[TextSpan]]:
         else:
             runs.append([span])
     return runs
-
-
-def _statement_runs(text: str, sentences: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
-    """The sentences in runs of consecutive statements, without the reference-list debris
-    between them ('2021; 36: 908-915Crossref PubMed Scopus (2) Google Scholar'): a passage
-    never spans a citation pasted into the text, so it can be neither retrieved nor quoted."""
-    runs: list[list[tuple[int, int]]] = [[]]
-    for start, end in sentences:
-        if reference_debris(text[start:end]):
-            if runs[-1]:
-                runs.append([])
-        else:
-            runs[-1].append((start, end))
-    return [run for run in runs if run]
 
 
 def _bounded_sentences(text: str, max_chars: int) -> list[tuple[int, int]]:

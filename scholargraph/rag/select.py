@@ -15,7 +15,7 @@ import numpy as np
 from chromadb.errors import ChromaError
 
 from scholargraph.agents.schemas import SubQuestion
-from scholargraph.rag.chunking import chunk_work
+from scholargraph.rag.chunking import chunk_work, statement_text
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
 from scholargraph.rag.ranking import HybridIndex, mmr, tokenize, top_k
 from scholargraph.rag.store import PassageStore, open_client
@@ -72,9 +72,12 @@ def lexical_text(work: Work, passage: Passage) -> str:
     embeds the abstract in pieces. On SciFact train, BM25 over whole abstracts fused with
     vectors of 800-character pieces ranks better than either unit for both (``bench/
     retrieval.py``); a full text is far longer than an abstract, so its passages stay units.
+    The abstract is what it states (:func:`~scholargraph.rag.chunking.statement_text`, the
+    sentences its passages are cut from): its licence notice or reference list names words
+    the work is not about.
     """
     if passage.section == "abstract" and work.abstract:
-        return f"{work.title}. {work.abstract}"
+        return f"{work.title}. {statement_text(work.abstract)}"
     return indexed_text(work, passage)
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scholargraph.deterministic.stance import stance
-from scholargraph.rag.chunking import chunk_work, split_sentences
+from scholargraph.rag.chunking import chunk_work, split_sentences, statement_text
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.rag.ranking import LexicalIndex, min_max_scaled, specific_share
 from scholargraph.rag.select import indexed_text, load_run_embedder, query_vector, stored_vectors
@@ -76,8 +76,10 @@ class WorkRelevance:
 
 
 def work_text(work: Work) -> str:
-    """What a work is judged by here: its title and abstract (what the sources return)."""
-    return f"{work.title}. {work.abstract or ''}".strip()
+    """What a work is judged by here: its title and what its abstract states
+    (:func:`~scholargraph.rag.chunking.statement_text`: no reference list, licence notice or
+    web-page links, as screening reads it)."""
+    return f"{work.title}. {statement_text(work.abstract)}".strip()
 
 
 def rank_works(question: str, works: list[Work], settings: Settings,

@@ -38,7 +38,7 @@ from scholargraph.agents.schemas import ModelStep
 from scholargraph.engines import ModelSession, fence, trim_to_tokens
 from scholargraph.ledger import work_key
 from scholargraph.records import Record, Work
-from scholargraph.screening.relevance import Criteria
+from scholargraph.screening.relevance import Criteria, record_text
 from scholargraph.wording import counted
 
 STEP = "screening"
@@ -118,8 +118,11 @@ def one_line(reason: str) -> str:
 
 
 def record_block(number: int, work: Work, tokens: int) -> str:
-    """One record as the model reads it: numbered, its title and abstract fenced as data."""
-    text = f"Title: {work.title}\nAbstract: {work.abstract or '(none)'}"
+    """One record as the model reads it: numbered, its title and abstract fenced as data, the
+    abstract as the rules screen it (:func:`~scholargraph.screening.relevance.record_text`:
+    no licence notice, reference list or web page around it)."""
+    _, _, abstract = record_text(work).partition("\n")
+    text = f"Title: {work.title}\nAbstract: {abstract or '(none)'}"
     return f"Record {number}:\n{fence(f'record {number}', trim_to_tokens(text, tokens))}"
 
 
