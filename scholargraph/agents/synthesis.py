@@ -407,7 +407,30 @@ def study_reading(claim: str, work: Work, ranked: list[Candidate], direct: bool)
     """The rules' reading of one study (see :func:`with_stances`): the first of its most relevant
     result sentences that reads either way, else for the most direct study one that restates
     the claim; a study other than the most direct keeps a label only when its sentence tests the
-    claim's relation."""
+    claim's relation.
+
+    Which sentence is read (issue 22, ninth pass), measured by re-reading the dumped reviews of
+    SciFact train claims (main 3bf2898; positions 0-399, where variants were chosen:
+    contradiction-recall 0.477, false-contradiction 0.045, label-f1 0.488; held out, 400-808:
+    0.310, 0.045, 0.463). Reading each evidence abstract from its gold rationale sentences
+    instead leaves contradiction-recall at 0.477 on 0-399 and lowers it held out (0.276): what
+    limits it is how the rationale sentence itself reads, not which sentence is read. None of
+    the orders a scientist might use won: the sentence under a structured abstract's
+    Conclusions label first, or its reading winning over an earlier result's, 0.465 / 0.045 /
+    0.483 and held out 0.299 / 0.051 / 0.458; the abstract's closing result sentence first,
+    0.453 / 0.045 / 0.483 and 0.310 / 0.057 / 0.455; a study whose sentences read both ways
+    read as neither (mixed), 0.430 / 0.045 / 0.467 and 0.276 / 0.040 / 0.451; a reading
+    against the claim winning over an earlier one, 0.488 / 0.064 / 0.485 and 0.345 / 0.068 /
+    0.467 (the false contradictions it adds come from background and method sentences read as
+    results); only a conclusion's reading against the claim winning, held out 0.322 / 0.057;
+    five sentences instead of ``STANCE_SENTENCES`` 0.477 / 0.045 / 0.487, held out unchanged;
+    two, 0.477 / 0.045 / 0.483 and 0.287 / 0.034 / 0.458; the most direct study's unclassified
+    sentences read after its result sentences, 0.488 / 0.051 / 0.497 and 0.310 / 0.045 /
+    0.459. Three reading fixes tried beside them (an abbreviation the claim itself defines
+    written out in the sentence, "fallen" as a decrease, "neither X nor Y changed" as a null
+    result) took claims 0-399 to 0.500 / 0.045 / 0.501 live but held out lost a right label
+    (label-f1 0.4645 -> 0.4637, contradiction figures unchanged): not kept (branch
+    ``sentence``)."""
     own = [c for c in ranked if c.work_id == work.id
            and states_result(c)][:STANCE_SENTENCES]
     if not own and direct:
