@@ -744,6 +744,10 @@ def _plural(design: Design) -> str:
 class _Signals:
     """What the screening reads of each record, computed once for ranking and deciding."""
 
+    parts: list[tuple[str, str]]
+    """Each record's title and abstract as screened (:func:`_title_and_abstract`)."""
+    designs: list[list[Design]]
+    """The study designs each record's title and abstract show (:func:`record_designs`)."""
     vectors: np.ndarray | None
     """The records' vectors (normalised); None without embeddings."""
     meaning: np.ndarray | None
@@ -1043,9 +1047,9 @@ def screening_decisions(question: str, criteria: Criteria | None,
     found = concepts(question)
     relative = len(records) >= FEEDBACK_MIN_RECORDS
     decisions = []
-    for i, (title, abstract) in enumerate(_title_and_abstract(text) for text in texts):
+    for i, (_, abstract) in enumerate(signals.parts):
         meaning = None if signals.meaning is None else float(signals.meaning[i])
-        designs = record_designs(title, abstract) + list(declared[i] if declared else [])
+        designs = signals.designs[i] + list(declared[i] if declared else [])
         designed = design_reason(list(dict.fromkeys(designs)), criteria)
         low = relative and meaning is not None and scores[i] < (
             SCORE_MIN if abstract.strip() else TITLE_ONLY_SCORE_MIN)
@@ -1099,12 +1103,13 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
     named = [mentions(found, title, abstract) for title, abstract in parts]
     query = tokenize(" ".join([question_topic(question), *(criteria.inclusion if criteria
                                                             else [])]))
-    design = np.array([_design_sign(record_designs(title, abstract), criteria)
-                       for title, abstract in parts], dtype=np.float64)
+    designs = [record_designs(title, abstract) for title, abstract in parts]
+    design = np.array([_design_sign(shown, criteria) for shown in designs], dtype=np.float64)
     lexical = _lexical(tokens, query)
     if embedder is None:
-        return _Signals(vectors=None, meaning=None, question=None, criteria=None, mentions=named,
-                        close=None, lexical=lexical, design=design)
+        return _Signals(parts=parts, designs=designs, vectors=None, meaning=None, question=None,
+                        criteria=None, mentions=named, close=None, lexical=lexical,
+                        design=design)
     if vectors is None:
         vectors = embedder.embed_documents(list(texts))
     topic = embedder.embed_query(question_topic(question))
@@ -1115,7 +1120,8 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
     close = None
     if found:
         close = _closeness(found, clauses, vectors, embedder, _named_somewhere(found, named))
-    return _Signals(vectors=vectors, meaning=vectors @ _question_vector(topic, criteria, embedder),
+    return _Signals(parts=parts, designs=designs, vectors=vectors,
+                    meaning=vectors @ _question_vector(topic, criteria, embedder),
                     question=vectors @ topic, criteria=closest, mentions=named, close=close,
                     lexical=lexical, design=design)
 
