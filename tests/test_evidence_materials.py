@@ -8,6 +8,7 @@ from scholargraph.deterministic.evidence_table import (
     asked_properties,
     evidence_table,
     is_materials_question,
+    unstated_values,
     values_summary,
 )
 from scholargraph.records import Material, Passage, Work
@@ -97,6 +98,24 @@ def test_computed_values_stand_beside_measured_ones_in_the_summary() -> None:
                               "0.61 eV computed (Materials Project), 1.12 eV measured.")
     assert "GGA/GGA+U (PBE) as the Materials Project computes it" in summary
     assert "no paper" not in summary.lower()
+
+
+def test_a_value_an_entry_leaves_out_is_said_not_passed_over() -> None:
+    question = "Is GaAs a better absorber than LiFePO4?"
+    gaas = Material(material_id="mp-2534", formula="GaAs", band_gap_ev=0.19,
+                    energy_above_hull_ev_per_atom=0.0)
+    lfp = Material(material_id="mp-19017", formula="LiFePO4", crystal_system="Orthorhombic")
+    intent = detect_intent(question, this_year=2026)
+
+    stated = unstated_values(question, [gaas, lfp], [gaas.as_work(), lfp.as_work()], intent)
+    only_included = unstated_values(question, [gaas, lfp], [gaas.as_work()], intent)
+    complete = Material(material_id="mp-149", formula="Si", band_gap_ev=0.61)
+
+    assert stated == ("The Materials Project states no formation energy for GaAs (mp-2534); no "
+                      "band gap, energy above hull or formation energy for LiFePO4 (mp-19017).")
+    assert only_included == "The Materials Project states no formation energy for GaAs (mp-2534)."
+    assert unstated_values("What is the band gap of silicon?", [complete], [complete.as_work()],
+                           intent) == ""
 
 
 def test_a_model_row_of_a_materials_question_says_measured_when_its_quote_does() -> None:

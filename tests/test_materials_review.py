@@ -18,6 +18,8 @@ QUESTIONS = {
     "zno-tio2": "Compare the band gaps of ZnO and TiO2",
     "absorber": "Is gallium arsenide a better photovoltaic absorber than silicon?",
 }
+LACKING = {"lifepo4": "band gap of lithium iron phosphate cathodes"}
+"""A question whose material's recorded entry states no band gap."""
 SEARCHED = {
     "si-gaas": ["formula=Si", "formula=GaAs"],
     "gan-silicon": ["formula=GaN", "formula=Si"],
@@ -28,12 +30,13 @@ SEARCHED = {
 
 @pytest.fixture(scope="module")
 def reviews(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Report]]:
-    """The four questions of the issue, each reviewed once against the replay server."""
+    """The four questions of the issue and one whose entry lacks the value asked, each
+    reviewed once against the replay server."""
     home = tmp_path_factory.mktemp("home")
     with ReplayServer.default() as server, server.environment(
             SCHOLARGRAPH_HOME=str(Path(home)), SCHOLARGRAPH_RATE_SCALE="1000",
             SCHOLARGRAPH_NO_CACHE="1", MP_API_KEY="0123456789abcdef0123456789abcdef"):
-        yield {name: review(question) for name, question in QUESTIONS.items()}
+        yield {name: review(question) for name, question in {**QUESTIONS, **LACKING}.items()}
 
 
 @pytest.mark.parametrize("name", list(QUESTIONS))
@@ -132,3 +135,13 @@ def test_a_sub_question_answered_by_materials_project_entries_has_direct_evidenc
                for f in report.findings)
     assert f"\u201c{first.text}\u201d" not in report.summary
     assert report.evaluation is not None and report.evaluation.coverage[first.id] > 0
+
+
+def test_an_entry_without_the_value_asked_is_said_in_the_summary(
+        reviews: dict[str, Report]) -> None:
+    report = reviews["lifepo4"]
+
+    assert [e.query for e in report.search_log if e.source == "materials"] == ["formula=LiFePO4"]
+    assert [(m.formula, m.band_gap_ev) for m in report.materials] == [("LiFePO4", None)]
+    assert "The Materials Project states no band gap for LiFePO4 (mp-19017)." in report.summary
+    assert "states no" not in reviews["si-gaas"].summary

@@ -30,6 +30,7 @@ from scholargraph.deterministic.evidence_table import (
     evidence_passages,
     evidence_table,
     is_materials_question,
+    unstated_values,
     values_summary,
 )
 from scholargraph.deterministic.extractive import (
@@ -267,6 +268,9 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                                            state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
+        unstated = unstated_values(question, state.get("materials", []), papers, state["intent"])
+    else:
+        unstated = ""
     claim = stance_claim(question)
     if itself is not None and claim is not None and passages:
         ranked = claim_ranked if claim_ranked is not None else claim_candidates(
@@ -278,7 +282,7 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
     model_summary = "" if update.get("extractive") else draft.summary
     summary = review_summary(model_summary, draft, state["sub_questions"], direct,
-                             dict(state.get("prisma", {})), passages, papers)
+                             dict(state.get("prisma", {})), passages, papers, unstated)
     return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes,
             "passages": passages,
             "model_steps": session.steps if session else []}
@@ -537,9 +541,11 @@ def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding])
 
 def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
                    direct: dict[str, list[Finding]], prisma: dict[str, Any],
-                   passages: list[Passage], papers: list[Work]) -> str:
+                   passages: list[Passage], papers: list[Work], unstated: str = "") -> str:
     """The summary: the model's own words (LLM engine), then what the review did and found in
-    the review's counts (:func:`scholargraph.report.review_counts`), which sub-questions have
+    the review's counts (:func:`scholargraph.report.review_counts`), the materials values and
+    those the database entries leave out (``unstated``,
+    :func:`~scholargraph.deterministic.evidence_table.unstated_values`), which sub-questions have
     direct evidence and which have none, and how the findings bear on the question."""
     by_id = {p.id: p for p in passages}
     by_id.update(evidence_passages(draft.evidence_table, passages, papers))
@@ -560,6 +566,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     parts.append(answered_line(len(answered), len(subs)))
     if values := values_summary(draft.evidence_table):
         parts.append(values)
+    if unstated:
+        parts.append(unstated)
     if missing := [sub for sub in subs if not direct.get(sub.id)]:
         parts.append(no_direct_evidence_line(missing, draft.findings))
     against = sum(f.bearing == "opposes" for f in draft.findings)

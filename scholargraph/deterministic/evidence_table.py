@@ -419,6 +419,26 @@ def material_rows(question: str, materials: list[Material], papers: list[Work],
     return rows
 
 
+def unstated_values(question: str, materials: list[Material], papers: list[Work],
+                    intent: Intent) -> str:
+    """What the included Materials Project entries leave out of what the question asks ("The
+    Materials Project states no band gap or energy above hull for LiFePO4 (mp-19017)."), "" when
+    they state it all. An entry without the asked value is otherwise silent in the review:
+    included, cited by no finding, and the summary reports only that no sub-question has direct
+    evidence, which reads as if the database was never searched."""
+    asked = asked_properties(question, intent)
+    included = {work.id for work in papers}
+    lacking = []
+    for material in {m.material_id: m for m in materials}.values():
+        missing = [name for name in asked
+                   if getattr(material, MATERIAL_PROPERTIES[name][0]) is None]
+        if missing and material.as_work().id in included:
+            names = (missing[0] if len(missing) == 1
+                     else f"{', '.join(missing[:-1])} or {missing[-1]}")
+            lacking.append(f"no {names} for {material.formula} ({material.material_id})")
+    return f"The Materials Project states {'; '.join(lacking)}." if lacking else ""
+
+
 def caveat_lines(rows: list[EvidenceRow]) -> list[str]:
     """Each property's caveat for its computed values, once ("Computed band gap: GGA/GGA+U band
     gaps are underestimated...")."""
