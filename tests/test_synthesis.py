@@ -480,6 +480,25 @@ def test_a_capitalised_label_before_a_number_is_cut_off_and_read() -> None:
     assert sample.labelled and sample.facets == {"method"}
 
 
+def test_the_people_a_results_label_opens_on_are_the_sample_not_a_result() -> None:
+    """"Results: We identified 56 PWH that started the drug" counts who the study took in; a
+    qualitative study's "We identified 14 categories" is what it found, and a count of people
+    with a figure of what befell them is a result."""
+    def facets(text: str) -> list[frozenset[str]]:
+        passage = Passage(id="w#abstract:0", work_id="w", text=text, start=0, end=len(text),
+                          section="abstract")
+        return [c.facets for c in quotable(passage, 2021)]
+
+    assert facets("Results: We identified 56 PWH that started prophylaxis in 2019.") == [
+        {"method"}]
+    assert facets("RESULTS We identified a total of 47 adult users with a year of claims.") == [
+        {"method"}]
+    assert facets("RESULTS We included 23 trials with 4,100 participants.") == [{"method"}]
+    assert facets("RESULTS We identified 14 categories of misunderstanding.") == [{"result"}]
+    assert facets("RESULTS We identified 1,204 women with breast cancer, of whom 12% "
+                  "relapsed.") == [{"result"}]
+
+
 def test_a_result_stated_with_its_abstracts_abbreviations_names_the_claims_terms() -> None:
     """"Current PPI users had a higher rate of CAP" names no word of a claim on proton pump
     inhibitors and community-acquired pneumonia as written; its abstract wrote both out, so the

@@ -120,15 +120,24 @@ LABEL = re.compile(  # used with .match(text, start): anchored at the sentence's
     rf"(?:(?P<word>[A-Z][A-Za-z]+(?: (?:and|AND|&) [A-Z][A-Za-z]+)?)\s*[:.]\s+"
     rf"|(?P<caps>[A-Z]{{4,}}(?: [A-Z]{{2,}})*)\s+(?=[A-Z]|\d)"
     rf"|(?P<bare>{SECTION_WORDS})(?:\s+(?=[A-Z])|(?=[A-Z][a-z]|[AI]\s)))")
+PEOPLE = (r"(?:patients|participants|subjects|individuals|people|persons|children|adolescents|"
+          r"adults|infants|women|men|mothers|cases|users|respondents|volunteers|P[Ww][A-Za-z]*|"
+          r"PLW[A-Za-z]*)")
+"""Nouns of the people a study counts, with the person-first abbreviations ("PWH", "PwHA",
+"PWID", "PLWH": people with haemophilia, people living with HIV)."""
 ENROLMENT = re.compile(
     r"\b(?:was|were) (?:\w+ly )?(?:enrolled|included|recruited|randomi[sz]ed|eligible|"
-    r"analy[sz]ed|studied)\b|\bparticipated\b", re.IGNORECASE)
+    r"analy[sz]ed|studied)\b|\bparticipated\b"
+    r"|\bwe (?:included|enrolled|recruited) (?:a total of )?[\d,]+\b"
+    rf"|\bwe identified (?:a total of )?[\d,]+ (?:[\w-]+ ){{0,2}}?{PEOPLE}\b", re.IGNORECASE)
 """Who or what a study took in ("A total of 9020 patients were included", "Fifty-seven subjects
-were randomized"): the first sentence under a structured abstract's Results label often counts
-its sample, which is its method, not a result. Of SciFact's 5,183 abstracts, 45 sentences
-opening on a Results or Findings label state their sample so with no result word, none of them
-a rationale sentence of a train claim. "14 categories of misunderstanding were identified" is a
-qualitative study's result: "identified" is not among these words."""
+were randomized", "We identified 56 PWH that initiated the drug"): the first sentence under a
+structured abstract's Results label often counts its sample, which is its method, not a result.
+Of SciFact's 5,183 abstracts, 45 sentences opening on a Results or Findings label state their
+sample so with no result word, none of them a rationale sentence of a train claim. "14
+categories of misunderstanding were identified" and "We identified 14 categories of
+misunderstanding" are a qualitative study's result: "identified" counts a sample only of
+people."""
 LABEL_FACETS = {
     "background": "background", "introduction": "background", "objective": "background",
     "objectives": "background", "aim": "background", "aims": "background",
