@@ -24,6 +24,7 @@ from scholargraph.agents.schemas import (
     WorkStance,
 )
 from scholargraph.context import ReviewContext
+from scholargraph.deterministic.credibility import standing_unknown
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.engines import engine_name
 from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_review
@@ -246,6 +247,18 @@ class Report(Record):
     def cited_works(self) -> list[Work]:
         """The works of the reference list, in reference-number order."""
         return [self.work(reference.work_id) for reference in self.references]
+
+    def weakness_note(self, finding: Finding) -> str:
+        """What the review can say of a finding's sources' standing: "" when one of them is
+        strong enough, "peer review unknown" when every work it cites is a scholarly record
+        naming no venue (a library exported without journal names: its works may well be
+        journal articles), else "weak sources only" (preprints, news, pages)."""
+        if not finding.weak_sources:
+            return ""
+        numbers = set(finding.citations)
+        works = [self.work(r.work_id) for r in self.references if r.number in numbers]
+        return "peer review unknown" if works and all(map(standing_unknown, works)) else (
+            "weak sources only")
 
     def passage(self, passage_id: str) -> Passage:
         for passage in self.passages:

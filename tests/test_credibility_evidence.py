@@ -95,6 +95,45 @@ def test_the_evaluator_names_a_sub_question_resting_only_on_weak_sources():
                                         + assess(article, YEAR).score) / 2, 3)
 
 
+def test_records_naming_no_venue_are_of_unknown_standing_not_called_unreviewed():
+    """A scientist's library exported without journal names: its records score as low as an
+    unknown page, and the review says their peer review is unknown, while a preprint stays a
+    weak source."""
+    from scholargraph.deterministic.credibility import standing_unknown
+    from scholargraph.exports.markdown import render
+    from scholargraph.report import Reference, Report
+
+    record = Work(title="Emicizumab trough levels in children", doi="10.1182/blood.example",
+                  sources=["library"], abstract="Trough emicizumab levels were stable.")
+    preprint = Work(title="Emicizumab levels", kind="preprint", venue="medRxiv", year=2025,
+                    sources=["openalex"], abstract="Emicizumab levels were stable in adults.")
+    passages = [chunk_work(record)[-1], chunk_work(preprint)[-1]]
+    subs = [SubQuestion(id="q1", text="Emicizumab levels in children?", answer_shape="values"),
+            SubQuestion(id="q2", text="Emicizumab levels in adults?", answer_shape="values")]
+    findings = [Finding(text=passages[0].text, passage_ids=[passages[0].id],
+                        sub_question_id="q1", citations=[1], weak_sources=True),
+                Finding(text=passages[1].text, passage_ids=[passages[1].id],
+                        sub_question_id="q2", citations=[2], weak_sources=True)]
+    result = score(subs, Draft(summary="", findings=findings), passages, [record, preprint],
+                   ["library", "openalex"], YEAR)
+    report = Report(question="Emicizumab levels", papers=[record, preprint], findings=findings,
+                    passages=passages, sub_questions=subs,
+                    references=[Reference(number=1, work_id=record.id, passage_ids=[
+                        passages[0].id]), Reference(number=2, work_id=preprint.id,
+                                                    passage_ids=[passages[1].id])])
+
+    assert standing_unknown(record) and not standing_unknown(preprint)
+    assert assess(record, YEAR).weak
+    assert [gap for gap in result.gaps if gap.startswith("Emicizumab levels")] == [
+        "Emicizumab levels in children? (rests only on records that name no venue: whether "
+        "any is peer reviewed is unknown)",
+        "Emicizumab levels in adults? (rests only on weak sources: no peer-reviewed or "
+        "official source supports it)"]
+    markdown = render(report)
+    assert "Trough emicizumab levels were stable. [1] (peer review unknown)" in markdown
+    assert "Emicizumab levels were stable in adults. [2] (weak sources only)" in markdown
+
+
 def test_the_deterministic_table_quotes_the_odds_ratio_with_its_interval():
     passages = chunk_work(TELOMERE)
     rows = extract_rows("Is telomere length associated with pancreatic cancer risk?",

@@ -23,7 +23,12 @@ from pydantic import Field
 from scholargraph.agents.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
 from scholargraph.agents.synthesis import run_embedder
 from scholargraph.context import ReviewContext
-from scholargraph.deterministic.credibility import credibility_of, passage_works, weak_only
+from scholargraph.deterministic.credibility import (
+    credibility_of,
+    passage_works,
+    standing_unknown,
+    weak_only,
+)
 from scholargraph.deterministic.relevance import DirectEvidence, term_share, topic_terms
 from scholargraph.deterministic.support import LEXICAL_WITH_DENSE, lexical_support
 from scholargraph.engines import fence, session_for, trim_to_tokens
@@ -125,12 +130,20 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
 def weak_source_gaps(subs: list[SubQuestion], draft: Draft, passages: list[Passage],
                      papers: list[Work], this_year: int) -> list[str]:
     """A gap for each sub-question whose findings all rest on weak sources only (preprints,
-    news, unknown pages): the answer may be right, but nothing stronger bears it out yet."""
+    news, unknown pages): the answer may be right, but nothing stronger bears it out yet. When
+    every one of those sources is a scholarly record naming no venue
+    (:func:`~scholargraph.deterministic.credibility.standing_unknown`), the gap says their peer
+    review is unknown, not that none is peer reviewed."""
     work_of = passage_works(passages, papers)
     gaps = []
     for sub in subs:
         cited = [i for f in findings_of(sub, draft) for i in f.passage_ids]
-        if cited and weak_only(cited, work_of, this_year):
+        if not cited or not weak_only(cited, work_of, this_year):
+            continue
+        if all(standing_unknown(work_of[i]) for i in cited if i in work_of):
+            gaps.append(f"{sub.text} (rests only on records that name no venue: whether any is "
+                        "peer reviewed is unknown)")
+        else:
             gaps.append(f"{sub.text} (rests only on weak sources: no peer-reviewed or official "
                         "source supports it)")
     return gaps

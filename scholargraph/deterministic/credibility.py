@@ -20,7 +20,7 @@ from scholargraph.identifiers import is_preprint_doi, preprint_server
 from scholargraph.records import BOOK_KINDS, Credibility, Passage, SourceType, Work
 
 __all__ = ["Credibility", "assess", "credibility_of", "flag_weak_findings", "is_official",
-           "preprint_server_of", "published_as", "source_type", "weak_only"]
+           "preprint_server_of", "published_as", "source_type", "standing_unknown", "weak_only"]
 
 BASE: dict[SourceType, float] = {
     "peer_reviewed": 0.6, "official": 0.6, "book": 0.5, "preprint": 0.35, "news": 0.25,
@@ -173,6 +173,14 @@ def _type_reason(work: Work, kind: SourceType) -> str:
         what = "book chapter" if work.kind == "chapter" else "book"
         return f"{what}: reviewed by its editors, not journal peer review"
     return "no venue: peer review unknown" if work.kind == "article" else "web page"
+
+
+def standing_unknown(work: Work) -> bool:
+    """Whether a work's standing cannot be told from its record: a scholarly record that names
+    no venue (a library exported without journal names), scored as low as an unknown page
+    but not known to be a preprint, news or a page."""
+    kind = work.credibility.source_type if work.credibility else source_type(work)
+    return kind == "other" and work.kind == "article"
 
 
 def credibility_of(work: Work, this_year: int) -> Credibility:

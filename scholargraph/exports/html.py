@@ -129,8 +129,8 @@ class _Citer:
 
     def finding_item(self, finding: Finding) -> str:
         text = f"{escape(finding.text)} {self.finding_cite(finding)}"
-        if finding.weak_sources:
-            text += " <em>(weak sources only)</em>"
+        if note := self.report.weakness_note(finding):
+            text += f" <em>({note})</em>"
         if finding.bearing == "opposes":
             text += " <em>(evidence against the question as stated)</em>"
         quotes = "".join(self.quote_block(q) for q in finding.quotes)
