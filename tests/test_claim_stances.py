@@ -22,8 +22,10 @@ from scholargraph.deterministic.stance import (
     reading,
     reports_on_relation,
     restates,
+    result_way,
     spelled_out,
     stance,
+    tokenize,
 )
 from scholargraph.records import Passage, Work
 from scholargraph.report import balance_line
@@ -803,3 +805,119 @@ def test_a_sign_word_before_a_defence_against_an_outcome_turns_its_sign():
                           "dissemination of bacteria from the gut.") == "supports"
     assert reading(claim, "Depletion of mucosal T cells enhanced barrier functions to the "
                           "dissemination of bacteria from the gut.") == "contradicts"
+
+
+def test_an_abbreviation_the_claim_defines_is_read_as_its_words_in_the_sentence():
+    """A claim that writes "adverse drug events (ADEs)" names its outcome in full; the sentence
+    saying "ADEs" speaks of the same outcome."""
+    claim = "Adding a nurse to ward rounds does not alter the rate of adverse drug events (ADEs)."
+    sentence = "Having a nurse on ward rounds was associated with a lower rate of ADEs."
+    assert spelled_out(sentence, claim) == (
+        "Having a nurse on ward rounds was associated with a lower rate of adverse drug events.")
+    assert reading(claim, sentence) == "contradicts"
+    # a sentence naming the words already keeps the abbreviation, as the claim does
+    named = "Adverse drug events (ADEs) fell by half when a nurse joined ward rounds."
+    assert spelled_out(named, claim) == named
+
+
+def test_an_outcome_that_neither_way_changed_is_no_change_and_fallen_is_a_decrease():
+    claim = "The incidence of hip fracture in older women has fallen since 2000."
+    assert stance(claim).main == "down"
+    assert reading(claim, "Neither the incidence of hip fracture in older women nor their "
+                          "mortality changed between 2000 and 2015.") == "no effect"
+    assert reading(claim, "The incidence of hip fracture in older women fell by a third "
+                          "between 2000 and 2015.") == "supports"
+
+
+def test_an_abbreviation_the_claim_writes_in_another_case_is_left_as_written():
+    """The claim's "apoE4" and the sentence's "ApoE4" are one name: writing it out from the
+    work's text would leave the sentence without the claim's word."""
+    claim = "The apoE4 allele raises amyloid deposition in mouse brains."
+    sentence = "ApoE4 lowered amyloid deposition in the brains of aged mice."
+    context = "Apolipoprotein E4 (ApoE4) and amyloid."
+    assert spelled_out(sentence, claim, context) == sentence
+    assert reading(claim, sentence, context) == "contradicts"
+
+
+def test_a_claims_opening_participle_names_its_subject_not_its_result():
+    """"Enhanced early release of interferons damages bacterial control" says what the enhanced
+    release does; a study finding the release enhanced and the bacteria controlled points the
+    other way, though both say "enhanced"."""
+    claim = "Enhanced early release of type I interferons damages bacterial control in the spleen."
+    assert reading(claim, "We found that memory T cells enhance early release of several type I "
+                          "interferons in the spleen and that this leads to control of "
+                          "bacteria.") == "contradicts"
+    # the opening participle is no result: blocking the kinase does not oppose "activated"
+    claim = "Activated kinase K regulates stress-induced hair loss."
+    assert result_way(stance(claim)) == "up"  # read alone, "Activated" is taken for a result
+    assert reading(claim, "Blocking the kinase K pathway attenuates stress-induced hair "
+                          "loss.") != "contradicts"
+    # the participle still opposes one on the same subject
+    assert reading("Decreased serum sodium is associated with falls in older adults.",
+                   "Raised serum sodium had a greater effect on falls in older adults than "
+                   "raised serum potassium.") == "contradicts"
+
+
+def test_a_condition_named_with_a_direction_word_is_no_result():
+    """"Cognitive impairment" names who was studied, not what changed; "impairment of memory"
+    is a change."""
+    exercise = "Aerobic exercise improves memory in adults with cognitive impairment."
+    assert result_way(stance(exercise)) == "up"
+    assert result_way(stance("Impairment of memory was seen in older mice.")) == "down"
+    assert reading(exercise, "In adults with mild cognitive impairment, aerobic exercise "
+                             "lowered memory scores.") == "contradicts"
+
+
+def test_a_compound_is_read_as_the_claim_writes_it():
+    claim = "High birth weight lowers the risk of childhood asthma."
+    sentence = "Birthweight above 4 kg raised the risk of childhood asthma in two cohorts."
+    assert spelled_out(sentence, claim).startswith("birth weight above")
+    assert reading(claim, sentence) == "contradicts"
+    assert spelled_out("Birth weight was recorded.", "Birthweight lowers cancer risk.") == (
+        "Birthweight was recorded.")
+    # parts too short to be words are not split: "atypical" is not "a typical"
+    assert spelled_out("Atypical cells were seen.", "A typical cell divides.") == (
+        "Atypical cells were seen.")
+
+
+def test_rescuing_a_defect_is_a_decrease_of_the_defect():
+    sentence = "Deleting gene G rescued the migration defect of cortical neurons."
+    assert reading("Deleting gene G worsens the migration defect of cortical neurons.",
+                   sentence) == "contradicts"
+    assert reading("Deleting gene G prevents the migration defect of cortical neurons.",
+                   sentence) == "supports"
+    assert stance("Deleting gene G rescued expression of Sox2 in neurons.").directions == set()
+
+
+def test_a_noun_derived_by_ship_is_read_as_its_base():
+    assert tokenize("community partnerships") == tokenize("community partners")
+    assert tokenize("membership") == tokenize("member")
+
+
+def test_the_plural_of_a_defined_abbreviation_is_written_out_too():
+    """A text that defines "platelet-derived vesicle (PDV)" and then writes "PDVs" speaks of
+    the vesicles; so should the sentence read against a claim naming them."""
+    context = "Platelet derived vesicle (PDV) release in stored plasma."
+    claim = "Platelet derived vesicles dampen clot formation in stored plasma."
+    sentence = "PDVs accelerated clot formation in stored plasma."
+    assert spelled_out(sentence, claim, context) == (
+        "Platelet derived vesicles accelerated clot formation in stored plasma.")
+    assert reading(claim, sentence, context) == "contradicts"
+
+
+def test_independent_of_what_the_claim_does_not_name_is_no_null_result():
+    """"Independent of calcium" says how the activation happens, not that it did not;
+    "independent of age" against a claim on age is a null result on it."""
+    claim = "Compound X works synergistically with drug Y to activate phosphorylated STAT3."
+    assert reading(claim, "Compound X acted with drug Y to activate STAT3 in cultured cells "
+                          "independent of calcium.") == "supports"
+    assert reading("Older age lowers survival after cardiac surgery.",
+                   "Survival after cardiac surgery was independent of age.") == "no effect"
+
+
+def test_scarce_is_a_low_amount_and_a_rise_its_opposite():
+    claim = "Memory B cells specific for the viral capsid are scarce in the tonsils of children."
+    assert reading(claim, "Capsid-reactive memory B cells rose threefold in the tonsils of "
+                          "children with recurrent infection.") == "contradicts"
+    assert reading(claim, "Capsid-specific memory B cells were depleted in the tonsils of "
+                          "children.") == "supports"
