@@ -498,6 +498,39 @@ def test_only_the_most_direct_study_is_read_as_restating_the_claim():
                                                             second.id: "neither"}
 
 
+def test_the_most_direct_study_restates_the_claim_from_any_sentence_that_may_state_a_result():
+    """The most direct study's three most relevant result sentences read neither way, and a
+    sentence further down (of no marked kind) restates the claim: the study supports it, quoted
+    from that sentence. A sentence marked as method restating it counts for nothing."""
+    from scholargraph.agents.synthesis import STANCE_SENTENCES, with_stances
+    study = _work("study")
+    restating = "Here, we show that clathrin stabilizes fibres of the mitotic spindle."
+    read_first = [
+        _candidate(study, "Spindle length averaged eleven micrometres in control cells.",
+                   frozenset({"result"}), 0.9),
+        _candidate(study, "Chromosome congression took about twenty minutes in mitosis.",
+                   frozenset({"result"}), 0.85),
+        _candidate(study, "Most cells divided within the first hour of imaging.",
+                   frozenset({"result"}), 0.8),
+    ]
+    assert len(read_first) == STANCE_SENTENCES
+    assert all(reading(SPINDLE_CLAIM, c.quote.text) == "neither"
+               and not restates(SPINDLE_CLAIM, c.quote.text) for c in read_first)
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {SPINDLE_CLAIM}",
+                         answer_shape="studies testing it")
+
+    def stance_of(last: Candidate) -> WorkStance:
+        draft = with_stances(Draft(summary="", findings=[]), SPINDLE_CLAIM, itself,
+                             [*read_first, last], [study])
+        return draft.stances[0]
+
+    found = stance_of(_candidate(study, restating, frozenset(), 0.6))
+    assert found.reading == "supports"
+    assert found.quote is not None and found.quote.text == restating
+    assert stance_of(_candidate(study, restating, frozenset({"method"}), 0.6)).reading == (
+        "neither")
+
+
 def test_a_null_result_on_another_outcome_does_not_stop_the_one_on_the_claims():
     """"But not with differences in necrotizing enterocolitis" is a null result on another
     outcome; the sentence's result on the claim's outcome (mortality, lower) is what it says of
