@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from scholargraph.rag.ranking import specific_share
@@ -506,17 +507,36 @@ def compounds_as_claimed(sentence: str, claim: str) -> str:
     """The sentence with the compounds it writes as one word and the claim as two (or the other
     way round) written as the claim writes them: "birthweight" against the claim's "birth
     weight" or "birth-weight", "birth weight" against its "birthweight", so their words are
-    read as the same."""
-    words = _WORD.findall(claim)
-    for first, second in zip(words, words[1:]):
-        if min(len(first), len(second)) >= COMPOUND_PART_MIN:
-            sentence = re.sub(rf"\b{first}{second}\b", f"{first} {second}", sentence,
-                              flags=re.IGNORECASE)
-    for word in words:
-        for cut in range(COMPOUND_PART_MIN, len(word) - COMPOUND_PART_MIN + 1):
-            sentence = re.sub(rf"\b{word[:cut]}[\s-]{word[cut:]}\b", word, sentence,
-                              flags=re.IGNORECASE)
+    read as the same. Every sentence a claim's findings are chosen from passes here, so a
+    rewrite is tried only where the sentence holds its parts."""
+    lowered = sentence.lower()
+    for parts, pattern, replacement in _compound_rewrites(claim):
+        if all(part in lowered for part in parts):
+            sentence = pattern.sub(replacement, sentence)
+            lowered = sentence.lower()
     return sentence
+
+
+Rewrite = tuple[tuple[str, ...], re.Pattern[str], str]
+"""A compound rewrite: the lower-cased parts a sentence must hold, the pattern, what it
+becomes."""
+
+
+@lru_cache(maxsize=256)
+def _compound_rewrites(claim: str) -> tuple[Rewrite, ...]:
+    """The rewrites :func:`compounds_as_claimed` tries for a claim, in order: its word pairs
+    written as one word are split first, then its words written as two are joined."""
+    words = _WORD.findall(claim)
+    rewrites: list[Rewrite] = [
+        ((f"{first}{second}".lower(),), re.compile(rf"\b{first}{second}\b", re.IGNORECASE),
+         f"{first} {second}")
+        for first, second in zip(words, words[1:])
+        if min(len(first), len(second)) >= COMPOUND_PART_MIN]
+    rewrites += [((word[:cut].lower(), word[cut:].lower()),
+                  re.compile(rf"\b{word[:cut]}[\s-]{word[cut:]}\b", re.IGNORECASE), word)
+                 for word in words
+                 for cut in range(COMPOUND_PART_MIN, len(word) - COMPOUND_PART_MIN + 1)]
+    return tuple(rewrites)
 
 
 Reading = Literal["supports", "contradicts", "no effect", "neither"]
@@ -770,14 +790,21 @@ control", "Reduced sleep increases the risk of ...") names its subject so: the p
 what the subject is, the verb after it what it does."""
 
 
+def _opening_participle(claim: str, read: Stance) -> re.Match[str] | None:
+    """The participle opening a claim (``SUBJECT_PARTICIPLE``) when the claim has another cue
+    beside it to state its result; None otherwise."""
+    opening = SUBJECT_PARTICIPLE.match(claim)
+    return opening if opening is not None and len(read.cues) >= 2 else None
+
+
 def subject_participle(claim: str, read: Stance) -> Stance:
     """The claim's cues (``read``) with a participle that opens it (``SUBJECT_PARTICIPLE``)
     read on its subject alone, the words up to the claim's next cue: "Decreased serum sodium is
     associated with falls" says the sodium is lower, and "raised serum sodium" in a result
     opposes that; "Activated kinase K regulates stress-induced hair loss" says nothing lower or
     higher of hair loss by "Activated"."""
-    opening = SUBJECT_PARTICIPLE.match(claim)
-    if opening is None or len(read.cues) < 2:
+    opening = _opening_participle(claim, read)
+    if opening is None:
         return read
     word, rest = opening.group(1).lower(), claim[opening.end():]
     ends = [found.start() for cue in read.cues if cue.text != word
@@ -803,8 +830,8 @@ def independence_on_claim(read: Stance, claim_terms: frozenset[str]) -> Stance:
 def without_subject_participle(claim: str, read: Stance) -> Stance:
     """The claim's cues (``read``) without a participle that opens it and describes its
     subject (``SUBJECT_PARTICIPLE``) when a later cue states its result."""
-    opening = SUBJECT_PARTICIPLE.match(claim)
-    if opening is None or len(read.cues) < 2:
+    opening = _opening_participle(claim, read)
+    if opening is None:
         return read
     word = opening.group(1).lower()
     cues = tuple(cue for cue in read.cues if cue.text != word)

@@ -70,11 +70,9 @@ def cite(numbers: Iterable[int], locations: dict[int, str] | None = None) -> str
     return f"[{', '.join(str(number) for number in ordered)}]" if ordered else ""
 
 
-def _finding_line(finding: Finding, report: Report | None = None) -> str:
-    locations = report.locations(finding.passage_ids) if report else None
-    citation = cite(finding.citations, locations)
-    note = report.weakness_note(finding) if report else (
-        "weak sources only" if finding.weak_sources else "")
+def _finding_line(finding: Finding, report: Report) -> str:
+    citation = cite(finding.citations, report.locations(finding.passage_ids))
+    note = report.weakness_note(finding)
     weak = f" ({note})" if note else ""
     against = " (evidence against the question as stated)" if finding.bearing == "opposes" else ""
     return f"- {escape_block(finding.text)} {citation}{weak}{against}".rstrip()
