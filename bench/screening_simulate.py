@@ -238,8 +238,10 @@ def peer_order(python: Path, review: Review) -> tuple[list[int], str]:
                 writer.writerow({key: row.get(key, "") for key in writer.fieldnames})
         script = Path(work) / "peer.py"
         script.write_text(PEER_SCRIPT, encoding="utf-8")
+        # cwd: ASReview's dataset package opens an HTTP cache file where it runs.
         done = subprocess.run([str(python), str(script), str(data), str(included),
-                               str(excluded)], capture_output=True, text=True, check=False)
+                               str(excluded)], capture_output=True, text=True, check=False,
+                              cwd=work)
     if done.returncode != 0:
         raise RuntimeError(f"ASReview failed on {review.name}: {done.stderr.strip()[-600:]}")
     answer = json.loads(done.stdout.strip().splitlines()[-1])
