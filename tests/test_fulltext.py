@@ -391,3 +391,18 @@ def test_pdf_ligatures_and_compounds_broken_at_a_line_end_read_as_words() -> Non
     text = " ".join(block.text for block in parse_pdf(data).blocks)
     assert not re.search(r"[\ufb00-\ufb06]", text)
     assert "files" in text and "MED-LINE" in text  # 'MED-' ends a line in the PDF
+
+
+def test_a_capitalised_pdf_heading_wrapped_over_two_lines_is_one_section() -> None:
+    from scholargraph.fulltext.model import FullTextDocument
+    from scholargraph.fulltext.pdf import _read_pages
+
+    page = ("1 INTRODUCTION\nWriters draft reports from sources.\n"
+            "2 CHARACTERIZING EXPOSITORY\nWRITING\nExpository writing cites evidence.\n"
+            "3 RESULTS\nTABLE 1\nSUMMARIES HELP less than expected.")
+    document = FullTextDocument(format="pdf")
+    _read_pages([page], document)
+    sections = [block.section for block in document.blocks]
+    assert sections == ["1 Introduction", "2 Characterizing expository writing", "3 Results"]
+    assert document.blocks[1].text == "Expository writing cites evidence."
+    assert document.blocks[2].text.startswith("TABLE 1 SUMMARIES HELP")  # text stays text

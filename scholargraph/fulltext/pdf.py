@@ -169,9 +169,9 @@ def _read_pages(pages: list[str], document: FullTextDocument) -> None:
     abstract: list[str] = []
     for number, text in enumerate(pages, start=1):
         lines: list[str] = []
-        for line in (raw.strip() for raw in text.splitlines()):
-            if not line or _PAGE_NUMBER.match(line):
-                continue
+        kept = [line for line in (raw.strip() for raw in text.splitlines())
+                if line and not _PAGE_NUMBER.match(line)]
+        for line in _join_wrapped_headings(kept):
             heading = _heading(line)
             if heading is not None and not sections.follows(heading[1]):
                 heading = None
@@ -185,6 +185,30 @@ def _read_pages(pages: list[str], document: FullTextDocument) -> None:
     if abstract:
         document.abstract = " ".join(abstract)
     _drop_front_matter(document)
+
+
+def _join_wrapped_headings(lines: list[str]) -> list[str]:
+    """A capitalised numbered heading too long for its column wraps ('2 CHARACTERIZING
+    EXPOSITORY' over 'WRITING'): the capitalised rest is joined back, so the section is named
+    whole and the rest is not read as the first words of its text."""
+    joined: list[str] = []
+    for line in lines:
+        previous = joined[-1] if joined else ""
+        if (previous.isupper() and _NUMBERED.match(previous) and _is_heading_rest(line)
+                and len(previous.split()) + len(line.split()) <= _MAX_HEADING_WORDS):
+            joined[-1] = f"{previous} {line}"
+        else:
+            joined.append(line)
+    return joined
+
+
+def _is_heading_rest(line: str) -> bool:
+    """A short capitalised line that is neither a heading of its own nor holds a number
+    ('TABLE 1' under a heading is a caption)."""
+    plain = re.sub(r"[^a-z ]", "", line.lower()).strip()
+    return (line.isupper() and line[0].isalpha() and len(line.split()) <= 4
+            and not line.endswith((".", ",", ";", ":")) and plain not in KNOWN_HEADINGS
+            and not any(char.isdigit() for char in line))
 
 
 def _heading(line: str) -> tuple[str, str, str | None] | None:
