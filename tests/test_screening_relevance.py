@@ -13,6 +13,7 @@ from scholargraph.rag.embeddings import load_embedder
 from scholargraph.records import Work
 from scholargraph.screening.relevance import (
     FEEDBACK_MIN_RECORDS,
+    Abbreviations,
     concepts,
     criteria_clauses,
     design_reason,
@@ -23,6 +24,7 @@ from scholargraph.screening.relevance import (
     record_text,
     score_records,
     screening_decisions,
+    with_aliases,
 )
 from scholargraph.sources.openalex import work_from_openalex
 from scholargraph.testing import fixture_bytes
@@ -391,3 +393,46 @@ def test_closeness_stands_in_for_a_concept_only_where_some_record_names_it(embed
     beside = screening_decisions(question, None, [segmentation, *records], embedder=embedder)
     assert beside[0].included
     assert [d.included for d in beside[1:]] == [True, True, True]
+
+
+BORDERLINE = "psychotherapy for borderline personality disorder"
+
+
+def test_an_abbreviation_the_library_defines_names_its_concept():
+    defining = ("Schema therapy for borderline personality disorder (BPD)",
+                "Schema therapy reduced BPD severity over three years.")
+    abbreviated = ("Dialectical behaviour therapy in BPD: a randomised trial",
+                   "Self-harm fell by half in BPD.")
+    without = screening_decisions(BORDERLINE, None, [abbreviated])[0]
+    assert not without.included and "borderline personality disorder" in without.reason
+    decisions = screening_decisions(BORDERLINE, None, [defining, abbreviated])
+    assert [d.included for d in decisions] == [True, True]
+
+
+def test_an_abbreviation_defined_two_ways_is_no_alias():
+    found = concepts("rehabilitation in multiple sclerosis")
+    one_way = with_aliases(found, Abbreviations.of(["Gait in multiple sclerosis (MS)."]))
+    assert one_way[1].named_in({"ms", "gait"}) and one_way[1].named_in({"mss"})
+    two_ways = with_aliases(found, Abbreviations.of(["Gait in multiple sclerosis (MS).",
+                                                     "Proteins by mass spectrometry (MS)."]))
+    assert two_ways[1].aliases == frozenset()
+    assert not two_ways[1].named_in({"ms", "rehabilit"})
+    hyphenated = with_aliases(
+        concepts("mesenchymal stem cells for knee osteoarthritis"),
+        Abbreviations.of(["Adipose-derived mesenchymal stem cells (AD-MSCs) were injected."]))
+    assert hyphenated[0].named_in({"ad", "msc"}) and hyphenated[0].named_in({"ad", "mscs"})
+    assert not hyphenated[0].named_in({"ad", "dementia"})  # AD alone is another disease
+
+
+def test_a_question_written_with_abbreviations_is_read_as_the_library_writes_them_out():
+    library = Abbreviations.of([
+        "Mesenchymal stem cells (MSCs) for knee osteoarthritis (OA): a trial",
+        "Bone marrow MSCs in knee osteoarthritis (OA)",
+        "Oral anticoagulants (OA) after surgery"])
+    question = "MSC injections for knee OA"
+    assert library.written_out(question) == (
+        "MSC (mesenchymal stem cells) injections for knee OA (osteoarthritis)")
+    cells, knee = with_aliases(concepts(question), library)
+    assert cells.named_in({"mesenchym", "stem", "cell"}) and cells.named_in({"mscs"})
+    assert knee.named_in({"knee", "osteoarthr"})
+    assert not knee.named_in({"oral", "anticoagul"})

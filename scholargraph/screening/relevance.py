@@ -64,8 +64,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -76,6 +77,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from scholargraph.deterministic.questions import without_review_subtitle
+from scholargraph.deterministic.stance import ACRONYM, long_forms
 from scholargraph.deterministic.text import VERB_PREDICATES
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences, statement_text
@@ -247,6 +249,14 @@ class Concept:
 
     text: str
     stems: frozenset[str]
+    aliases: frozenset[frozenset[str]] = frozenset()
+    """Abbreviations the library defines as the concept's words (:func:`with_aliases`), each
+    as its stemmed parts ("AD-MSCs": "ad", "msc"), all of which a text must name."""
+    written: Mapping[str, frozenset[frozenset[str]]] = field(default_factory=dict, hash=False,
+                                                             compare=False)
+    """Other ways to write one of its words, an abbreviation the question uses: its long forms
+    in the library and its other number, each stemmed, all of whose words a text must name
+    ("OA": "osteoarthritis")."""
 
     def named_in(self, tokens: set[str]) -> bool:
         """Whether a text (its stemmed tokens) names at least half of the concept's words, each
@@ -260,8 +270,11 @@ class Concept:
         the nine shared reviews (excluded-share 0.430 -> 0.467) but kept 0.954 of the includes
         (Bannach-Brown 0.954 -> 0.807; 40-record samples 0.977 -> 0.950, one review 0.82), and
         ranked as before (WSS@95 0.529, held out 0.528); not kept."""
+        if any(alias <= tokens for alias in self.aliases):
+            return True
         named = sum(1 for stem in self.stems
-                    if stem in tokens or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens))
+                    if stem in tokens or not SYNONYMS.get(stem, frozenset()).isdisjoint(tokens)
+                    or any(words <= tokens for words in self.written.get(stem, ())))
         return named >= math.ceil(len(self.stems) / 2)
 
 
@@ -374,6 +387,96 @@ def concepts(question: str) -> list[Concept]:
         if stems and all(stems != c.stems for c in found):
             found.append(Concept(_named_part(phrase), stems))
     return found
+
+
+@dataclass(frozen=True)
+class Abbreviations:
+    """The abbreviations a library's records define, each with the long forms it is given
+    (lower case), as :func:`~scholargraph.deterministic.stance.long_forms` finds them (by
+    their initials: "borderline personality disorder (BPD)"). Both numbers are kept: "MSCs"
+    defined is "MSC" used."""
+
+    long_forms: Mapping[str, Counter[str]]
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Abbreviations:
+        given: dict[str, Counter[str]] = {}
+        for text in texts:
+            for short, long in long_forms(text).items():
+                for form in _singular_and_plural(short):
+                    given.setdefault(form.lower(), Counter())[long.lower()] += 1
+        return cls(given)
+
+    def usual(self, short: str) -> list[str]:
+        """The long forms given in at least ``LONG_FORM_SHARE`` of the definitions of
+        ``short``: "MS" is multiple sclerosis in a library on it, whatever one record on mass
+        spectrometry says."""
+        given = self.long_forms.get(short.lower(), Counter())
+        total = sum(given.values())
+        return [long for long, count in given.most_common() if count >= LONG_FORM_SHARE * total]
+
+    def written_out(self, text: str) -> str:
+        """``text`` (a question) with each abbreviation the library defines followed by its
+        usual long form: "MSCs for knee OA" is embedded as "MSCs (mesenchymal stem cells) for
+        knee OA (osteoarthritis)", which records that write the words are close to."""
+        def full(match: re.Match[str]) -> str:
+            usual = self.usual(match.group(0))
+            return f"{match.group(0)} ({usual[0]})" if usual else match.group(0)
+        return ACRONYM.sub(full, text)
+
+
+LONG_FORM_SHARE = 0.5
+"""Share of an abbreviation's definitions in a library a long form needs to stand for it."""
+
+
+def with_aliases(found: Sequence[Concept], abbreviations: Abbreviations) -> list[Concept]:
+    """The concepts, each with the abbreviations the records define as its words: where
+    "borderline personality disorder (BPD)" is written in the library, a title on "dialectical
+    behaviour therapy for BPD" names the concept. The long form must name every word of the
+    concept (it may name more: "adipose-derived mesenchymal stem cells (ADMSCs)" is a kind of
+    mesenchymal stem cell, but "health technology assessment (HTA)" is not about environmental
+    health), and every definition of the abbreviation in the library must name the concept
+    ("MS" defined as multiple sclerosis in one record and as mass spectrometry in another is
+    no alias of either).
+
+    The other way round, where a question writes a word as an abbreviation ("MSCs for knee
+    OA"), a record names that word with the usual long form the library gives it
+    (:meth:`Abbreviations.usual`; all of its words: "osteoarthritis", "mesenchymal stem
+    cells") or with the abbreviation in its other number ("MSC")."""
+    owners: dict[str, set[int | None]] = {}
+    for short, given in abbreviations.long_forms.items():
+        for long in given:
+            tokens = set(tokenize(long))
+            named = [j for j, concept in enumerate(found) if concept.stems <= tokens]
+            owners.setdefault(short, set()).update(named or [None])
+    return [replace(concept,
+                    aliases=frozenset(frozenset(tokenize(short))
+                                      for short, named in owners.items()
+                                      if named == {j} and tokenize(short)),
+                    written=_written_out(concept.stems, abbreviations))
+            for j, concept in enumerate(found)]
+
+
+def _written_out(stems: frozenset[str], abbreviations: Abbreviations
+                 ) -> dict[str, frozenset[frozenset[str]]]:
+    """Per abbreviation among a concept's words, its usual long forms and its other number,
+    stemmed ("OA": "osteoarthritis")."""
+    written: dict[str, frozenset[frozenset[str]]] = {}
+    for stem in stems:
+        ways = {frozenset({form}) for form in _singular_and_plural(stem)
+                if form != stem and form in abbreviations.long_forms}
+        ways.update(frozenset(tokenize(long)) for long in abbreviations.usual(stem))
+        if ways:
+            written[stem] = frozenset(way for way in ways if way)
+    return written
+
+
+def _singular_and_plural(short: str) -> tuple[str, str]:
+    """An abbreviation in both numbers: "MSCs" is defined where "MSC" is used, and the other
+    way round."""
+    if short.endswith("s") and (short[-2:-1].isupper() or len(short) <= 5):
+        return short[:-1], short
+    return short, f"{short}s"
 
 
 def _split_at_verbs(phrase: str) -> list[str]:
@@ -1097,12 +1200,13 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
     """Every signal of every record, each computed once, from the texts alone (split back into
     title and abstract, :func:`_title_and_abstract`), so that :func:`score_records` and
     :func:`screening_decisions` rank a library alike."""
-    found = concepts(question)
     tokens = [tokenize(text) for text in texts]
     parts = [_title_and_abstract(text) for text in texts]
+    abbreviations = Abbreviations.of(texts)
+    found = with_aliases(concepts(question), abbreviations)
     named = [mentions(found, title, abstract) for title, abstract in parts]
-    query = tokenize(" ".join([question_topic(question), *(criteria.inclusion if criteria
-                                                            else [])]))
+    topic_text = abbreviations.written_out(question_topic(question))
+    query = tokenize(" ".join([topic_text, *(criteria.inclusion if criteria else [])]))
     designs = [record_designs(title, abstract) for title, abstract in parts]
     design = np.array([_design_sign(shown, criteria) for shown in designs], dtype=np.float64)
     lexical = _lexical(tokens, query)
@@ -1112,14 +1216,15 @@ def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
                         design=design)
     if vectors is None:
         vectors = embedder.embed_documents(list(texts))
-    topic = embedder.embed_query(question_topic(question))
+    topic = embedder.embed_query(topic_text)
     clauses = criteria_clauses(criteria) if criteria is not None else []
     closest = None
     if clauses:
         closest = (vectors @ embedder.embed_documents(clauses).T).max(axis=1)
     close = None
     if found:
-        close = _closeness(found, clauses, vectors, embedder, _named_somewhere(found, named))
+        close = _closeness(found, clauses, vectors, embedder, _named_somewhere(found, named),
+                           abbreviations)
     return _Signals(parts=parts, designs=designs, vectors=vectors,
                     meaning=vectors @ _question_vector(topic, criteria, embedder),
                     question=vectors @ topic, criteria=closest, mentions=named, close=close,
@@ -1142,7 +1247,8 @@ def _named_somewhere(found: Sequence[Concept], named: Sequence[Mentions]) -> np.
 
 
 def _closeness(found: Sequence[Concept], clauses: Sequence[str], vectors: np.ndarray,
-               embedder: Embedder, named_somewhere: np.ndarray) -> np.ndarray:
+               embedder: Embedder, named_somewhere: np.ndarray,
+               abbreviations: Abbreviations) -> np.ndarray:
     """records x concepts: whether each record is close to the concept (only for a concept
     some record names, ``named_somewhere``), or to a clause of the inclusion criteria that
     names the concept (always: the criteria are the reviewer's own words for it).
@@ -1151,7 +1257,7 @@ def _closeness(found: Sequence[Concept], clauses: Sequence[str], vectors: np.nda
     criteria, "the effect of a non-acute, non-communicable, environmental exposure on a health
     outcome", and a review of phthalate exposure and puberty addresses it though it names neither
     word and is far from the two words alone."""
-    texts = [c.text for c in found]
+    texts = [abbreviations.written_out(c.text) for c in found]
     owners = list(range(len(found)))
     for clause in clauses:
         tokens = set(tokenize(clause))
