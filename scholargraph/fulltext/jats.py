@@ -24,6 +24,7 @@ from lxml import etree
 
 from scholargraph.errors import InputError
 from scholargraph.fulltext.model import FullTextDocument, Table, TextBlock
+from scholargraph.sources.markup import EXPONENT_MARK, superscript
 
 BODY_SECTION = "Main text"
 """Section of paragraphs that sit directly in ``<body>``, outside any ``<sec>``."""
@@ -399,7 +400,11 @@ def _stub_width(header: list[str], row: list[str]) -> int:
 
 
 def _text(element: etree._Element | None) -> str:
-    """The element's words, floats and left-out elements skipped, whitespace normalised."""
+    """The element's words, floats and left-out elements skipped, whitespace normalised; a
+    superscript exponent marked ('10<sup>7</sup> CFU' is '10^7 CFU', not '107 CFU'), one that
+    is a citation or footnote mark left out (:func:`_is_mark`); a line break a space. An
+    inline formula is read from its MathML, also where it is one of ``<alternatives>`` (beside
+    a TeX or image copy), and a MathML power as one ('10^7', where its text ran '107')."""
     if element is None:
         return ""
     parts: list[str] = []
@@ -409,18 +414,48 @@ def _text(element: etree._Element | None) -> str:
 
 def _collect(element: etree._Element, parts: list[str], top: bool = False) -> None:
     tag = element.tag if isinstance(element.tag, str) else ""
-    skip = not top and (tag in FLOATS or tag in LEFT_OUT)
+    skip = not top and (tag in FLOATS or tag in LEFT_OUT or _is_mark(element))
+    if tag == "break":
+        parts.append(" ")
+    if tag == "alternatives" and element.getparent() is not None \
+            and element.getparent().tag == "inline-formula":
+        skip = True
+        math = element.find("math")
+        if math is not None:
+            _collect(math, parts)
+    if tag == "msup" and len(element) == 2:
+        _collect(element[0], parts)
+        parts.append(EXPONENT_MARK)
+        _collect(element[1], parts)
+        skip = True
     if not skip and isinstance(element.tag, str):
+        start = len(parts)
         if element.text:
             parts.append(element.text)
         for child in element:
             _collect(child, parts)
             if tag in ("caption",) and child.tag == "title":
                 parts.append(" ")
+        if tag == "sup" and not top:
+            parts[start:] = [superscript("".join(parts[:start]), "".join(parts[start:]))]
         if tag in ("td", "th", "list-item", "title", "p") and not top:
             parts.append(" ")
     if not top and element.tail:
         parts.append(element.tail)
+
+
+NOTE_REFS = frozenset({"fn", "table-fn"})
+"""Links to a footnote: their mark ('a', '*', '†') glued to a word or a number ('Footnoteda',
+'62a' in a table cell) is no word of the text, and the footnote itself is left out."""
+
+
+def _is_mark(element: etree._Element) -> bool:
+    """A footnote mark, or a raised citation: an ``<xref>`` in or around a ``<sup>``
+    ('controls<sup><xref>1</xref></sup>' read 'controls1', and after a year '2010^5'), which
+    the text keeps no more than a footnote; a bracketed citation ('[<xref>2</xref>]') stays."""
+    if element.tag == "xref":
+        return element.get("ref-type") in NOTE_REFS or element.find("sup") is not None
+    return element.tag == "sup" and element.find(".//xref") is not None
 
 
 def _clean(text: str) -> str:

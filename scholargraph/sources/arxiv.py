@@ -202,7 +202,31 @@ def works_of(results: Iterable[arxiv.Result]) -> list[Work]:
     return works
 
 
+WITHDRAWN = re.compile(
+    r"\b(?:paper|article|manuscript|submission|preprint|version|work|note)\s+(?:has\s+been|is|was)"
+    r"\s+withdrawn\b|\bwithdrawn\s+by\s+(?:the\s+)?(?:authors?|arxiv|submitter)\b|^\W*withdrawn\b",
+    re.IGNORECASE)
+"""How arXiv's withdrawn entries say so, in the comment or in the abstract that replaces the
+paper's ('This paper has been withdrawn by the author due to an error in Lemma 2',
+'Withdrawn.'): the withdrawal is the last version, and the API gives no other field for it.
+A paper about a withdrawn drug ('the drug was withdrawn from the market') does not match."""
+
+
+def withdrawal(result: arxiv.Result) -> str | None:
+    """The notice of a withdrawn entry ('Withdrawn on arXiv: This paper has been withdrawn
+    ...'), or None; it names the comment, else the abstract's first sentence, which say why."""
+    for text in (result.comment or "", result.summary or ""):
+        if WITHDRAWN.search(text):
+            said = " ".join(text.split())
+            sentence = re.split(r"(?<=\.)\s", said, maxsplit=1)[0]
+            return f"Withdrawn on arXiv: {sentence[:200]}"
+    return None
+
+
 def _work(result: arxiv.Result) -> Work:
+    """A work from an entry; a withdrawn one (:func:`withdrawal`) is flagged as a retracted
+    one is, so a review neither rests a finding on it without saying so nor hides it."""
+    withdrawn = withdrawal(result)
     return Work(
         title=result.title or "(untitled)",
         authors=[_author(author.name) for author in result.authors if author.name],
@@ -215,6 +239,8 @@ def _work(result: arxiv.Result) -> Work:
         sources=["arxiv"],
         kind="preprint",
         journal_ref=result.journal_ref or None,
+        is_retracted=withdrawn is not None,
+        notices=[withdrawn] if withdrawn else [],
     )
 
 

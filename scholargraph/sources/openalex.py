@@ -42,6 +42,7 @@ from scholargraph.sources.base import (
     family_first,
     first_and_any,
 )
+from scholargraph.sources.markup import plain_inline
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
         location = work.get("primary_location") or {}
         source = location.get("source") or {}
         return Work(
-            title=work.get("title") or work.get("display_name") or "(untitled)",
+            title=plain_inline(work.get("title") or work.get("display_name") or "(untitled)"),
             authors=[name for name in map(_author, work.get("authorships") or []) if name],
             year=work.get("publication_year"),
             venue=source.get("display_name"),
@@ -190,12 +191,13 @@ def work_from_openalex(item: dict[str, Any]) -> Work:
 
 
 def _abstract(work: pyalex.Work) -> str | None:
-    """The abstract rebuilt from its inverted index; None when there is none or the index is
-    not word -> positions (the work's other fields are still read)."""
+    """The abstract rebuilt from its inverted index, its inline markup read as a reader
+    would (:func:`~scholargraph.sources.markup.plain_inline`); None when there is none or the
+    index is not word -> positions (the work's other fields are still read)."""
     if not work.get("abstract_inverted_index"):
         return None
     try:
-        return str(work["abstract"]) or None
+        return plain_inline(str(work["abstract"])) or None
     except (TypeError, ValueError, AttributeError, IndexError):
         log.warning("OpenAlex work %s: its abstract index is not word -> positions; read "
                     "without its abstract", work.get("id"))

@@ -48,6 +48,7 @@ from scholargraph.sources.base import (
     clean_terms,
     first_and_any,
 )
+from scholargraph.sources.markup import superscript
 
 log = logging.getLogger(__name__)
 
@@ -311,12 +312,12 @@ def _article_work(article: etree._Element) -> Work:
     if RETRACTED_TYPE in kinds and not any(n.startswith("Retraction in:") for n in notices):
         notices.append("Retracted publication (PubMed publication type)")
     return Work(
-        title=_text(body.find("ArticleTitle")) or _text(body.find("VernacularTitle"))
-        or UNTITLED,
+        title=_unbracketed(_text(body.find("ArticleTitle")))
+        or _text(body.find("VernacularTitle")) or UNTITLED,
         authors=_authors(body.iterfind("AuthorList/Author")),
         year=_year(body),
         venue=_text(body.find("Journal/Title")) or None,
-        abstract=_abstract(body),
+        abstract=_abstract(body) or _abstract(citation, ENGLISH_OTHER_ABSTRACT),
         doi=ids.get("doi") or _text(body.find("ELocationID[@EIdType='doi']")) or None,
         pmid=pmid,
         pmcid=ids.get("pmc"),
@@ -328,6 +329,31 @@ def _article_work(article: etree._Element) -> Work:
         or any(notice.startswith("Retraction in:") for notice in notices),
         notices=notices,
     )
+
+
+PLACEHOLDER_TITLES = frozenset({"not available", "in process citation"})
+"""What MEDLINE prints in square brackets where a record has no English title yet ('[Not
+Available].', '[In Process Citation].'): no title, so the vernacular one (or none) is used."""
+
+
+def _unbracketed(title: str) -> str:
+    """A title without the square brackets MEDLINE puts around an English translation of a
+    title first published in another language ('[Effects of smoking on cells].' is 'Effects of
+    smoking on cells.'): they say where the title came from, not what it is, and a record of the
+    same article from another source prints it without them. Brackets that close before the end
+    ('[18F]FDG PET in lymphoma.') are part of the title and stay."""
+    stripped = title.rstrip(".")
+    if not (stripped.startswith("[") and stripped.endswith("]")):
+        return title
+    if stripped[1:-1].strip().lower() in PLACEHOLDER_TITLES:
+        return ""
+    depth = 0
+    for position, char in enumerate(stripped):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth == 0 and position < len(stripped) - 1:
+            return title
+    inner = stripped[1:-1].strip()
+    return inner + title[len(stripped):] if inner else title
 
 
 def _book_work(book: etree._Element) -> Work:
@@ -367,26 +393,37 @@ def _required(element: etree._Element, path: str) -> etree._Element:
 
 
 MATHML = "{http://www.w3.org/1998/Math/MathML}math"
+SUPERSCRIPT = "sup"
 
 
 def _text(element: etree._Element | None) -> str:
-    """All the text inside ``element``, inline markup (<i>, <sup>) dropped; a MathML formula
-    (which PubMed prints one symbol a line) read as its symbols run together, 'VO2max', not
-    'V . O 2 m a x'."""
+    """All the text inside ``element``, inline markup (<i>, <sub>) dropped; a superscript
+    exponent marked ('10<sup>7</sup>' is '10^7', :func:`~scholargraph.sources.markup.superscript`);
+    a MathML formula (which PubMed prints one symbol a line) read as its symbols run together,
+    'VO2max', not 'V . O 2 m a x'."""
     if element is None:
         return ""
-    if next(element.iter(MATHML), None) is None:
+    if next(element.iter(MATHML, SUPERSCRIPT), None) is None:
         return "".join(element.itertext()).strip()
-    return " ".join(_with_formulas(element).split())
+    return " ".join(_with_formulas(element, []).split())
 
 
-def _with_formulas(element: etree._Element) -> str:
+def _with_formulas(element: etree._Element, parts: list[str]) -> str:
+    """``element``'s text appended to ``parts`` (the text before it), formulas and
+    superscripts read as :func:`_text` says; the element's own text is returned."""
+    start = len(parts)
     if element.tag == MATHML:
-        return "".join(part.strip() for part in element.itertext())
-    parts = [element.text or "" if isinstance(element.tag, str) else ""]
+        parts.append("".join(part.strip() for part in element.itertext()))
+        return parts[-1]
+    parts.append(element.text or "" if isinstance(element.tag, str) else "")
     for child in element:
-        parts += [_with_formulas(child), child.tail or ""]
-    return "".join(parts)
+        _with_formulas(child, parts)
+        parts.append(child.tail or "")
+    own = "".join(parts[start:])
+    if element.tag == SUPERSCRIPT:
+        own = superscript("".join(parts[:start]), own)
+        parts[start:] = [own]
+    return own
 
 
 def _article_ids(id_list: etree._Element | None) -> dict[str, str]:
@@ -423,11 +460,21 @@ def _year(body: etree._Element) -> int | None:
     return None
 
 
-def _abstract(body: etree._Element) -> str | None:
-    """Abstract sections joined, each with its label (OBJECTIVE: ..., METHODS: ...)."""
+ENGLISH_OTHER_ABSTRACT = "OtherAbstract[@Language='eng']"
+"""Where a record without an ``Abstract`` may still have one in English: an ``OtherAbstract``
+(beside ``MedlineCitation``'s ``Article``) that a publisher, NASA or the Kennedy Institute
+supplied; other languages' abstracts are left to a reader of those languages."""
+
+
+def _abstract(body: etree._Element, path: str = "Abstract") -> str | None:
+    """Abstract sections joined, each with its label (OBJECTIVE: ..., METHODS: ...); a section
+    NLM categorised without printing a label is named by its category (``NlmCategory``,
+    'CONCLUSIONS'), never 'UNASSIGNED', so a structured abstract keeps every part's name."""
     parts = []
-    for section in body.iterfind("Abstract/AbstractText"):
-        text, label = _text(section), section.get("Label")
+    for section in body.iterfind(f"{path}/AbstractText"):
+        category = section.get("NlmCategory", "")
+        text = _text(section)
+        label = section.get("Label") or (category if category != "UNASSIGNED" else None)
         if text:
             parts.append(f"{label}: {text}" if label else text)
     return " ".join(parts) or None
