@@ -201,7 +201,8 @@ def add_update_command(commands: Any) -> None:
                         help="search from this day, YYYY-MM-DD (default: the review's day)")
     for name, extra in (("offline", {}), ("max_results", {"type": int}),
                         ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
-                        ("no_cache", {})):
+                        ("no_cache", {}), ("library", {"metavar": "PATH"}),
+                        ("criteria", {})):
         option = defaults[name]
         kwargs: dict[str, Any] = {"dest": name, "default": option.default,
                                   "help": option.metadata["description"], **extra}
@@ -223,7 +224,7 @@ def run_update(args: argparse.Namespace) -> int:
 
     options = {name: getattr(args, name)
                for name in ("offline", "max_results", "model", "full_text", "no_cache",
-                            "sources")}
+                            "sources", "library", "criteria")}
     try:
         report = update(args.directory, since=args.since, on_progress=progress_callback(args),
                         **options)

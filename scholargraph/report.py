@@ -38,6 +38,7 @@ from scholargraph.records import (
     Work,
     passage_location,
 )
+from scholargraph.screening.relevance import read_criteria
 from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
@@ -212,6 +213,9 @@ class Report(Record):
     stop_reason: str = ""
     notes: list[str] = Field(default_factory=list)
     citation_style: str = Field("apa", description="Style of the formatted reference lists")
+    criteria: str | None = Field(
+        None, description="The eligibility criteria the records were screened against, as text "
+        "(read from the file when one was given): an update screens its new records by them")
     counts: ReviewCounts = Field(default_factory=ReviewCounts,
                                  description="The numbers the summary and the CLI report")
     searched_through: str = Field(
@@ -375,6 +379,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         stop_reason=state.get("stop_reason", ""),
         notes=list(dict.fromkeys(state.get("notes", []))),
         citation_style=context.citation_style,
+        criteria=read_criteria(context.criteria).text if context.criteria else None,
         counts=review_counts(findings, dict(state.get("prisma", {})), len(references)),
     )
 

@@ -93,7 +93,10 @@ def update(directory: str | Path, *, since: str | None = None,
     folder = Path(directory).expanduser()
     earlier = read_review(folder)
     start = check_day(since, "--since") if since else date.fromisoformat(earlier.day)
-    sources = update_sources(earlier, options.pop("sources", None), directory)
+    sources = update_sources(earlier, options.pop("sources", None), directory,
+                             options.get("library"))
+    if options.get("criteria") is None and earlier.criteria:  # the review's own, unless given
+        options["criteria"] = earlier.criteria
     values = {"sources": sources, "style": earlier.citation_style, **options,
               "added_since": start.isoformat()}
     run = start_review(earlier.question, on_progress=on_progress, **values)
@@ -112,22 +115,31 @@ def update(directory: str | Path, *, since: str | None = None,
 
 
 def update_sources(earlier: Report, requested: list[str] | None,
-                   directory: str | Path) -> list[str]:
+                   directory: str | Path, library: str | Path | None = None) -> list[str]:
     """The sources an update searches: those named (``--sources``), else those the review
     searched, less a local library (``NOT_REPEATED``: it adds no records by itself). A review
     of a library alone has none left, and searching every service instead would fill the
     scientist's review with records from services they never chose: that is an
-    :class:`InputError` naming the way on."""
+    :class:`InputError` naming the way on. With ``library`` (``--library NEW``: the export of
+    the scientist's search run again), the library besides those services (none for a review of
+    a library alone): a systematic reviewer updates a review by running their database searches
+    again, and the update screens that export whole and folds in what the review does not hold
+    yet."""
+    if library:  # the new records are the scientist's own export: screened whole
+        services = [name for name in requested or earlier.sources_searched
+                    if name not in NOT_REPEATED and name in source_names()]
+        return ["library", *services]
     if requested:
         repeated = [name for name in requested if name in NOT_REPEATED]
         if repeated:
-            raise InputError(f"an update does not search {repeated[0]} again: run the review "
-                             "again on the new records (scholargraph review ... --library PATH)")
+            raise InputError(f"an update does not search {repeated[0]} again: give the new "
+                             "export of your search (scholargraph update DIR --library NEW.ris)")
         return requested
     known = set(source_names()) - set(NOT_REPEATED)
     sources = [name for name in earlier.sources_searched if name in known]
-    way_on = ("name the services to search for new records (scholargraph update "
-              f"{directory} --sources pubmed,openalex) or run the review again on the new records")
+    way_on = ("give the new export of your search (scholargraph update "
+              f"{directory} --library NEW.ris) or name the services to search for new records "
+              "(--sources pubmed,openalex)")
     if not earlier.sources_searched:
         raise InputError(f"{directory} records no source it searched: {way_on}")
     if not sources:

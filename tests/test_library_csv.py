@@ -64,3 +64,19 @@ def test_review_library_csv_screens_every_row(replay, export: Path, tmp_path: Pa
     assert report["prisma"]["identified"]["library"] == len(corpus())
     assert report["search_log"][0]["source"] == "library"
     assert "library: 1 query -> 30 records" in capsys.readouterr().err
+
+
+def test_rows_without_a_title_are_counted_by_line_not_dropped_silently(tmp_path: Path, caplog):
+    """A database export holds a row with an abstract and no title (one of the 258 records of a
+    real pharmacology review has one): it cannot be screened by title, and the person is told
+    which line it is on, as the RIS and BibTeX readers count theirs."""
+    path = tmp_path / "export.csv"
+    path.write_text('sep=,\ntitle,abstract\n"A trial of drug X",One abstract.\n'
+                    ',"An abstract with\na line break, and no title."\n\n'
+                    '"A cohort of drug Y",Another.\n,No title either.\n', encoding="utf-8")
+    with caplog.at_level("WARNING", logger="scholargraph.sources.library"):
+        records = read_library(path)
+    assert [record.work.title for record in records] == ["A trial of drug X", "A cohort of drug Y"]
+    warned = [r.getMessage() for r in caplog.records if "without a title" in r.getMessage()]
+    assert warned == [f"{path}: 2 record(s) without a title left out (line 4, 8; a record is "
+                      "cited and screened by its title)"]

@@ -28,10 +28,12 @@ from scholargraph.cli import main
 from scholargraph.screening import learner
 from scholargraph.screening.labels import LabelsError, append_label, read_labels
 from scholargraph.screening.learner import Ranker, build_features, normal_scores
+from scholargraph.screening.records import read_library
 from scholargraph.screening.relevance import standardised
-from scholargraph.screening.session import criteria_terms, open_session
+from scholargraph.screening.session import criteria_terms, open_session, screen
 from scholargraph.screening.stopping import (
     CONFIDENCE,
+    ESTIMATE_MIN,
     MIN_SCREENED,
     estimate,
     knee_ratio,
@@ -125,9 +127,12 @@ def test_versions_are_one_decision_and_labels_are_learned(library, tmp_path):
     assert all(scores[crowdsourcing[0]["title"]] > scores[title] for title in excluded)
     assert session.summary().found == 1
     estimate = session.summary_lines()[1]
-    assert session.summary().estimated_recall is not None
-    assert "; the 1 included so far are about " in estimate
-    assert estimate.endswith("% of the relevant works")
+    assert session.summary().estimated_recall is None  # three decisions tell no falling rate
+    assert estimate.startswith("estimated relevant works left: not estimated before 150 "
+                               "decisions (3 so far"), estimate
+    assert "% of the relevant works" not in estimate
+    # a p-value is not the chance that recall is below the target: the line names the hypothesis
+    assert "(hypothesis 'recall below 95%': p = " in session.summary_lines()[2]
 
 
 def test_a_run_with_new_labels_reads_the_kept_features(library, tmp_path, monkeypatch):
@@ -174,6 +179,33 @@ def test_a_csv_library_and_labels_by_its_record_ids(tmp_path):
                            ].record_id == "r4"
 
 
+def test_the_ris_files_carry_the_record_ids_the_labels_use(tmp_path):
+    """A person who reads to-screen.ris in a reference manager labels each record by the ID it
+    shows there; with the CSV's own record ids, and no DOI on some records, every ID must name
+    its record (a citation key from the title, 'crowdsourcing', named none)."""
+    import rispy
+
+    library = tmp_path / "records.csv"
+    with library.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["record_id", "title", "abstract", "doi"])
+        for number, work in enumerate(corpus_works()):
+            writer.writerow([f"r{number}", work["title"], work["abstract"] or "",
+                             work["doi"] if number % 3 else ""])
+    out = tmp_path / "out"
+    session = screen(library, QUESTION, out=out, batch=8)
+    shown = rispy.loads((out / "to-screen.ris").read_text(encoding="utf-8"))
+    assert [entry["id"] for entry in shown] == [row["record_id"] for row in read_table(out)[:8]]
+    assert [record.work.title for record in read_library(out / "to-screen.ris")] == \
+        [entry["title"] for entry in shown]  # the project's own reader takes it back too
+    labels = tmp_path / "labels.csv"
+    labels.write_text("".join(f"{entry['id']},{int(i < 2)}\n" for i, entry in enumerate(shown)))
+    session = screen(library, QUESTION, labels=labels, out=out)
+    assert session.unmatched == [] and len(session.decisions) == 8
+    included = rispy.loads((out / "included.ris").read_text(encoding="utf-8"))
+    assert [entry["id"] for entry in included] == [shown[0]["id"], shown[1]["id"]]
+
+
 @pytest.mark.parametrize(("content", "message"), [
     ("record_id,label\ndoi:10.2196/28749,yes\n", "labels.csv:2: the label of "
                                                  "'doi:10.2196/28749' is 'yes', not 1 or 0"),
@@ -203,6 +235,18 @@ def test_unreadable_labels_and_library_exit_2(library, tmp_path, capsys):
     assert "no record with a title" in capsys.readouterr().err
 
 
+def test_labels_by_pmid_as_pubmed_shows_it(library, tmp_path):
+    """A person copying ids from PubMed writes the bare number: it names the work holding that
+    PMID (the recorded corpus holds nine), as 'pmid:N' does; a number no work holds is unmatched."""
+    with_pmid = [work for work in corpus_works() if work.get("pmid")]
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"{with_pmid[0]['pmid']},1\npmid:{with_pmid[1]['pmid']},0\n1,0\n")
+    session = open_session(library, QUESTION, labels=labels)
+    decided = {session.entries[i].work.pmid: inc for i, inc in session.decisions.items()}
+    assert decided == {with_pmid[0]["pmid"]: True, with_pmid[1]["pmid"]: False}
+    assert session.unmatched == ["1"]
+
+
 def test_unmatched_ids_are_counted_in_a_warning(library, tmp_path, capsys):
     labels = tmp_path / "labels.csv"
     labels.write_text("doi:10.2196/28749,1\ndoi:10.9999/none,0\npmid:1,0\n")
@@ -210,7 +254,8 @@ def test_unmatched_ids_are_counted_in_a_warning(library, tmp_path, capsys):
     assert main(["screen", str(library), "--question", QUESTION, "--labels", str(labels),
                  "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "2 ids in" in err and "match no record" in err and "'doi:10.9999/none'" in err
+    assert "2 ids in" in err and "match no record" in err
+    assert "(first: 'doi:10.9999/none' on line 2, 'pmid:1' on line 3)" in err  # to mend them
     assert json.loads((out / "summary.json").read_text())["unmatched_labels"] == 2
     labels.write_text("doi:10.2196/28749,1\npmid:1,0\n")
     assert main(["screen", str(library), "--question", QUESTION, "--labels", str(labels),
@@ -234,6 +279,26 @@ def test_labels_file_round_trip(tmp_path):
         ("x", True), ("y", False), ("x", None)]
     with pytest.raises(LabelsError, match="cannot be read"):
         read_labels(tmp_path)
+
+
+def test_a_labels_file_saved_by_excel_with_semicolons_or_tabs(tmp_path):
+    """Excel saves a CSV with semicolons where the decimal mark is a comma (a person editing
+    the labels between runs in such a locale), and a column copied from a spreadsheet holds
+    tabs: both are read, and a decision appended keeps the file's separator. A DOI holding a
+    semicolon (an old Wiley 'SICI' one) in a comma file stays whole."""
+    path = tmp_path / "labels.csv"
+    path.write_bytes("\ufeffrecord_id;label\r\nr4;1\r\nr0;0\r\n".encode())
+    assert [(label.record, label.included) for label in read_labels(path)] == [
+        ("r4", True), ("r0", False)]
+    append_label(path, "r9", None)
+    assert path.read_text(encoding="utf-8-sig").splitlines()[-1] == "r9;"
+    assert read_labels(path)[-1].included is None
+    tabbed = tmp_path / "tabbed.csv"
+    tabbed.write_text("r4\t1\nr0\t0\n")
+    assert [label.included for label in read_labels(tabbed)] == [True, False]
+    sici = tmp_path / "sici.csv"
+    sici.write_text("10.1002/(SICI)1097-4636(199603)31:3<1::AID-JBM1>3.0.CO;2-X,1\n")
+    assert read_labels(sici)[0].record.endswith("3.0.CO;2-X")
 
 
 # ---------------------------------------------------------------- the ranking
@@ -288,6 +353,22 @@ def test_knee_says_stop_once_relevant_records_have_thinned_out():
     assert stop.estimated_recall is not None and stop.estimated_recall > 0.9
     # the cautious bound: none found in the 200 since the knee, plus one, over the 1,765 left
     assert stop.left_at_most == pytest.approx(1765 / 200)
+
+
+def test_no_recall_is_claimed_from_a_handful_of_decisions():
+    """One include and one exclude once gave 'estimated relevant left 0.0' in the interactive
+    status line, and 4 relevant in the first 10 screened 'about 99% of the relevant works'
+    where 10% were found: the decay is fitted only from ESTIMATE_MIN decisions; the cautious
+    bound is given from the first, and the whole library decided needs no estimate."""
+    few = estimate([True, False], total=257)
+    assert few.estimated_left is None and few.estimated_recall is None
+    assert few.left_at_most == pytest.approx(255)  # one found since the knee, over the rest
+    early = [True] * 4 + [False] * 6
+    assert estimate(early, total=271).estimated_recall is None
+    fitted = estimate(early + [False] * (ESTIMATE_MIN - 10), total=271)
+    assert fitted.estimated_left is not None and fitted.estimated_recall is not None
+    whole = estimate([True] * 3 + [False] * 7, total=10)
+    assert whole.estimated_left == 0 and whole.estimated_recall == 1
 
 
 def test_knee_says_continue_while_relevant_records_keep_coming():

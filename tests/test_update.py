@@ -406,3 +406,46 @@ def test_a_review_of_a_library_alone_is_updated_only_from_the_services_named(
     assert "openalex" in searched and searched <= {"library", "openalex"}
     with pytest.raises(InputError, match="records no source it searched"):
         update_sources(earlier.model_copy(update={"sources_searched": []}), None, folder)
+
+
+def test_a_review_of_a_library_is_updated_from_the_new_export_of_its_search(
+        tmp_path: Path) -> None:
+    """A systematic reviewer updates a review by running their database search again: the new
+    export holds the records already screened and those added since. ``update DIR --library
+    NEW`` screens it whole by the review's own criteria (kept in review.json), counts what the
+    review already had, and adds only the rest. The libraries are the 30 recorded OpenAlex works
+    of the replay fixtures: the first 18 the earlier export, all 30 the new one."""
+    from scholargraph.sources.library import WORK_FIELDS
+    from scholargraph.sources.openalex import work_from_openalex
+    from scholargraph.testing import fixture_path
+
+    items = json.loads(fixture_path("openalex/peneira_works.json").read_text())["results"]
+    works = [{key: value for key, value in work_from_openalex(item).model_dump(mode="json")
+              .items() if key in WORK_FIELDS} for item in items]
+    old, new = tmp_path / "search-2023.jsonl", tmp_path / "search-2024.jsonl"
+    old.write_text("".join(json.dumps(work) + "\n" for work in works[:18]))
+    new.write_text("".join(json.dumps(work) + "\n" for work in works))
+    criteria = "We included studies of surveillance of infectious disease outbreaks."
+    folder = tmp_path / "review"
+    earlier = review(QUESTION, sources=["library"], library=str(old), criteria=criteria,
+                     offline=True, max_iterations=1, out=folder)
+    assert earlier.criteria == criteria
+    assert main(["update", str(folder), "--offline", "--library", str(new), "--quiet"]) == 0
+    report = Report.model_validate_json((folder / "review.json").read_text(encoding="utf-8"))
+    assert report.criteria == criteria  # the review's own criteria, not given again
+    assert report.update is not None
+    prisma = report.update.prisma
+    assert prisma.identified == {"library": 30}  # every record of the new export considered
+    with (folder / "screening.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    this_run = [row for row in rows if row["screened_on"] == report.day]
+    assert len(this_run) == prisma.screened and len(rows) == len(this_run) + len(earlier.screening)
+    again = {row["work_id"] for row in this_run if row["decision"] == "included"} & \
+        {paper.id for paper in earlier.papers}
+    assert prisma.duplicates_of_earlier == len(again) > 0  # counted once, not added twice
+    assert len(report.papers) == len({p.id for p in earlier.papers} | {
+        row["work_id"] for row in this_run if row["decision"] == "included"})
+    # a review of services and a library searches its services again beside the new export
+    both = report.model_copy(update={"sources_searched": ["library", "pubmed"]})
+    assert update_sources(both, None, folder, new) == ["library", "pubmed"]
+    assert update_sources(both, ["openalex"], folder, new) == ["library", "openalex"]

@@ -3,9 +3,9 @@
 Types: ``JOUR`` for journal articles, ``CHAP`` for book chapters (the book in ``T2``), ``BOOK``
 for books (the publisher in ``PB``), ``UNPB`` (unpublished work) for preprints, ``ELEC`` for web
 pages, ``NEWS`` for news items (with their date in ``DA``), ``DATA`` for Materials Project
-records, ``GEN`` for anything else. ``ID`` carries the
-citation key shared with BibTeX and CSL-JSON; ``AN`` the PubMed id; ``N1`` the other identifiers
-and a retraction notice.
+records, ``GEN`` for anything else. ``ID`` carries the citation key shared with BibTeX and
+CSL-JSON (or the record id a screening's labels use); ``AN`` the PubMed id; ``N1`` the other
+identifiers and a retraction notice.
 """
 
 from __future__ import annotations
@@ -95,7 +95,11 @@ def _notes(work: Work) -> list[str]:
     return notes
 
 
-def dumps(works: list[Work]) -> str:
-    """The works as an RIS file, in the given order."""
-    records = [record(work, key) for work, key in zip(works, citation_keys(works))]
+def dumps(works: list[Work], ids: list[str] | None = None) -> str:
+    """The works as an RIS file, in the given order; ``ID`` is each one's citation key, or
+    the id given for it in ``ids`` (``scholargraph screen`` gives the record id its labels
+    file names the work by, so that a record read in a reference manager is labelled by the
+    ``ID`` it shows there, with or without a DOI)."""
+    keys = ids if ids is not None else citation_keys(works)
+    records = [record(work, key) for work, key in zip(works, keys, strict=True)]
     return rispy.dumps(records, implementation=_PlainRisWriter)

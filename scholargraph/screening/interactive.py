@@ -28,6 +28,7 @@ from rich.text import Text
 
 from scholargraph.rag.ranking import tokenize
 from scholargraph.screening.session import ScreeningSession
+from scholargraph.screening.stopping import ESTIMATE_MIN
 
 RERANK_EVERY = 10
 KEYS = {"i": "include", "y": "include", "e": "exclude", "n": "exclude", "x": "exclude",
@@ -69,7 +70,8 @@ def record_view(session: ScreeningSession, index: int, position: str) -> Table:
 
 def status_line(session: ScreeningSession) -> str:
     stop = session.summary()
-    left = "?" if stop.estimated_left is None else f"{stop.estimated_left:.1f}"
+    left = (f"? (from {ESTIMATE_MIN} decisions)" if stop.estimated_left is None
+            else f"{stop.estimated_left:.1f}")
     return (f"{stop.found} included, {stop.screened - stop.found} excluded, "
             f"{stop.total - stop.screened} to screen; estimated relevant left {left}; "
             f"verdict: {stop.verdict}")

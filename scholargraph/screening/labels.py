@@ -14,6 +14,10 @@ record is ranked and shown again in a later session, and, being the later line, 
 earlier 1 or 0 for that record; it is never an error. Writing it keeps every key the person
 pressed in the file, so a killed session loses nothing, the undecided ones included.
 
+Columns are separated by commas, or by the semicolons or tabs of the first line when it holds
+no comma (Excel saves semicolons where the decimal mark is a comma); ``--interactive`` appends
+with the file's own separator.
+
 A header is a first line whose label cell is not 1 or 0 and names the column (``label``,
 ``included``, ``label_included`` or ``decision``); the id column is then the one named
 ``record_id``, ``id`` or ``doi`` (else the first). Blank lines and lines starting with ``#`` are
@@ -62,7 +66,7 @@ def read_labels(path: Path) -> list[Label]:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise LabelsError(f"labels file {path} cannot be read ({reason}); give a CSV of "
                           "record id and 1 or 0") from exc
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = list(csv.reader(io.StringIO(text), delimiter=delimiter(text)))
     id_col, label_col, first = _columns(rows)
     labels = []
     for number, row in enumerate(rows[first:], start=first + 1):
@@ -71,6 +75,21 @@ def read_labels(path: Path) -> list[Label]:
             continue
         labels.append(_label(path, number, cells, id_col, label_col))
     return labels
+
+
+SEPARATORS = (";", "\t")
+"""What separates the columns when the first line has no comma: Excel saves a CSV with
+semicolons where the decimal mark is a comma, and a copy from a spreadsheet holds tabs."""
+
+
+def delimiter(text: str) -> str:
+    """The file's column separator: a comma when its first line (blank lines and comments
+    aside) holds one, else a semicolon or tab it holds, else a comma."""
+    first = next((line for line in text.splitlines()
+                  if line.strip() and not line.lstrip().startswith("#")), "")
+    if "," in first:
+        return ","
+    return next((separator for separator in SEPARATORS if separator in first), ",")
 
 
 def _columns(rows: list[list[str]]) -> tuple[int, int, int]:
@@ -107,9 +126,11 @@ def append_label(path: Path, record: str, included: bool | None) -> None:
     """Add one decision to the file at once (a header first if the file is new), flushed to
     disk, so a session killed after it loses nothing; ``None`` (undecided) is an empty label."""
     new = not path.exists() or path.stat().st_size == 0
-    unended = not new and not path.read_bytes().endswith(b"\n")
+    held = b"" if new else path.read_bytes()
+    unended = not new and not held.endswith(b"\n")
+    separator = delimiter(held.decode("utf-8-sig", errors="replace"))
     with path.open("a", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
+        writer = csv.writer(handle, delimiter=separator)  # the file's own, as Excel saved it
         if new:
             writer.writerow(HEADER)
         elif unended:  # a file the person edited without a final line break

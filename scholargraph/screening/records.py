@@ -98,7 +98,9 @@ def label_key(value: str) -> str:
 
 
 def resolve(entries: list[Entry], ids: list[str]) -> list[int | None]:
-    """For each id, the index of the entry it names, or None."""
+    """For each id, the index of the entry it names, or None: a record's own id first, then
+    a DOI in any spelling, then a bare number as a PMID (copied from PubMed, which shows it
+    so)."""
     index: dict[str, int] = {}
     for position, entry in enumerate(entries):
         for alias in entry.aliases:
@@ -109,5 +111,7 @@ def resolve(entries: list[Entry], ids: list[str]) -> list[int | None]:
         hit = index.get(key)
         if hit is None and (doi := normalize_doi(value)):
             hit = index.get(doi.lower())
+        if hit is None and key.isdigit():  # a PMID as PubMed shows it, when no row has that id
+            hit = index.get(f"pmid:{key}")
         found.append(hit)
     return found

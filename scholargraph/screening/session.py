@@ -47,7 +47,7 @@ from scholargraph.screening.learner import (
 )
 from scholargraph.screening.records import Entry, merge_records, read_library, resolve
 from scholargraph.screening.relevance import Criteria, read_criteria, record_text, score_records
-from scholargraph.screening.stopping import StopEstimate, estimate
+from scholargraph.screening.stopping import ESTIMATE_MIN, StopEstimate, estimate
 from scholargraph.settings import Settings, get_settings
 from scholargraph.wording import counted
 
@@ -182,9 +182,8 @@ class ScreeningSession:
         order = np.lexsort((np.arange(len(self.scores)), -self.scores))
         contents = {
             "screening.csv": self._table([int(i) for i in order]),
-            "to-screen.ris": ris.dumps([self.entries[i].work for i in self.to_screen(batch)]),
-            "included.ris": ris.dumps([self.entries[i].work for i, inc in self.decisions.items()
-                                       if inc]),
+            "to-screen.ris": self._ris(self.to_screen(batch)),
+            "included.ris": self._ris([i for i, inc in self.decisions.items() if inc]),
             "summary.json": json.dumps(self.summary_record(), indent=2) + "\n",
         }
         paths = {}
@@ -192,6 +191,12 @@ class ScreeningSession:
             paths[name] = directory / name
             paths[name].write_text(text, encoding="utf-8")
         return paths
+
+    def _ris(self, indexes: list[int]) -> str:
+        """The works as RIS, each ``ID`` the record id screening.csv shows and a label names
+        (a reference manager shows it; a citation key from the title would match no label)."""
+        return ris.dumps([self.entries[i].work for i in indexes],
+                         ids=[self.entries[i].record_id for i in indexes])
 
     def _table(self, order: list[int]) -> str:
         buffer = io.StringIO()
@@ -217,15 +222,20 @@ class ScreeningSession:
     def summary_lines(self) -> list[str]:
         """The summary as a person reads it."""
         stop = self.summary()
-        recall = (f"; the {stop.found} included so far are about "
-                  f"{stop.estimated_recall:.0%} of the relevant works"
-                  if stop.estimated_recall is not None else "")
-        left = "unknown before any decision" if stop.estimated_left is None else \
-            f"{stop.estimated_left:.1f}"
+        recall = (f"; if the chance of a relevant work keeps falling as it has, the "
+                  f"{stop.found} included so far are about {stop.estimated_recall:.0%} of the "
+                  "relevant works" if stop.estimated_recall is not None else "")
+        if not stop.screened:
+            left = "unknown before any decision"
+        elif stop.estimated_left is None:
+            left = (f"not estimated before {ESTIMATE_MIN} decisions ({stop.screened} so far: "
+                    "too few to tell how fast relevant works thin out)")
+        else:
+            left = f"{stop.estimated_left:.1f}"
         if stop.left_at_most is not None:
-            left += f" (at most {stop.left_at_most:.0f} if the rate since the knee held)"
+            left += f"; at most {stop.left_at_most:.0f} if the rate since the knee held"
         tested = "" if stop.recall_p is None else \
-            f" (p = {stop.recall_p:.3g} that recall is below {stop.recall_target:.0%})"
+            f" (hypothesis 'recall below {stop.recall_target:.0%}': p = {stop.recall_p:.3g})"
         return [
             f"{len(self.entries)} works ({sum(e.records for e in self.entries)} records): "
             f"{stop.found} included, {stop.screened - stop.found} excluded, "
@@ -267,14 +277,17 @@ def _labels(path: Path | None, create: bool) -> list[Label]:
 def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | None) -> None:
     """Decisions from the labels file; ids matching no work are counted in a warning."""
     found = resolve(session.entries, [label.record for label in given])
+    lines: list[int] = []
     for label, index in zip(given, found, strict=True):
         if index is None:
             session.unmatched.append(label.record)
+            lines.append(label.line)
             continue
         session.record(index, label.included)
         session.label_lines[index] = label.line
     if session.unmatched:
-        shown = ", ".join(repr(r) for r in session.unmatched[:3])
+        shown = ", ".join(f"{record!r} on line {line}"
+                          for record, line in zip(session.unmatched[:3], lines, strict=False))
         many = len(session.unmatched) > 1
         message = (f"{counted(len(session.unmatched), 'id')} in {path} "
                    f"{'match' if many else 'matches'} no record of the library "

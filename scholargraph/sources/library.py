@@ -301,19 +301,27 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
     a work and the id its row gives it, if any: one reader for ``review --library`` and
     ``screen``, the same columns (:data:`CSV_COLUMNS`), the same refusal of a file with no
     title column."""
-    text = read_text(path)
+    whole = read_text(path)
+    text = whole
     if declared := _SEPARATOR_LINE.match(text):  # Excel's 'sep=;' first line
         text = text[declared.end():]
     text = _from_header(text, declared.group(1) if declared else None)
-    rows = list(csv.DictReader(io.StringIO(text), delimiter=declared.group(1) if declared
-                               else _delimiter(text)))
+    skipped = whole.count("\n") - text.count("\n")  # lines above the header
+    reader = csv.DictReader(io.StringIO(text), delimiter=declared.group(1) if declared
+                            else _delimiter(text))
+    rows, lines = [], []
+    for row in reader:  # each row's first line: where it ends, less the line breaks it holds
+        rows.append(row)
+        breaks = sum(cell.count("\n") for cell in row.values() if isinstance(cell, str))
+        lines.append(skipped + reader.line_num - breaks)
     header = {(name or "").strip().lower() for name in (rows[0] if rows else {})}
     if not header & set(CSV_COLUMNS["title"]):
         raise LibraryError(f"{path}: a table library needs a header with a 'title' column (and "
                            "'abstract'); no such column was found (comma-, semicolon- or "
                            "tab-separated)")
     found = []
-    for row in rows:
+    untitled = []
+    for row, line in zip(rows, lines, strict=True):
         cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()
                  if isinstance(v, str)}
         value = {field: next((cells[c] for c in columns if cells.get(c)), "")
@@ -327,7 +335,25 @@ def csv_rows(path: Path) -> list[tuple[Work, str | None]]:
                      found_via=f"library file {path.name}")
         if work is not None:
             found.append((work, value["id"] or None))
+        elif any(cells.values()):
+            untitled.append(line)
+    if untitled and found:  # none at all is refused by the caller, in one line
+        _warn_untitled_rows(path, untitled)
     return found
+
+
+UNTITLED_SHOWN = 5
+"""Lines named in the warning about rows without a title; the rest are counted."""
+
+
+def _warn_untitled_rows(path: Path, lines: list[int]) -> None:
+    """Say which rows of a table were left out for want of a title, by line, as the other
+    formats' readers count theirs: a row a reviewer exported is a record they expect screened,
+    and one left out silently is a record never judged."""
+    shown = ", ".join(str(line) for line in lines[:UNTITLED_SHOWN])
+    more = f" and {len(lines) - UNTITLED_SHOWN} more" if len(lines) > UNTITLED_SHOWN else ""
+    log.warning("%s: %d record(s) without a title left out (line %s%s; a record is cited and "
+                "screened by its title)", path, len(lines), shown, more)
 
 
 _SEPARATOR_LINE = re.compile(r"\A\s*sep=(.)\s*\n", re.IGNORECASE)
