@@ -151,6 +151,17 @@ class Work(Record):
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value if value and value.strip() else None
+
+    @field_validator("abstract", mode="after")
+    @classmethod
+    def _without_heading(cls, value: str | None) -> str | None:
+        """The abstract without the word "Abstract" its export printed before it, often glued
+        to its first word ("AbstractYouth with inflammatory bowel disease ...", PsycINFO
+        records in RIS): it is a heading, and a sentence quoted from the abstract must not
+        begin with it."""
+        if value is None:
+            return None
+        return _ABSTRACT_HEADING.sub("", value, count=1) or None
     cited_by_count: int | None = None
     is_retracted: bool = False
     oa_url: str | None = Field(
@@ -423,6 +434,13 @@ class SearchLogEntry(Record):
     """No connection could be made (refused, host not found): the source's other queries, this
     round and later, are skipped instead of failing the same way one by one."""
     at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+_ABSTRACT_HEADING = re.compile(r"^\s*(?:Abstract|ABSTRACT)(?:\s*[:.\u2014-]\s*|\s+(?=[A-Z])"
+                               r"|(?=[A-Z][a-z]))")
+"""The heading "Abstract" opening an abstract field: followed by a colon or stop, by a
+capitalised word, or glued to one ("AbstractYouth"); "Abstracts of ..." and "Abstract
+reasoning ..." are words of the text."""
 
 
 def _cleaned(value: object) -> object:

@@ -205,3 +205,28 @@ def test_a_materials_review_carries_the_materials_project_band_gap(replay, tmp_p
     assert "credibility 0.6" in references and "curated database" in references
     page = (tmp_path / "out" / "review.html").read_text()
     assert "<h2>Evidence table</h2>" in page and "band gap (computed)" in page
+
+
+def test_the_table_gives_a_prediction_studys_performance_not_its_age_bound():
+    """A prediction study's Methods sentence ("Methods Among 35,116 individuals aged over 19
+    years ...") once gave the row "methods individuals aged | 19 | years": the label is no word
+    of the measure, an age bound is whom the study took in, and the study's value is its AUC."""
+    study = Work(title="Machine learning to predict suicide ideation from a national survey",
+                 year=2018, doi="10.1000/ideation",
+                 abstract="Methods Among 20,000 adults aged over 19 years of a national health "
+                          "survey, we selected 4,000 by random down-sampling. Results The model "
+                          "predicted suicide ideation with an area under the curve (AUC)=0.84 "
+                          "and an accuracy of 0.79.")
+    intent = Intent(kind="factual", domains=["biomedical"], wants_data=True,
+                    keywords=["suicide ideation", "national survey data"])
+    passages = chunk_work(study)
+    [row] = extract_rows("Machine learning predicts suicide ideation from national survey data.",
+                         intent, passages)
+    assert (row.measure, row.value, row.unit) == ("AUC", "0.84", "")
+    assert row.quote.startswith("The model predicted")
+    methods = (study.abstract or "").split(" Results")[0]
+    methods_only = study.model_copy(update={"abstract": methods})
+    sampled = extract_rows("How many adults were sampled from the national survey?", intent,
+                           chunk_work(methods_only))
+    assert [(r.measure, r.value) for r in sampled] == [("sample size", "20,000")]
+    assert not sampled[0].quote.startswith("Methods")

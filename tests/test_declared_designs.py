@@ -52,3 +52,26 @@ def test_criteria_excluding_book_chapters_set_aside_the_chapters_a_search_finds(
     assert all(rows[title].decision == "excluded" for title in chapters)
     assert all(work.kind not in ("chapter", "book") for work in report.papers)
     assert any(work.kind == "article" for work in report.papers)
+
+
+def test_a_record_presenting_another_groups_study_is_a_commentary_to_criteria():
+    """A record whose abstract presents another group's study ("... Okafor and colleagues
+    present ...", the sentence often carrying the reference it retells, which screening does
+    not read) is a commentary: criteria excluding commentaries set it aside, as the review's
+    own gaps already name it; a study reporting its own work is kept."""
+    question = "machine learning for gout flare prediction"
+    criteria = read_criteria("Inclusion criteria: studies of machine learning that predict gout "
+                             "flares.\nExclusion criteria: editorials and commentaries.")
+    comment = ("Predicting gout flares with machine learning",
+               "Gout flares burden patients. In a study published in this issue, Okafor "
+               "and colleagues present a machine learning model to predict gout flares.3Okafor "
+               "AB Li Y et al.Predicting flares.Lancet. 2022; 4: e1-e9 Crossref Google Scholar "
+               "Their work points to new care pathways.")
+    study = ("Machine learning predicts gout flares",
+             "We trained a machine learning model on 2,000 patients with gout. The model "
+             "predicted gout flares with an AUC of 0.81.")
+    decisions = screening_decisions(question, criteria, [comment, study])
+    assert [d.reason for d in decisions] == [
+        "design: editorial; the criteria exclude editorials", None]
+    assert [d.reason for d in screening_decisions(question, None, [comment, study])] == [
+        None, None]

@@ -185,6 +185,23 @@ def test_concepts_named_only_in_passing_are_not_addressed(embedder):
                              "(named only in passing)")
 
 
+def test_one_concept_named_only_in_a_list_of_fields_is_named_in_passing(embedder):
+    """A list of fields names what it lists in passing, one concept as well as several: the
+    same methods paper, for a question whose only concept it lists is "machine learning", is
+    set aside; a study that names the concept in a sentence of its own is kept, though its
+    abstract lists fields too."""
+    question = "Does machine learning improve the detection of disease outbreaks?"
+    found = concepts(question)
+    assert mentions(found, *LISTED).in_passing
+    own = ("Machine learning to forecast influenza from clinic visits",
+           "We trained machine learning models on clinic visits to detect disease outbreaks. "
+           "Such models serve areas such as finance, law, and health.")
+    assert not mentions(found, *own).in_passing
+    listed, kept = screening_decisions(question, None, [LISTED, own], embedder=embedder)
+    assert kept.included
+    assert listed.reason is not None and listed.reason.endswith("(named only in passing)")
+
+
 def test_excluded_designs_are_set_aside_with_the_criteria_named(embedder):
     criteria = read_criteria(CRITERIA)
     question = "Mesenchymal stem cells for knee osteoarthritis"

@@ -44,9 +44,14 @@ from scholargraph.context import ReviewContext
 from scholargraph.dedup import DedupResult, deduplicate
 from scholargraph.deterministic.class_claims import about_a_class, class_claim_studies
 from scholargraph.deterministic.credibility import assess
+from scholargraph.deterministic.extractive import reports_no_study
 from scholargraph.deterministic.material_names import named_materials, reduced_formula
 from scholargraph.deterministic.questions import is_claim
-from scholargraph.deterministic.relevance import EXCLUSION_NOT_TESTING, works_testing_claim
+from scholargraph.deterministic.relevance import (
+    EXCLUSION_NO_STUDY,
+    EXCLUSION_NOT_TESTING,
+    works_testing_claim,
+)
 from scholargraph.engines import session_for
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
@@ -215,7 +220,9 @@ def screen(works: list[Work], question: str, criteria: Criteria | None,
 def rank(works: list[Work], screened: Screened, question: str, settings: Settings,
          notes: list[str]) -> tuple[list[str | None], dict[str, int]]:
     """For a claim, the screened-in works that test it, most direct first (their rank by work
-    id), the others excluded as not testing it. A question's or topic's works keep their
+    id), the others excluded as not testing it; a work reporting no study of its own (a
+    commentary, a protocol, a talk stating no result: :func:`reports_no_study`) tests no claim,
+    and is excluded so before the others are ranked. A question's or topic's works keep their
     reasons and are ranked by their screening score, closest to the question first (works not
     judged by it, snowballed ones and named Materials Project entries, after them as found):
     the review quotes and lists its included works in that order, so that in a large library
@@ -225,6 +232,10 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
         by_score = sorted((work for work in works if work.id in screened.scores),
                           key=lambda work: -screened.scores[work.id])
         return reasons, {work.id: position for position, work in enumerate(by_score)}
+    no_study = {work.id for work, reason in zip(works, reasons, strict=True)
+                if reason is None and reports_no_study(work)}
+    reasons = [EXCLUSION_NO_STUDY if work.id in no_study else reason
+               for work, reason in zip(works, reasons, strict=True)]
     screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
     ranked, warnings = rank_works(question, screened_in, settings)
     testing = works_testing_claim(ranked, class_claim_studies(question, screened_in),

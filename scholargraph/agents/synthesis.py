@@ -41,6 +41,7 @@ from scholargraph.deterministic.extractive import (
     contradictions,
     extractive_draft,
     rank_candidates,
+    reports_no_study,
     stance_pool,
     states_result,
 )
@@ -379,11 +380,19 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     claims 405-604, 0.401 -> 0.415. Learned
     decisions that also give support won more held out (0.460) but gave it by closeness alone,
     to a study whose figures point the other way, or by preferring the first-ranked study over
-    the others (several evidence abstracts 0.25-0.29): not kept."""
+    the others (several evidence abstracts 0.25-0.29): not kept.
+
+    A work reporting no study of its own (:func:`~scholargraph.deterministic.extractive.
+    reports_no_study`: a commentary, a protocol, a talk stating no result) is given no reading:
+    a claim's review sets it aside before ranking, but a yes/no question's keeps its topic's
+    works, and its balance counted a commentary the review's own gaps named as one among "the
+    13 included studies" that "neither support nor contradict" the claim."""
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
     weigh = SupportDecision.of(claim, embedder)
     stances, added = [], []
     for work in papers:
+        if reports_no_study(work):  # a commentary, protocol or talk: no study to weigh
+            continue
         direct = bool(ranked) and work.id == ranked[0].work_id
         read = study_reading(claim, work, ranked, direct)
         if read.chosen is None:  # it states no result on the claim's subject: it reads neither way

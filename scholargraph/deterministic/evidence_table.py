@@ -28,7 +28,7 @@ from pydantic import Field
 
 from scholargraph.agents.schemas import EvidenceRow, EvidenceTable, Intent
 from scholargraph.deterministic.material_names import NamedMaterial, named_materials
-from scholargraph.deterministic.text import chemical_formulas, content_words
+from scholargraph.deterministic.text import SECTION_WORDS, chemical_formulas, content_words
 from scholargraph.engines import ModelSession, fence, passages_within
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import (
@@ -46,6 +46,21 @@ RATIO = re.compile(
     rf"[\s:=,]*({_NUMBER})"
     rf"(?:[\s;,(\[]*95\s*%\s*(?:CI|confidence interval)[\s:=,]*({_NUMBER})\s*(?:-|–|to|,)\s*"
     rf"({_NUMBER}))?")
+METRIC = re.compile(
+    r"\b(AUC|AUROC|area under (?:the )?(?:receiver operating characteristic |ROC )?curve|"
+    r"accuracy|sensitivity|specificity|F1(?:[- ]score)?|c-statistic|C statistic)\b"
+    r"[^.;\d]{0,12}?(?:\bof|=|:|\bwas|\bwere)\s*(0?\.\d+|\d+(?:\.\d+)?\s?%)", re.IGNORECASE)
+"""A classifier's measured performance ("area under receiver operating characteristic curve
+(AUC)=0.85", "an accuracy of 0.821"): the value a prediction study reports."""
+METRIC_NAMES = {"auroc": "AUC", "auc": "AUC", "c-statistic": "C statistic"}
+THRESHOLD = re.compile(r"(?:\bag(?:ed?|es)|\bolder than|\byounger than)\s*(?:over|above|under|"
+                       r"below|between|from|at least|of at least|≥|>=|>|<|≤)?\s*$|[≥≤<>]=?\s*$",
+                       re.IGNORECASE)
+"""Words before a number that make it a bound on whom a study took in ("individuals aged over
+19 years", "adults older than 65 years"), not a value it measured."""
+LEADING_LABEL = re.compile(rf"(?:{SECTION_WORDS})\b\s*[:.]?\s+(?=[A-Z0-9])")
+"""A structured abstract's label opening a sentence ("Methods Among 35,116 individuals ..."):
+no word of what a value measures."""
 SAMPLE = re.compile(r"\b[nN]\s*=\s*(\d[\d,]*)")
 COUNT_UNITS = ("patients", "participants", "subjects", "cases", "controls", "individuals",
                "women", "men", "children", "adults", "people")
@@ -272,11 +287,16 @@ def asked_properties(question: str, intent: Intent) -> list[str]:
 
 
 def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list[EvidenceRow]:
-    """Per work, the sentence sharing most terms with the question that states a value."""
+    """Per work, the sentence sharing most terms with the question that states a value, one
+    stating a measured value before one counting a sample (a prediction study's "AUC=0.85"
+    before its "Among 35,116 individuals ..."); a structured abstract's label opening the
+    sentence is left out of the quote and of the measure's name."""
     terms = set(content_words(" ".join([question, *intent.keywords])))
-    best: dict[str, tuple[tuple[int, bool], EvidenceRow]] = {}
+    best: dict[str, tuple[tuple[bool, int, bool], EvidenceRow]] = {}
     for passage in sorted(passages, key=lambda p: -p.score):
         for start, end in _statements(passage):
+            if label := LEADING_LABEL.match(passage.text, start, end):
+                start = label.end()
             sentence = passage.text[start:end]
             found = first_value(sentence)
             overlap = len(terms & set(content_words(sentence)))
@@ -285,7 +305,8 @@ def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list
             row = EvidenceRow(measure=found.measure, value=found.value, unit=found.unit,
                               subject=subject_of(sentence, passage.text, intent),
                               passage_id=passage.id, quote=sentence, start=start, end=end)
-            rank = (overlap, found is not None and TABLE_ROW.match(sentence) is not None)
+            rank = (found.measure != "sample size", overlap,
+                    found is not None and TABLE_ROW.match(sentence) is not None)
             if passage.work_id not in best or rank > best[passage.work_id][0]:
                 best[passage.work_id] = (rank, row)
     return [row for _, row in best.values()]
@@ -341,15 +362,22 @@ def table_value(sentence: str) -> _Value | None:
 
 
 def first_value(sentence: str) -> _Value | None:
-    """The sentence's headline value: a table cell with its unit, a ratio with its CI, else a
-    measured quantity, else a sample size."""
+    """The sentence's headline value: a table cell with its unit, a ratio with its CI, a
+    classifier's performance (:data:`METRIC`), else a measured quantity (not a bound on whom
+    the study took in: :data:`THRESHOLD`), else a sample size."""
     if found := table_value(sentence):
         return found
     if match := RATIO.search(sentence):
         name, value, low, high = match.groups()
         measure = RATIO_NAMES.get(name.lower(), name.lower().rstrip("s"))
         return _Value(measure, f"{value} (95% CI {low}-{high})" if low else value, "")
-    quantities = [m for m in QUANTITY.finditer(sentence) if m.group(2) not in COUNT_UNITS]
+    if match := METRIC.search(sentence):
+        name, value = match.groups()
+        name = METRIC_NAMES.get(name.lower(), "AUC" if name.lower().startswith("area") else
+                                name.lower())
+        return _Value(name, value.replace(" ", ""), "")
+    quantities = [m for m in QUANTITY.finditer(sentence) if m.group(2) not in COUNT_UNITS
+                  and not THRESHOLD.search(sentence, 0, m.start())]
     if quantities:
         value, unit = quantities[0].groups()
         return _Value(_measure_before(sentence, quantities[0].start()), value, unit)

@@ -53,7 +53,7 @@ from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named, tokenize
 from scholargraph.records import Passage, Work
-from scholargraph.screening.relevance import record_designs
+from scholargraph.screening.relevance import RETELLS, record_designs
 from scholargraph.wording import answered_line, counted
 
 FINDINGS_PER_QUESTION = 3
@@ -536,17 +536,6 @@ propose ways ...", also after a reference number glued to it: "structures.3In th
 commentary")."""
 
 
-RETELLS = re.compile(
-    r"\b[A-Z][\w'\u2019-]+ and (?:his |her |their )?colleagues,? (?:\w+ )?(?:present|report|"
-    r"describe|show|found|find|demonstrat|examin|investigat|use|provid|evaluat|leverag|identif|"
-    r"develop|propos)\w*\b")
-"""A work presenting another group's study ("In a prognostic modelling study published in The
-Lancet Digital Health, Wei-Hsuan Lo-Ciganic and colleagues present ..."): a commentary on that
-study, whose figures ("Findings from external validation of their gradient boosting machines
-model showed ...") are the other study's. Case-sensitive: the name is capitalised. Of SciFact's
-5,183 abstracts, 5 match, all commentaries or essays, none a gold evidence abstract."""
-
-
 def opinion_piece(work: Work) -> bool:
     """Whether a work calls itself a commentary, editorial, perspective, viewpoint or essay
     (:data:`OPINION_PIECE`), or presents another group's study (:data:`RETELLS`). It reports
@@ -556,6 +545,21 @@ def opinion_piece(work: Work) -> bool:
     included and says why it quotes none of it."""
     text = f"{work.title}. {work.abstract or ''}"
     return bool(OPINION_PIECE.search(text) or RETELLS.search(text))
+
+
+def reports_no_study(work: Work) -> bool:
+    """Whether a work reports no study of its own to test a claim with: a commentary or opinion
+    piece (:func:`opinion_piece`), a study protocol (:func:`study_protocol`), or a talk or
+    poster that says so and states no result ("In this talk, we present an overview of scalable
+    machine learning tools ..."). A claim's review once rested on such a talk, and still
+    counted it among the studies it weighed ("3 neither support nor contradict it"), quoting
+    what its tools "can automatically" do as a finding."""
+    if opinion_piece(work) or study_protocol(work):
+        return True
+    if "conference abstract" not in record_designs(work.title, work.abstract or ""):
+        return False
+    return not any(states_result(c) for passage in summary_passages(work)
+                   for c in quotable(passage, work.year))
 
 
 def study_protocol(work: Work) -> bool:
@@ -631,6 +635,12 @@ class Candidate:
     relevance: float = 0.0
     labelled: bool = False
     """Its kind is read from a structured abstract's label ("RESULTS:", "Conclusion")."""
+    opening: bool = False
+    """It opens an abstract before the abstract names its work, what the work did or a result,
+    and states no figure ("Youth with inflammatory bowel disease often experience
+    psychological difficulties..."): the field's context, not the work's finding
+    (:func:`states_finding`). A sentence with a figure is not ("The Materials Project reports
+    GaAs (mp-2534), ..., computed band gap 0.19 eV": a database entry's values)."""
 
     def finding(self, sub_question_id: str | None, kind: FindingKind = "finding") -> Finding:
         return Finding(text=self.quote.text, passage_ids=[self.quote.passage_id],
@@ -707,6 +717,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = (facets - {"result"}) | {"background"}  # what the field has become or lacks
         if "limitation" not in facets and advice_only(text):
             facets = {"advice"}  # prescribes or judges; reports nothing
+        opening = (not reported and not facets and not THIS_WORK.search(text)
+                   and MEASURED.search(text) is None)  # a figure is no context: an entry's value
         reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
         if PAPER_DOES.search(text) or bare_aim(text) or text.rstrip().endswith("?") or (
@@ -716,7 +728,7 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {"others"}  # another study's result, set beside this work's
         found.append(Candidate(Quote(passage_id=passage.id, start=start, end=end, text=text),
                                passage.work_id, year, frozenset(facets),
-                               labelled=facet is not None))
+                               labelled=facet is not None, opening=opening))
     return found
 
 
@@ -907,12 +919,70 @@ def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
     sub-question asks for methods, never one that only states them ("We collected 296,166
     labels..."); a sub-question asking only for methods is answered by sentences stating them.
     A sentence of no recognised kind (a database entry's properties, a plain statement) may
-    answer one asking for results: only what is known not to be a finding is kept out."""
-    if candidate.facets & {"aim", "background"}:
+    answer one asking for results: only what is known not to be a finding is kept out, and so
+    is a sentence of no kind opening an abstract before it says what its work did
+    (``Candidate.opening``: "Youth with inflammatory bowel disease often experience
+    psychological difficulties, such as anxiety and depression."), one describing only a
+    study's sample ("The sample included 53 ambulatory IBD patients (66% females)...", a
+    method: :func:`sample_only`) and one saying only that findings matter ("Our findings have
+    important implications for the clinical care of pediatric IBD.",
+    :func:`implications_only`); the three were quoted as findings of a topic's review over a
+    library of inflammatory bowel disease records."""
+    if candidate.facets & {"aim", "background"} or candidate.opening:
+        return False
+    if implications_only(candidate.quote.text):
         return False
     if "result" not in wanted:  # it asks for methods: a sentence stating them
-        return bool(candidate.facets & wanted)
+        return bool(candidate.facets & wanted) or sample_only(candidate.quote.text)
+    if sample_only(candidate.quote.text):
+        return "method" in wanted
     return "method" in wanted or "method" not in candidate.facets or "result" in candidate.facets
+
+
+def results_first(candidates: list[Candidate]) -> list[Candidate]:
+    """A claim's candidate sentences without those that state no result (its methods,
+    background or aims: "Methods Among 35,116 individuals ... we selected 11,628 individuals
+    via random down-sampling.") of a work that has a sentence stating one among them: a claim's
+    finding quotes each study for what it found, not for how it sampled, which the ranking
+    can put first when the sentence names the claim's words ("national survey").
+    A work with no result sentence keeps its best sentence, as before."""
+    with_result = {c.work_id for c in candidates if states_result(c)}
+    return [c for c in candidates if c.work_id not in with_result or states_result(c)
+            or not c.facets & {"method", "background", "aim"}]
+
+
+SAMPLE_DESCRIBED = re.compile(
+    r"\b(?:the|our|this|study) (?:\w+ )?sample (?:included|comprised|consisted|was composed|"
+    r"was made up|contained)\b|\b(?:mean|median) age (?:of (?:the )?\w+ )?(?:was|were)\b",
+    re.IGNORECASE)
+"""A sentence saying who a study took in ("The sample included 53 ambulatory IBD patients
+(66% females) with ages from 18 to 65", "Mean age was 41 years"), beside :data:`ENROLMENT`."""
+SAMPLE_SHARES = re.compile(r"\([^()]*\d\s?%[^()]*\)|\b\d+(?:\.\d+)?\s?% (?:were |was )?"
+                           r"(?:\w+ )?(?:females?|males?|women|men|girls|boys)\b", re.IGNORECASE)
+"""The share of a sample that is of a kind ("(66% females)", "62% were women"): its make-up,
+not a result; "worry fell by 30%" is one."""
+
+
+def sample_only(text: str) -> bool:
+    """Whether a sentence only describes a study's sample: it says who was taken in
+    (:data:`ENROLMENT`, :data:`SAMPLE_DESCRIBED`) and no result word is left once the
+    shares of its make-up are set aside (:data:`SAMPLE_SHARES`: "66% females" is no finding). Such a
+    sentence answers a topic's question on methods, never one on results."""
+    return bool(ENROLMENT.search(text) or SAMPLE_DESCRIBED.search(text)) and not \
+        FACET_CUES["result"].search(SAMPLE_SHARES.sub(" ", text))
+
+
+IMPLICATIONS = re.compile(
+    r"^(?:taken together, |overall, |in conclusion, )?(?:our|these|the|this study's|the study's) "
+    r"(?:\w+ )?(?:findings|results|data) (?:have|has|hold|carry) (?:\w+ ){0,2}?implications? "
+    r"for\b[^,;]*\.?$", re.IGNORECASE)
+
+
+def implications_only(text: str) -> bool:
+    """Whether a sentence says only that the work's findings matter ("Our findings have
+    important implications for the clinical care of pediatric IBD."), without saying what they
+    are: nothing a reader of a topic's review can take from it."""
+    return IMPLICATIONS.match(text.strip()) is not None
 
 
 def states_result(candidate: Candidate) -> bool:
@@ -927,13 +997,16 @@ def work_result(work: Work, topic: frozenset[str], used: set[str],
     """The sentence of a work that best states its result on the topic, or None when it states
     none. Every sentence of its abstract is read (:func:`summary_passages`), not only the
     pieces the RAG filter kept; of those of the result kind (not background or aims, none
-    quoted already) on the topic (:func:`on_the_topic`) the one naming most of the ``topic``
+    quoted already, nor describing only its sample or saying only that it matters:
+    :func:`sample_only`, :func:`implications_only`) on the topic
+    (:func:`on_the_topic`) the one naming most of the ``topic``
     terms is taken, one stating no limitation before one that does ("Further work is
     warranted to increase the accuracy"), one under a structured abstract's Results or
     Conclusions label before one read as a result from its words, a later one before an
     earlier (conclusions close an abstract)."""
     pool = [c for passage in summary_passages(work) for c in quotable(passage, work.year)
-            if states_result(c) and c.quote.text not in used]
+            if states_result(c) and not sample_only(c.quote.text)
+            and not implications_only(c.quote.text) and c.quote.text not in used]
     context = f"{work.title} {work.abstract or ''}"
     titled = on_topic_terms(topic, work.title, question, context) >= WORK_TOPIC_MIN * len(topic)
     named = {id(c): on_topic_terms(topic, c.quote.text, question, context) for c in pool}
@@ -963,8 +1036,21 @@ def on_the_topic(named: int, sentence: str, titled: bool) -> bool:
     whose one result sentence is "The findings revealed that the equilibrium point is stable
     regardless of the initial conditions" states no result on machine learning for public
     health surveillance, and a review of the topic quoting it misleads; the work is listed
-    among the included works, not quoted."""
-    return named >= RESULT_TOPIC_MIN or (titled and MEASURED.search(sentence) is not None)
+    among the included works, not quoted. A comparison of the study's groups counts as a
+    figure does (:data:`COMPARED`): a trial of "a cognitive behavioral therapy for youth with
+    inflammatory bowel disease" states its result as "we found no differences between those
+    receiving additional CBT and those receiving standard medical care only"."""
+    return named >= RESULT_TOPIC_MIN or (titled and (MEASURED.search(sentence) is not None
+                                                     or COMPARED.search(sentence) is not None))
+
+
+COMPARED = re.compile(r"\b(?:differ\w*|no difference\w*) (?:\w+ ){0,3}?between\b|"
+                      r"\bcompared (?:with|to)\b|\b(?:than|versus|vs\.?) (?:those|the|patients|"
+                      r"participants|controls|placebo|usual care|standard)\b", re.IGNORECASE)
+"""A result comparing the groups a study set against each other ("we found no differences
+between those receiving additional CBT and those receiving standard medical care only"): a
+trial's outcome on what its title names, though the sentence names it by its own short name,
+and with no figure (:func:`on_the_topic`)."""
 
 
 RESULT_TOPIC_MIN = 1
@@ -1022,7 +1108,7 @@ def results_of_uncited(subs: list[SubQuestion], papers: list[Work], eligible: se
     counts = {s.id: sum(f.sub_question_id == s.id for f in findings) for s in asking}
     question_topic = topic_terms(" ".join(keywords)) or topic_terms(asking[0].text)
     results = _uncited_results(papers, eligible, findings, question_topic, used,
-                               " ".join(keywords) or asking[0].text)
+                               " ".join(keywords) or asking[0].text, {s.id for s in asking})
     added: list[Finding] = []
     for best in islice(results, limit):
         sub = max(asking, key=lambda s: (term_share(topic_terms(s.text), best.quote.text),
@@ -1046,11 +1132,17 @@ def unquoted_results_gap(left: int, limit: int = TOPIC_RESULTS) -> list[str]:
 
 
 def _uncited_results(papers: list[Work], eligible: set[str], findings: list[Finding],
-                     topic: frozenset[str], used: set[str], question: str = ""
-                     ) -> Iterator[Candidate]:
+                     topic: frozenset[str], used: set[str], question: str = "",
+                     asking: set[str] | None = None) -> Iterator[Candidate]:
     """The result (:func:`work_result`) on the ``topic`` of each eligible work no finding cites
-    that states one, in the order of ``papers``."""
-    cited = {work for finding in findings for work in _works(finding)}
+    that states one, in the order of ``papers``; with ``asking`` (the ids of the sub-questions
+    asking for results), a work cited only under the others (for its methods: "we included 70
+    youth (10-25 years) with IBD ...") is not yet cited for its result, and its result is
+    quoted too: a review of psychological interventions for inflammatory bowel disease cited
+    the one randomised trial of one for its sample alone, not for finding no difference
+    between the therapy and standard care."""
+    cited = {work for finding in findings for work in _works(finding)
+             if asking is None or finding.sub_question_id in asking}
     for work in papers:
         if work.id in cited or work.id not in eligible:
             continue
@@ -1281,6 +1373,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     by_id = {work.id: work for work in papers}
     opinions = {work.id for work in papers if opinion_piece(work)}
     protocols = {work.id for work in papers if study_protocol(work)}
+    no_study = {work.id for work in papers if reports_no_study(work)}
     direct = beside_the_claim(papers)
     order = sorted(subs, key=lambda sub: claim_sub is None or sub.id != claim_sub.id)
     for sub in order:
@@ -1298,10 +1391,12 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
                                              full_titles(papers))
         beside = claim_sub is not None and sub.id != claim_sub.id
         quotable_here = [c for c in ranked[sub.id]
-                         if c.work_id not in claim_works and c.work_id not in protocols
+                         if c.work_id not in claim_works and c.work_id not in no_study
                          and (not beside or c.work_id in direct)
                          and (claim_sub is not None or (states_finding(c, wanted_facets(sub))
                                                         and c.work_id not in opinions))]
+        if claim_sub is not None and sub.id == claim_sub.id:
+            quotable_here = results_first(quotable_here)
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
                   for f in choose(quotable_here, FINDINGS_PER_QUESTION, used)]
         if claim_sub is not None and sub.id == claim_sub.id:

@@ -56,6 +56,9 @@ GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
 EXCLUSION_NOT_TESTING = ("does not test the claim: no sentence reporting a result close to the "
                          "claim, or ranked far below the works that do")
 
+EXCLUSION_NO_STUDY = ("does not test the claim: reports no study of its own (a commentary, "
+                      "a protocol or a talk)")
+
 CLAIM_REACH = 0.1
 """How far below the best-ranked work's fused score (0 to 1,
 :class:`~scholargraph.rag.works.WorkRelevance`) a work may rank and still be taken as testing the

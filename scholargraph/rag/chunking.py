@@ -30,7 +30,8 @@ many passages again to embed (``bench/retrieval.py``)."""
 _SENTENCE_END = re.compile(
     r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00a9])"
     r"|(?<=[a-z0-9)%\],][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
-    r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])")
+    r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])"
+    rf"|(?<=[A-Z]{{2}}[.!?])(?=(?:{SECTION_WORDS}):)")
 """The end of a sentence: a full stop (or ! ?) and a space before a capital, a digit or a
 copyright sign ('... age-related bone loss. \u00a9 2016 American Society ...': the notice is a
 sentence of its own, left out of what is screened and quoted, not the end of a finding); or,
@@ -40,7 +41,10 @@ between a lower-case word, a number, a bracket or a stray comma and a capitalise
 'E.coli', 'S. aureus', 'U.S.' and 'ClinicalTrials.gov' have no capitalised word right after
 the stop; web addresses and DOIs are told apart by the token the
 stop is in (:func:`_inside_address`). A note number after the stop ('...a variety of
-diseases.15 Science Clips, a weekly...') ends the sentence, and is left out of both."""
+diseases.15 Science Clips, a weekly...') ends the sentence, and is left out of both. A
+structured abstract's label with its colon glued to an abbreviation's stop ('... enacted stigma
+towards IBD.Conclusion: For people living with IBD ...', a PsycINFO record) starts a sentence
+too: a capital before the stop is otherwise read as an initial or a name ('E.Coli')."""
 _SECTION_NEXT = re.compile(rf"(?:{SECTION_WORDS}):?\s+[A-Z]")
 """A structured abstract's next label ('...were conducted in R. Results The model...'): the
 stop before it ends a sentence even after what reads as an initial."""
