@@ -30,6 +30,9 @@ MEDIUM_PATH = ("/homullus/fake-and-free-bypass-on-cookie-with-cloudflare-edge-ca
     ("Which datasets exist for sepsis prediction?", None, True),
     ("Give a table of measured values for graphene thermal conductivity", None, True),
     ("How does aspirin prevent colorectal cancer?", None, False),
+    ("Machine learning on syndromic surveillance data for outbreak detection", None, False),
+    ("What data exist on measles vaccine uptake in Europe?", None, True),
+    ("Data on measles vaccine uptake in Europe", None, True),
 ])
 def test_intent_reads_news_windows_and_requests_for_data(question: str, window: str | None,
                                                          wants_data: bool) -> None:

@@ -94,9 +94,13 @@ NEWS_CUES: tuple[tuple[NewsWindow, str], ...] = (
 )
 """Cue words of a question about current events, each with how far back its news may reach."""
 
-DATA_CUE = (r"\b(values?|data|datasets?|data sets?|tables?|numbers?|statistics|measurements?|"
-            r"percentages?|how many|how much)\b")
-"""Cue words of a question asking for specific values; material properties and datasets too."""
+DATA_CUE = (r"\b(values?|(?:what|which|any|available) data|data (?:on|about)|datasets?|"
+            r"data sets?|tables?|numbers?|statistics|measurements?|percentages?|how many|"
+            r"how much)\b")
+"""Cue words of a question asking for specific values; material properties and datasets too.
+"Data" alone is what a study uses, not what the question asks for ("machine learning on
+surveillance data for outbreak detection"): it counts when asked for ("what data", "data on
+measles vaccine uptake")."""
 
 
 def news_window(lowered: str, since: int | None, this_year: int) -> NewsWindow | None:
