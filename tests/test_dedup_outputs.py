@@ -89,3 +89,20 @@ def test_a_work_without_notices_shows_none(tmp_path: Path) -> None:
     assert "Erratum" not in paths["review.md"].read_text()
     assert not lxml.html.fromstring(paths["review.html"].read_bytes()).xpath(
         '//small[@class="notices"]')
+
+
+def test_a_notice_found_without_its_work_is_set_aside_as_a_notice() -> None:
+    erratum = Work(title=f"Correction to: {TITLE}", authors=["Haugen, K."], pages="3150",
+                   doi="10.1182/blood.2021012345", sources=["openalex"], **JOURNAL)
+    retraction = Work(title="Ravulizumab dosing in adults", pmid="33900003",
+                      publication_types=["Retraction of Publication"], sources=["pubmed"],
+                      **JOURNAL)
+    study = Work(title="Errata in haematology trial reports: a survey", pmid="33900004",
+                 abstract="One report in five was corrected.", sources=["pubmed"], **JOURNAL)
+    state = {"records": [erratum, retraction, study], "papers": [],
+             "active_sources": ["pubmed"], "iteration": 1}
+    update = retrieval(state, Runtime(context=ReviewContext()))
+    assert [paper.title for paper in update["papers"]] == [study.title]
+    reasons = {row.title: row.reason for row in update["screening"]}
+    assert reasons[erratum.title] == "a notice about another work, not a study: erratum"
+    assert reasons[retraction.title] == "a notice about another work, not a study: retraction"

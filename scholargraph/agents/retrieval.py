@@ -35,6 +35,7 @@ work screened in is included: nothing here caps their number.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import NamedTuple, cast
 
@@ -42,6 +43,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.dedup import DedupResult, deduplicate
+from scholargraph.dedup.titles import notice_kind
 from scholargraph.deterministic.class_claims import about_a_class, class_claim_studies
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.extractive import reports_no_study
@@ -79,6 +81,44 @@ from scholargraph.sources.enrich import Augmented, augment_with_openalex, with_k
 from scholargraph.state import Prisma, ReviewState
 
 EXCLUSION_NO_TEXT = "no title and abstract to assess"
+EXCLUSION_NOTICE = "a notice about another work, not a study: {kind}"
+CORRECTION_TYPES = {"published erratum": "erratum", "erratum": "erratum",
+                    "retraction of publication": "retraction", "retraction": "retraction",
+                    "expression of concern": "expression of concern"}
+"""Publication types that declare a record a notice about another work (PubMed's, OpenAlex's
+types, lower case), by the kind of notice."""
+
+
+def correction_notice(work: Work) -> str | None:
+    """The kind of notice a record is ('erratum', 'retraction', ...) when it is one: declared
+    by its publication types, or by its title ("Correction to: ...", "Retraction: ...").
+    Deduplication folds a notice into the work it corrects when both were found
+    (``Work.notices``); one found alone is still no study of its own, whatever words of the
+    question it repeats from the work's title, and a review must not quote it as a finding."""
+    declared = next((CORRECTION_TYPES[t.lower()] for t in work.publication_types
+                     if t.lower() in CORRECTION_TYPES), None)
+    if declared is not None:
+        return declared
+    kind = notice_kind(work.title)
+    if kind in ("erratum", "retraction") and _NOTICE_OPENING.search(work.title) \
+            and not work.title.lower().lstrip("\"'[").startswith("retracted"):
+        return kind  # "RETRACTED: <title>" is the retracted article itself, not its notice
+    return None
+
+
+_NOTICE_OPENING = re.compile(r"^\W*(?:\w+\s+){0,2}?\w+\s*(?:[:.]|to\b|$)|\(vol\.? \d+",
+                             re.IGNORECASE)
+"""A notice's title opens with its label ("Erratum:", "Correction to", "Notice of Retraction:")
+or cites the volume it corrects; "Errata in clinical trial reports: a survey" is a study."""
+
+
+def screening_start(work: Work) -> str | None:
+    """A work's reason before it is judged by the question: no text to judge it by, or a
+    notice about another work; None when it is to be judged."""
+    if not is_assessable(work):
+        return EXCLUSION_NO_TEXT
+    notice = correction_notice(work)
+    return EXCLUSION_NOTICE.format(kind=notice) if notice else None
 
 
 def is_assessable(work: Work) -> bool:
@@ -112,8 +152,7 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
     ``notes``. With a ``judge`` (a chat model and criteria), the model then judges the works the
     rules kept (:mod:`scholargraph.screening.llm_criteria`).
     """
-    reasons: list[str | None] = [None if is_assessable(work) else EXCLUSION_NO_TEXT
-                                 for work in works]
+    reasons: list[str | None] = [screening_start(work) for work in works]
     judged = [i for i, work in enumerate(works) if reasons[i] is None and question
               and work.sources != ["snowball"] and work.id not in named]
     if not judged:
