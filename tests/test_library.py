@@ -17,6 +17,7 @@ from scholargraph.errors import ConfigurationError
 from scholargraph.sources.base import SearchRequest
 from scholargraph.sources.library import LibraryAgent, LibraryError, load_library, match
 from scholargraph.sources.registry import source_names
+from scholargraph.testing.documents import text_pdf
 
 BIBTEX = r"""
 @article{mueller2019,
@@ -58,33 +59,7 @@ JSONL = [
 ]
 
 
-def tiny_pdf(title: str, lines: list[str]) -> bytes:
-    """A one-page PDF with a title in its metadata and lines of text, written by hand to the PDF
-    1.4 specification (catalog, pages, page, font, content stream, info, xref)."""
-    text = "BT /F1 11 Tf 72 740 Td 14 TL " + " ".join(
-        "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") '"
-        for line in lines) + " ET"
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        ("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R"
-        " >> >> /Contents 5 0 R >>"),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        f"<< /Length {len(text)} >>\nstream\n{text}\nendstream",
-        (f"<< /Title ({title}) /Author (Rossi, Marco; Bianchi, Lia) /CreationDate "
-        "(D:20220301120000Z) >>"),
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n"
-            f"{xref}\n%%EOF\n").encode()
-    return bytes(out)
+
 
 
 @pytest.fixture
@@ -96,10 +71,11 @@ def library(tmp_path: Path) -> Path:
     (folder / "zotero.json").write_text(json.dumps(CSL), encoding="utf-8")
     (folder / "sub" / "more.jsonl").write_text("\n".join(json.dumps(r) for r in JSONL) + "\n",
                                                encoding="utf-8")
-    (folder / "sub" / "paper.pdf").write_bytes(tiny_pdf("Exome screening in adults", [
+    (folder / "sub" / "paper.pdf").write_bytes(text_pdf([[
         "Exome screening in adults", "doi: 10.1000/pdf.2022", "Abstract",
         "Population exome screening found pathogenic genetic variants in 2% of adults.",
-        "1 Introduction", "Screening programmes are expanding."]))
+        "1 Introduction", "Screening programmes are expanding."]], "Exome screening in adults",
+        "/Author (Rossi, Marco; Bianchi, Lia) /CreationDate (D:20220301120000Z) "))
     (folder / "notes.txt").write_text("not a library file", encoding="utf-8")
     return folder
 

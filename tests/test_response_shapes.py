@@ -27,8 +27,8 @@ from scholargraph.sources.arxiv import ArxivAgent
 from scholargraph.sources.markup import plain_inline, superscript
 from scholargraph.sources.openalex import work_from_openalex
 from scholargraph.sources.pubmed import works_from_efetch
-from scholargraph.testing import ReplayResponse, ReplayServer, fixture_bytes
-from scholargraph.testing.messages import ReplayRequest
+from scholargraph.testing import ReplayServer, fixture_bytes
+from scholargraph.testing.documents import OneFeed, text_pdf
 
 # --- PubMed ---------------------------------------------------------------------------------
 
@@ -125,20 +125,11 @@ def test_an_openalex_abstract_keeps_its_exponents() -> None:
 
 # --- arXiv ----------------------------------------------------------------------------------
 
-class RecordedFeed:
-    """An arXiv endpoint answering every request with one feed."""
 
-    prefix = "arxiv"
-
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-
-    def handle(self, request: ReplayRequest) -> ReplayResponse:
-        return ReplayResponse(body=self.body, content_type="application/atom+xml")
 
 
 def _lookup(body: bytes) -> list:
-    with ReplayServer([RecordedFeed(body)]) as server, server.environment():
+    with ReplayServer([OneFeed(body)]) as server, server.environment():
         return ArxivAgent(Settings()).lookup(["1605.08386"])
 
 
@@ -237,31 +228,7 @@ def test_a_recorded_pdfs_footnotes_tables_and_captions_leave_its_paragraphs() ->
     assert any("Hybrid 91.5 1990 92.1 3126" in b.text and b.page == 4 for b in tables)
 
 
-def invented_pdf(pages: list[list[str]], title: str) -> bytes:
-    """A PDF of several pages of text lines, written to the PDF 1.4 specification."""
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 "
-               "/BaseFont /Helvetica >>", f"<< /Title ({title}) >>"]
-    kids = []
-    for lines in pages:
-        text = "BT /F1 10 Tf 72 740 Td 12 TL " + " ".join(
-            "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") '"
-            for line in lines) + " ET"
-        objects.append(f"<< /Length {len(text)} >>\nstream\n{text}\nendstream")
-        objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
-                       f"<< /Font << /F1 3 0 R >> >> /Contents {len(objects)} 0 R >>")
-        kids.append(f"{len(objects)} 0 R")
-    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 4 0 R >>\nstartxref\n"
-            f"{xref}\n%%EOF\n").encode()
-    return bytes(out)
+
 
 
 TITLE = "Invented Effects of Light on Plant Growth"
@@ -278,7 +245,7 @@ def test_running_heads_and_the_title_on_every_page_are_not_text() -> None:
          "the rate was 0.5 mm per day.5", "5Measured with a ruler."],
         ["Rossi et al.", "Invented Journal of Botany 12 (2020)", "as before."],
     ]
-    document = parse_pdf(invented_pdf(pages, TITLE))
+    document = parse_pdf(text_pdf(pages, TITLE))
     text = " ".join(b.text for b in document.blocks if b.kind == "paragraph")
     assert "Plants were grown under red light for" in text
     assert "Growth rose by a third in every one of the plots and the rate was 0.5 mm per day. " \
@@ -292,7 +259,7 @@ def test_a_caption_and_a_table_in_a_pdf_are_their_own_blocks() -> None:
     lines = ["1 Results", "Yields are given below.", "Crop 2019 2020", "Wheat 3.1 3.4",
              "Maize 7.2 7.9", "Table 1: Yields in tonnes per hectare.", "Both crops gained.",
              "Table 1 shows the gain in both years."]
-    document = parse_pdf(invented_pdf([lines], "Invented yields of two crops"))
+    document = parse_pdf(text_pdf([lines], "Invented yields of two crops"))
     blocks = [(b.kind, b.text) for b in document.blocks]
     assert blocks == [
         ("table", "Crop 2019 2020; Wheat 3.1 3.4; Maize 7.2 7.9"),
@@ -315,14 +282,14 @@ LOCKED_LINES = ["1 Results", "Both crops gained in the locked copy."]
 
 
 def test_a_pdf_locked_without_a_password_is_read() -> None:
-    document = parse_pdf(aes_locked(invented_pdf([LOCKED_LINES], "Invented locked crops")))
+    document = parse_pdf(aes_locked(text_pdf([LOCKED_LINES], "Invented locked crops")))
     assert [b.text for b in document.blocks] == ["Both crops gained in the locked copy."]
 
 
 def test_an_aes_pdf_without_the_cryptography_package_is_an_input_error(monkeypatch) -> None:
     """pypdf decrypts AES only through 'cryptography', which it does not require: without it,
     its own fallback raises a DependencyError, once a crash, now a reason to give the user."""
-    locked = aes_locked(invented_pdf([LOCKED_LINES], "Invented locked crops"))
+    locked = aes_locked(text_pdf([LOCKED_LINES], "Invented locked crops"))
     monkeypatch.setattr(pypdf_encryption, "aes_cbc_decrypt", fallback.aes_cbc_decrypt)
     monkeypatch.setattr(pypdf_encryption, "aes_ecb_decrypt", fallback.aes_ecb_decrypt)
     monkeypatch.setattr(pypdf_encryption, "CryptAES", fallback.CryptAES)
@@ -359,7 +326,7 @@ def test_a_sentence_running_over_a_page_is_read_whole_at_the_page_it_starts() ->
     pages = [["Invented title of a two page paper", "1 Results", "Yields rose in the warm",
               "plots, and fol-"],
              ["lowed the rain. Cold plots did not change.", "2 Discussion", "Warmth helped."]]
-    document = parse_pdf(invented_pdf(pages, "Invented title of a two page paper"))
+    document = parse_pdf(text_pdf(pages, "Invented title of a two page paper"))
     assert [(b.page, b.section, b.text) for b in document.blocks] == [
         (1, "1 Results", "Yields rose in the warm plots, and followed the rain."),
         (2, "1 Results", "Cold plots did not change."),

@@ -17,24 +17,15 @@ import pytest
 from scholargraph.settings import Settings
 from scholargraph.sources.arxiv import ArxivAgent
 from scholargraph.sources.openalex import work_from_openalex, works_of_page
-from scholargraph.testing import ReplayResponse, ReplayServer, fixture_path
-from scholargraph.testing.messages import ReplayRequest
+from scholargraph.testing import ReplayServer, fixture_path
+from scholargraph.testing.documents import OneFeed
 
 
 def recorded(name: str) -> bytes:
     return Path(str(fixture_path(name))).read_bytes()
 
 
-class RecordedFeed:
-    """An arXiv endpoint answering every request with one recorded feed."""
 
-    prefix = "arxiv"
-
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-
-    def handle(self, request: ReplayRequest) -> ReplayResponse:
-        return ReplayResponse(body=self.body, content_type="application/atom+xml")
 
 
 @pytest.mark.parametrize(("name", "asked"), [
@@ -44,7 +35,7 @@ class RecordedFeed:
 ])
 def test_arxiv_old_ids_versions_and_journal_refs(name: str, asked: str) -> None:
     body = recorded(name)
-    with ReplayServer([RecordedFeed(body)]) as server, server.environment():
+    with ReplayServer([OneFeed(body)]) as server, server.environment():
         works = ArxivAgent(Settings()).lookup([asked])
     ids = re.findall(rb"<id>http://arxiv.org/abs/([^<]+?)(?:v\d+)?</id>", body)
     assert [w.arxiv_id for w in works] == [i.decode() for i in ids]
