@@ -147,6 +147,17 @@ class Work(Record):
         "'osf:ndp8m'): those its source lists (OpenAlex's locations) and, after "
         "deduplication, those of the preprints and records merged into it")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _retracted_by_title(cls, data: object) -> object:
+        """A work whose title carries the publisher's retraction label ("RETRACTED: ...", as
+        Elsevier and Wiley relabel a retracted article, and as a library export keeps it) is
+        retracted, whichever source gave it: the review then says so wherever it cites it."""
+        if isinstance(data, dict) and isinstance(data.get("title"), str) \
+                and _RETRACTED_TITLE.match(data["title"]):
+            return {**data, "is_retracted": True}
+        return data
+
     @field_validator("abstract", "full_text", mode="after")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
@@ -435,6 +446,10 @@ class SearchLogEntry(Record):
     round and later, are skipped instead of failing the same way one by one."""
     at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
+
+_RETRACTED_TITLE = re.compile(r"^\W*retracted(?: article)?\s*[:.\]]", re.IGNORECASE)
+"""The retraction label opening a retracted article's title ("RETRACTED: ...", "[Retracted]
+..."); "Retracted publications in oncology: a bibliometric study" carries none."""
 
 _ABSTRACT_HEADING = re.compile(r"^\s*(?:Abstract|ABSTRACT)(?:\s*[:.\u2014-]\s*|\s+(?=[A-Z])"
                                r"|(?=[A-Z][a-z]))")

@@ -106,3 +106,12 @@ def test_a_notice_found_without_its_work_is_set_aside_as_a_notice() -> None:
     reasons = {row.title: row.reason for row in update["screening"]}
     assert reasons[erratum.title] == "a notice about another work, not a study: erratum"
     assert reasons[retraction.title] == "a notice about another work, not a study: retraction"
+
+
+def test_a_title_with_the_retraction_label_is_a_retracted_work() -> None:
+    assert Work(title="RETRACTED: Ravulizumab cures PNH in a week").is_retracted
+    assert Work(title="[Retracted] Ravulizumab cures PNH in a week").is_retracted
+    assert not Work(title="Retracted publications in haematology: a bibliometric study"
+                    ).is_retracted
+    notice = Work(title="Retraction: Ravulizumab cures PNH in a week")
+    assert not notice.is_retracted  # the notice, not the retracted work
