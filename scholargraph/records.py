@@ -154,7 +154,7 @@ class Work(Record):
         Elsevier and Wiley relabel a retracted article, and as a library export keeps it) is
         retracted, whichever source gave it: the review then says so wherever it cites it."""
         if isinstance(data, dict) and isinstance(data.get("title"), str) \
-                and _RETRACTED_TITLE.match(data["title"]):
+                and has_retraction_label(data["title"]):
             return {**data, "is_retracted": True}
         return data
 
@@ -450,6 +450,11 @@ class SearchLogEntry(Record):
 _RETRACTED_TITLE = re.compile(r"^\W*retracted(?: article)?\s*[:.\]]", re.IGNORECASE)
 """The retraction label opening a retracted article's title ("RETRACTED: ...", "[Retracted]
 ..."); "Retracted publications in oncology: a bibliometric study" carries none."""
+
+def has_retraction_label(title: str) -> bool:
+    """Whether a title opens with a retracted article's label (:data:`_RETRACTED_TITLE`)."""
+    return _RETRACTED_TITLE.match(title) is not None
+
 
 _ABSTRACT_HEADING = re.compile(r"^\s*(?:Abstract|ABSTRACT)(?:\s*[:.\u2014-]\s*|\s+(?=[A-Z])"
                                r"|(?=[A-Z][a-z]))")

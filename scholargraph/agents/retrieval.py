@@ -67,7 +67,7 @@ from scholargraph.ledger import (
 )
 from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.rag.works import rank_works
-from scholargraph.records import Material, Work
+from scholargraph.records import Material, Work, has_retraction_label
 from scholargraph.screening.llm_criteria import CriteriaJudge, criteria_judge
 from scholargraph.screening.relevance import (
     Criteria,
@@ -101,7 +101,7 @@ def correction_notice(work: Work) -> str | None:
         return declared
     kind = notice_kind(work.title)
     if kind in ("erratum", "retraction") and _NOTICE_OPENING.search(work.title) \
-            and not work.title.lower().lstrip("\"'[").startswith("retracted"):
+            and not has_retraction_label(work.title):
         return kind  # "RETRACTED: <title>" is the retracted article itself, not its notice
     return None
 
