@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import lxml.html
+import pytest
 from langgraph.runtime import Runtime
 from markdown_it import MarkdownIt
 
-from scholargraph.agents.retrieval import retrieval
+from scholargraph.agents.retrieval import correction_notice, retrieval
 from scholargraph.checkpoints import serializer
 from scholargraph.context import ReviewContext
 from scholargraph.records import Work
@@ -106,6 +107,17 @@ def test_a_notice_found_without_its_work_is_set_aside_as_a_notice() -> None:
     reasons = {row.title: row.reason for row in update["screening"]}
     assert reasons[erratum.title] == "a notice about another work, not a study: erratum"
     assert reasons[retraction.title] == "a notice about another work, not a study: retraction"
+
+
+@pytest.mark.parametrize(("title", "kind"), [
+    ("Erratum", "erratum"), ("Erratum - Ravulizumab dosing in adults", "erratum"),
+    ("Correction to Ravulizumab dosing in adults", "erratum"),
+    ("Notice of Retraction: Ravulizumab dosing in adults", "retraction"),
+    ("Errata in trials: a survey", None), ("Erratum-prone dosing tables in haematology", None),
+    ("RETRACTED: Ravulizumab dosing in adults", None)])
+def test_a_notice_is_known_by_a_title_opening_with_its_label_alone(title: str,
+                                                                    kind: str | None) -> None:
+    assert correction_notice(Work(title=title, sources=["pubmed"])) == kind
 
 
 def test_a_title_with_the_retraction_label_is_a_retracted_work() -> None:

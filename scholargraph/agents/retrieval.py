@@ -106,10 +106,14 @@ def correction_notice(work: Work) -> str | None:
     return None
 
 
-_NOTICE_OPENING = re.compile(r"^\W*(?:\w+\s+){0,2}?\w+\s*(?:[:.]|to\b|$)|\(vol\.? \d+",
-                             re.IGNORECASE)
-"""A notice's title opens with its label ("Erratum:", "Correction to", "Notice of Retraction:")
-or cites the volume it corrects; "Errata in clinical trial reports: a survey" is a study."""
+_LABEL_WORD = (r"(?:notice|of|retraction|retracted|erratum|errata|corrigendum|corrigenda|correction"
+               r"|note|the|article|publisher['’]?s?|authors?['’]?s?|expression|concern)")
+_NOTICE_OPENING = re.compile(
+    rf"^\W*(?:{_LABEL_WORD}\s+){{0,3}}{_LABEL_WORD}(?:\s*[:.\u2013\u2014]|\s+-\s|\s+to\b|\s*$)"
+    r"|\(vol\.? \d+", re.IGNORECASE)
+"""A notice's title opens with its label and nothing else before the separator ("Erratum:",
+"Correction to", "Notice of Retraction:", "Publisher's Note:") or cites the volume it
+corrects; "Errata in trials: a survey" opens with a study's own words and is a study."""
 
 
 def screening_start(work: Work) -> str | None:
