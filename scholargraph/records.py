@@ -147,6 +147,27 @@ class Work(Record):
         "'osf:ndp8m'): those its source lists (OpenAlex's locations) and, after "
         "deduplication, those of the preprints and records merged into it")
 
+    cited_by_count: int | None = None
+    is_retracted: bool = False
+    oa_url: str | None = Field(
+        None, description="An open-access copy: OpenAlex's best_oa_location PDF, else its oa_url")
+    referenced_works: list[str] = Field(
+        default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
+    merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
+    notices: list[str] = Field(
+        default_factory=list,
+        description="What was published about this work rather than as a work of its own: "
+        "records deduplication attached to it, each its kind ('Erratum', 'Reply', 'Meeting "
+        "abstract') and identifiers ('Erratum: DOI 10.1056/nejmx090022, PMID 19494218'), or "
+        "where it is printed when it has none; and the retractions, errata, expressions of "
+        "concern, updates and comments PubMed links to it ('Comment in: Gut. 2017 "
+        "Jun;66(6):1 (PMID 27920200)')")
+    credibility: Credibility | None = Field(
+        None, description="Source type and credibility, set by the retrieval node")
+    first_seen: date | None = Field(
+        None, description="The day the review first included it (set by ``scholargraph "
+        "update``: the earlier run's day for the works it had, the update's for new ones)")
+
     @model_validator(mode="before")
     @classmethod
     def _retracted_by_title(cls, data: object) -> object:
@@ -173,26 +194,6 @@ class Work(Record):
         if value is None:
             return None
         return _ABSTRACT_HEADING.sub("", value, count=1) or None
-    cited_by_count: int | None = None
-    is_retracted: bool = False
-    oa_url: str | None = Field(
-        None, description="An open-access copy: OpenAlex's best_oa_location PDF, else its oa_url")
-    referenced_works: list[str] = Field(
-        default_factory=list, description="OpenAlex ids of the works it cites (from OpenAlex)")
-    merged_by: list[str] = Field(default_factory=list, description="Dedup rules that merged it")
-    notices: list[str] = Field(
-        default_factory=list,
-        description="What was published about this work rather than as a work of its own: "
-        "records deduplication attached to it, each its kind ('Erratum', 'Reply', 'Meeting "
-        "abstract') and identifiers ('Erratum: DOI 10.1056/nejmx090022, PMID 19494218'), or "
-        "where it is printed when it has none; and the retractions, errata, expressions of "
-        "concern, updates and comments PubMed links to it ('Comment in: Gut. 2017 "
-        "Jun;66(6):1 (PMID 27920200)')")
-    credibility: Credibility | None = Field(
-        None, description="Source type and credibility, set by the retrieval node")
-    first_seen: date | None = Field(
-        None, description="The day the review first included it (set by ``scholargraph "
-        "update``: the earlier run's day for the works it had, the update's for new ones)")
 
     @field_validator("doi", mode="before")
     @classmethod
