@@ -954,3 +954,14 @@ def test_scarce_is_a_low_amount_and_a_rise_its_opposite():
                           "children with recurrent infection.") == "contradicts"
     assert reading(claim, "Capsid-specific memory B cells were depleted in the tonsils of "
                           "children.") == "supports"
+
+
+def test_encourages_and_discourages_are_directions_as_verbs_only():
+    """An invented claim and results: "inhibits" against "encourages" is a reversal, and
+    "encouraging results" judge a result without stating one."""
+    claim = "Antibody A encourages tumour cell invasion in mice."
+    assert stance(claim).main == "up"
+    assert stance("Antibody A discourages tumour cell invasion in mice.").main == "down"
+    assert reading(claim, "Antibody A inhibited tumour cell invasion in mice by "
+                          "half.") == "contradicts"
+    assert stance("These encouraging results warrant a larger trial.").cues == ()
