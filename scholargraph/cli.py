@@ -109,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     page = commands.add_parser("serve", help="start the live review page in a local web server",
                                formatter_class=_HelpFormatter)
     page.add_argument("--host", default="127.0.0.1",
-                      help="address to listen on (default 127.0.0.1: this machine only)")
-    page.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+                      help="address to listen on (127.0.0.1: this machine only)")
+    page.add_argument("--port", type=int, default=8765, help="port to listen on")
     page.add_argument("--offline", action="store_true",
                       help="every review searches the recorded corpus (no network needed)")
     page.add_argument("--max-running", type=int, default=None,
@@ -184,7 +184,9 @@ def run_review(args: argparse.Namespace) -> int:
               f"{counted(counts.screened, 'work')} screened, "
               f"{counts.included} included, {counted(counts.findings, 'finding')}, "
               f"{counted(counts.cited_works, 'reference')}"
-              + (f"; failed sources: {failed}" if failed else ""), file=sys.stderr)
+              + (f"; failed sources: {failed}" if failed else "")
+              + (f"; {outcome.stop_reason}" if outcome.stop_reason.startswith("plan rejected")
+                 else ""), file=sys.stderr)
     return EXIT_OK
 
 

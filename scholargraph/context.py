@@ -58,9 +58,10 @@ class ReviewContext:
         "passages it cites, and remove those it is not (one more call)", cli={})
     library: str | None = option(
         None, "your own records, read whole (every record screened, whatever --max-results): "
-        "a .bib, .ris, CSL-JSON .json, .jsonl or .pdf file, a JATS .nxml/.xml article, a .csv "
-        "with title and abstract columns, or a folder of them (unset: SCHOLARGRAPH_LIBRARY); "
-        "PDFs and JATS are read in full",
+        "a BibTeX .bib, RIS .ris, MEDLINE .nbib, EndNote .enw, tagged .txt, CSL-JSON .json, "
+        ".jsonl or .pdf file, a PubMed, EndNote or JATS .xml/.nxml file, a .csv/.tsv with title "
+        "and abstract columns, or a folder of them (unset: SCHOLARGRAPH_LIBRARY); PDFs and JATS "
+        "are read in full",
         cli={"metavar": "PATH"})
     criteria: str | None = option(
         None, "eligibility criteria, as text or a file: records are screened against them as "

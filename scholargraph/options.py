@@ -56,7 +56,7 @@ class ReviewOptions(ReviewContext):
         if self.sources is not None and not self.sources:
             raise InputError("no source given; choose from " + ", ".join(known))
         if not 1 <= self.max_results <= MAX_RESULTS_LIMIT:
-            raise InputError(f"max results must be between 1 and {MAX_RESULTS_LIMIT}")
+            raise InputError(f"--max-results must be between 1 and {MAX_RESULTS_LIMIT}")
         for label, year in (("since", self.since), ("until", self.until)):
             if year is not None and not 1800 <= year <= 2100:
                 raise InputError(f"--{label} {year} is not a plausible publication year")
@@ -69,7 +69,7 @@ class ReviewOptions(ReviewContext):
         if not 0 <= self.full_text <= MAX_FULL_TEXTS:
             raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
         if not 1 <= self.max_iterations <= 10:
-            raise InputError("max iterations must be between 1 and 10")
+            raise InputError("--max-iterations must be between 1 and 10")
         # a typo in the option or its variable is refused before any request
         parse_method(self.structured_output_method())
         model_context = self.model_context_size()
@@ -84,12 +84,14 @@ class ReviewOptions(ReviewContext):
             # unreadable files say so
             if not load_library(Path(self.library).expanduser(), with_csv=True):
                 raise InputError(f"--library {self.library} holds no library file (.bib, .ris, "
-                                 ".json, .jsonl, .pdf, .nxml, .xml or .csv)")
+                                 ".nbib, .enw, .txt, .json, .jsonl, .pdf, .nxml, .xml, .csv "
+                                 "or .tsv)")
             if self.sources is not None and "library" not in self.sources:
                 self.sources = ["library", *self.sources]
         elif "library" in (self.sources or []) and not self.library_path():
             raise InputError("--sources library needs your records: give --library PATH (a file "
-                             "or folder of BibTeX, RIS, CSL-JSON, JSONL, PDF, JATS or CSV)")
+                             "or folder of BibTeX, RIS, MEDLINE, EndNote, CSL-JSON, JSONL, PDF, "
+                             "JATS or CSV)")
 
     def context(self, settings: Settings) -> ReviewContext:
         """The run's context: these options without the starting ones, with ``settings`` (the

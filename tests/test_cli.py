@@ -24,7 +24,7 @@ def run_cli(capsys, *args):
     (["ok question", "--out", "{out}", "--sources", ","], "at least one source"),
     (["ok question", "--out", "{out}", "--since", "2020", "--until", "2010"],
      "--since 2020 is after --until 2010"),
-    (["ok question", "--out", "{out}", "--max-results", "0"], "max results must be"),
+    (["ok question", "--out", "{out}", "--max-results", "0"], "--max-results must be between 1"),
     (["ok question", "--out", "{out}", "--since", "twenty"], "invalid int value"),
     (["ok question", "--out", "{file}/sub"], "cannot write to --out"),
 ])

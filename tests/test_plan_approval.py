@@ -95,3 +95,13 @@ def test_cli_with_closed_stdin_is_bad_input(replay, tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     assert last.endswith("scholargraph: error: --approve-plan needs an answer on standard input, "
                          "and it was closed")
+
+
+def test_cli_says_on_its_last_line_that_the_plan_was_rejected(replay, tmp_path):
+    command = [sys.executable, "-m", "scholargraph.cli", "review", QUESTION, "--out",
+               str(tmp_path / "out"), "--sources", "pubmed", "--approve-plan"]
+    done = subprocess.run(command, input="r\nwrong population\n", capture_output=True, text=True,
+                          env=os.environ, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "wrote " in last and last.endswith("; plan rejected: wrong population"), last
