@@ -195,6 +195,7 @@ def test_jats_marks_exponents_and_breaks_read_as_a_scientist_reads_them() -> Non
         ("Results", "Mice given 10^7 CFU lived longer than controls, as in 2010 and before "
                     "[4]."),
         ("Results", "Survival rose with dose in every group."),
+        ("Results", "y (1)"),  # a display formula after a whole sentence: a block of its own
         ("Results", "An untitled subsection."),
     ]
 

@@ -285,16 +285,21 @@ class FullTextReader:
         body, _ = self._get("arxiv", url)
         return _with_body(_parse(parse_pdf, body))
 
-    def _open_copy(self, url: str) -> FullTextDocument:
+    def _open_copy(self, url: str, from_landing: bool = False) -> FullTextDocument:
         """The copy at ``url``; redirects (a DOI link to the publisher) are followed one by one,
-        each target's robots.txt read first, so no redirect side-steps a site's wishes."""
+        each target's robots.txt read first, so no redirect side-steps a site's wishes. A
+        landing page that names its PDF (:func:`landing_pdf_url`) is followed to it, once."""
         for _ in range(MAX_REDIRECTS + 1):
             if not self.pages.allows(url):
                 raise _NotRead("robots", f"robots.txt of {urlsplit(url).netloc} disallows {url}")
             service = f"web:{urlsplit(url).netloc.lower()}"
             response = self._request(service, self.pages.location(url), None, follow=False)
             if not response.is_redirect:
-                return self._read_copy(url, *_body(response, service))
+                body, content_type = _body(response, service)
+                pdf_url = None if from_landing else landing_pdf_url(url, body, content_type)
+                if pdf_url is not None:
+                    return self._open_copy(pdf_url, from_landing=True)
+                return self._read_copy(url, body, content_type)
             url = urljoin(url, response.headers.get("Location", ""))
         raise _NotRead("failed", f"more than {MAX_REDIRECTS} redirects", lasting=False)
 
@@ -323,6 +328,36 @@ class FullTextReader:
                            lasting=too_large) from None
         finally:
             session.close()
+
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+_CITATION_PDF = re.compile(
+    rb"<meta\s[^>]*?name\s*=\s*[\"']citation_pdf_url[\"'][^>]*>|<meta\s[^>]*?content\s*=\s*"
+    rb"[\"'][^\"']*[\"'][^>]*?name\s*=\s*[\"']citation_pdf_url[\"'][^>]*>", re.IGNORECASE)
+_CONTENT = re.compile(rb"content\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
+
+
+def landing_pdf_url(url: str, body: bytes, content_type: str) -> str | None:
+    """The PDF an HTML landing page names in its ``citation_pdf_url`` meta tag (the Highwire
+    tag publishers and repositories set for Google Scholar: ACL Anthology, OJS journals,
+    arXiv, bioRxiv, PMC, Zenodo, institutional repositories), made absolute against ``url``;
+    None for anything else. OpenAlex's ``oa_url`` is often such a page (a DOI resolves to the
+    article's landing page), which was refused as 'not a PDF or JATS article' though the paper
+    sits one link away."""
+    if content_type not in HTML_TYPES and not body.lstrip()[:15].lower().startswith(
+            (b"<!doctype html", b"<html")):
+        return None
+    tag = _CITATION_PDF.search(body[:LANDING_HEAD_BYTES])
+    content = _CONTENT.search(tag.group(0)) if tag else None
+    if content is None:
+        return None
+    target = urljoin(url, content.group(1).decode("utf-8", "replace").strip()
+                     .replace("&amp;", "&"))
+    return target if urlsplit(target).scheme in ("http", "https") else None
+
+
+LANDING_HEAD_BYTES = 200_000
+"""Where a landing page's meta tags are looked for: its head, well within this."""
 
 
 def _body(response: requests.Response, service: str) -> tuple[bytes, str]:

@@ -13,7 +13,9 @@ Sections keep their title path ("Results > Subgroups"); a section without a titl
 ``sec-type`` or its parent's path. Paragraphs, figure captions and table captions become blocks;
 each table row becomes a block that reads as a sentence ("Table 2, Age (years): Erlotinib 62;
 Placebo 61.") and the table itself is kept as rows of cells. Reference lists, acknowledgements,
-footnotes and formulas' markup are left out: they are not evidence.
+declarations, footnotes and the list of supplementary files are left out: they are not evidence.
+A formula is read as a line of text where it stands (:func:`formula_text`), a display formula
+into the sentence it completes, and a list inside a sentence keeps its items apart.
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ FLOATS = ("fig", "fig-group", "table-wrap", "table-wrap-group")
 CONTAINERS = ("list", "list-item", "boxed-text", "disp-quote", "statement", "def-list")
 """Elements whose paragraphs belong to the section they sit in."""
 LEFT_OUT = frozenset({"ref-list", "ack", "fn-group", "ref", "fn", "glossary", "notes",
-                      "disp-formula", "table", "alternatives", "object-id", "graphic", "media",
+                      "table", "alternatives", "object-id", "graphic", "media",
                       "supplementary-material", "tex-math", "permissions"})
+FORMULAS = ("disp-formula", "disp-formula-group")
+"""Display formulas: read as a line of text (:func:`formula_text`) where they stand, so a
+sentence stated around one ('... estimated as <formula> where FS is ...') keeps its meaning."""
 SEC_TYPE_TITLES = {"intro": "Introduction", "methods": "Methods", "materials|methods":
                    "Materials and Methods", "results": "Results", "discussion": "Discussion",
                    "conclusions": "Conclusions", "supplementary-material": "Supplementary"}
@@ -225,10 +230,27 @@ def _read_container(element: etree._Element, path: list[str],
             _read_section(child, path, document)
         elif tag == "p":
             _read_paragraph(child, section, document)
+        elif tag in FORMULAS:
+            _read_formula(child, section, document)
         elif tag in FLOATS:
             _read_float(child, section, document)
+        elif tag == "boxed-text":
+            _read_container(child, [*path, title] if (title := _box_title(child)) else path,
+                            document)
         elif tag in CONTAINERS:
             _read_container(child, path, document)
+
+
+def _box_title(box: etree._Element) -> str:
+    """A box's name ('Box 1 Key messages', from its label and caption title): a box is set
+    apart from the running text (key points, a case, a glossary), and its sentences are cited
+    as the box's, not as the section's own argument."""
+    label = _clean(box.findtext("label") or "")
+    title_node = box.find("caption/title")
+    if title_node is None:
+        title_node = box.find("title")
+    title = _text(title_node) if title_node is not None else ""
+    return f"{label} {title}".strip() if label and not title.startswith(label) else title or label
 
 
 DECLARATIONS = re.compile(
@@ -251,10 +273,26 @@ def _is_declaration(sec: etree._Element, title: str) -> bool:
         or sec.get("sec-type", "") in DECLARATION_TYPES
 
 
+SUPPLEMENTARY = re.compile(
+    r"^(?:\d+\.?\s*)?(?:supplementary|supplemental|supporting|additional)\s+(?:materials?|"
+    r"information|data|files?)$", re.IGNORECASE)
+"""Titles of a section listing an article's supplementary files (PLoS 'Supporting
+information', ASM 'Supplemental material', OUP 'Supplementary Material'; ``sec-type``
+'supplementary-material'). It holds file names, 'Click here for additional data file.' and the
+publisher's notes on the files ('ASM does not own the copyrights to Supplemental Material...'),
+which read as the last paragraphs of the paper: of the five recorded PMC articles with such a
+section, two gave it paragraph blocks (three in all, none of them evidence)."""
+
+
+def _is_supplementary(sec: etree._Element, title: str) -> bool:
+    return sec.get("sec-type", "") == "supplementary-material" \
+        or bool(SUPPLEMENTARY.match(" ".join(title.split())))
+
+
 def _read_section(sec: etree._Element, path: list[str], document: FullTextDocument) -> None:
     title_node = sec.find("title")
     title = _text(title_node) if title_node is not None else ""
-    if _is_declaration(sec, title):
+    if _is_declaration(sec, title) or _is_supplementary(sec, title):
         return
     label = _clean(sec.findtext("label") or "")
     if not title:
@@ -264,9 +302,45 @@ def _read_section(sec: etree._Element, path: list[str], document: FullTextDocume
     _read_container(sec, [*path, title] if title else path, document)
 
 
+SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+"""A paragraph's text ending a sentence; one that does not ('... estimated as', '... given
+by:') runs on into the display formula below it."""
+
+
+def _open_paragraph(document: FullTextDocument, section: str) -> TextBlock | None:
+    """The last block when it is a paragraph of ``section`` whose sentence a display formula
+    continues (it ended with a formula, or without a sentence's end)."""
+    last = document.blocks[-1] if document.blocks else None
+    if last is None or last.kind != "paragraph" or last.section != section:
+        return None
+    return last
+
+
+def _read_formula(formula: etree._Element, section: str, document: FullTextDocument) -> None:
+    """A display formula between paragraphs, where the sentence around it needs it: onto the
+    paragraph above when that paragraph's sentence is still open ('... estimated as'), else a
+    block of its own; the paragraph below joins it when it goes on in lower case ('where FS is
+    ...', :func:`_read_paragraph`). The recorded Behavioral Ecology article (PMC6398430) states
+    both its estimators this way; without the formulas its Methods read '... we then calculated
+    a local flock size estimate as' and 'where FSe is ...'."""
+    text = formula_text(formula)
+    if not text:
+        return
+    last = _open_paragraph(document, section)
+    if last is not None and not SENTENCE_END.search(last.text):
+        last.text = f"{last.text} {text}"
+    elif not text.startswith(FORMULA_PLACEHOLDER):  # alone, an image's placeholder says nothing
+        document.blocks.append(TextBlock(text=text, section=section))
+
+
 def _read_paragraph(p: etree._Element, section: str, document: FullTextDocument) -> None:
     text = _text(p)
-    if text:
+    after = p.getprevious()
+    last = _open_paragraph(document, section) \
+        if after is not None and after.tag in FORMULAS else None
+    if text and last is not None and text[:1].islower() and not SENTENCE_END.search(last.text):
+        last.text = f"{last.text} {text}"
+    elif text:
         document.blocks.append(TextBlock(text=text, section=section))
     for child in p.iter(*FLOATS):
         if child.getparent() is not None and not _inside_float(child.getparent()):
@@ -402,9 +476,9 @@ def _stub_width(header: list[str], row: list[str]) -> int:
 def _text(element: etree._Element | None) -> str:
     """The element's words, floats and left-out elements skipped, whitespace normalised; a
     superscript exponent marked ('10<sup>7</sup> CFU' is '10^7 CFU', not '107 CFU'), one that
-    is a citation or footnote mark left out (:func:`_is_mark`); a line break a space. An
-    inline formula is read from its MathML, also where it is one of ``<alternatives>`` (beside
-    a TeX or image copy), and a MathML power as one ('10^7', where its text ran '107')."""
+    is a citation or footnote mark left out (:func:`_is_mark`); a line break a space. A
+    formula, inline or displayed inside the paragraph, is read as a line of text
+    (:func:`formula_text`)."""
     if element is None:
         return ""
     parts: list[str] = []
@@ -417,17 +491,13 @@ def _collect(element: etree._Element, parts: list[str], top: bool = False) -> No
     skip = not top and (tag in FLOATS or tag in LEFT_OUT or _is_mark(element))
     if tag == "break":
         parts.append(" ")
-    if tag == "alternatives" and element.getparent() is not None \
-            and element.getparent().tag == "inline-formula":
+    if not top and tag in ("inline-formula", "math", *FORMULAS):
         skip = True
-        math = element.find("math")
-        if math is not None:
-            _collect(math, parts)
-    if tag == "msup" and len(element) == 2:
-        _collect(element[0], parts)
-        parts.append(EXPONENT_MARK)
-        _collect(element[1], parts)
+        formula = formula_text(element)
+        parts.append(f" {formula} " if tag in FORMULAS else formula)
+    if not top and tag in ("list", "def-list"):
         skip = True
+        parts.append(f" {_list_text(element)} ")
     if not skip and isinstance(element.tag, str):
         start = len(parts)
         if element.text:
@@ -438,10 +508,26 @@ def _collect(element: etree._Element, parts: list[str], top: bool = False) -> No
                 parts.append(" ")
         if tag == "sup" and not top:
             parts[start:] = [superscript("".join(parts[:start]), "".join(parts[start:]))]
-        if tag in ("td", "th", "list-item", "title", "p") and not top:
+        if tag in ("td", "th", "list-item", "title", "p", "label", "term") and not top:
             parts.append(" ")
     if not top and element.tail:
         parts.append(element.tail)
+
+
+ITEM_END = re.compile(r"[;,.:!?]$")
+
+
+def _list_text(element: etree._Element) -> str:
+    """A list inside a paragraph as the paragraph reads it: its items one after the other,
+    with '; ' between two where the item does not end with its own stop ('eligible if they
+    had: an EGFR mutation; measurable disease; no prior therapy and gave consent'); the items
+    ran together ('mutation measurable disease no prior therapy') and a label onto its item
+    ('(i)survival')."""
+    items = [_text(item) for item in element if item.tag in ("list-item", "def-item")]
+    items = [item for item in items if item]
+    return "".join(item + ("" if last or ITEM_END.search(item) else ";") + ("" if last else " ")
+                   for last, item in ((i == len(items) - 1, item)
+                                      for i, item in enumerate(items)))
 
 
 NOTE_REFS = frozenset({"fn", "table-fn"})
@@ -460,3 +546,115 @@ def _is_mark(element: etree._Element) -> bool:
 
 def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
+
+
+FORMULA_PLACEHOLDER = "[formula]"
+"""What stands for a formula the file gives only as an image: the sentence around it says
+that something is missing there, rather than running its two halves together."""
+MATH_OPERATORS = frozenset("=+\u2212-\u00b1\u00d7\u00f7<>\u2264\u2265\u2248\u2260\u2261\u221d"
+                           "\u2192\u2190\u21d2\u2208\u2217")
+"""MathML operators written with a space either side ('CF = (CM_t \u2212 CM_ind)/CM_t'); others
+(brackets, commas, a function's application) are written as they are."""
+MATH_SKIPPED = frozenset({"annotation", "annotation-xml", "mphantom", "none", "mprescripts",
+                          "maligngroup", "malignmark"})
+
+
+def formula_text(formula: etree._Element) -> str:
+    """A formula (``<disp-formula>``, ``<inline-formula>`` or a bare MathML ``<math>``) as one
+    line of text a reader can check against the paper: its MathML linearised (:func:`_mathml`:
+    'FS_e = CM_ind + (CU \u2212 CU \u2217 CF)/T'), else its TeX, else
+    :data:`FORMULA_PLACEHOLDER` when only an image of it is given; a display formula's label
+    ('(2)') after it; a group's formulas one after the other, with '; ' between them."""
+    if formula.tag == "disp-formula-group":
+        return "; ".join(text for text in map(formula_text, formula.iter("disp-formula")) if text)
+    math = formula if formula.tag == "math" else next(formula.iter("math"), None)
+    if math is not None:
+        text = _mathml(math)
+    else:
+        tex = next(formula.iter("tex-math"), None)
+        text = _tex(tex.text or "") if tex is not None else _formula_words(formula)
+    text = _clean(text)
+    if not text and any(True for _ in formula.iter("graphic", "inline-graphic")):
+        text = FORMULA_PLACEHOLDER
+    label = _clean(formula.findtext("label") or "") if formula.tag in FORMULAS else ""
+    return f"{text} {label}".strip() if text else ""
+
+
+def _formula_words(formula: etree._Element) -> str:
+    """A formula written as marked-up text ('p <italic>&lt;</italic> 0.05'), without its label
+    and images."""
+    parts = [formula.text or ""]
+    for child in formula:
+        if isinstance(child.tag, str) and child.tag not in ("label", "graphic", "inline-graphic"):
+            parts.append(_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _tex(source: str) -> str:
+    """The formula of a ``<tex-math>``: PMC wraps it in a whole LaTeX document
+    ('\\documentclass ... \\begin{document}$$x^2$$\\end{document}'); the formula is what is
+    between the dollars."""
+    body = re.search(r"\\begin\{document\}(.*?)\\end\{document\}", source, re.DOTALL)
+    text = body.group(1) if body else source
+    return text.strip().strip("$").strip()
+
+
+def _mathml(element: etree._Element) -> str:
+    """MathML (presentation markup) as a line of text: a sub- or superscript after '_' or '^',
+    a fraction as '(a)/(b)' (brackets only around a compound part), a root as '\u221a(x)',
+    fences as their brackets, table rows apart with '; '; a ``<semantics>`` by its first child
+    (its annotations repeat it in other notations)."""
+    tag = element.tag if isinstance(element.tag, str) else ""
+    children = [child for child in element if isinstance(child.tag, str)
+                and child.tag not in MATH_SKIPPED]
+    if tag in MATH_SKIPPED:
+        return ""
+    if tag in ("mi", "mn", "mtext", "ms"):
+        return _clean(element.text or "")
+    if tag == "mo":
+        operator = _clean(element.text or "")
+        return f" {operator} " if operator in MATH_OPERATORS and _binary(element) else operator
+    if tag == "mspace":
+        return " "
+    parts = [_mathml(child) for child in children]
+    if tag == "semantics":
+        return parts[0] if parts else ""
+    if tag in ("msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts") \
+            and parts:
+        marks = {"msub": "_", "munder": "_", "msup": EXPONENT_MARK, "mover": EXPONENT_MARK}
+        if tag in marks and len(parts) == 2:
+            return f"{parts[0]}{marks[tag]}{_group(parts[1])}"
+        if len(parts) == 3 and tag in ("msubsup", "munderover"):
+            return f"{parts[0]}_{_group(parts[1])}{EXPONENT_MARK}{_group(parts[2])}"
+        return "".join(parts)
+    if tag == "mfrac" and len(parts) == 2:
+        return f"{_group(parts[0])}/{_group(parts[1])}"
+    if tag == "msqrt":
+        return f"\u221a{_group(''.join(parts), always=True)}"
+    if tag == "mroot" and len(parts) == 2:
+        return f"{_group(parts[0], always=True)}^(1/{parts[1]})"
+    if tag == "mfenced":
+        inner = element.get("separators", ",")[:1].join(parts) if parts else ""
+        return f"{element.get('open', '(')}{inner}{element.get('close', ')')}"
+    if tag == "mtable":
+        return "; ".join(_clean(part) for part in parts if part.strip())
+    if tag == "mtr":
+        return " ".join(_clean(part) for part in parts)
+    return "".join(parts)
+
+
+def _binary(operator: etree._Element) -> bool:
+    """Whether an operator stands between two operands ('a − b'), not before one ('−1' in
+    'L^−1') nor beside another operator (a charge, '3−/4−')."""
+    before, after = operator.getprevious(), operator.getnext()
+    return before is not None and after is not None and before.tag != "mo" and after.tag != "mo"
+
+
+def _group(text: str, always: bool = False) -> str:
+    """``text`` bracketed when it is more than one symbol or number, so '(a + b)/c' does not
+    read 'a + b/c'."""
+    text = _clean(text)
+    if always or (len(text) > 1 and not re.fullmatch(r"[\u2212+-]?[\w.]+|\(.*\)", text)):
+        return f"({text})"
+    return text

@@ -8,7 +8,8 @@ client reads any of these shapes). An id with no recording gets an empty ``<pmc-
 a stand-in, no such answer was recorded.
 
 :data:`OPEN_ACCESS_SITES` adds to the web mirror the hosts of open-access copies: the ACL
-Anthology serving a recorded CC BY PDF (robots.txt allows it), and ``www.pnas.org`` whose
+Anthology serving a recorded CC BY PDF (robots.txt allows it) and a hand-written landing
+page naming it in ``citation_pdf_url``, and ``www.pnas.org`` whose
 robots.txt (hand-written, like every robots.txt of the mirror) disallows scholargraph; and
 ``doi.org`` (no robots.txt) redirecting the two DOIs there. See
 ``fixtures/fulltext/PROVENANCE.md``.
@@ -32,7 +33,8 @@ _PMC_ID = re.compile(rb'<article-id pub-id-type="pmc(?:id)?">(?:PMC)?(\d+)</arti
 OPEN_ACCESS_SITES: dict[str, Site] = {
     "aclanthology.org": Site(
         robots="/fulltext/sites/aclanthology.org.robots.txt",
-        pages={"/N18-3011.pdf": "/fulltext/publisher/s2orc-doc2json_N18-3011.pdf"},
+        pages={"/N18-3011.pdf": "/fulltext/publisher/s2orc-doc2json_N18-3011.pdf",
+               "/N18-3011/": "/fulltext/sites/aclanthology.org.N18-3011.html"},
     ),
     "www.pnas.org": Site(
         robots="/fulltext/sites/www.pnas.org.robots.txt",
