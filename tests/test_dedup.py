@@ -16,6 +16,8 @@ from scholargraph.dedup import (
     notice_kind,
     parse_pages,
     title_variants,
+    venue_names,
+    venues_agree,
 )
 from scholargraph.records import Work
 
@@ -157,6 +159,26 @@ def test_journal_abbreviations_and_database_notes_still_merge() -> None:
     assert {m.rule for m in result.merges} == {"fuzzy_title"}
 
 
+def test_journal_names_spelt_the_british_way_or_joined_to_their_subtitle() -> None:
+    pairs = [("Int J Gynaecol Obstet", "International Journal of Gynecology & Obstetrics"),
+             ("Paediatr Anaesth", "Pediatric Anesthesia"),
+             ("Dis Oesophagus", "Diseases of the Esophagus"),
+             ("JAMA", "JAMA - Journal of the American Medical Association"),
+             ("Haematologica", "Haematologica-the Hematology Journal")]
+    for short, full in pairs:
+        assert venues_agree(venue_names(short), venue_names(full)), (short, full)
+    # a journal is not its sister journal, whatever the spelling
+    for one, other in [("Obstet Gynecol", "Int J Gynaecol Obstet"),
+                       ("Paediatr Anaesth", "Anaesthesia")]:
+        assert not venues_agree(venue_names(one), venue_names(other)), (one, other)
+    common = {"title": "Misoprostol before hysteroscopy in nulliparous women: a randomised trial",
+              "authors": ["Adeyemi, K."], "year": 2014}
+    records = [Work(venue="Int J Gynaecol Obstet", **common),
+               Work(venue="International Journal of Gynecology and Obstetrics", **common),
+               Work(venue="Obstetrics and Gynecology", **common)]
+    assert deduplicate(records).groups == [[0, 1], [2]]
+
+
 def test_one_source_never_lists_a_work_twice_without_shared_ids() -> None:
     column = {"title": "Book review column", "authors": ["Karl Aberer"], "year": 2002,
               "venue": "SIGMOD Record"}
@@ -228,6 +250,14 @@ def test_an_article_online_ahead_of_print_joins_its_printed_record() -> None:
     assert deduplicate([online, printed]).duplicates_removed == 1
     two_years = online.model_copy(update={"year": 2011})
     assert deduplicate([two_years, printed]).duplicates_removed == 0
+    # a record without volume a year after the printed one is next year's item, not its
+    # online version: a recurring column, or a meeting abstract given no volume
+    next_year = online.model_copy(update={"year": 2014})
+    assert deduplicate([next_year, printed]).duplicates_removed == 0
+    column = {"title": "Gateways to clinical trials in oncology", "authors": ["Bayes, M."],
+              "venue": "Methods Find Exp Clin Pharmacol"}
+    assert deduplicate([Work(**column, year=2006, volume="28", pages="185-206"),
+                        Work(**column, year=2007)]).duplicates_removed == 0
 
 
 def test_a_year_off_by_one_in_one_volume_and_a_group_author() -> None:
@@ -282,6 +312,14 @@ def test_notice_labels_are_recognised_and_stripped_to_the_work_title() -> None:
         f"{ECULIZUMAB} AUTHORS REPLY": "reply",
         f"Re: {ECULIZUMAB}": "comment",
         f"Comment on: {ECULIZUMAB}": "comment",
+        f"Correction notice: {ECULIZUMAB}": "erratum",
+        f"Addendum: {ECULIZUMAB}": "erratum",
+        f"Authors' response: {ECULIZUMAB}": "reply",
+        f"In response to {ECULIZUMAB}": "reply",
+        f"Response to: {ECULIZUMAB}": "reply",
+        f"{ECULIZUMAB} (Response)": "reply",
+        f"Comment: {ECULIZUMAB}": "comment",
+        f"Commentary: {ECULIZUMAB}": "comment",
     }
     for title, kind in labelled.items():
         assert (notice_kind(title), normalize_title(title)) == (kind, base), title
@@ -295,6 +333,29 @@ def test_notice_labels_are_recognised_and_stripped_to_the_work_title() -> None:
     assert notice_kind("Retraction: Gene therapy for sickle cell disease") == "retraction"
     assert normalize_title("Question - reply dynamics in songbird duets") == (
         "question reply dynamics in songbird duets")
+    assert notice_kind(f"Retraction note to: {ECULIZUMAB}") == "retraction"
+    assert notice_kind(f"Expression of concern: {ECULIZUMAB}") == "concern"
+    assert notice_kind(f"Letter to the editor: {ECULIZUMAB}") == "comment"
+    # a study of a treatment's response is no reply
+    assert notice_kind("Response to rituximab in warm autoimmune haemolytic anaemia") is None
+    assert notice_kind("Responses to eculizumab in children: a cohort") is None
+
+
+def test_a_notice_under_the_work_authors_stays_apart_from_the_work() -> None:
+    """The authors answer the letters about their article, and a database lists a notice
+    (a correction, a retraction, an expression of concern) under the article's authors: the
+    label alone tells the notice from the work."""
+    common = {"authors": ["Okafor, N.", "Brandt, L."], "year": 2019, "venue": "Transplantation"}
+    title = "Eculizumab after kidney transplantation in atypical haemolytic uraemic syndrome"
+    article = Work(title=title, **common)
+    for label in ("Authors' response: {}", "In response to {}", "Response to: {}",
+                  "Comment: {}", "Correction notice: {}", "Addendum: {}",
+                  "Retraction note to: {}", "Expression of concern: {}"):
+        notice = Work(title=label.format(title), **common)
+        assert deduplicate([article, notice]).duplicates_removed == 0, label
+        # two databases' records of one notice are still one notice
+        assert deduplicate([notice, notice.model_copy(update={"venue": "Transplant"})]
+                           ).duplicates_removed == 1, label
 
 
 def test_an_erratum_the_article_names_is_attached_with_its_own_identifiers() -> None:
@@ -484,6 +545,17 @@ def test_names_with_letters_the_database_could_not_encode() -> None:
     assert deduplicate(records).duplicates_removed == 1
 
 
+def test_family_names_keep_their_particles_in_every_form() -> None:
+    assert author_key("de Cordoba SR") == author_key("de Cordoba, S. R.") == "decordoba"
+    assert author_key("van der Berg JA") == author_key("van der Berg, J. A.") == "vanderberg"
+    assert author_key("Smith JA") == author_key("J. A. Smith") == "smith"
+    common = {"title": "Factor H polymorphisms in dense deposit disease", "year": 2011,
+              "venue": "Mol Immunol"}
+    records = [Work(**common, authors=["de Cordoba, S. R.", "Harris, C. L."]),
+               Work(**common, authors=["de Cordoba SR"])]
+    assert deduplicate(records).duplicates_removed == 1
+
+
 def test_two_shared_authors_stand_for_a_mangled_first_author() -> None:
     common = {"title": "Human papillomavirus viral load and the risk of cervical neoplasia",
               "year": 2008, "venue": "Journal of Infectious Diseases"}
@@ -515,6 +587,10 @@ def test_pages_and_volumes_as_databases_write_them() -> None:
     assert parse_pages("01-Jun") is None
     assert parse_pages("2297-2108") is None
     assert parse_pages(None) is None
+    assert parse_pages("pp. 123-130") == parse_pages("Pages 123-130") == Pages("", 123, 130)
+    assert parse_pages("p. 45") == Pages("", 45, None)
+    assert parse_pages("P45") == Pages("p", 45, None)  # a poster's number, not a page label
+    assert parse_pages("1223\u20139") == Pages("", 1223, 1229)
     assert normalize_volume("24 Suppl 3") == "24"
     assert normalize_volume("31A") == "31a"
     assert normalize_volume("35 ( Pt 1)") == "35"
@@ -613,3 +689,103 @@ def test_cochrane_review_numbers_and_versions() -> None:
         ReviewVersion("cd004123", None))
     for doi in ("10.1002/14651858.CD004123.pub2.x", "10.1002/cncr.20004", None):
         assert cochrane_review(cochrane(doi, 2007)) is None, doi
+
+
+def test_a_record_without_year_or_authors_joins_at_the_same_volume_and_first_page() -> None:
+    title = "Thrombopoietin receptor agonists in refractory immune thrombocytopenia: a cohort"
+    printed = Work(title=title, authors=["Ferrand, C.", "Oduya, B."], year=2016,
+                   venue="Blood Transfusion", volume="14", pages="233-240")
+    yearless = printed.model_copy(update={"year": None, "venue": "Blood Transfus",
+                                          "pages": "233-40"})
+    anonymous = printed.model_copy(update={"authors": []})
+    assert deduplicate([printed, yearless]).duplicates_removed == 1
+    assert deduplicate([printed, anonymous]).duplicates_removed == 1
+    assert deduplicate([anonymous, yearless]).duplicates_removed == 1
+    # without the place, an unknown year or author list is no evidence at all
+    for missing in (yearless, anonymous):
+        unplaced = missing.model_copy(update={"volume": None, "pages": None})
+        assert deduplicate([printed, unplaced]).duplicates_removed == 0
+    # another volume is another year's article, and another first page another item
+    next_volume = yearless.model_copy(update={"volume": "15"})
+    assert deduplicate([printed, next_volume]).duplicates_removed == 0
+    later_page = anonymous.model_copy(update={"pages": "301-302"})
+    assert deduplicate([printed, later_page]).duplicates_removed == 0
+    # what a database writes for no author is no name: it matches no other 'Anonymous'
+    for placeholder in ("Anonymous", "[No authors listed]", "et al."):
+        assert author_key(placeholder) is None
+    unsigned = printed.model_copy(update={"authors": ["Anonymous"], "volume": None,
+                                          "pages": None})
+    assert deduplicate([unsigned, unsigned.model_copy(update={"venue": "Blood Transfus"})]
+                       ).duplicates_removed == 0
+    assert deduplicate([printed, printed.model_copy(update={"authors": ["[No authors listed]"]})]
+                       ).duplicates_removed == 1
+
+
+def test_greek_letters_markup_and_dashes_are_written_one_way() -> None:
+    # MEDLINE spells a Greek letter out, a publisher keeps it, another database drops it
+    assert normalize_title("TNF-α in sepsis") == normalize_title("TNF-alpha in sepsis")
+    assert normalize_title("IL-1β and αvβ3") == "il 1beta and alphavbeta3"
+    assert normalize_title("Doses in µg") == "doses in microg"
+    assert "the p operator of streams" in title_variants("The ρ operator of streams")
+    assert normalize_title("Doses in ug") in title_variants("Doses in µg")
+    # superscripts join their word; entities escaped twice are still entities
+    assert normalize_title("H<sub>2</sub>O exchange in CD4<sup>+</sup> cells") == (
+        "h2o exchange in cd4 cells")
+    assert normalize_title("Hodgkin&amp;#8217;s lymphoma") == normalize_title("Hodgkin's lymphoma")
+    # an Embase citation with typographic dashes is still an erratum's label
+    erratum = "Rituximab in cold agglutinin disease (Blood (2004) 103 (2925\u20102928))"
+    assert notice_kind(erratum) == "erratum"
+    assert normalize_title(erratum) == "rituximab in cold agglutinin disease"
+    common = {"authors": ["Okafor, N.", "Brandt, L."], "year": 2019, "venue": "Cytokine"}
+    short = [Work(title="TNF-α in neonatal sepsis", **common),
+             Work(title="TNF-alpha in neonatal sepsis", **common),
+             Work(title="TNF-\u03b2 in neonatal sepsis", **common)]
+    # alpha and beta are two cytokines, not a typo
+    assert deduplicate(short).groups == [[0, 1], [2]]
+    hepatitis = {"authors": ["Mbeki, T.", "Lund, S."], "year": 2012, "venue": "Vaccine"}
+    vaccines = [Work(title="Hepatitis A vaccine uptake among travellers to endemic regions",
+                     **hepatitis),
+                Work(title="Hepatitis B vaccine uptake among travellers to endemic regions",
+                     **hepatitis)]
+    assert deduplicate(vaccines).duplicates_removed == 0
+
+
+def test_abbreviations_and_roman_numerals_are_read_one_way() -> None:
+    assert normalize_title("Surgery vs. radiotherapy in stage IIIA") == normalize_title(
+        "Surgery versus radiotherapy in stage 3A")
+    assert normalize_title("Pregnancy & CIN II") == "pregnancy and cin 2"
+    # only after a word a number follows: 'IV iron' stays intravenous, 'Factor V' a factor
+    assert normalize_title("IV iron in factor V deficiency") == "iv iron in factor v deficiency"
+    common = {"authors": ["Lindqvist, E."], "year": 2018, "venue": "Lung Cancer"}
+    records = [Work(title="Surgery vs radiotherapy in stage IIIA lung cancer", **common),
+               Work(title="Surgery versus radiotherapy in stage 3A lung cancer", **common),
+               Work(title="Surgery versus radiotherapy in stage IIIB lung cancer", **common),
+               Work(title="Surgery versus radiotherapy in stage 3B lung cancer: Part 2", **common)]
+    # IIIA and IIIB are two stages; a part 2 is another paper
+    assert deduplicate(records).groups == [[0, 1], [2], [3]]
+
+
+def test_a_part_of_a_series_is_another_paper() -> None:
+    common = {"authors": ["Ng, P."], "year": 2015, "venue": "Pediatric Pulmonology"}
+    title = "Home oxygen therapy for children with bronchopulmonary dysplasia"
+    records = [Work(title=title, **common),
+               Work(title=f"{title}: Part II", **common),
+               Work(title=f"{title}. Part 2", **common),
+               Work(title=f"{title}, part of a national survey of practice", **common)]
+    assert deduplicate(records).groups == [[0, 3], [1, 2]]
+
+
+def test_a_retracted_article_joins_its_unlabelled_records_and_flags_the_work() -> None:
+    """'RETRACTED: X' is the article X as its publisher relabelled it; 'Retraction: X' is the
+    notice. Kept apart, the unlabelled record of X would be cited without the flag."""
+    title = "Ravulizumab every eight weeks in paroxysmal nocturnal haemoglobinuria: a cohort"
+    common = {"authors": ["Haugen, K.", "Lind, P."], "year": 2021, "venue": "Blood"}
+    records = [Work(title=title, sources=["pubmed"], **common),
+               Work(title=f"RETRACTED: {title}", sources=["openalex"], **common),
+               Work(title=f"Retraction: {title}", sources=["crossref"], **common),
+               Work(title=f"Retraction of: {title}", sources=["openalex"], **common)]
+    result = deduplicate(records)
+    assert result.groups == [[0, 1], [2, 3]]
+    assert [work.is_retracted for work in result.works] == [True, False]
+    assert notice_kind(f"[Retracted] {title}") is None
+    assert notice_kind(f"Retraction of: {title}") == "retraction"

@@ -23,7 +23,8 @@ refuses a merge that a stronger signal contradicts:
    Where both records give the same volume and first page, that place in the journal stands in
    for a venue written another way (a translated or section name: 'Zhonghua Yi Xue Za Zhi' /
    'National Medical Journal of China', 'Cancer Cytopathology' / 'Cancer'), for a collaborative
-   group listed as author by one database only, and for a year recorded one off;
+   group listed as author by one database only, for a year recorded one off, and for a year
+   or an author list one record leaves out;
 3. **volume and pages** (rule 'volume_pages'): a multi-page article is identified by its
    journal, volume and page range, so records agreeing on all of them, on the year and on the
    first author are one work even when the titles differ (a translated title, a title corrected
@@ -82,7 +83,10 @@ Precision guards, each learnt from a false merge in the labelled sets of ``bench
   apart, the haematology set joins some errata and keeps others apart), and so do retractions
   and comments, which a review must see;
 - a changed word or number in a near-identical title ('FOCUS 1' / 'FOCUS 2', 'Pediatric' /
-  'Adult') is another work, a typo is not;
+  'Adult', 'Hepatitis A' / 'Hepatitis B', 'TNF-α' / 'TNF-β') is another work, a typo is not,
+  and so is another part of a series ('X' / 'X: Part II');
+- a record without volume is an online-first version of a printed one only if it is the
+  earlier, a year before; dated after, it is next year's column or a meeting abstract;
 - the same title in two journals is two publications (guidelines printed twice, a conference
   abstract and its paper) unless the volume and pages say it is one printed article;
 - one source lists a work once per version (the published one, or one per preprint server):

@@ -197,13 +197,17 @@ def _record_sources(work: Work) -> list[str]:
 
 
 def author_key(author: str) -> str | None:
-    """The family name of an author as sources spell it ('Zuna, R E', 'R. E. Zuna', 'Zuna RE').
+    """The family name of an author as sources spell it ('Zuna, R E', 'R. E. Zuna', 'Zuna RE'),
+    with its particles ('de Cordoba, S R' and 'de Cordoba SR' are both 'decordoba').
 
     A '?' stands for a letter the database could not encode ('G?k' for 'Gök') and is kept, so
-    that :func:`names_agree` can treat it as a wildcard.
+    that :func:`names_agree` can treat it as a wildcard. What a database writes for no author
+    ('Anonymous', MEDLINE's '[No authors listed]', 'et al.') is no name: None, as for a record
+    without authors, so that it neither matches another record's 'Anonymous' nor counts as a
+    co-author two lists share.
     """
     text = to_ascii(html.unescape(author)).strip()
-    if not text:
+    if not text or _NO_AUTHOR.fullmatch(text):
         return None
     if "," in text:
         family = text.split(",")[0]
@@ -213,9 +217,23 @@ def author_key(author: str) -> str | None:
         names = [t for t in tokens if t not in initials]
         if not names:
             return None
-        family = names[0] if tokens[-1] in initials else names[-1]
+        if tokens[-1] in initials:  # 'Zuna RE', 'de Cordoba SR': the family name first
+            first = next((i for i, name in enumerate(names)
+                          if name.lower() not in _PARTICLES), 0)
+            family = "".join(names[:first + 1])
+        else:
+            family = names[-1]
     family = re.sub(r"[^a-z?]", "", family.lower())
     return family if re.search(r"[a-z]", family) else None
+
+
+_PARTICLES = frozenset({"de", "del", "della", "der", "den", "di", "da", "dos", "das", "du", "la",
+                        "le", "van", "von", "ten", "ter", "vander", "vanden", "st", "mac"})
+"""Words that open a family name ('de Cordoba', 'van der Berg', 'von Hagen')."""
+_NO_AUTHOR = re.compile(
+    r"\W*(?:anonymous|anon|no authors? listed|not available|unknown|n/?a|et\.? al\.?)\W*",
+    re.IGNORECASE)
+"""An author field that names nobody."""
 
 
 def names_agree(a: str, b: str) -> bool:
@@ -242,7 +260,7 @@ def parse_pages(pages: str | None) -> Pages | None:
     """The first and last page of '23-35', '2243-5', 'c37-c42', 'S33-38', 'e43268', 'viii108';
     None for what is not a page ('01-Jun', a spreadsheet's reading of '1-6') or a range that
     ends before it starts."""
-    match = _PAGES.match((pages or "").strip())
+    match = _PAGES.match(_PAGE_LABEL.sub("", (pages or "").strip()))
     if not match:
         return None
     prefix, first, last = match.group(1).lower(), match.group(2), match.group(3)
@@ -254,6 +272,9 @@ def parse_pages(pages: str | None) -> Pages | None:
     return Pages(prefix, first_page, last_page)
 
 
+_PAGE_LABEL = re.compile(r"^(?:pp?|pages?)(?:\.\s*|\s+)(?=\d)", re.IGNORECASE)
+"""The label some exports write before the pages ('pp. 123-130', 'p. 45'), not a page prefix
+('e43268', 'S33')."""
 _PAGES = re.compile(r"([a-z]*)(\d+)[a-z]*"
                     r"(?:\s*[-\u2013\u2014]+\s*[a-z]*(\d+)[a-z]*)?(?=$|[\s;,.(])",
                     re.IGNORECASE)
@@ -270,16 +291,21 @@ def venue_names(venue: str | None) -> tuple[tuple[str, ...], ...]:
 
     Databases write one journal many ways: 'Zhonghua yi xue za zhi = Chinese medical journal',
     'Pneumologie (Stuttgart, Germany)', 'J Clin Oncol : official journal of ...', 'Gan to
-    Kagaku Ryoho [Japanese Journal of Cancer & Chemotherapy]'. Each alternative is kept.
+    Kagaku Ryoho [Japanese Journal of Cancer & Chemotherapy]', 'JAMA - Journal of the American
+    Medical Association', Web of Science's 'Haematologica-the Hematology Journal'. Each
+    alternative is kept. British spellings are read as American ones ('Gynaecol', 'Paediatr',
+    'Oesophagus' as 'Gynecol', 'Pediatr', 'Esophagus'): one journal's name is spelt both ways
+    ('Int J Gynaecol Obstet' / 'International Journal of Gynecology & Obstetrics').
     """
     if not venue:
         return ()
     text = to_ascii(html.unescape(venue))
     text = re.split(r"\.?\s*conference\s*:|<", text.lower())[0]
     names = []
-    for part in re.split(r"[=/;\[\]]", text):
+    for part in re.split(r"[=/;\[\]]|\s+-+\s+|-(?=the\s)", text):
         for name in (part, re.split(r"[:(.]", part)[0]):
-            words = tuple(w for w in re.findall(r"[a-z]+", name) if w not in _VENUE_STOPWORDS)
+            words = tuple(_AMERICAN.sub("e", w) for w in re.findall(r"[a-z]+", name)
+                          if w not in _VENUE_STOPWORDS)
             if words and words not in names:
                 names.append(words)
     return tuple(names)
@@ -343,6 +369,9 @@ def _abbreviates(word: str, full: str) -> bool:
     return True
 
 
+_AMERICAN = re.compile(r"(?<=[a-z])[ao]e(?=[a-z])|^oe(?=[sd])")
+"""The British 'ae' and 'oe' inside a word ('haematology', 'foetal') or opening it ('oesophagus',
+'oedema', 'oestrogen'), which American spelling writes 'e'."""
 _MEETING = re.compile(r"conference|proceedings|\bproc\b|symposium|workshop|meeting|congress",
                       re.IGNORECASE)
 _MEETING_ABSTRACT = re.compile(r"\bconference\s*:", re.IGNORECASE)

@@ -15,6 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from scholargraph.records import has_retraction_label
+
 MIN_EXTENDED_WORDS = 6
 """A title may be extended by a subtitle or note only if it has this many distinct words."""
 
@@ -47,6 +49,12 @@ def title_variants(title: str) -> tuple[str, ...]:
     Databases record a translated title beside the original: '[English] Original',
     'Original; English' or 'Original = English'. Each part long enough to identify a work
     (``MIN_EXTENDED_WORDS`` words) is a variant the fuzzy rule may match on.
+
+    A title with Greek letters is also compared with each written as the Latin letter it looks
+    like: the letter is spelt out (:func:`to_ascii`) to meet MEDLINE's 'TNF-alpha', but a
+    database that cannot encode it writes a look-alike ('The p operator' for 'The ρ operator',
+    'ug' for 'µg'). A look-alike is still a letter: 'TNF-α' and 'TNF-β' stay two words apart
+    in both forms (dropping the letters would make them one title).
     """
     text = _strip_notes(title)
     parts: list[str] = []
@@ -54,13 +62,18 @@ def title_variants(title: str) -> tuple[str, ...]:
         parts.extend(bracketed.groups())
     parts.extend(re.split(r"\s*;\s+|\s+=\s+", text))
     variants = [_words(text)]
+    if _GREEK.search(text):
+        variants.append(_words(text.translate(_LOOK_ALIKES)))
     variants += [words for words in map(_words, parts)
                  if len(words.split()) >= MIN_EXTENDED_WORDS]
     return tuple(dict.fromkeys(v for v in variants if v))
 
 
 def _strip_notes(title: str) -> str:
-    text = html.unescape(title).strip().strip("\"'“”")
+    text = plain_text(title).strip().strip("\"'“”")
+    if has_retraction_label(text):
+        text = _RETRACTED_LABEL.sub("", text, count=1)
+    text = _INLINE_TAG.sub("", text)
     text = re.sub(r"<[^>]+>", " ", text)
     text = _FORMAT_LABEL.sub(" ", text)
     if (note := _DATABASE_NOTE.search(text)) and note.start() > 0:
@@ -75,21 +88,89 @@ def _strip_notes(title: str) -> str:
 
 
 def _words(text: str) -> str:
-    text = to_ascii(text)
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    """The title's lower-case ASCII words, each written one way where titles write it two
+    ('&' / 'and', 'vs' / 'versus', 'phase II' / 'phase 2': :data:`_SAME_WORDS`,
+    :data:`_NUMBERED`)."""
+    words = re.findall(r"[a-z0-9]+|&", to_ascii(text).lower())
+    words = [_SAME_WORDS.get(word, word) for word in words]
+    for index in range(1, len(words)):
+        numeral = _ROMAN.fullmatch(words[index])
+        if words[index - 1] in _NUMBERED and numeral:
+            words[index] = _ROMAN_NUMERALS[numeral.group(1)] + numeral.group(2)
+    return " ".join(words)
+
+
+_SAME_WORDS = {"&": "and", "vs": "versus"}
+"""Words titles abbreviate ('Surgery vs. radiotherapy', 'Cancer & pregnancy'): one spelling,
+so that a short title does not differ by them."""
+_NUMBERED = frozenset({"phase", "part", "type", "stage", "grade", "class", "cin", "vin", "ain",
+                       "level", "category", "generation", "tier"})
+"""Words a number follows, written in roman or arabic numerals ('phase II' / 'phase 2', 'CIN
+III' / 'CIN 3'): after them, a roman numeral is read as its number. Elsewhere 'I' is a word
+and 'IV' may be intravenous, so they are left alone. 'Part I' and 'Part II' stay two numbers."""
+_ROMAN = re.compile(r"(i{1,3}|iv|v|vi{1,3}|ix|x)([a-c]?)")
+"""A roman numeral up to ten, with the sub-stage letter of 'stage IIIA'."""
+_ROMAN_NUMERALS = {roman: str(number) for number, roman in enumerate(
+    ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x"), start=1)}
 
 
 def to_ascii(text: str) -> str:
-    """ASCII letters only: accents decomposed away ('é' -> 'e'), and the letters Unicode does
-    not decompose spelt as their ASCII transliteration ('ø' -> 'o', 'ß' -> 'ss', 'ł' -> 'l')."""
+    """ASCII letters only: accents decomposed away ('é' -> 'e'), the letters Unicode does not
+    decompose spelt as their ASCII transliteration ('ø' -> 'o', 'ß' -> 'ss', 'ł' -> 'l'), and
+    Greek letters spelt out as MEDLINE spells them ('TNF-α' -> 'TNF-alpha', 'IL-1β' ->
+    'IL-1beta', 'αvβ3' -> 'alphavbeta3'): a publisher's record keeps the letter, MEDLINE's
+    writes its name, and dropping it would leave 'TNF- in sepsis' against 'TNF-alpha in
+    sepsis', too far apart for a short title to match."""
     text = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return text.encode("ascii", "ignore").decode()
+
+
+def plain_text(text: str) -> str:
+    """``text`` with HTML entities decoded (twice: an export may escape the '&' of an entity
+    again, '&amp;#946;'), every dash or hyphen character written as '-' ('‐', '–', '—', '−')
+    and every apostrophe as "'" ('Hodgkin’s' would otherwise be one word, 'Hodgkin's' two),
+    so that the patterns below and the words compared read one form."""
+    return html.unescape(html.unescape(text)).translate(_DASHES)
+
+
+def _greek_letters() -> dict[str, str]:
+    """Each Greek letter to its name ('α' -> 'alpha', 'Ω' -> 'Omega'), and the micro sign to
+    'micro' as MEDLINE spells units."""
+    letters: dict[str, str] = {"\u00b5": "micro"}  # the micro sign: 'µg' is 'microg'
+    for code in [*range(0x391, 0x3AA), *range(0x3B1, 0x3CA)]:
+        name = unicodedata.name(chr(code), "")
+        if match := re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER (\w+)", name):
+            word = match.group(2).lower()
+            letters[chr(code)] = word if match.group(1) == "SMALL" else word.capitalize()
+    letters["\u03c2"] = "sigma"  # final sigma
+    return letters
 
 
 _UNDECOMPOSED = str.maketrans({
     "ø": "o", "Ø": "O", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "ß": "ss", "ł": "l",
     "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i",
+    **_greek_letters(),
 })
+_DASHES = str.maketrans({
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
+    **dict.fromkeys("\u2018\u2019\u02bc\u2032\u0060\u00b4", "'"),
+})
+_RETRACTED_LABEL = re.compile(r"^\W*retracted(?: article)?\s*[:.\]]\s*", re.IGNORECASE)
+"""The label a publisher puts before a retracted article's own title ('RETRACTED: X',
+'[Retracted] X'; :func:`~scholargraph.records.has_retraction_label` tells it): stripped, so
+that the labelled record joins the article's other records and the work is flagged retracted
+whichever record a review would cite. The notice is 'Retraction: X' (:func:`notice_kind`)."""
+_GREEK = re.compile(r"[\u0391-\u03a9\u03b1-\u03c9\u00b5]")
+_LOOK_ALIKES = str.maketrans({
+    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x", "μ": "u", "\u00b5": "u", "ω": "w", "γ": "y",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+})
+"""The Latin letter a Greek one is written as by a database that cannot encode it."""
+_INLINE_TAG = re.compile(r"</?(?:sup|sub)\b[^>]*>", re.IGNORECASE)
+"""Superscript and subscript markup, removed without a space: 'H<sub>2</sub>O' is 'H2O' as a
+database without markup writes it (other tags become a space: '<i>in vitro</i>')."""
 
 
 def recurring_column(title: str) -> bool:
@@ -126,14 +207,22 @@ made only of them names no subject."""
 
 
 def notice_kind(title: str) -> str | None:
-    """'erratum', 'retraction', 'reply' or 'comment' when the title names a notice about a work.
+    """'erratum', 'retraction', 'concern', 'reply' or 'comment' when the title names a notice
+    about a work.
 
-    An erratum ('Erratum: X', 'Correction to X', Web of Science's 'X (vol 85, pg 553, 2010)'),
-    a retraction notice, a reply ('X - Reply', 'Reply to X') or a comment ('Comment on X',
-    'Re: X') carries the title of the work it is about but is a publication of its own, with
-    its own PMID and DOI in every source the project asks.
+    An erratum ('Erratum: X', 'Correction to X', 'Correction notice: X', 'Addendum: X', Web of
+    Science's 'X (vol 85, pg 553, 2010)'), a retraction notice ('Retraction note to: X'), an
+    expression of concern, a reply ('X - Reply', 'Reply to X', 'Authors' response: X', 'In
+    response to X', 'Response to: X') or a comment ('Comment on X', 'Comment: X', 'Re: X',
+    'Letter to the editor: X') carries the title of the work it is about but is a publication
+    of its own, with its own PMID and DOI in every source the project asks. Such a notice is
+    often listed under the work's authors (who answer the letter, or whose article the notice
+    is about), so only its label keeps it from the work. 'Response to rituximab in ...' with no
+    colon is a study of a treatment's response, not a reply.
     """
-    text = html.unescape(title).strip().strip("\"'“”[")
+    if has_retraction_label(title):
+        return None  # 'RETRACTED: X' is the retracted article X, its notice is 'Retraction: X'
+    text = plain_text(title).strip().strip("\"'“”[")
     for kind, pattern in _NOTICES:
         if pattern.search(text):
             return kind
@@ -149,7 +238,7 @@ def cited_errata(title: str) -> tuple[CitedPlace, ...]:
     among the other records.
     """
     places = []
-    for volume, issue, page in _ERRATUM_IN.findall(html.unescape(title)):
+    for volume, issue, page in _ERRATUM_IN.findall(plain_text(title)):
         places.append(CitedPlace(volume.lower(), normalize_issue(issue), int(page)))
     return tuple(places)
 
@@ -159,15 +248,17 @@ def normalize_issue(issue: str | None) -> str | None:
     return re.sub(r"\s+", "", issue or "").lower().strip(".") or None
 
 
-_AUTHORS_REPLY = r"(?:the\s+)?authors?['’]?s?['’]?\s+reply"
-_CORRECTION = re.compile(r"^(erratum|correction|corrigendum)( to)?\s*[:.]?\s*", re.IGNORECASE)
+_AUTHORS_REPLY = r"(?:the\s+)?authors?['’]?s?['’]?\s+(?:reply|response)"
+_CORRECTION = re.compile(r"^(erratum|correction(?: notice)?|corrigendum|addendum)( to)?\s*[:.]?\s*",
+                         re.IGNORECASE)
 """Stripped so that two records of one erratum compare their titles; :func:`notice_kind` keeps
 an erratum apart from the work it corrects."""
 _REPLY_MARKER = re.compile(
-    rf"^(?:re|(?:in\s+)?reply|{_AUTHORS_REPLY}|comments?|commentary)\s*:\s*"
+    rf"^(?:re|(?:in\s+)?reply|response|{_AUTHORS_REPLY}|comments?|commentary)\s*:\s*"
     rf"|^(?:(?:in\s+)?reply|{_AUTHORS_REPLY}|comments?|commentary)\s+(?:to|on)\s*:?\s+"
-    rf"|\s*[-:\u2013\u2014]\s*(?:{_AUTHORS_REPLY}|reply)(?:\s+to\s.*)?\W*$"
-    rf"|\s+{_AUTHORS_REPLY}\W*$|\s*\((?:{_AUTHORS_REPLY}|reply)\)$",
+    rf"|^(?:in\s+response\s+to|response\s+to\s*:)\s*"
+    rf"|\s*[-:\u2013\u2014]\s*(?:{_AUTHORS_REPLY}|reply|response)(?:\s+to\s.*)?\W*$"
+    rf"|\s+{_AUTHORS_REPLY}\W*$|\s*\((?:{_AUTHORS_REPLY}|reply|response)\)$",
     re.IGNORECASE)
 """A reply's or a comment's label ('Reply to X', 'X - Reply', 'X: authors' reply', 'Re: X',
 'Comment on X'), stripped to the title of the work it answers; :func:`notice_kind` keeps the
@@ -203,14 +294,19 @@ of the talk, the editor's role ('Guest Editors' Foreword', 'Foreword: '), JMIR's
 not the work."""
 _NOTICES = (
     ("erratum", re.compile(
-        r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+to\b|\s*[:.]|$)"
-        rf"|\(vol\.? \d+,? (?:pg|p)\.? \d+|{_CITATION}\W*$", re.IGNORECASE)),
+        r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+notice)?(?:\s+to\b|\s*[:.]|$)"
+        rf"|^addend(?:um|a)\s*(?:to\b|[:.])|\(vol\.? \d+,? (?:pg|p)\.? \d+|{_CITATION}\W*$",
+        re.IGNORECASE)),
     ("retraction", re.compile(
-        r"^(?:retraction(?: note| notice)?|retracted(?: article)?|notice of retraction)\s*[:.]",
+        r"^(?:retraction(?: note| notice)?(?: of)?|notice of retraction)\s*(?:[:.]|to\b)",
         re.IGNORECASE)),
-    ("reply", re.compile(
-        r"^(?:in )?reply\b|\breply to\b|\b(?:authors?'?|author's) reply\b|\s[-:]\s*reply\W*$",
-        re.IGNORECASE)),
-    ("comment", re.compile(r"^comments? on\b|^commentary on\b|^re\s*:|\beditorial comment\W*$",
+    ("concern", re.compile(r"^(?:editorial\s+)?(?:expression|notice)\s+of\s+concern\b",
                            re.IGNORECASE)),
+    ("reply", re.compile(
+        r"^(?:in )?reply\b|\breply to\b|\b(?:authors?'?|author's) (?:reply|response)\b"
+        r"|\s[-:]\s*(?:reply|response)\W*$|\((?:reply|response)\)\W*$"
+        r"|^in response to\b|^response\s*(?:to\s*)?:", re.IGNORECASE)),
+    ("comment", re.compile(
+        r"^comments? on\b|^commentary on\b|^(?:re|comments?|commentary)\s*:"
+        r"|\beditorial comment\W*$|^letter to the editor\s*[:.]", re.IGNORECASE)),
 )
