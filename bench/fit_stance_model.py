@@ -38,11 +38,10 @@ import __main__
 from scholargraph.agents.synthesis import (
     StudyReading,
     SupportDecision,
-    stance_claim,
     study_reading,
 )
 from scholargraph.deterministic.extractive import claim_candidates
-from scholargraph.deterministic.questions import is_claim
+from scholargraph.deterministic.questions import is_claim, stance_claim
 from scholargraph.deterministic.relevance import question_itself
 from scholargraph.deterministic.stance_weights import SupportFeatures
 from scholargraph.rag.embeddings import load_embedder

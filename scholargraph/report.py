@@ -26,6 +26,7 @@ from scholargraph.agents.schemas import (
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import standing_unknown
 from scholargraph.deterministic.evidence_table import evidence_passages
+from scholargraph.deterministic.questions import stance_claim
 from scholargraph.engines import engine_name
 from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_review
 from scholargraph.history import HistoryEntry, UpdateSection
@@ -300,14 +301,23 @@ BALANCE_WORDS = (("supports", "supports it", "support it"),
 """Each reading, as the balance line says it of one study and of several."""
 
 
-def balance_line(stances: list[WorkStance]) -> str:
+NO_STUDY_TESTS = ("No included study tests the claim, so this review neither supports nor "
+                  "contradicts it.")
+"""The balance of a claim no included study tests, said plainly: a summary that only says it
+"included none, so it has no findings" leaves the reader to conclude what that means for the
+claim (over the recorded corpus, "Vitamin D supplementation prevents influenza in school
+children.")."""
+
+
+def balance_line(stances: list[WorkStance], claim: bool = False) -> str:
     """The balance of the studies that test a claim, each cited: "Of the 4 included studies, 2
     support the claim [1][3], 1 contradicts it [2], 1 finds no effect [4]."; a study not cited
     (it states no result) is counted without a number; empty without stances. The claim is
     named where the line first points at it ("Of the 5 included studies read against the
-    claim, 1 supports it" read to scientists as if the studies opposed it)."""
+    claim, 1 supports it" read to scientists as if the studies opposed it). For a ``claim``
+    (or a yes/no question) that no included study was read on, ``NO_STUDY_TESTS``."""
     if not stances:
-        return ""
+        return NO_STUDY_TESTS if claim else ""
     parts = []
     for reading, one, several in BALANCE_WORDS:
         numbers = sorted({s.citation for s in stances if s.reading == reading and s.citation})
@@ -360,7 +370,8 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         sources_searched=state.get("active_sources", []),
         sub_questions=state.get("sub_questions", []),
         summary=" ".join(part for part in [draft.summary if draft else "",
-                                           balance_line(stances)] if part),
+                                           balance_line(stances, stance_claim(question)
+                                                        is not None)] if part),
         stances=stances,
         papers=state.get("papers", []),
         materials=list({m.material_id: m for m in state.get("materials", [])}.values()),

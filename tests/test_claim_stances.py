@@ -166,6 +166,9 @@ def test_the_balance_line_counts_each_reading_and_cites_each_study():
     assert balance_line(stances) == ("Of the 5 included studies, 2 support the claim [1][3], "
                                      "1 contradicts it [2], 2 find no effect [4][5].")
     assert balance_line([]) == ""
+    # a claim no included study was read on says so plainly
+    assert balance_line([], claim=True) == (
+        "No included study tests the claim, so this review neither supports nor contradicts it.")
     assert balance_line([WorkStance(work_id="a", reading="supports", citation=2)]) == (
         "The one included study supports the claim [2].")
     silent = WorkStance(work_id="b", reading="neither")  # states no result: not cited for one
@@ -350,7 +353,7 @@ def test_an_increase_of_protection_is_a_decrease_of_what_it_protects_from():
     ("machine learning for public health surveillance", None),
 ])
 def test_a_yes_no_question_is_read_as_the_claim_it_asks_about(question, claim):
-    from scholargraph.agents.synthesis import stance_claim
+    from scholargraph.deterministic.questions import stance_claim
     assert stance_claim(question) == claim
 
 
@@ -954,6 +957,92 @@ def test_scarce_is_a_low_amount_and_a_rise_its_opposite():
                           "children with recurrent infection.") == "contradicts"
     assert reading(claim, "Capsid-specific memory B cells were depleted in the tonsils of "
                           "children.") == "supports"
+
+
+@pytest.mark.parametrize(("claim", "sentence", "expected"), [
+    # a fall where the claim denies a rise bears the claim out
+    ("Night shift work does not increase resting cortisol in hospital nurses.",
+     "Night shift work was inversely associated with resting cortisol in hospital nurses.",
+     "supports"),
+    ("Daily aspirin does not reduce mortality in patients with sepsis.",
+     "Daily aspirin increased mortality in patients with sepsis.", "supports"),
+    # a change of the denied sign refutes it; none at all agrees with it
+    ("Night shift work does not increase resting cortisol in hospital nurses.",
+     "Night shift work raised resting cortisol in hospital nurses.", "contradicts"),
+    ("Daily aspirin does not reduce mortality in patients with sepsis.",
+     "Daily aspirin did not change mortality in patients with sepsis.", "supports"),
+    # a claim of no effect at all is refuted by a change either way
+    ("Night shift work has no effect on resting cortisol in hospital nurses.",
+     "Night shift work was inversely associated with resting cortisol in hospital nurses.",
+     "contradicts"),
+])
+def test_a_claim_denying_a_rise_is_borne_out_by_a_fall(claim, sentence, expected):
+    """"X does not increase Y" denies one sign: over the recorded corpus the pesticide study's
+    "methyl bromide was inversely associated with TSH" was read as contradicting "methyl bromide
+    does not increase TSH levels"."""
+    assert reading(claim, sentence) == expected
+
+
+def test_a_comparative_claim_is_not_read_from_a_result_on_its_other_arm_alone():
+    """"A is more effective than B" is not tested by a result on B alone (over the recorded
+    corpus, a pendimethalin result was read as support for aldrin being the stronger
+    exposure); a threshold ("more than 10 months") compares no arms."""
+    claim = "Ferrous sulfate raises haemoglobin more than ferric maltol in anaemic adults."
+    assert reading(claim, "Ferric maltol raised haemoglobin in anaemic adults.") == "neither"
+    assert reading(claim, "Ferrous sulfate raised haemoglobin more than ferric maltol in "
+                          "anaemic adults.") == "supports"
+    assert reading(claim, "Ferrous sulfate raised haemoglobin in anaemic adults.") == "supports"
+    assert reading("Bed rest lowers blood pressure in adults older than 65 years.",
+                   "Bed rest lowered blood pressure in adults.") == "supports"
+
+
+def test_a_claims_other_sub_questions_are_not_said_to_lack_evidence_its_studies_hold():
+    """A claim's studies are quoted for their results and not again for their methods: its
+    methods sub-question quotes nothing, which the summary and the gaps say so, not as "No
+    direct evidence was found" of studies that each state their methods. A sub-question of a
+    topic, or of a claim no study answers, still lacks evidence."""
+    from scholargraph.agents.schemas import Finding
+    from scholargraph.agents.synthesis import no_direct_evidence_line
+    from scholargraph.deterministic.extractive import evidence_gaps
+
+    itself = SubQuestion(id="q1", text="What do studies report on whether X raises Y?",
+                         answer_shape="")
+    methods = SubQuestion(id="q2", text="What methods and data have been used?",
+                          answer_shape="")
+    result = Finding(text="X raised Y by a third.", passage_ids=["w#abstract:0-20"],
+                     sub_question_id="q1")
+    assert no_direct_evidence_line([methods], [result], itself) == (
+        "Each included study is quoted for its result on the claim, not again for: "
+        "\u201cWhat methods and data have been used?\u201d.")
+    assert evidence_gaps([itself, methods], [result], 2, itself)[1:] == [
+        "Each included study is quoted for its result on the claim, not again for: "
+        "What methods and data have been used?"]
+    assert no_direct_evidence_line([methods], [result]) == (
+        "No direct evidence was found for: \u201cWhat methods and data have been used?\u201d.")
+    assert no_direct_evidence_line([itself, methods], [], itself).startswith(
+        "No direct evidence was found for: \u201cWhat do studies report")
+    assert evidence_gaps([itself, methods], [], 2, itself)[1] == (
+        "No passage among the 2 included works addresses: What methods and data have been used?")
+
+
+def test_a_record_known_by_its_title_alone_is_not_counted_among_the_studies_read():
+    """A yes/no question keeps its topic's works, title-only records among them: they are not
+    read for or against the claim, nor counted in its balance, and the gaps name them."""
+    from scholargraph.agents.synthesis import with_stances
+
+    claim = "Folate deficiency raises plasma homocysteine."
+    study = _study("Folate status and plasma homocysteine",
+                   "We measured plasma homocysteine in 300 adults.",
+                   "Folate deficiency raised plasma homocysteine by a third.")
+    bare = Work(title="Folate and homocysteine in older adults", year=2011,
+                sources=["openalex"])
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {claim}",
+                         answer_shape="studies testing it")
+    draft = with_stances(Draft(summary="", findings=[]), claim, itself, [study[1]],
+                         [study[0], bare])
+    assert [s.work_id for s in draft.stances] == [study[0].id]
+    assert draft.gaps == ["1 included work is known by its title alone and is not read for or "
+                          "against the claim: Folate and homocysteine in older adults (2011)."]
 
 
 def test_encourages_and_discourages_are_directions_as_verbs_only():

@@ -27,8 +27,11 @@ from scholargraph.deterministic.questions import claim_clause, is_claim
 from scholargraph.deterministic.relevance import (
     CLAIM_MARGIN,
     CLAIM_REACH,
+    EXCLUSION_NO_RELATION,
     EXCLUSION_NO_STUDY,
     EXCLUSION_NOT_TESTING,
+    EXCLUSION_RANKED_FAR,
+    EXCLUSION_TITLE_ONLY,
     NAMED_REACH,
     NAMED_SHARE,
     RELATION_MIN,
@@ -177,9 +180,12 @@ def test_each_study_of_a_claim_is_read_against_it_and_the_balance_cites_them(cla
         "Of the 2 included studies, 2 support the claim [1][2].")
 
 
+NOT_TESTING = (EXCLUSION_NO_RELATION, EXCLUSION_RANKED_FAR)
+
+
 def test_works_merely_on_the_claims_topic_are_excluded_and_counted(claim_review):
     prisma = claim_review.prisma
-    assert prisma["excluded_reasons"].get(EXCLUSION_NOT_TESTING, 0) >= 2
+    assert sum(prisma["excluded_reasons"].get(reason, 0) for reason in NOT_TESTING) >= 2
     assert prisma["screened"] - prisma["excluded"] == prisma["included"] == 2
     assert claim_review.counts.included == 2
     assert "included 2" in claim_review.summary
@@ -189,7 +195,8 @@ def test_a_topic_review_is_not_narrowed_to_one_work(tmp_path):
     with ReplayServer([CorpusService(DOCS)]) as server, server.environment(
             SCHOLARGRAPH_HOME=str(tmp_path / "home"), SCHOLARGRAPH_RATE_SCALE="1000"):
         report = review("folate and homocysteine", sources=["openalex"], max_results=10)
-    assert EXCLUSION_NOT_TESTING not in report.prisma["excluded_reasons"]
+    assert not any(reason.startswith(EXCLUSION_NOT_TESTING)
+                   for reason in report.prisma["excluded_reasons"])
     assert len(report.papers) >= 2
 
 
@@ -409,7 +416,11 @@ BROAD_NOT_TESTED_BY = (  # title openings of the recorded works on the topic tha
     "Opportunities for opioid overdose prediction", "Oak Ridge Biosurveillance Toolkit")
 BROAD_NO_STUDY = (  # of those, the works that report no study of their own
     "Oak Ridge Biosurveillance Toolkit", "Changes in the Scientific Information Environment",
-    "Use of Big Data and Machine Learning Methods", "Opportunities for opioid overdose prediction")
+    "Use of Big Data and Machine Learning Methods", "Opportunities for opioid overdose prediction",
+    "Machine learning and public health")
+BROAD_TITLE_ONLY = (  # of those, the records known by their title alone
+    "New Research Agenda", "Machine Learning in Public Health: A Review",
+    "BigData and Machine Learning")
 
 
 def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
@@ -422,8 +433,10 @@ def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
     is now set aside with the commentaries and the protocol as reporting no study of its own
     (``BROAD_NO_STUDY``). The works screened in beside them do not test it
     (``BROAD_NOT_TESTED_BY``): three have no abstract (a research agenda, "Machine Learning in
-    Public Health: A Review", "BigData and Machine Learning for Public Health"), two are book
-    chapters on machine learning in health care and its philosophy, five are commentaries (the
+    Public Health: A Review", "BigData and Machine Learning for Public Health"), set aside
+    before the ranking (``BROAD_TITLE_ONLY``), two are book chapters on machine learning in
+    health care and its philosophy (the latter a discussion of issues, reporting no study of
+    its own), five are commentaries (the
     COVID-19 infodemic, fairness in machine learning, AI beyond chess, genomics and big data,
     and a comment on an opioid-overdose prediction study: its figures are that study's, and
     its one sentence naming machine learning with a result cites another paper, "...
@@ -435,8 +448,44 @@ def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
     assert {work.doi for work in report.papers} == set(BROAD_TESTED_BY)
     # each is read against the claim and cited, wherever its result lies in its abstract
     assert {ref.work_id for ref in report.references} == {work.id for work in report.papers}
-    set_aside = [row.title for row in report.screening if row.reason == EXCLUSION_NOT_TESTING]
-    assert len(set_aside) >= 8
+    set_aside = [row.title for row in report.screening if row.reason in NOT_TESTING]
+    assert len(set_aside) >= 5
     assert all(title.startswith(BROAD_NOT_TESTED_BY) for title in set_aside)
     no_study = [row.title for row in report.screening if row.reason == EXCLUSION_NO_STUDY]
     assert sorted(title[:20] for title in no_study) == sorted(t[:20] for t in BROAD_NO_STUDY)
+    bare = [row.title for row in report.screening if row.reason == EXCLUSION_TITLE_ONLY]
+    assert sorted(title[:19] for title in bare) == sorted(t[:19] for t in BROAD_TITLE_ONLY)
+
+
+def test_a_record_known_by_its_title_alone_tests_no_claim(tmp_path):
+    """A title-only record ranked against a claim can come first and would count as its most
+    direct test, though it states no result: it is excluded before the ranking, with a reason
+    a reader can check; the study with an abstract is the review's test."""
+    from scholargraph.agents.retrieval import Screened, rank
+
+    settings = Settings(home=tmp_path, store_dir=None, chroma_host=None, embedding_model="none")
+    bare = Work(title="A deficiency of folate increases blood levels of homocysteine",
+                sources=["openalex"])
+    tests_it, = _works(TESTS_THE_CLAIM)
+    works = [bare, tests_it]
+    reasons, order = rank(works, Screened([None, None], {}), CLAIM, settings, [])
+    assert reasons == [EXCLUSION_TITLE_ONLY, None]
+    assert list(order) == [tests_it.id]
+
+
+def test_a_work_not_testing_the_claim_is_told_why_of_the_two_reasons():
+    """A work with no sentence reporting a relation close to the claim, and one with such a
+    sentence ranked too far below the works that test it, are set aside with their own reason
+    (they shared one, "no sentence ... or ranked far below ..."); without sentence scores only
+    the ranking decided."""
+    from scholargraph.deterministic.relevance import not_testing_reason
+
+    def work(relation: float | None) -> WorkRelevance:
+        return WorkRelevance(work_id="w", lexical=0.1, specific=0.1, dense=None,
+                             passage=None, fused=0.2, relation=relation)
+
+    assert not_testing_reason(work(0.3), sentences_read=True) == EXCLUSION_NO_RELATION
+    assert not_testing_reason(work(None), sentences_read=True) == EXCLUSION_NO_RELATION
+    assert not_testing_reason(work(0.65), sentences_read=True) == EXCLUSION_RANKED_FAR
+    assert not_testing_reason(work(None), sentences_read=False) == EXCLUSION_RANKED_FAR
+    assert EXCLUSION_NO_RELATION.startswith(EXCLUSION_NOT_TESTING)

@@ -285,3 +285,37 @@ def test_commentaries_whose_abstract_is_their_web_page_are_not_kept_for_open_acc
     for doi in ("10.1089/hs.2020.0194", "10.1016/s2589-7500(22)00097-8"):
         assert rows[doi].decision == "excluded"
         assert rows[doi].reason == "does not address: prevalence; open access articles"
+
+
+def test_a_methods_sentence_answers_a_methods_sub_question_directly(shared_models):
+    """A sentence stating a study's sample and data is what "What methods and data ..." asks
+    for, though the sentence model places it far from the topic's words; under a sub-question
+    on results the same sentence is no direct answer."""
+    from scholargraph.agents.schemas import Finding, Quote, SubQuestion
+    from scholargraph.deterministic.relevance import DirectEvidence
+    from scholargraph.rag.embeddings import load_embedder
+    from scholargraph.records import Passage
+
+    sentence = ("We collected 48,000 triage notes from 9 hospitals between 2015 and 2019 to "
+                "train machine learning models.")
+    abstract = ("Syndromic surveillance of influenza relies on emergency department data. "
+                + sentence + " The classifier detected outbreaks two weeks earlier.")
+    work = Work(title="Machine learning for influenza syndromic surveillance", abstract=abstract,
+                doi="10.1/ili")
+    start = abstract.index(sentence)
+    passage = Passage(id=f"{work.id}#abstract:0-{len(abstract)}", work_id=work.id, text=abstract,
+                      start=0, end=len(abstract))
+    embedder = load_embedder(None, models_dir=shared_models)
+    judged = {}
+    for text in ("What methods and data have been used to study machine learning for "
+                 "influenza surveillance?",
+                 "What are the effects of machine learning on influenza surveillance?"):
+        sub = SubQuestion(id="q2", text=text, answer_shape="")
+        finding = Finding(text=sentence, passage_ids=[passage.id], sub_question_id="q2",
+                          quotes=[Quote(passage_id=passage.id, start=start,
+                                        end=start + len(sentence), text=sentence)])
+        [judged[text[:9]]] = DirectEvidence([passage], [work], embedder).assess(sub, [finding])
+    assert judged["What meth"].methods and judged["What meth"].direct
+    assert judged["What meth"].dense < 0.6  # far in meaning: direct by its methods
+    assert not judged["What are "].methods
+    assert judged["What are "].direct == (judged["What are "].dense >= 0.6)

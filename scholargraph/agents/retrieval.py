@@ -51,7 +51,10 @@ from scholargraph.deterministic.material_names import named_materials, reduced_f
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import (
     EXCLUSION_NO_STUDY,
-    EXCLUSION_NOT_TESTING,
+    EXCLUSION_RANKED_FAR,
+    EXCLUSION_TITLE_ONLY,
+    not_testing_reason,
+    title_only,
     works_testing_claim,
 )
 from scholargraph.engines import session_for
@@ -265,7 +268,8 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
     """For a claim, the screened-in works that test it, most direct first (their rank by work
     id), the others excluded as not testing it; a work reporting no study of its own (a
     commentary, a protocol, a talk stating no result: :func:`reports_no_study`) tests no claim,
-    and is excluded so before the others are ranked. A question's or topic's works keep their
+    nor does a record known by its title alone (:func:`title_only`), and each is excluded so
+    before the others are ranked. A question's or topic's works keep their
     reasons and are ranked by their screening score, closest to the question first (works not
     judged by it, snowballed ones and named Materials Project entries, after them as found):
     the review quotes and lists its included works in that order, so that in a large library
@@ -279,13 +283,17 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
                 if reason is None and reports_no_study(work)}
     reasons = [EXCLUSION_NO_STUDY if work.id in no_study else reason
                for work, reason in zip(works, reasons, strict=True)]
+    reasons = [EXCLUSION_TITLE_ONLY if reason is None and title_only(work) else reason
+               for work, reason in zip(works, reasons, strict=True)]
     screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
     ranked, warnings = rank_works(question, screened_in, settings)
     testing = works_testing_claim(ranked, class_claim_studies(question, screened_in),
                                   technical=not about_a_class(question))
     notes += [f"retrieval: {warning}" for warning in warnings]
-    reasons = [EXCLUSION_NOT_TESTING if reason is None and work.id not in testing else reason
-               for work, reason in zip(works, reasons, strict=True)]
+    read = bool(ranked) and ranked[0].relation is not None
+    why = {work.work_id: not_testing_reason(work, read) for work in ranked}
+    reasons = [why.get(work.id, EXCLUSION_RANKED_FAR) if reason is None and work.id not in testing
+               else reason for work, reason in zip(works, reasons, strict=True)]
     return reasons, {work_id: position for position, work_id in enumerate(testing)}
 
 

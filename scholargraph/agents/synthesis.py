@@ -35,6 +35,7 @@ from scholargraph.deterministic.evidence_table import (
 )
 from scholargraph.deterministic.extractive import (
     CONTRADICTIONS_PER_QUESTION,
+    QUOTED_FOR_RESULTS,
     REVIEW_LIMITATIONS,
     Candidate,
     claim_candidates,
@@ -44,9 +45,15 @@ from scholargraph.deterministic.extractive import (
     reports_no_study,
     stance_pool,
     states_result,
+    unread_gap,
 )
-from scholargraph.deterministic.questions import is_claim, is_question, statement
-from scholargraph.deterministic.relevance import DirectEvidence, question_itself, topic_terms
+from scholargraph.deterministic.questions import is_claim, stance_claim
+from scholargraph.deterministic.relevance import (
+    DirectEvidence,
+    question_itself,
+    title_only,
+    topic_terms,
+)
 from scholargraph.deterministic.stance import (
     LOSS_OF,
     Reading,
@@ -283,7 +290,8 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     draft = with_bearing(draft, question, direct.get(itself.id, []) if itself else [])
     model_summary = "" if update.get("extractive") else draft.summary
     summary = review_summary(model_summary, draft, state["sub_questions"], direct,
-                             dict(state.get("prisma", {})), passages, papers, unstated)
+                             dict(state.get("prisma", {})), passages, papers, unstated,
+                             itself if is_claim(question) else None)
     return {"draft": draft.model_copy(update={"summary": summary}), "notes": notes,
             "passages": passages,
             "model_steps": session.steps if session else []}
@@ -310,21 +318,6 @@ def with_quoted_passages(draft: Draft, passages: list[Passage], papers: list[Wor
              for work in papers if work.id in owners for passage in chunk_work(work)
              if passage.id in wanted]
     return [*passages, *extra]
-
-
-def stance_claim(question: str) -> str | None:
-    """The claim each included study is read against: a claim as typed, or the claim a yes/no
-    question asks about ("Does erlotinib improve survival in NSCLC?" is read as "Erlotinib
-    improves survival in NSCLC."), so a reader asking a question also learns which way each
-    study points. Only the reading changes: which works a question's review includes is
-    decided as for any question. None for other questions and topics (what, how, which)."""
-    if is_claim(question):
-        return question
-    clause = statement(question) if is_question(question) else None
-    if clause is None or not clause.startswith("whether "):
-        return None
-    asked = clause.removeprefix("whether ")
-    return f"{asked[:1].upper()}{asked[1:]}."
 
 
 STANCE_SENTENCES = 3
@@ -382,16 +375,23 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     to a study whose figures point the other way, or by preferring the first-ranked study over
     the others (several evidence abstracts 0.25-0.29): not kept.
 
-    A work reporting no study of its own (:func:`~scholargraph.deterministic.extractive.
-    reports_no_study`: a commentary, a protocol, a talk stating no result) is given no reading:
+    A work known by its title alone (:func:`~scholargraph.deterministic.relevance.title_only`)
+    is given no reading either, and the gaps name it
+    (:func:`~scholargraph.deterministic.extractive.unread_gap`): a yes/no question's review
+    over the recorded corpus counted three title-only records among "the 10 included studies"
+    that "neither support nor contradict" the claim. A work reporting no study of its own
+    (:func:`~scholargraph.deterministic.extractive.reports_no_study`: a commentary, a
+    protocol, a talk stating no result) is given no reading:
     a claim's review sets it aside before ranking, but a yes/no question's keeps its topic's
     works, and its balance counted a commentary the review's own gaps named as one among "the
     13 included studies" that "neither support nor contradict" the claim."""
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
     weigh = SupportDecision.of(claim, embedder)
     stances, added = [], []
+    unread = [work for work in papers if title_only(work) and not reports_no_study(work)]
+    unread_ids = {work.id for work in unread}
     for work in papers:
-        if reports_no_study(work):  # a commentary, protocol or talk: no study to weigh
+        if work.id in unread_ids or reports_no_study(work):  # none read, or no study to weigh
             continue
         direct = bool(ranked) and work.id == ranked[0].work_id
         read = study_reading(claim, work, ranked, direct)
@@ -405,7 +405,10 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
         stances.append(WorkStance(work_id=work.id, reading=given, quote=read.chosen.quote))
         if work.id not in quoted:
             added.append(read.chosen.finding(itself.id))
-    return draft.model_copy(update={"stances": stances, "findings": [*draft.findings, *added]})
+    gaps = [*draft.gaps, unread_gap(unread)] if unread else draft.gaps
+    return draft.model_copy(update={"stances": stances, "findings": [*draft.findings, *added],
+                                    "gaps": gaps})
+
 
 
 class StudyReading(NamedTuple):
@@ -563,20 +566,33 @@ def with_bearing(draft: Draft, question: str, direct: list[Finding]) -> Draft:
 INDIRECT_NOTE = " (the findings quoted under it answer it only indirectly)"
 
 
-def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding]) -> str:
+def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding],
+                            claim_sub: SubQuestion | None = None) -> str:
     """The summary's line on the sub-questions no finding answers directly. One whose section
     still quotes findings (sentences that name too few of its terms, or are far from it in
     meaning) says so, or a reader who finds "No direct evidence was found for" a section
-    holding a finding reads the summary as contradicting the review."""
+    holding a finding reads the summary as contradicting the review. For a claim
+    (``claim_sub``, the sub-question asking it, answered), its other sub-questions quoting
+    nothing are not said to lack evidence: its studies are quoted for their results, not again
+    for their methods (:func:`~scholargraph.deterministic.extractive.extractive_draft`); over
+    the recorded corpus every claim's review said "No direct evidence was found for: What
+    methods and data have been used to study whether ..." of studies that each state theirs."""
     quoted = {f.sub_question_id for f in findings if f.kind == "finding"}
+    beside = [sub for sub in missing if claim_sub is not None and claim_sub.id in quoted
+              and sub.id != claim_sub.id and sub.id not in quoted]
     named = [f"\u201c{sub.text}\u201d{INDIRECT_NOTE if sub.id in quoted else ''}"
-             for sub in missing]
-    return "No direct evidence was found for: " + "; ".join(named) + "."
+             for sub in missing if sub not in beside]
+    lines = ["No direct evidence was found for: " + "; ".join(named) + "."] if named else []
+    if beside:
+        lines.append(f"{QUOTED_FOR_RESULTS}: "
+                     + "; ".join(f"\u201c{sub.text}\u201d" for sub in beside) + ".")
+    return " ".join(lines)
 
 
 def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
                    direct: dict[str, list[Finding]], prisma: dict[str, Any],
-                   passages: list[Passage], papers: list[Work], unstated: str = "") -> str:
+                   passages: list[Passage], papers: list[Work], unstated: str = "",
+                   claim_sub: SubQuestion | None = None) -> str:
     """The summary: the model's own words (LLM engine), then what the review did and found in
     the review's counts (:func:`scholargraph.report.review_counts`), the materials values and
     those the database entries leave out (``unstated``,
@@ -604,7 +620,7 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     if unstated:
         parts.append(unstated)
     if missing := [sub for sub in subs if not direct.get(sub.id)]:
-        parts.append(no_direct_evidence_line(missing, draft.findings))
+        parts.append(no_direct_evidence_line(missing, draft.findings, claim_sub))
     against = sum(f.bearing == "opposes" for f in draft.findings)
     if against:
         parts.append(f"{_count(against, 'finding')} {'reports' if against == 1 else 'report'} "

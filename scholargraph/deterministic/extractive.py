@@ -47,7 +47,13 @@ from scholargraph.deterministic.stance import (
     stance,
     surface_terms,
 )
-from scholargraph.deterministic.text import SECTION_WORDS, reference_debris, run_together
+from scholargraph.deterministic.text import (
+    ASKS_METHODS,
+    METHOD_CUES,
+    SECTION_WORDS,
+    reference_debris,
+    run_together,
+)
 from scholargraph.exports.screening import label
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -156,18 +162,7 @@ FACET_CUES = {
         r"rais\w*|elevat\w*|no effect|not associated|(?:highly|very|less|more|not) effective|"
         r"well tolerated|compared? favou?rably|median [\w ()-]{0,40}? of \d)\b"
         r"|\d+(?:\.\d+)?\s?%|\bp\s*[<=>]", re.IGNORECASE),
-    "method": re.compile(
-        r"\b(we (?:ha(?:ve|d) (?:also |further |then |first )?)?(?:used|analy[sz]ed|collected|"
-        r"conducted|performed|developed|trained|"
-        r"recruited|measured|applied|compared)|we (?:first |then |also |further )?(?:use|apply|"
-        r"cluster|train|build|construct|design|implement|generate|collect|extract|employ|"
-        r"leverage|adopt|combine|model|simulate)|data (?:from|were)|cohort|randomi[sz]ed|"
-        r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
-        r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b"
-        r"|\b(?:was|were) (?:\w+ly )?(?:determined|assessed|measured|recorded|collected|obtained|"
-        r"evaluated|calculated|analy[sz]ed|quantified|estimated)\b(?! (?:to be|as|at)\b)"
-        r"|\bwe (?:identified|included|enrolled|recruited) (?:a total of )?[\d,]+\b",
-        re.IGNORECASE),
+    "method": METHOD_CUES,
     "limitation": re.compile(
         r"\b(limitation\w*|limited by|caution\w*|bias\w*|small sample|further (?:research|"
         r"studies|work|investigation)|remains? (?:unclear|unknown|to be)|not generali[sz]\w*|"
@@ -536,15 +531,29 @@ propose ways ...", also after a reference number glued to it: "structures.3In th
 commentary")."""
 
 
+DISCUSSION_PIECE = re.compile(
+    r"\bthis (?:chapter|article|paper|essay|review) (?:\w+ ){0,2}?(?:(?:offers|gives|provides|"
+    r"presents) (?:a |an )?(?:brief |short )?(?:preview|overview|discussion) of|discusses|"
+    r"considers|reflects on|explores) (?:the |some )?(?:\w+ ){0,2}?(?:issues|challenges|debates|"
+    r"controversies)\b", re.IGNORECASE)
+"""A work saying it discusses issues rather than studying anything ("This chapter offers a
+preview of the philosophical issues that arise when ML and public health come together"): its
+closing "we suggest that ML may result in the 'Googlization' of public health" is the authors'
+argument, which the README's review quoted as a finding. No abstract of SciFact's 5,183 says
+so; in the nine shared screening reviews 5 records do, all excluded by their reviewers."""
+
+
 def opinion_piece(work: Work) -> bool:
     """Whether a work calls itself a commentary, editorial, perspective, viewpoint or essay
-    (:data:`OPINION_PIECE`), or presents another group's study (:data:`RETELLS`). It reports
+    (:data:`OPINION_PIECE`), says it discusses issues (:data:`DISCUSSION_PIECE`), or presents
+    another group's study (:data:`RETELLS`). It reports
     no study: its sentences are the authors' description, advice and retelling of others'
     results ("Public health surveillance systems ... have proven useful ...", citing another
     work), none of them a finding of its own. A topic's review lists it among the works
     included and says why it quotes none of it."""
     text = f"{work.title}. {work.abstract or ''}"
-    return bool(OPINION_PIECE.search(text) or RETELLS.search(text))
+    return bool(OPINION_PIECE.search(text) or DISCUSSION_PIECE.search(text)
+                or RETELLS.search(text))
 
 
 def reports_no_study(work: Work) -> bool:
@@ -587,6 +596,16 @@ def opinion_gap(pieces: Sequence[Work], protocols: Sequence[Work] = ()) -> list[
     return lines
 
 
+def unread_gap(works: Sequence[Work]) -> str:
+    """The gap naming a claim's included works known by their title alone, which are not read
+    for or against it (:func:`scholargraph.agents.synthesis.with_stances`)."""
+    if len(works) == 1:
+        return ("1 included work is known by its title alone and is not read for or against "
+                f"the claim: {_named(works)}.")
+    return (f"{len(works)} included works are known by their titles alone and are not read for "
+            f"or against the claim: {_named(works)}.")
+
+
 def _silent_line(works: Sequence[Work], one: str, many: str) -> str:
     """A gap line naming included works no finding quotes, and why (``one``/``many``: what the
     work is, or the works are)."""
@@ -618,8 +637,7 @@ NEVER_FINDINGS = frozenset({"aim", "others", "advice"})
 """Kinds of sentence never quoted as a finding: what a paper does, what other studies found,
 what the authors advise (:func:`advice_only`)."""
 WANTED_FACETS = {
-    "method": re.compile(r"\b(method\w*|data|design\w*|dataset\w*|benchmark\w*|sample\w*)\b",
-                         re.IGNORECASE),
+    "method": ASKS_METHODS,
     "limitation": re.compile(r"\blimitation\w*\b", re.IGNORECASE),
 }
 
@@ -1415,7 +1433,7 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         findings = in_review_order(subs, findings + uncited.findings, years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
-    gaps = evidence_gaps(subs, findings, len(papers)) + unquoted
+    gaps = evidence_gaps(subs, findings, len(papers), claim_sub) + unquoted
     if claim_sub is None:
         gaps += opinion_gap([work for work in papers if work.id in opinions],
                             [work for work in papers if work.id in protocols - opinions])
@@ -1503,17 +1521,32 @@ def evidence_limitation(papers: list[Work]) -> str:
             "their full papers add or qualify was not read.")
 
 
-def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int) -> list[str]:
+QUOTED_FOR_RESULTS = "Each included study is quoted for its result on the claim, not again for"
+"""How a claim's review names its other sub-questions (methods, limitations) that quote no
+finding because its studies are quoted for their results (:func:`extractive_draft`): they
+were not left without evidence; "No passage among the 3 included works addresses: What
+methods and data have been used ..." said so of a review whose studies each state their
+methods."""
+
+
+def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int,
+                  claim_sub: SubQuestion | None = None) -> list[str]:
     """Sub-questions no finding answers, and those only one work speaks to; when only one
-    work was included, that is said once, not once per sub-question."""
+    work was included, that is said once, not once per sub-question. For a claim
+    (``claim_sub``, the sub-question asking it) whose studies are quoted for their result, its
+    other sub-questions left without a finding are named as such (``QUOTED_FOR_RESULTS``)."""
     gaps = []
+    answered = claim_sub is not None and any(
+        f.sub_question_id == claim_sub.id and f.kind == "finding" for f in findings)
     if n_papers == 1:
         gaps.append("The review rests on one work: no other study confirms or qualifies what "
                     "it reports.")
     for sub in subs:
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
-        if not works:
+        if not works and answered:
+            gaps.append(f"{QUOTED_FOR_RESULTS}: {sub.text}")
+        elif not works:
             among = ("of the one included work " if n_papers == 1 else
                      f"among the {counted(n_papers, 'included work')} " if n_papers
                      else "(no work was included) ")

@@ -351,3 +351,18 @@ def past(verb: str) -> str:
     if re.search(r"[^aeiou]y$", verb):
         return verb[:-1] + "ied"
     return verb + "ed"
+
+
+def stance_claim(question: str) -> str | None:
+    """The claim each included study is read against: a claim as typed, or the claim a yes/no
+    question asks about ("Does erlotinib improve survival in NSCLC?" is read as "Erlotinib
+    improves survival in NSCLC."), so a reader asking a question also learns which way each
+    study points. Only the reading changes: which works a question's review includes is
+    decided as for any question. None for other questions and topics (what, how, which)."""
+    if is_claim(question):
+        return question
+    clause = statement(question) if is_question(question) else None
+    if clause is None or not clause.startswith("whether "):
+        return None
+    asked = clause.removeprefix("whether ")
+    return f"{asked[:1].upper()}{asked[1:]}."

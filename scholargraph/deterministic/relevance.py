@@ -32,7 +32,7 @@ import numpy as np
 
 from scholargraph.agents.schemas import Finding, SubQuestion
 from scholargraph.deterministic.stance import spelled_out
-from scholargraph.deterministic.text import content_words
+from scholargraph.deterministic.text import ASKS_METHODS, METHOD_CUES, content_words
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import terms_named, tokenize
 from scholargraph.rag.works import WorkRelevance
@@ -53,11 +53,33 @@ GENERIC_WORDS = (
 GENERIC_TERMS = frozenset(tokenize(GENERIC_WORDS))
 """Words that say what kind of evidence is wanted, not what it is about."""
 
-EXCLUSION_NOT_TESTING = ("does not test the claim: no sentence reporting a result close to the "
-                         "claim, or ranked far below the works that do")
+EXCLUSION_NOT_TESTING = "does not test the claim"
+"""What every reason a claim's review sets a screened-in work aside with begins with."""
+
+EXCLUSION_NO_RELATION = (f"{EXCLUSION_NOT_TESTING}: no sentence reporting a result close to the "
+                         "claim")
+EXCLUSION_RANKED_FAR = f"{EXCLUSION_NOT_TESTING}: ranked far below the works that test it"
+"""The two reasons a screened-in work does not test a claim (:func:`not_testing_reason`), said
+apart so a reader can check the one that applies; they were one reason, "no sentence reporting
+a result close to the claim, or ranked far below the works that do"."""
 
 EXCLUSION_NO_STUDY = ("does not test the claim: reports no study of its own (a commentary, "
                       "a protocol or a talk)")
+
+EXCLUSION_TITLE_ONLY = ("does not test the claim: only its title is known (no abstract or full "
+                        "text to read a result from)")
+"""A record with a title alone states no result to weigh. Screening keeps it when in doubt, as
+reviewers keep it for the full text (issue 21); but ranked against a claim its title alone
+could come first, and the best-ranked work always counts: over the recorded corpus, with
+criteria excluding reviews, "Machine learning improves disease surveillance in public health."
+rested first on "New Research Agenda: Potentials Use of Machine Learning for Public Health", a
+record with no abstract, counted among the studies that "neither support nor contradict" it."""
+
+
+def title_only(work: Work) -> bool:
+    """Whether all that is known of a work is its title: no abstract, no full text read."""
+    return not (work.abstract or "").strip() and not work.full_text_spans
+
 
 CLAIM_REACH = 0.1
 """How far below the best-ranked work's fused score (0 to 1,
@@ -242,6 +264,16 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
                     if work.work_id in measured and work.work_id not in close]
 
 
+def not_testing_reason(work: WorkRelevance, sentences_read: bool) -> str:
+    """Why a screened-in work ranked against a claim does not test it: none of its sentences
+    reporting a relation comes close to the claim (``RELATION_MIN``), or it has one but ranks
+    too far below the works that test it. Without sentence scores (``sentences_read`` false: no
+    embedding model) only the ranking decided."""
+    if sentences_read and (work.relation is None or work.relation < RELATION_MIN):
+        return EXCLUSION_NO_RELATION
+    return EXCLUSION_RANKED_FAR
+
+
 def tests_claim(work: WorkRelevance, best: float, technical: bool = True) -> bool:
     """Whether a work ranked ``best - work.fused`` below the best-ranked one tests the claim
     (see :func:`works_testing_claim`): close to it and reporting a relation close to the
@@ -293,10 +325,21 @@ class Directness:
     context: float
     sentence: float
     dense: float | None
+    methods: bool = False
+    """The sub-question asks for methods and the sentence states them (``METHOD_CUES``)."""
 
     @property
     def direct(self) -> bool:
-        close = self.dense is None or self.dense >= DENSE_MIN
+        """Its work addresses the sub-question, its sentence names some of its terms and is
+        close to it in meaning; a sentence stating the methods a methods sub-question asks for
+        need not be close: it describes a sample, data and design, which the sentence model
+        places far from the topic's words. The README's review answered "What methods and data
+        have been used to study machine learning for public health surveillance?" "only
+        indirectly" though it quoted "Traditional surveillance sources analyzed with NLP and ML
+        consisted primarily of death certificates (n=6), hospital data (n=5) ..." (cosine 0.58)
+        and a study's "We collected 296,166 crowd-generated labels for 98,722 tweets ... to
+        develop machine learning (ML) models" (0.36)."""
+        close = self.dense is None or self.dense >= DENSE_MIN or self.methods
         return self.context >= CONTEXT_MIN and self.sentence >= SENTENCE_MIN and close
 
 
@@ -323,10 +366,12 @@ class DirectEvidence:
         sentences = [self._spelled_out(sub, f, self._with_title(
             f, " ".join(q.text for q in f.quotes) or f.text)) for f in findings]
         dense = self._cosines(topic_text(sub.text), sentences)
+        methods = bool(ASKS_METHODS.search(sub.text))
         return [Directness(context=self._context(terms, finding),
                            sentence=term_share(terms, sentence),
                            dense=None if dense is None or self._database_entry(finding)
-                           else float(dense[i]))
+                           else float(dense[i]),
+                           methods=methods and bool(METHOD_CUES.search(sentence)))
                 for i, (finding, sentence) in enumerate(zip(findings, sentences))]
 
     def _with_title(self, finding: Finding, sentence: str) -> str:

@@ -425,3 +425,23 @@ def chemical_formulas(text: str) -> list[str]:
             continue
         found.append(token)
     return list(dict.fromkeys(found))
+
+
+METHOD_CUES = re.compile(
+    r"\b(we (?:ha(?:ve|d) (?:also |further |then |first )?)?(?:used|analy[sz]ed|collected|"
+    r"conducted|performed|developed|trained|"
+    r"recruited|measured|applied|compared)|we (?:first |then |also |further )?(?:use|apply|"
+    r"cluster|train|build|construct|design|implement|generate|collect|extract|employ|"
+    r"leverage|adopt|combine|model|simulate)|data (?:from|were)|cohort|randomi[sz]ed|"
+    r"participants|dataset\w*|sample of|retrospective\w*|prospective\w*|cross-sectional|"
+    r"questionnaire\w*|algorithms?|model\w*|assay\w*|sequenc\w*|n ?=)\b"
+    r"|\b(?:was|were) (?:\w+ly )?(?:determined|assessed|measured|recorded|collected|obtained|"
+    r"evaluated|calculated|analy[sz]ed|quantified|estimated)\b(?! (?:to be|as|at)\b)"
+    r"|\bwe (?:identified|included|enrolled|recruited) (?:a total of )?[\d,]+\b",
+    re.IGNORECASE)
+"""Cues of a sentence stating how a study was done: what was used, collected, measured or
+trained, its design and its sample (extractive's ``FACET_CUES``, where the figures for them
+are)."""
+ASKS_METHODS = re.compile(r"\b(method\w*|data|design\w*|dataset\w*|benchmark\w*|sample\w*)\b",
+                          re.IGNORECASE)
+"""Words by which a sub-question asks for methods ("What methods and data have been used ...")."""
