@@ -457,20 +457,24 @@ def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
     assert sorted(title[:19] for title in bare) == sorted(t[:19] for t in BROAD_TITLE_ONLY)
 
 
-def test_a_record_known_by_its_title_alone_tests_no_claim(tmp_path):
-    """A title-only record ranked against a claim can come first and would count as its most
-    direct test, though it states no result: it is excluded before the ranking, with a reason
-    a reader can check; the study with an abstract is the review's test."""
-    from scholargraph.agents.retrieval import Screened, rank
+def test_a_record_known_by_its_title_alone_is_kept_by_its_title_not_ranked(tmp_path):
+    """A title-only record ranked against a claim could come first and count as its most direct
+    test, though it states no result to weigh: it is never ranked. Judged by its title, as a
+    reviewer judges it, one whose title reports on the claim's relation is kept for its full
+    text, after the study that tests the claim; one whose title does not is excluded with a
+    reason a reader can check (lacking an abstract is not the reason by itself)."""
+    from scholargraph.agents.retrieval import Screened, include, rank
 
     settings = Settings(home=tmp_path, store_dir=None, chroma_host=None, embedding_model="none")
-    bare = Work(title="A deficiency of folate increases blood levels of homocysteine",
-                sources=["openalex"])
+    on_relation = Work(title="A deficiency of folate increases blood levels of homocysteine",
+                       sources=["openalex"])
+    elsewhere = Work(title="Folate fortification policies in Europe", sources=["openalex"])
     tests_it, = _works(TESTS_THE_CLAIM)
-    works = [bare, tests_it]
-    reasons, order = rank(works, Screened([None, None], {}), CLAIM, settings, [])
-    assert reasons == [EXCLUSION_TITLE_ONLY, None]
+    works = [on_relation, elsewhere, tests_it]
+    reasons, order = rank(works, Screened([None, None, None], {}), CLAIM, settings, [])
+    assert reasons == [None, EXCLUSION_TITLE_ONLY, None]
     assert list(order) == [tests_it.id]
+    assert [work.id for work in include(works, reasons, order)] == [tests_it.id, on_relation.id]
 
 
 def test_a_work_not_testing_the_claim_is_told_why_of_the_two_reasons():

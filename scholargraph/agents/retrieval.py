@@ -57,6 +57,7 @@ from scholargraph.deterministic.relevance import (
     title_only,
     works_testing_claim,
 )
+from scholargraph.deterministic.stance import reports_on_relation
 from scholargraph.engines import session_for
 from scholargraph.fulltext.fetch import FullTextReader, rank_for_reading, readable
 from scholargraph.ledger import (
@@ -268,12 +269,17 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
     """For a claim, the screened-in works that test it, most direct first (their rank by work
     id), the others excluded as not testing it; a work reporting no study of its own (a
     commentary, a protocol, a talk stating no result: :func:`reports_no_study`) tests no claim,
-    nor does a record known by its title alone (:func:`title_only`), and each is excluded so
-    before the others are ranked. A question's or topic's works keep their
-    reasons and are ranked by their screening score, closest to the question first (works not
-    judged by it, snowballed ones and named Materials Project entries, after them as found):
-    the review quotes and lists its included works in that order, so that in a large library
-    the works most on the question come first, not those first in the file."""
+    and each is excluded so before the others are ranked. A record known by its title alone
+    (:func:`title_only`) is not ranked, for its title could come first and count as the most
+    direct test while stating no result to weigh: it is kept, after the works that test the
+    claim and unread for or against it, when its title reports on the claim's relation
+    (:func:`reports_on_relation`: a reviewer keeps it for its full text), and excluded when its
+    title does not (issue 21: lacking an abstract is never the reason by itself). A question's or
+    topic's works keep their reasons and are ranked by their screening score, closest to the
+    question first (works not judged by it, snowballed ones and named Materials Project
+    entries, after them as found): the review quotes and lists its included works in that
+    order, so that in a large library the works most on the question come first, not those
+    first in the file."""
     reasons = screened.reasons
     if not is_claim(question):
         by_score = sorted((work for work in works if work.id in screened.scores),
@@ -283,16 +289,21 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
                 if reason is None and reports_no_study(work)}
     reasons = [EXCLUSION_NO_STUDY if work.id in no_study else reason
                for work, reason in zip(works, reasons, strict=True)]
-    reasons = [EXCLUSION_TITLE_ONLY if reason is None and title_only(work) else reason
+    bare = {work.id for work, reason in zip(works, reasons, strict=True)
+            if reason is None and title_only(work)}
+    reasons = [EXCLUSION_TITLE_ONLY if work.id in bare
+               and not reports_on_relation(question, work.title) else reason
                for work, reason in zip(works, reasons, strict=True)]
-    screened_in = [work for work, reason in zip(works, reasons, strict=True) if reason is None]
+    screened_in = [work for work, reason in zip(works, reasons, strict=True)
+                   if reason is None and work.id not in bare]
     ranked, warnings = rank_works(question, screened_in, settings)
     testing = works_testing_claim(ranked, class_claim_studies(question, screened_in),
                                   technical=not about_a_class(question))
     notes += [f"retrieval: {warning}" for warning in warnings]
     read = bool(ranked) and ranked[0].relation is not None
     why = {work.work_id: not_testing_reason(work, read) for work in ranked}
-    reasons = [why.get(work.id, EXCLUSION_RANKED_FAR) if reason is None and work.id not in testing
+    reasons = [why.get(work.id, EXCLUSION_RANKED_FAR)
+               if reason is None and work.id not in testing and work.id not in bare
                else reason for work, reason in zip(works, reasons, strict=True)]
     return reasons, {work_id: position for position, work_id in enumerate(testing)}
 

@@ -66,8 +66,8 @@ a result close to the claim, or ranked far below the works that do"."""
 EXCLUSION_NO_STUDY = ("does not test the claim: reports no study of its own (a commentary, "
                       "a protocol or a talk)")
 
-EXCLUSION_TITLE_ONLY = ("does not test the claim: only its title is known (no abstract or full "
-                        "text to read a result from)")
+EXCLUSION_TITLE_ONLY = ("does not test the claim: its title reports no result on the claim, "
+                        "and no abstract or full text is known to read one from")
 """A record with a title alone states no result to weigh. Screening keeps it when in doubt, as
 reviewers keep it for the full text (issue 21); but ranked against a claim its title alone
 could come first, and the best-ranked work always counts: over the recorded corpus, with
