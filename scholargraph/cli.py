@@ -287,8 +287,11 @@ def run_screen(args: argparse.Namespace) -> int:
         raise InputError("--interactive needs --labels FILE, where every decision is saved")
     if args.batch < 1:
         raise InputError("--batch must be at least 1")
+    from scholargraph.progress import StepLines
+
     session = open_session(args.library, args.question, args.criteria, args.labels,
-                           create_labels=args.interactive)
+                           create_labels=args.interactive,
+                           progress=(lambda line: None) if args.quiet else StepLines())
     if args.interactive:
         from scholargraph.screening.interactive import run_interactive
 

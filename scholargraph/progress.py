@@ -109,6 +109,21 @@ class ProgressPrinter:
                                soft_wrap=True)
 
 
+class StepLines:
+    """Progress of work outside the graph (``scholargraph screen``): each line as
+    :class:`ProgressPrinter` prints a step's, with the time since the work started. Screening a
+    3,000-record library the first time embeds every record, a minute or two on a laptop that
+    went by without a word."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True, highlight=False)
+        self.started = time.monotonic()
+
+    def __call__(self, line: str) -> None:
+        elapsed = time.monotonic() - self.started
+        self.console.print(f"[dim]{elapsed:6.1f}s[/dim]  {line}", markup=True, soft_wrap=True)
+
+
 class JsonlEvents:
     """One JSON object per step on ``stream``: node, round, elapsed seconds, summary, counts."""
 

@@ -28,6 +28,7 @@ from scholargraph.deterministic.credibility import standing_unknown
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.deterministic.questions import stance_claim
 from scholargraph.engines import engine_name
+from scholargraph.errors import ScholargraphError
 from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_review
 from scholargraph.history import HistoryEntry, UpdateSection
 from scholargraph.ledger import ScreenedWork
@@ -39,7 +40,13 @@ from scholargraph.records import (
     Work,
     passage_location,
 )
-from scholargraph.screening.relevance import read_criteria
+from scholargraph.screening.relevance import (
+    Abbreviations,
+    kept_reason,
+    read_criteria,
+    record_text,
+)
+from scholargraph.sources.library import untitled_records
 from scholargraph.state import ReviewState
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
@@ -331,6 +338,45 @@ def balance_line(stances: list[WorkStance], claim: bool = False) -> str:
     return f"Of the {len(stances)} included studies, {line}."
 
 
+UNTITLED_REASON = "no title"
+"""PRISMA's reason for a library's records removed before screening for want of a title."""
+
+
+def with_untitled_records(prisma: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
+    """PRISMA's counts with a library's records that have no title among those identified from
+    the library and removed before screening (:func:`untitled_records`): "identified" is then
+    the size of the export the scientist gave, as PRISMA 2020 counts a database search's
+    records, not the size less the records the review could not screen."""
+    path = context.library_path()
+    identified = dict(prisma.get("identified") or {})
+    if not path or "library" not in identified:
+        return prisma
+    try:
+        untitled = untitled_records(Path(path))
+    except (OSError, ScholargraphError):  # the library is gone or unreadable since: as counted
+        return prisma
+    if not untitled:
+        return prisma
+    identified["library"] += untitled
+    removed = {**(prisma.get("removed_before_screening") or {}), UNTITLED_REASON: untitled}
+    return {**prisma, "identified": identified, "removed_before_screening": removed}
+
+
+def with_kept_reasons(rows: list[ScreenedWork], papers: list[Work], question: str,
+                      criteria: str | None) -> list[ScreenedWork]:
+    """The screening rows, each included one with the reason it was kept
+    (:func:`~scholargraph.screening.relevance.kept_reason`: the concepts it names and where,
+    the design read), where screening gave it none: a systematic reviewer checks an inclusion
+    as they check an exclusion, and a blank reason tells them nothing."""
+    by_id = {paper.id: paper for paper in papers}
+    read = read_criteria(criteria) if criteria else None
+    abbreviations = Abbreviations.of([record_text(paper) for paper in papers])
+    return [row.model_copy(update={"reason": kept_reason(question, read, by_id[row.work_id],
+                                                         abbreviations)})
+            if row.decision == "included" and not row.reason and row.work_id in by_id else row
+            for row in rows]
+
+
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:
     """The report of a finished run: references numbered by first citation."""
     draft = state.get("draft")
@@ -381,8 +427,9 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         limitations=draft.limitations if draft else [],
         references=references,
         passages=cited_passages,
-        prisma=dict(state.get("prisma", {})),
-        screening=list(state.get("screening", [])),
+        prisma=with_untitled_records(dict(state.get("prisma", {})), context),
+        screening=with_kept_reasons(list(state.get("screening", [])), state.get("papers", []),
+                                    state.get("cleaned_question") or question, context.criteria),
         search_log=log,
         sources_failed=[SourceFailure(source=s, error=e) for s, e in failures.items()],
         evaluation=state.get("evaluation") or Evaluation(),

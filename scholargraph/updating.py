@@ -272,11 +272,18 @@ def fold_works(earlier: list[Work], fresh: list[Work]) -> _Fold:
     result = deduplicate(records)
     rules = {merge.merged_id: merge.rule for merge in result.merges}
     papers, new_ids, joined, moved, duplicates = [], [], [], {}, 0
+    same_as: list[tuple[list[Work], int]] = []
+    known_records = {record_content(work): index for index, work in enumerate(earlier)}
     for work, members in zip(result.works, result.groups, strict=True):
         for index in members:
             moved[records[index].id] = work.id
         old = [records[i] for i in members if i < len(earlier)]
         new = [records[i] for i in members if i >= len(earlier)]
+        again = next((known_records[key] for record in new
+                      if (key := record_content(record)) in known_records), None)
+        if not old and again is not None:
+            same_as.append((new, again))  # an earlier work's record, exported again
+            continue
         if not old:
             new_ids.append(work.id)
         else:
@@ -288,7 +295,26 @@ def fold_works(earlier: list[Work], fresh: list[Work]) -> _Fold:
                                                 earlier_id=old[0].id, joined_id=record.id,
                                                 rule=rules.get(record.id, "")))
         papers.append(work)
+    for new, again in same_as:
+        duplicates += len(new)
+        for record in new:
+            moved[record.id] = moved[earlier[again].id]
     return _Fold(papers, new_ids, joined, moved, duplicates)
+
+
+def record_content(work: Work) -> tuple[object, ...]:
+    """What a record says of its work, spaces and case aside: title, abstract, year, authors,
+    venue and identifiers. A new export of a scientist's search holds the records screened
+    before as they were, and a record saying exactly what an earlier work's record said is that
+    work, though deduplication keeps apart two records with a title and no year, author or
+    identifier to agree on (precision first): an update from a 3,000-record export that holds
+    the 2,500 records of the review's first export counted 421 such works, already included,
+    among its 783 'new works'."""
+    def plain(text: str | None) -> str:
+        return " ".join((text or "").split()).lower()
+    return (plain(work.title), plain(work.abstract), work.year,
+            tuple(plain(name) for name in work.authors), plain(work.venue),
+            tuple(sorted(work.identifiers())))
 
 
 def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck,

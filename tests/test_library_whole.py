@@ -168,3 +168,27 @@ def test_a_topic_reviews_included_works_come_closest_to_the_question_first(
     assert all(readme_topic.on_topic(work) for work in listed[:len(listed) // 4])
     review_md = (tmp_path / "out" / "review.md").read_text(encoding="utf-8")
     assert "included, cited or not, closest to the question first" in review_md
+
+
+def test_records_without_a_title_are_identified_and_removed_before_screening(
+        corpus_library, tmp_path, screening_check):
+    """PRISMA's "identified" from a library is the export's size: its records without a title
+    (a fifth of some exports lack an abstract; some lack the title too) were identified, and
+    are removed before screening for want of one, counted under that reason, where they went
+    uncounted and "identified" fell short of the file the scientist gave."""
+    folder, size = corpus_library
+    with (folder / "export.ris").open("a", encoding="utf-8") as export:
+        export.write("\nTY  - JOUR\nAU  - Nobody, A.\nPY  - 2020\nER  - \n"
+                     "\nTY  - JOUR\nAB  - An abstract whose record lost its title.\nER  - \n")
+    report = review(ON_THE_CORPUS, sources=["library"], library=str(folder), offline=True,
+                    max_iterations=1, full_text=0, out=tmp_path / "out")
+    prisma = report.prisma
+    assert prisma["identified"] == {"library": size + 2}
+    assert prisma["removed_before_screening"] == {"no title": 2}
+    assert prisma["duplicates_removed"] + 2 + prisma["screened"] == size + 2
+    screening_check((tmp_path / "out" / "screening.csv").read_text(encoding="utf-8"), prisma)
+    assert "Records removed, no title (n = 2)" in (tmp_path / "out" / "prisma.svg").read_text()
+    assert f"| Records identified: library | {size + 2} |" in \
+        (tmp_path / "out" / "review.md").read_text()
+    assert "| Records removed before screening, by reason | no title: 2 |" in \
+        (tmp_path / "out" / "review.md").read_text()

@@ -542,3 +542,82 @@ def test_the_words_that_frame_criteria_are_not_looked_for():
     words = set(terms.values())
     assert {"mesenchymal", "osteoarthritis", "womac", "randomized"} <= words
     assert not words & {"inclusion", "exclusion", "criteria", "following", "characteristics"}
+
+
+def test_a_library_of_one_letter_titles_is_ranked_not_refused(tmp_path, capsys):
+    """Titles that are single letters or stop-words hold no token scikit-learn keeps (it takes
+    two letters at least): its 'empty vocabulary' ended ``screen`` with exit 1, first ranking
+    and after labels alike. The letters are words enough to rank by, and a library with not
+    even a letter still ranks, by the question alone."""
+    library = tmp_path / "letters.csv"
+    library.write_text("record_id,title,abstract\n" + "".join(
+        f"r{i},{'ABCDEFGH'[i % 8]},\n" for i in range(120)))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("r0,1\nr8,1\nr1,0\nr2,0\nr3,0\n")
+    out = tmp_path / "out"
+    assert main(["screen", str(library), "--question", QUESTION, "--labels", str(labels),
+                 "--out", str(out)]) == 0
+    rows = read_table(out)
+    assert len(rows) == 120
+    undecided = [row for row in rows if not row["decision"]]
+    # the two includes were both 'A': the other 'A's rank first among the undecided
+    assert {row["title"] for row in undecided[:13]} == {"A"}
+    marks = tmp_path / "marks.csv"
+    marks.write_text("record_id,title,abstract\n1,?,\n2,!,\n3,-,\n")
+    assert main(["screen", str(marks), "--question", QUESTION, "--out", str(out)]) == 0
+    assert len(read_table(out)) == 3
+    assert "empty vocabulary" not in capsys.readouterr().err
+
+
+def test_an_ris_or_bibtex_library_is_labelled_by_its_own_ids(tmp_path):
+    """An RIS record's ``ID`` (EndNote's record number; the id ``to-screen.ris`` writes) and a
+    BibTeX entry's key are the ids a person sees in their reference manager and writes in the
+    labels file: they name the record, as a CSV's record id does. Read as the work's DOI id,
+    every such label matched no record. An id two works share names neither."""
+    works = corpus_works()[:6]
+    ris_text = "".join(
+        f"TY  - JOUR\nID  - EN{number}\nTI  - {work['title']}\n"
+        + (f"DO  - {work['doi']}\n" if work["doi"] else "") + "ER  - \n\n"
+        for number, work in enumerate(works))
+    (tmp_path / "records.ris").write_text(ris_text)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("record_id,label\nEN0,1\nEN3,0\n")
+    session = open_session(tmp_path / "records.ris", QUESTION, labels=labels)
+    assert session.unmatched == []
+    assert {session.entries[i].record_id: inc for i, inc in session.decisions.items()} == \
+        {"EN0": True, "EN3": False}
+    bib = tmp_path / "records.bib"
+    entries = [f"@article{{key{number},\n  title = {{{work['title']}}},\n}}\n\n"
+               for number, work in enumerate(works)]
+    bib.write_text("".join(entries) + "@article{,\n  title = {X},\n}\n")
+    labels.write_text("key1,1\nkey2,0\n")
+    session = open_session(bib, QUESTION, labels=labels)
+    assert session.unmatched == []
+    assert sorted(session.entries[i].record_id for i in session.decisions) == ["key1", "key2"]
+    assert session.entries[-1].record_id.startswith("title:")  # the unkeyed entry: its work id
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "a.ris").write_text(ris_text)
+    (folder / "b.ris").write_text(ris_text.replace(works[0]["title"], "Another work entirely")
+                                  .replace(f"DO  - {works[0]['doi']}\n", ""))
+    labels.write_text("EN0,1\nEN1,1\n")
+    session = open_session(folder, QUESTION, labels=labels)
+    assert session.unmatched == ["EN0"]  # two works in the folder are 'EN0'
+    assert [session.entries[i].record_id for i in session.decisions] == ["EN1"]
+
+
+def test_screen_says_what_it_is_doing_unless_quiet(library, tmp_path, capsys):
+    """A first screening of a library embeds every record (minutes for thousands), and went by
+    without a word; each step now has its line, with the time since the start."""
+    out = tmp_path / "out"
+    assert main(["screen", str(library), "--question", QUESTION, "--out", str(out)]) == 0
+    lines = [line.split(None, 1) for line in capsys.readouterr().err.splitlines()]
+    steps = [rest for elapsed, rest in lines if elapsed.endswith("s")
+             and elapsed[:-1].replace(".", "").isdigit()]
+    assert steps[0] == f"library: 30 records read from {library}"
+    assert steps[1] == "deduplication: 25 works (5 duplicate records or versions merged)"
+    assert steps[2].startswith("features: scoring 25 works")
+    assert steps[3] == "ranking: by the question and criteria (no labels yet)"
+    assert main(["screen", str(library), "--question", QUESTION, "--out", str(out),
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -48,7 +48,8 @@ def check_rows_name_the_review(rows: list[dict[str, str]], report: Report) -> No
         assert row["cited"] == ("yes" if row["work_id"] in numbers else "no")
     excluded = [row for row in rows if row["decision"] == "excluded"]
     assert all(row["reason"].strip() and row["cited"] == "no" for row in excluded)
-    assert all(row["reason"] == "" for row in included)
+    # an inclusion keeps its reason too: what screening read in the work
+    assert all(row["reason"].startswith("kept: ") for row in included)
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,10 @@ def test_the_screening_record_names_every_work_and_adds_up_to_prisma(
     text, rows = read_rows(folder)
     assert tuple(rows[0]) == COLUMNS
     screening_check(text, report.prisma)
+    kept = [row["reason"] for row in rows if row["decision"] == "included"]
+    assert kept and all(reason.startswith("kept: addresses: machine learning (")
+                        and "; public health surveillance (" in reason for reason in kept)
+    assert [row.reason for row in report.screening if row.decision == "included"] == kept
     check_rows_name_the_review(rows, report)
     assert report.prisma["excluded"] > 0 and report.references  # both kinds of row were checked
     # the same record is in review.json, for programs

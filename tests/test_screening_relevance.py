@@ -453,3 +453,29 @@ def test_a_question_written_with_abbreviations_is_read_as_the_library_writes_the
     assert cells.named_in({"mesenchym", "stem", "cell"}) and cells.named_in({"mscs"})
     assert knee.named_in({"knee", "osteoarthr"})
     assert not knee.named_in({"oral", "anticoagul"})
+
+
+def test_a_kept_work_says_which_concepts_it_names_where_and_its_design():
+    """An included work's reason restates what screening read in it: each of the question's
+    concepts named in its title or abstract, or neither (kept in meaning, or a bare title kept
+    for its full text), and the design read, beside the criteria asking for it."""
+    from scholargraph.records import Work
+    from scholargraph.screening.relevance import kept_reason, read_criteria
+
+    question = "machine learning for public health surveillance"
+    cohort = Work(title="Machine learning forecasts of influenza in a national cohort",
+                  abstract="We followed 12,000 adults in a prospective cohort. Public health "
+                           "surveillance data were linked to records.")
+    assert kept_reason(question, None, cohort) == (
+        "kept: addresses: machine learning (title); public health surveillance (abstract); "
+        "design: cohort")
+    criteria = read_criteria("We included cohort studies and randomised trials.")
+    assert kept_reason(question, criteria, cohort).endswith("design: cohort, as the criteria ask")
+    meaning = Work(title="Neural networks flag outbreaks early",
+                   abstract="Deep models of clinic visits found influenza weeks sooner.")
+    assert kept_reason(question, None, meaning) == (
+        "kept: addresses: machine learning (in meaning); public health surveillance (in meaning)")
+    bare = Work(title="Machine learning in epidemiology")
+    assert kept_reason(question, None, bare) == (
+        "kept: addresses: machine learning (title); public health surveillance (not in its "
+        "title; no abstract)")

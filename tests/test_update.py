@@ -424,7 +424,8 @@ def test_a_review_of_a_library_is_updated_from_the_new_export_of_its_search(
               .items() if key in WORK_FIELDS} for item in items]
     old, new = tmp_path / "search-2023.jsonl", tmp_path / "search-2024.jsonl"
     old.write_text("".join(json.dumps(work) + "\n" for work in works[:18]))
-    new.write_text("".join(json.dumps(work) + "\n" for work in works))
+    untitled = json.dumps({"title": "", "abstract": "A record exported without its title."})
+    new.write_text("".join(json.dumps(work) + "\n" for work in works) + untitled + "\n")
     criteria = "We included studies of surveillance of infectious disease outbreaks."
     folder = tmp_path / "review"
     earlier = review(QUESTION, sources=["library"], library=str(old), criteria=criteria,
@@ -435,7 +436,11 @@ def test_a_review_of_a_library_is_updated_from_the_new_export_of_its_search(
     assert report.criteria == criteria  # the review's own criteria, not given again
     assert report.update is not None
     prisma = report.update.prisma
-    assert prisma.identified == {"library": 30}  # every record of the new export considered
+    # every record of the new export considered, the untitled one removed before screening
+    assert prisma.identified == {"library": 31}
+    assert prisma.duplicates_removed + 1 + prisma.screened == 31
+    assert report.prisma["removed_before_screening"] == {"no title": 1}
+    assert ", 1 without a title removed, " in (folder / "review.md").read_text(encoding="utf-8")
     with (folder / "screening.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     this_run = [row for row in rows if row["screened_on"] == report.day]
@@ -449,3 +454,26 @@ def test_a_review_of_a_library_is_updated_from_the_new_export_of_its_search(
     both = report.model_copy(update={"sources_searched": ["library", "pubmed"]})
     assert update_sources(both, None, folder, new) == ["library", "pubmed"]
     assert update_sources(both, ["openalex"], folder, new) == ["library", "openalex"]
+
+
+def test_a_record_exported_again_is_the_earlier_work_not_a_new_one() -> None:
+    """A new export of the scientist's search holds the records screened before, as they were;
+    deduplication keeps apart two records that have a title and nothing else to agree on (no
+    year, author or identifier), so an update counted each such earlier work as new. A record
+    saying exactly what an earlier one said is that work; one that differs in a word is not."""
+    from scholargraph.records import Work
+    from scholargraph.updating import fold_works
+
+    bare = Work(title="Zinc  acetate in Wilson disease", sources=["library"])
+    other = Work(title="Trientine in Wilson disease", abstract="Twelve patients were treated.",
+                 sources=["library"])
+    again = Work(title="zinc acetate in Wilson disease ", sources=["library"])
+    reworded = Work(title="Trientine in Wilson disease", abstract="Twelve patients treated.",
+                    sources=["library"])
+    added = Work(title="Penicillamine in Wilson disease", sources=["library"])
+    folded = fold_works([bare, other], [again, reworded, added])
+    assert sorted(folded.new_ids) == sorted([reworded.id, added.id])
+    assert folded.duplicates_of_earlier == 1
+    assert folded.moved[again.id] == bare.id
+    assert [work.title for work in folded.papers] == [
+        bare.title, other.title, reworded.title, added.title]

@@ -259,7 +259,9 @@ def _prisma_section(prisma: dict[str, Any]) -> list[str]:
     identified = prisma.get("identified") or {}
     for source, count in identified.items():
         rows.append([f"Records identified: {source}", count])
-    labels = {"duplicates_removed": "Duplicates removed", "screened": "Records screened",
+    labels = {"duplicates_removed": "Duplicates removed",
+              "removed_before_screening": "Records removed before screening, by reason",
+              "screened": "Records screened",
               "excluded": "Records excluded", "included": "Works included",
               "reports_sought": "Reports sought for retrieval (full text)",
               "reports_not_retrieved": "Reports not retrieved",

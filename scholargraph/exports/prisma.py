@@ -55,6 +55,9 @@ class PrismaRecord(Record):
     searches: list[PrismaSearch] = Field(default_factory=list)
     identified: dict[str, int] = Field(default_factory=dict, description="Records per source")
     duplicates_removed: int = 0
+    removed_before_screening: dict[str, int] = Field(
+        default_factory=dict, description="Records removed before screening for other reasons "
+        "than duplication, by reason (a library's records without a title)")
     screened: int = 0
     excluded: int = 0
     excluded_reasons: dict[str, int] = Field(default_factory=dict)
@@ -69,9 +72,10 @@ class PrismaRecord(Record):
     def _adds_up(self) -> PrismaRecord:
         self._full_text_adds_up()
         identified = sum(self.identified.values())
-        if identified - self.duplicates_removed != self.screened:
+        removed = sum(self.removed_before_screening.values())
+        if identified - self.duplicates_removed - removed != self.screened:
             raise ValueError(f"PRISMA: {identified} identified - {self.duplicates_removed} "
-                             f"duplicates != {self.screened} screened")
+                             f"duplicates - {removed} removed != {self.screened} screened")
         if self.screened - self.excluded != self.included:
             raise ValueError(f"PRISMA: {self.screened} screened - {self.excluded} excluded != "
                              f"{self.included} included")
@@ -107,7 +111,8 @@ def prisma_record(prisma: dict[str, Any], search_log: list[SearchLogEntry]) -> P
                              round=e.round, status=e.status,
                              counted=e.status != "skipped" and not is_lookup(e))
                 for e in search_log]
-    fields = {key: prisma[key] for key in ("identified", "duplicates_removed", "screened",
+    fields = {key: prisma[key] for key in ("identified", "duplicates_removed",
+                                           "removed_before_screening", "screened",
                                            "excluded", "excluded_reasons", "included",
                                            *FULL_TEXT_KEYS)
               if key in prisma}
@@ -184,7 +189,9 @@ def flow_svg(record: PrismaRecord) -> str:
     body.append(box)
     side, side_high = _box(side_x, y, side_width, [
         "Records removed before screening:",
-        f"Duplicate records removed (n = {record.duplicates_removed})"])
+        f"Duplicate records removed (n = {record.duplicates_removed})",
+        *(f"Records removed, {reason} (n = {count})"
+          for reason, count in record.removed_before_screening.items())])
     body += [side, _arrow(left + main_width, y + min(high, side_high) / 2, side_x,
                           y + min(high, side_high) / 2)]
     identification = (y - 6, y + max(high, side_high) + 6)

@@ -19,12 +19,17 @@ if TYPE_CHECKING:
 
 
 def counts_sentence(section: UpdateSection) -> str:
-    """The update's PRISMA counts in one sentence."""
+    """The update's PRISMA counts in one sentence; the records identified and neither removed
+    as duplicates nor screened are a library export's records without a title (PRISMA's
+    ``removed_before_screening``)."""
     counts = section.prisma
     identified = ", ".join(f"{source} {count}" for source, count in counts.identified.items())
+    untitled = sum(counts.identified.values()) - counts.duplicates_removed - counts.screened
+    without = f", {untitled} without a title removed" if untitled > 0 else ""
     return (f"Searched on {section.date} for records the services added since {section.since}: "
             f"{sum(counts.identified.values())} identified ({identified or 'none'}), "
-            f"{counted(counts.duplicates_removed, 'duplicate')} removed, {counts.screened} "
+            f"{counted(counts.duplicates_removed, 'duplicate')} removed{without}, "
+            f"{counts.screened} "
             f"screened, {counts.excluded} excluded, {counts.included} kept; of these "
             f"{counts.duplicates_of_earlier} {_were(counts.duplicates_of_earlier)} already in "
             f"the review and {counts.new_included} {'is' if counts.new_included == 1 else 'are'} "

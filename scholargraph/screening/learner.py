@@ -261,14 +261,32 @@ class Features:
 def build_features(texts: list[str], prior: np.ndarray, vectors: np.ndarray | None) -> Features:
     """TF-IDF of the texts beside their vectors and zero-shot scores."""
     documents = [text or " " for text in texts]
-    try:
-        words = _tfidf(MIN_RECORDS if len(documents) > MIN_RECORDS else 1).fit_transform(documents)
-    except ValueError:  # no word or pair in two records (a tiny or odd library): keep them all
-        words = _tfidf(1).fit_transform(documents)
-    return Features(words=words.tocsr(), vectors=vectors, prior=np.asarray(prior, np.float64))
+    return Features(words=_words(documents), vectors=vectors,
+                    prior=np.asarray(prior, np.float64))
 
 
-def _tfidf(min_df: int) -> TfidfVectorizer:
+def _words(documents: list[str]) -> sparse.csr_matrix:
+    """The TF-IDF of the documents (:func:`_tfidf`), however few words they hold: with words
+    in one record only when no word or pair is in two (a tiny or odd library), with one-letter
+    words when they are all there is (a library whose titles are 'A', 'B', ...: scikit-learn's
+    tokens are two letters at least, and it raised 'empty vocabulary', a traceback where a
+    ranking was asked for), and one empty column when not even a letter is (then the zero-shot
+    score and the vectors rank alone)."""
+    for vectorizer in (_tfidf(MIN_RECORDS if len(documents) > MIN_RECORDS else 1), _tfidf(1),
+                       _tfidf(1, token_pattern=SINGLE_LETTER_TOKENS)):
+        try:
+            return vectorizer.fit_transform(documents).tocsr()
+        except ValueError:  # 'empty vocabulary': try the next, more lenient
+            continue
+    return sparse.csr_matrix((len(documents), 1), dtype=np.float32)
+
+
+SINGLE_LETTER_TOKENS = r"(?u)\b\w+\b"
+"""Tokens of one letter or more, for a library with no longer word (scikit-learn's default,
+``\\b\\w\\w+\\b``, asks for two)."""
+
+
+def _tfidf(min_df: int, token_pattern: str = r"(?u)\b\w\w+\b") -> TfidfVectorizer:
     """Words and word pairs, with no list of stop words: scikit-learn's English list drops words
     a screening decision can turn on ("no", "not", "without", "system", "found", "full") and the
     pairs they form ("no effect", "not randomised"), while a word in nearly every record weighs
@@ -276,7 +294,7 @@ def _tfidf(min_df: int) -> TfidfVectorizer:
     screening sets, with :func:`normal_scores`, dropping the list moved the mean
     simulated-wss-95 from 0.644 to 0.670 (the module docstring)."""
     return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=min_df,
-                           dtype=np.float32)
+                           token_pattern=token_pattern, dtype=np.float32)
 
 
 def save_features(path: Path, features: Features, warnings: list[str]) -> None:

@@ -10,18 +10,22 @@ version, is one :class:`Entry`, and a label on any of its records' ids decides i
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scholargraph.dedup import deduplicate
 from scholargraph.identifiers import normalize_doi
 from scholargraph.records import Work
-from scholargraph.sources.library import CSV_SUFFIXES, LibraryError, csv_rows, load_library
+from scholargraph.sources.library import LibraryError, library_records
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class LibraryRecord:
-    """One record as the library holds it, with the id its file gives it (a CSV's record id)."""
+    """One record as the library holds it, with the id its file gives it (a CSV's record id,
+    an RIS record's ``ID``, a BibTeX entry's key)."""
 
     work: Work
     own_id: str | None = None
@@ -46,13 +50,7 @@ def read_library(path: Path) -> list[LibraryRecord]:
     path = path.expanduser()
     if not path.exists():
         raise LibraryError(f"the library {path} does not exist; give a file or a folder")
-    if path.is_file() and path.suffix.lower() in CSV_SUFFIXES:
-        records = read_csv(path)
-    else:
-        records = [LibraryRecord(work) for work in load_library(path)]
-        if path.is_dir():
-            records += [r for csv_path in sorted(path.rglob("*"))
-                        if csv_path.suffix.lower() in CSV_SUFFIXES for r in read_csv(csv_path)]
+    records = [LibraryRecord(work, own) for work, own in library_records(path, with_csv=True)]
     if not records:
         raise LibraryError(f"{path}: no record with a title; give BibTeX, RIS, MEDLINE (.nbib), "
                            "CSL-JSON, JSONL, PubMed/EndNote/JATS XML, PDF or a CSV with title "
@@ -60,24 +58,38 @@ def read_library(path: Path) -> list[LibraryRecord]:
     return records
 
 
-def read_csv(path: Path) -> list[LibraryRecord]:
-    """The rows of a CSV export that have a title, each with the id its row gives it
-    (:func:`scholargraph.sources.library.csv_rows`)."""
-    return [LibraryRecord(work, own_id) for work, own_id in csv_rows(path)]
-
-
 def merge_records(records: list[LibraryRecord]) -> list[Entry]:
     """The works of the records, duplicates and versions merged, in order of first appearance."""
     result = deduplicate([record.work for record in records])
+    shared = shared_own_ids(records, result.groups)
     entries = []
     for work, members in zip(result.works, result.groups, strict=True):
         first = records[members[0]]
-        entry = Entry(work=work, record_id=first.own_id or work.id, records=len(members))
+        own = first.own_id if first.own_id and first.own_id.lower() not in shared else None
+        entry = Entry(work=work, record_id=own or work.id, records=len(members))
         for index in members:
-            entry.aliases |= record_aliases(records[index])
+            entry.aliases |= record_aliases(records[index]) - shared
         entry.aliases |= {work.id.lower()}
         entries.append(entry)
     return entries
+
+
+def shared_own_ids(records: list[LibraryRecord], groups: list[list[int]]) -> set[str]:
+    """The records' own ids (lower-cased) that different works share: two exports in one folder
+    that each number their records from 1, two BibTeX files with a key 'smith2020'. A label
+    naming such an id cannot tell which work it decides, so no work is named by it (each by its
+    DOI or work id instead), and a warning says how many."""
+    owners: dict[str, set[int]] = {}
+    for group, members in enumerate(groups):
+        for index in members:
+            if own := records[index].own_id:
+                owners.setdefault(own.lower(), set()).add(group)
+    shared = {own for own, found in owners.items() if len(found) > 1}
+    if shared:
+        example = sorted(shared)[0]
+        log.warning("%d record id(s) of the library name more than one work (first: %r); those "
+                    "works are named by their DOI or work id instead", len(shared), example)
+    return shared
 
 
 def record_aliases(record: LibraryRecord) -> set[str]:

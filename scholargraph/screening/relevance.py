@@ -1242,6 +1242,41 @@ def _concept_reason(found: Sequence[Concept], named: Mentions, close: np.ndarray
     return reason
 
 
+KEPT = "kept: {why}"
+"""An included work's reason in the screening record: what the screening found in it."""
+
+
+def kept_reason(question: str, criteria: Criteria | None, work: Work,
+                abbreviations: Abbreviations | None = None) -> str:
+    """Why screening kept a work, as a reviewer checking an inclusion reads it: where it names
+    each of the question's concepts ("machine learning (title)", "public health surveillance
+    (abstract)"), the concepts it does not name in words ("(in meaning)": it was kept for its
+    closeness to them or to the question; "(not in its title; no abstract)": a title alone is
+    kept when in doubt), and the design read from it ("design: cohort", "as the criteria ask"
+    when they ask for it). The words are read as :func:`screening_decisions` reads them
+    (:func:`mentions`; a concept named only in passing is not named), so the reason restates the
+    decision rather than judging the work again; ``abbreviations``: those the review's records
+    define (:class:`Abbreviations`), else the work's own."""
+    title, abstract = _title_and_abstract(record_text(work))
+    abbreviations = abbreviations or Abbreviations.of([record_text(work)])
+    found = with_aliases(concepts(question), abbreviations)
+    named = mentions(found, title, abstract)
+    parts = []
+    for concept, in_title, sentences in zip(found, named.in_title, named.sentences, strict=True):
+        if named.in_passing or not (in_title or sentences):
+            where = "in meaning" if abstract.strip() else "not in its title; no abstract"
+        else:
+            where = "title" if in_title else "abstract"
+        parts.append(f"{concept.text} ({where})")
+    reason = f"addresses: {'; '.join(parts)}" if parts else "close to the question"
+    designs = list(dict.fromkeys(record_designs(title, abstract)
+                                 + declared_designs(work.publication_types, work.kind)))
+    if designs:
+        asked = criteria is not None and bool(set(criteria.wanted_designs) & set(designs))
+        reason += f"; design: {', '.join(designs)}" + (", as the criteria ask" if asked else "")
+    return KEPT.format(why=reason)
+
+
 def _signals(question: str, criteria: Criteria | None, texts: Sequence[str],
              embedder: Embedder | None, vectors: np.ndarray | None) -> _Signals:
     """Every signal of every record, each computed once, from the texts alone (split back into

@@ -22,7 +22,7 @@ import hashlib
 import io
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -247,24 +247,40 @@ class ScreeningSession:
         ]
 
 
+Progress = Callable[[str], None]
+"""Where a session says what it is doing on long work (a line each step), or nothing."""
+
+
+def _silent(line: str) -> None:
+    """No progress lines (the Python API's default)."""
+
+
 def open_session(library: str | Path, question: str, criteria: str | Path | None = None,
                  labels: str | Path | None = None, *, settings: Settings | None = None,
-                 create_labels: bool = False) -> ScreeningSession:
-    """Read the library and labels and rank the works; see :func:`screen`."""
+                 create_labels: bool = False, progress: Progress = _silent) -> ScreeningSession:
+    """Read the library and labels and rank the works, saying each step to ``progress``; see
+    :func:`screen`."""
     if not question or not question.strip():
         raise InputError("screening needs --question: the review's question")
     settings = settings or get_settings()
     read = read_criteria(criteria) if criteria is not None else None
     labels_path = Path(labels).expanduser() if labels is not None else None
     given = _labels(labels_path, create_labels)
-    entries = merge_records(read_library(Path(library)))
+    records = read_library(Path(library))
+    progress(f"library: {counted(len(records), 'record')} read from {library}")
+    entries = merge_records(records)
+    merged = len(records) - len(entries)
+    progress(f"deduplication: {counted(len(entries), 'work')} ({merged} duplicate records "
+             "or versions merged)")
     warnings: list[str] = []
-    features = _features(entries, question.strip(), read, settings, warnings)
+    features = _features(entries, question.strip(), read, settings, warnings, progress)
     session = ScreeningSession(question=question.strip(), criteria=read.text if read else "",
                                entries=entries, features=features, labels_path=labels_path,
                                warnings=warnings, scores=np.zeros(0))
     _apply_labels(session, given, labels_path)
     session.rank()
+    progress(f"ranking: learned from {counted(len(session.decisions), 'decision')}"
+             if session.decisions else "ranking: by the question and criteria (no labels yet)")
     return session
 
 
@@ -298,15 +314,16 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
 
 
 def _features(entries: list[Entry], question: str, criteria: Criteria | None,
-              settings: Settings, warnings: list[str]) -> Features:
+              settings: Settings, warnings: list[str], progress: Progress = _silent) -> Features:
     """The features of a library's merged works (:func:`library_features`)."""
     texts = [record_text(entry.work) for entry in entries]
     return library_features(texts, [entry.work.id for entry in entries], question, criteria,
-                            settings, warnings)
+                            settings, warnings, progress)
 
 
 def library_features(texts: list[str], ids: list[str], question: str, criteria: Criteria | None,
-                     settings: Settings, warnings: list[str]) -> Features:
+                     settings: Settings, warnings: list[str],
+                     progress: Progress = _silent) -> Features:
     """The features of records given by text and id (the id names each one's vector in the
     store), kept under the home (:func:`features_path`) so that a run with new labels only ranks
     again: no model loaded, nothing embedded or scored from scratch. The one way features are
@@ -316,7 +333,10 @@ def library_features(texts: list[str], ids: list[str], question: str, criteria: 
     kept = load_features(path)
     if kept is not None:
         warnings.extend(kept[1])
+        progress("features: read back from an earlier run on this library")
         return kept[0]
+    progress(f"features: scoring {counted(len(texts), 'work')}, embedding those not embedded "
+             "before (a first run on a library; later runs read them back)")
     found: list[str] = []
     embedder = load_run_embedder(settings, found)
     vectors = None
