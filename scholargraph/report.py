@@ -26,6 +26,7 @@ from scholargraph.agents.schemas import (
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import standing_unknown
 from scholargraph.deterministic.evidence_table import evidence_passages
+from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
 from scholargraph.deterministic.questions import stance_claim
 from scholargraph.engines import engine_name
 from scholargraph.errors import ScholargraphError
@@ -48,6 +49,7 @@ from scholargraph.screening.relevance import (
 )
 from scholargraph.sources.library import untitled_records
 from scholargraph.state import ReviewState
+from scholargraph.wording import NO_PASSAGE
 
 OUTPUT_FILES = ("review.md", "review.json", "references.bib", "references.ris",
                 "references.csl.json")
@@ -259,6 +261,15 @@ class Report(Record):
     def cited_works(self) -> list[Work]:
         """The works of the reference list, in reference-number order."""
         return [self.work(reference.work_id) for reference in self.references]
+
+    def unanswered_note(self, sub: SubQuestion) -> str:
+        """What the findings under a sub-question with none say: that nothing answered it, or,
+        for a claim's other sub-questions (methods, limitations), that its studies are quoted
+        under the claim for their results (the gap :data:`QUOTED_FOR_RESULTS` names), which
+        "No passage answered this sub-question" contradicted."""
+        if f"{QUOTED_FOR_RESULTS}: {sub.text}" in self.gaps:
+            return "Each included study is quoted for its result on the claim, not again here."
+        return NO_PASSAGE
 
     def weakness_note(self, finding: Finding) -> str:
         """What the review can say of a finding's sources' standing: "" when one of them is

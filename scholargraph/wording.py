@@ -1,4 +1,5 @@
-"""Counts in prose: "1 new work", "3 new works", so a summary never reads "1 new versions"."""
+"""Counts in prose: "1 new work", "3 new works", so a summary never reads "1 new versions"; and
+the few sentences every rendering of a review says alike."""
 
 from __future__ import annotations
 
@@ -13,3 +14,8 @@ def answered_line(answered: int, total: int) -> str:
     """How many of a review's sub-questions have direct evidence, as its summary says it."""
     verb = "has" if answered == 1 else "have"
     return f"{answered} of {total} sub-questions {verb} direct evidence."
+
+
+NO_PASSAGE = "No passage answered this sub-question."
+"""What a sub-question without findings says in every rendering of a review (see
+:meth:`scholargraph.report.Report.unanswered_note`)."""

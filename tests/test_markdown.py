@@ -290,3 +290,24 @@ def test_recorded_records_render_as_written(replay: ReplayServer) -> None:
         hrefs = [child.attrs["href"] for child in item.children or []
                  if child.type == "link_open"]
         assert len(hrefs) == 1 and hrefs[0].startswith("https://")
+
+
+def test_a_claims_other_sub_question_says_its_studies_are_quoted_for_their_results() -> None:
+    """A claim's review quotes each study under the claim for its result; its methods
+    sub-question, left without findings for that reason, says so in the markdown, the HTML
+    and the live page, not that no passage answered it."""
+    from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
+    from scholargraph.exports import html
+    from scholargraph.webapp.render import finding_groups
+
+    methods = SubQuestion(id="q2", text="What methods were used?", answer_shape="methods")
+    report = sample_report().model_copy(update={
+        "sub_questions": [*sample_report().sub_questions[:1], methods],
+        "gaps": [f"{QUOTED_FOR_RESULTS}: {methods.text}"]})
+    quoted = "Each included study is quoted for its result on the claim, not again here."
+    assert report.unanswered_note(methods) == quoted
+    assert f"- {quoted}" in markdown.render(report)
+    assert quoted in html.render(report)
+    assert [group.unanswered for group in finding_groups(report)][1] == quoted
+    plain = sample_report()
+    assert plain.unanswered_note(plain.sub_questions[1]) == "No passage answered this sub-question."

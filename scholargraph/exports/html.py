@@ -160,7 +160,7 @@ def _findings(report: Report, citer: _Citer) -> str:
     for sub in report.sub_questions:
         own = [f for f in report.findings if f.kind == "finding" and f.sub_question_id == sub.id]
         items = [citer.finding_item(f) for f in own] or [
-            "<li>No passage answered this sub-question.</li>"]
+            f"<li>{escape(report.unanswered_note(sub))}</li>"]
         parts.append(f"<h3>{escape(sub.text)}</h3>{_list(items)}")
     known = {sub.id for sub in report.sub_questions}
     rest = [f for f in report.findings if f.kind == "finding" and f.sub_question_id not in known]

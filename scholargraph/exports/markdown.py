@@ -19,7 +19,7 @@ from scholargraph.exports import screening, updates
 from scholargraph.exports.citation import Styling
 from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, SearchLogEntry, Work, full_text_note
-from scholargraph.wording import counted
+from scholargraph.wording import NO_PASSAGE, counted
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
@@ -106,18 +106,17 @@ def method_line(report: Report) -> str:
 def _findings_section(report: Report) -> list[str]:
     """Findings under their sub-question, in the plan's order; the rest under 'Other findings'."""
     findings = [finding for finding in report.findings if finding.kind == "finding"]
-    groups = [(sub.text, [f for f in findings if f.sub_question_id == sub.id])
-              for sub in report.sub_questions]
+    groups = [(sub.text, [f for f in findings if f.sub_question_id == sub.id],
+               report.unanswered_note(sub)) for sub in report.sub_questions]
     known = {sub.id for sub in report.sub_questions}
     rest = [finding for finding in findings if finding.sub_question_id not in known]
     if rest:
-        groups.append(("Other findings" if groups else "", rest))
+        groups.append(("Other findings" if groups else "", rest, NO_PASSAGE))
     lines: list[str] = []
-    for title, own in groups:
+    for title, own, unanswered in groups:
         if title:
             lines += [f"### {escape(title)}", ""]
-        lines += [_finding_line(f, report) for f in own] or [
-            "- No passage answered this sub-question."]
+        lines += [_finding_line(f, report) for f in own] or [f"- {escape(unanswered)}"]
         lines.append("")
     return _section("Findings", lines[:-1])
 

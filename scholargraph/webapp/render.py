@@ -20,6 +20,7 @@ from scholargraph.agents.schemas import Finding, Quote
 from scholargraph.exports.citation import Styling, best_link, format_reference
 from scholargraph.records import Passage, Work, passage_location
 from scholargraph.report import Report
+from scholargraph.wording import NO_PASSAGE
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class Evidence:
 class FindingGroup:
     title: str
     findings: list[Finding]
+    unanswered: str = NO_PASSAGE
+    """What the group says when it has no finding (:meth:`Report.unanswered_note`)."""
 
 
 def safe_link(url: str | None) -> str | None:
@@ -80,8 +83,8 @@ def finding_groups(report: Report) -> list[FindingGroup]:
     """Findings under their sub-question in the plan's order, the rest under 'Other findings';
     agreements, contradictions and limitations have their own sections."""
     findings = [finding for finding in report.findings if finding.kind == "finding"]
-    groups = [FindingGroup(sub.text, [f for f in findings if f.sub_question_id == sub.id])
-              for sub in report.sub_questions]
+    groups = [FindingGroup(sub.text, [f for f in findings if f.sub_question_id == sub.id],
+                           report.unanswered_note(sub)) for sub in report.sub_questions]
     known = {sub.id for sub in report.sub_questions}
     rest = [finding for finding in findings if finding.sub_question_id not in known]
     if rest:
