@@ -288,6 +288,21 @@ def test_a_rejected_plan_ends_the_run_without_searching(live_page: LivePage) -> 
 
 
 @pytest.mark.slow
+def test_criteria_typed_on_the_page_screen_the_review(live_page: LivePage) -> None:
+    """The criteria field's text reaches the run as its --criteria does on the command line,
+    and the review keeps it."""
+    live_page.gate.set()
+    criteria = "Include studies of newborn screening. Exclude case reports."
+    run = requests.post(f"{live_page.url}/reviews", json={
+        "question": QUESTION, "sources": ["openalex"], "criteria": criteria}, timeout=30).json()
+    with requests.get(live_page.url + run["events"], stream=True, timeout=300) as stream:
+        rest = list(_iter_events(stream))
+    assert rest[-1][0] == "finished"
+    review = requests.get(f"{live_page.url}{run['page']}/files/review.json", timeout=30).json()
+    assert review["criteria"] == criteria
+
+
+@pytest.mark.slow
 def test_the_event_stream_resumes_and_a_second_review_waits(live_page: LivePage) -> None:
     """With one place, a second review waits in the queue (it is not refused) and runs after."""
     started = requests.post(f"{live_page.url}/reviews", json={"question": QUESTION,
@@ -364,6 +379,8 @@ def test_a_review_that_fails_says_why_at_the_end_of_its_stream(live_page: LivePa
     ({"question": QUESTION, "since": "last year"}, "since must be a year"),
     ({"question": QUESTION, "since": 2020, "until": "2010"}, "after --until 2010"),
     ({"question": QUESTION, "model_name": "x"}, "unknown field 'model_name'"),
+    ({"question": QUESTION, "criteria": "/etc/hostname"}, "not a file name"),
+    ({"question": QUESTION, "criteria": ["RCTs"]}, "criteria must be text"),
     (["not", "an", "object"], "must be a JSON object"),
 ])
 def test_bad_input_is_answered_with_a_sentence(live_page: LivePage, body: object,

@@ -105,7 +105,9 @@ class _Pages:
         self.board = board
 
     async def index(self, request: Request) -> Response:
-        return _page("index.html", sources=source_names(), offline=self.board.offline)
+        # a library is given by its path on the command line; the page has no field for one
+        sources = [name for name in source_names() if name != "library"]
+        return _page("index.html", sources=sources, offline=self.board.offline)
 
     async def start(self, request: Request) -> Response:
         """Start a review from the page's JSON; 400 with a sentence for anything unusable."""
@@ -208,11 +210,35 @@ def _review_request(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     options: dict[str, Any] = {
         "sources": [s.strip().lower() for s in sources] if sources is not None else None}
     for option in fields(ReviewOptions):
-        if option.name in FORM_FIELDS and option.name != "sources":
+        if option.name in FORM_FIELDS and option.name not in ("sources", "criteria"):
             value = body.get(option.name)
             options[option.name] = (value is True if option.default is False
                                     else _year(value, option.name))
+    if "criteria" in FORM_FIELDS:
+        options["criteria"] = _criteria_text(body.get("criteria"))
     return body.get("question", ""), options
+
+
+def _criteria_text(value: object) -> str | None:
+    """The eligibility criteria typed on the page, None when blank. Text only: the command line
+    reads a file named there, but a name typed on the page is refused, so that a page's user
+    never has a file of the server read into a review."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise InputError("criteria must be text: the inclusion and exclusion criteria")
+    line = value.strip()
+    if "\n" not in line and (line.startswith(("/", "~", ".")) or line.lower().endswith(
+            (".txt", ".md")) or _exists(line)):
+        raise InputError("give the criteria as text on this page, not a file name")
+    return value
+
+
+def _exists(name: str) -> bool:
+    try:
+        return len(name) <= 255 and Path(name).expanduser().exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _year(value: object, label: str) -> int | None:

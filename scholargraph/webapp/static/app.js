@@ -26,6 +26,7 @@ function formRequest() {
     sources: ticked.length ? ticked : null,
     since: document.getElementById("since").value,
     until: document.getElementById("until").value,
+    criteria: document.getElementById("criteria").value,
     offline: offline.checked,
     approve_plan: document.getElementById("approve-plan").checked,
   };
