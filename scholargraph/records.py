@@ -402,6 +402,10 @@ class Passage(Record):
         "abstract", description="'title', 'abstract', 'full_text' (unstructured), or the title "
         "path of the full text's section ('Results > Subgroups', 'Table 2')")
     page: int | None = Field(None, description="1-based page of a PDF the text came from")
+    kind: Literal["paragraph", "caption", "table"] = Field(
+        "paragraph", description="What the text is: prose, a figure's or table's caption, or "
+        "table rows (a structured full text's ``TextSpan.kind``); a caption is cited as context, "
+        "never quoted as a finding")
     score: float = 0.0
     sub_question_id: str | None = None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scholargraph.rag.chunking import chunk_work, split_sentences
-from scholargraph.records import Work
+from scholargraph.records import TextSpan, Work
 
 ABSTRACT = (
     "Smith et al. reported a 2.5-fold increase (Fig. 2) in yield. The effect, e.g. at 300 K, "
@@ -71,3 +71,22 @@ def test_a_stop_after_a_stray_comma_ends_a_sentence() -> None:
     assert [text[start:end] for start, end in split_sentences(text)] == [
         "Cells were injected to assess their chondroprotective properties,.",
         "We characterized the stemness of the cells."]
+
+
+def test_a_caption_is_a_passage_apart_from_the_paragraphs_around_it() -> None:
+    """Invented full text: a paragraph, a figure's caption and a paragraph of one section and
+    page. The caption is never packed with the prose (it would be quoted as a finding): three
+    passages, the middle one of kind 'caption', each slicing the text exactly."""
+    first = "Yields rose by a fifth on the treated plots. "
+    caption = "Figure 2. Yields of treated and untreated plots by year. "
+    last = "Untreated plots stayed flat over the three seasons."
+    text = first + caption + last
+    cuts = [0, len(first), len(first) + len(caption), len(text)]
+    kinds = ["paragraph", "caption", "paragraph"]
+    spans = [TextSpan(start=start, end=end, section="Results", page=3, kind=kind)  # type: ignore[arg-type]
+             for start, end, kind in zip(cuts, cuts[1:], kinds, strict=False)]
+    work = Work(title="Yield", full_text=text, full_text_spans=spans)
+    passages = chunk_work(work)
+    assert [p.kind for p in passages] == kinds
+    assert passages[1].text == caption.strip()
+    assert all(p.text == text[p.start:p.end] and p.page == 3 for p in passages)

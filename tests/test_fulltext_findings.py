@@ -21,6 +21,7 @@ from scholargraph.deterministic.extractive import (
     others_statement,
     quotable,
     rank_candidates,
+    states_finding,
 )
 from scholargraph.deterministic.relevance import OWN_SECTIONS, THIS_WORK, own_report
 from scholargraph.rag.chunking import chunk_work
@@ -103,6 +104,16 @@ def test_a_work_read_in_full_is_heard_through_its_abstract(tmp_path: Path) -> No
     ("We report on the long-term results of first-line treatment in these patients.", True),
     ("In the previous sections, we discussed how we construct the graph.", True),
     ("We report that first-line treatment lengthened survival in these patients.", False),
+    ("In the following, as background information, we briefly describe how word embeddings can "
+     "be trained on citation graphs.", True),
+    ("In the remainder of this paper we explain how the index is kept up to date.", True),
+    ("We briefly describe the three cohorts the pipeline was run on.", True),
+    ("Finally, we present examples that demonstrate how the toolkit can model crop rotations.",
+     True),
+    ("We give two use cases showing how curators query the graph.", True),
+    ("We show that citation-informed pretraining reduced the error by 30% on four tasks.", False),
+    ("We give examples in which the new schedule cut waiting times by 25%.", False),
+    ("We present evidence that the toolkit models crop rotations more faithfully.", False),
 ])
 def test_a_sentence_saying_what_the_paper_does_is_never_a_finding(sentence: str,
                                                                    aim: bool) -> None:
@@ -110,6 +121,30 @@ def test_a_sentence_saying_what_the_paper_does_is_never_a_finding(sentence: str,
                       end=len(sentence), section="abstract")
     [candidate] = quotable(passage, 2020)
     assert ("aim" in candidate.facets) is aim
+
+
+def test_a_figure_caption_is_a_passage_of_its_own_and_never_a_finding(tmp_path: Path) -> None:
+    """The trial's Kaplan-Meier figure caption, in the Results beside the paragraphs reporting
+    survival, was quoted as a finding when it was joined to them: it is now a passage of its
+    own, of kind 'caption', still retrieved, and none of its sentences is ranked as a finding
+    while the Results' own sentences are."""
+    work = read_in_full(TRIAL, tmp_path)
+    passages = chunk_work(work)
+    [caption] = [p for p in passages if "Kaplan-Meier curves" in p.text]
+    assert caption.kind == "caption" and caption.section == "Results > Efficacy"
+    spans = [s for s in work.full_text_spans if s.kind == "caption"]
+    assert any(s.start <= caption.start and caption.end <= s.end for s in spans)
+    prose = [p for p in passages if p.section == caption.section and p.kind == "paragraph"]
+    assert prose, "the Results' paragraphs are passages of their own"
+    [candidate] = [c for c in quotable(caption, work.year) if "Kaplan-Meier" in c.quote.text]
+    assert candidate.facets == {"caption"}
+    assert not states_finding(candidate, {"result"})
+    sub = SubQuestion(id="q1", text="What overall and progression free survival did the FIELT "
+                      "cohort reach?", answer_shape="reported results")
+    ranked = rank_candidates(sub, passages, ["survival", "FIELT"], {work.id: work.year},
+                             read_in_full=full_titles([work]))
+    assert ranked and all(c.quote.passage_id != caption.id for c in ranked)
+    assert any(c.quote.passage_id in {p.id for p in prose} for c in ranked)
 
 
 def test_a_review_of_a_trial_read_in_full_quotes_its_results(tmp_path: Path) -> None:

@@ -250,7 +250,7 @@ PAPER_DOES = re.compile(
     r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
     r"|\bin this (?:paper|article|work),? we (?:use|apply|leverage|employ|adopt)\b"
     r"(?!.*\b(?:show|demonstrat|reveal|found|find|confirm)\w*\b)"
-    r"|\bwe (?:present|describe|outline|illustrate|introduce|report on|focus on|"
+    r"|\bwe (?:\w+ly )?(?:present|describe|outline|illustrate|introduce|report on|focus on|"
     r"propose(?! (?:an? )?(?:\w+ )?(?:model|mechanism|hypothesis|role)\b)) "
     r"(?!(?:\w+ ){0,3}?"
     r"(?:that|showing|demonstrating|indicating|suggesting)\b)"
@@ -272,6 +272,11 @@ PAPER_DOES = re.compile(
     r"(?:study|paper|work|review|article|trial|analysis|project|talk)\b"
     r"|\bwe (?:aim|aimed|seek|sought|set out|intend|intended) to\b"
     r"|\bin (?:the )?(?:previous|preceding|following|next) sections?\b"
+    r"|\bin the (?:following|remainder|rest)\b[^.;]*?\bwe (?:will )?(?:\w+ly )?(?:describe|"
+    r"present|discuss|explain|outline|review|introduce|detail|summari[sz]e|give|provide|"
+    r"show how)\b"
+    r"|\bwe (?:\w+ly )?(?:present|give|provide|include|describe|offer|show) (?:\w+ ){0,3}?"
+    r"(?:examples?|use cases?|illustrations?|scenarios?|showcases?)\b(?![^.;]*\d)"
     r"|\b(?:this|the|the present|the current|our) (?:paper|article|review|report|chapter) "
     r"reports? (?:on )?(?:our |its |the )?experiences?\b"
     r"|\b(?:this|the present|the current|our) (?:talk|paper|article|study|review|work|report|"
@@ -319,7 +324,13 @@ a systematic overview of literature ...": of SciFact's abstracts these match 73 
 none a rationale sentence; "Here we evaluate the
 performance of mice with ... damage in a discrimination task ...", an aim quoted as a
 finding of a rodent-memory review: of SciFact's abstracts 25 sentences open so, none a
-rationale sentence) states no finding: it is never quoted as one, for a claim or a topic
+rationale sentence; a full text's roadmap, "In the following, as background information, we
+briefly describe how pretrained LMs can be applied ...", quoted as a finding of a review over
+PDFs, and a framework paper's "we present examples that demonstrate ...", quoted as a claim's
+stance: worded with an adverb before the verb, a roadmap's "in the following/remainder ...
+we describe", or examples, use cases and scenarios presented with no figure after them, these
+match 4 more of SciFact's abstract sentences, none a rationale sentence) states no finding: it
+is never quoted as one, for a claim or a topic
 ("Here we present evidence that..." is a result and passes); nor is a protocol's promise of
 results to come ("The results are expected to be published in 2019")."""
 REVIEW_CONDUCT = re.compile(
@@ -633,9 +644,11 @@ CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.|"
                    r"\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
 """A citation in a full text's sentence ("[10-13]", "Smith et al.", "(Heinrich 1989;
 Richner 1989a)"): what it states is the cited work's."""
-NEVER_FINDINGS = frozenset({"aim", "others", "advice"})
+NEVER_FINDINGS = frozenset({"aim", "others", "advice", "caption"})
 """Kinds of sentence never quoted as a finding: what a paper does, what other studies found,
-what the authors advise (:func:`advice_only`)."""
+what the authors advise (:func:`advice_only`), what a figure or table shows (its caption:
+"Kaplan-Meier curves for overall and progression free survival of the ... cohort.", quoted as
+a finding of a review over full texts when captions were joined to the prose around them)."""
 WANTED_FACETS = {
     "method": ASKS_METHODS,
     "limitation": re.compile(r"\blimitation\w*\b", re.IGNORECASE),
@@ -739,7 +752,9 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
                    and MEASURED.search(text) is None)  # a figure is no context: an entry's value
         reported = reported or facet in ("method", "result") or "result" in facets or bool(
             THIS_WORK.search(text) or PAPER_DOES.search(text))
-        if PAPER_DOES.search(text) or bare_aim(text) or text.rstrip().endswith("?") or (
+        if passage.kind == "caption":
+            facets = {"caption"}  # names what a figure or table shows; states no finding
+        elif PAPER_DOES.search(text) or bare_aim(text) or text.rstrip().endswith("?") or (
                 passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif (cites and not THIS_WORK.search(text)) or others_statement(passage.section, text):
@@ -946,7 +961,7 @@ def states_finding(candidate: Candidate, wanted: set[str]) -> bool:
     important implications for the clinical care of pediatric IBD.",
     :func:`implications_only`); the three were quoted as findings of a topic's review over a
     library of inflammatory bowel disease records."""
-    if candidate.facets & {"aim", "background"} or candidate.opening:
+    if candidate.facets & {"aim", "background", "caption"} or candidate.opening:
         return False
     if implications_only(candidate.quote.text):
         return False

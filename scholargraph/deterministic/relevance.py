@@ -63,8 +63,13 @@ EXCLUSION_RANKED_FAR = f"{EXCLUSION_NOT_TESTING}: ranked far below the works tha
 apart so a reader can check the one that applies; they were one reason, "no sentence reporting
 a result close to the claim, or ranked far below the works that do"."""
 
-EXCLUSION_NO_STUDY = ("does not test the claim: reports no study of its own (a commentary, "
-                      "a protocol or a talk)")
+EXCLUSION_NO_STUDY = ("does not test the claim: reports no study of its own (a commentary or "
+                      "opinion piece, a discussion of issues, a retelling of another group's "
+                      "study, a protocol or a talk)")
+"""Why a claim's review excludes a work that reports no study of its own
+(:func:`~scholargraph.deterministic.extractive.reports_no_study`): its text names each kind
+counted there, discussion pieces and retellings too, so a reader sees why a chapter
+discussing issues is not weighed."""
 
 EXCLUSION_TITLE_ONLY = ("does not test the claim: its title reports no result on the claim, "
                         "and no abstract or full text is known to read one from")

@@ -9,7 +9,7 @@ work always yields the same ids and a citation can be checked by slicing:
 A structured full text (``Work.full_text_spans``, from a JATS article or a PDF) is cut within its
 sections: a passage never spans two sections, two pages, or a table and the prose around it, and
 it carries its section's title path and its page, which citations show ("Results > Efficacy",
-"p. 6").
+"p. 6"), and its kind (prose, a caption, or table rows).
 """
 
 from __future__ import annotations
@@ -186,19 +186,23 @@ def _structured_passages(work: Work, max_chars: int) -> list[Passage]:
         passages.extend(
             Passage(id=f"{work.id}#full_text:{start}-{end}", work_id=work.id,
                     text=text[start:end], start=start, end=end,
-                    section=head.section or "full_text", page=head.page)
+                    section=head.section or "full_text", page=head.page, kind=head.kind)
             for start, end in _pack(sentences, max_chars))
     return passages
 
 
 def _runs(spans: list[TextSpan]) -> list[list[TextSpan]]:
-    """Consecutive spans of one section and page, table rows apart from prose (a figure's
-    caption joins the paragraphs around it: one passage fewer to embed, the same citation)."""
+    """Consecutive spans of one section, page and kind: table rows and a figure's or table's
+    caption apart from prose. A caption joined to the paragraphs around it was quoted as a
+    finding ("Kaplan-Meier curves for overall and progression free survival of the ...
+    cohort."); in a passage of its own (``Passage.kind`` 'caption') it is still retrieved and
+    cited as context, and :func:`~scholargraph.deterministic.extractive.quotable` never quotes
+    it as a finding."""
     runs: list[list[TextSpan]] = []
     for span in spans:
         previous = runs[-1][-1] if runs else None
-        if previous and (previous.section, previous.page, previous.kind == "table") == (
-                span.section, span.page, span.kind == "table"):
+        if previous and (previous.section, previous.page, previous.kind) == (
+                span.section, span.page, span.kind):
             runs[-1].append(span)
         else:
             runs.append([span])
