@@ -22,11 +22,14 @@ from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer
 from scholargraph.errors import InputError
 from scholargraph.options import ReviewOptions
+from scholargraph.progress import PROGRESS
 from scholargraph.report import Report, report_from_state
 from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
 
 ProgressCallback = Callable[[str, dict[str, Any]], None]
+"""Called with each node's name and update as the run goes, and with ``(node, {"progress":
+line})`` when a long step says what it is doing (:func:`scholargraph.progress.say`)."""
 OFFLINE_MP_KEY = "offline0replay0key0not0a0secret0"  # 32 characters, as mp_api requires
 
 
@@ -79,9 +82,13 @@ class ReviewRun:
         final: ReviewState = {}
         for mode, chunk in graph.stream(payload, config=self._config(),
                                         context=self.options.context(self._in_force),
-                                        stream_mode=["updates", "values"], durability="sync"):
+                                        stream_mode=["updates", "values", "custom"],
+                                        durability="sync"):
             if mode == "values":
                 final = chunk
+            elif mode == "custom":
+                if self.on_progress is not None and isinstance(chunk, dict) and PROGRESS in chunk:
+                    self.on_progress(str(chunk.get("node", "")), {PROGRESS: chunk[PROGRESS]})
             elif self.on_progress is not None:
                 for node, update in chunk.items():
                     self.on_progress(node, update if isinstance(update, dict) else {})

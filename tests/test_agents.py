@@ -132,9 +132,28 @@ def _run(state, **context):
 def test_supervisor_routes_fresh_refine_and_stop():
     assert _run({"question": "q"}).goto == "clean_query"
     weak = Evaluation(coverage={"q1": 0.1}, verdict="more_evidence", reason="thin")
-    state = {"question": "q", "cleaned_question": "q", "evaluation": weak, "iteration": 1}
+    question = "Does aspirin reduce stroke risk in older adults?"
+    intent = detect_intent(question)
+    subs = [SubQuestion(id="q1", text=question, answer_shape="trials")]
+    state = {"question": question, "cleaned_question": question, "evaluation": weak,
+             "iteration": 1, "intent": intent, "sub_questions": subs,
+             "active_sources": ["pubmed"], "search_log": []}
     command = _run(state, max_iterations=2)
     assert command.goto == "query_generation" and command.update["iteration"] == 2
+    # every query a refinement round could write already sent: no round to run
+    sent: list[SearchLogEntry] = []
+    while left := deterministic_queries([get_agent("pubmed")], subs, intent, round_number=2,
+                                        targets=["q1"], question=question,
+                                        already_sent={("pubmed", e.query) for e in sent}):
+        sent += [SearchLogEntry(source="pubmed", query=q.query) for q in left]
+    assert sent
+    exhausted = _run({**state, "search_log": sent}, max_iterations=3)
+    assert exhausted.goto == "__end__"
+    assert exhausted.update["stop_reason"].startswith("nothing left to search: ")
+    assert exhausted.update["stop_reason"].endswith("(still without evidence: q1)")
+    # a model writes term queries of its own, so it gets the round
+    with_model = _run({**state, "search_log": sent}, max_iterations=3, model="openai:gpt-x")
+    assert with_model.goto == "query_generation"
     refilter = weak.model_copy(update={"verdict": "refilter"})
     command = _run({**state, "evaluation": refilter}, max_iterations=2)
     assert command.goto == "rag_filter" and command.update["filter_depth"] == 1

@@ -21,6 +21,7 @@ from scholargraph.sources.enrich import (
     OR_LIMIT,
     augment_with_openalex,
     enrich_with_openalex,
+    is_lookup,
     snowball_citations,
 )
 from scholargraph.sources.openalex import work_from_openalex
@@ -111,6 +112,27 @@ def test_a_failed_look_up_is_logged_and_the_works_kept(replay: ReplayServer) -> 
     assert enriched == works
     [entry] = log
     assert entry.status == "error" and entry.error.startswith("enrichment look-up: ")
+
+
+def test_a_refused_connection_is_not_asked_again_in_the_step() -> None:
+    """OpenAlex refusing the connection (nothing listens on port 9) is met once: the later
+    batches of 250 works and the snowballing are not sent, each batch is logged as not sent,
+    the works keep what they have, and one note says so."""
+    from scholargraph.settings import Settings
+
+    works = [_found_elsewhere(f"10.9999/batch.{number}") for number in range(250)]
+    refused = Settings(openalex_url="http://127.0.0.1:9/openalex")
+    found = augment_with_openalex(works, snowball=True, settings=refused)
+    assert found.works == works and found.added == []
+    assert [entry.status for entry in found.log] == ["error", "skipped", "skipped"]
+    assert found.log[0].unreachable and found.log[0].error.startswith("enrichment look-up: ")
+    assert all(entry.error.startswith("not sent: OpenAlex could not be reached on an earlier "
+                                      "look-up") for entry in found.log[1:])
+    assert all(is_lookup(entry) for entry in found.log)
+    [refusal, snowballing] = found.notes
+    assert refusal.startswith("OpenAlex could not be reached (enrichment look-up: ")
+    assert refusal.endswith("; its 2 other look-ups were not sent; the works keep what they have")
+    assert snowballing == "citation snowballing was not done: OpenAlex could not be reached"
 
 
 def test_works_of_earlier_rounds_are_not_looked_up_again(replay: ReplayServer) -> None:

@@ -107,7 +107,24 @@ def test_a_gap_after_round_one_runs_a_refinement_round_with_new_queries(replay):
     assert sent[2] and not sent[2] & sent[1]
     assert report.evaluation == last
     assert report.stop_reason in (f"accepted: {last.reason}",
-                                  f"iteration budget of 3 spent ({last.reason})")
+                                  f"iteration budget of 3 spent ({last.reason})",
+                                  "nothing left to search: every source has been searched with "
+                                  "every query the gaps allow (still without evidence: q1, q2, q3)")
+    # a round sent back for evidence searched something new; none ran with zero queries
+    searched = {entry.round for entry in report.search_log}
+    assert all(number + 1 in searched for number, evaluation in enumerate(rounds[:-1], 1)
+               if evaluation.verdict == "more_evidence")
+
+
+def test_no_round_runs_without_a_query_to_send(replay):
+    """On the recorded corpus the gap queries of round 2 are all the deterministic engine can
+    write: the run stops after it and says why, where it used to run rounds 3 and 4 with no
+    query and re-screen the same records."""
+    report, rounds = run_recorded(max_iterations=4)
+    assert [e.verdict for e in rounds] == ["more_evidence", "more_evidence"]
+    assert report.iterations == 2
+    assert report.stop_reason.startswith("nothing left to search")
+    assert {entry.round for entry in report.search_log} == {1, 2}
 
 
 def test_the_iteration_budget_bounds_the_rounds(replay):

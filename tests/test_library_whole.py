@@ -192,3 +192,23 @@ def test_records_without_a_title_are_identified_and_removed_before_screening(
         (tmp_path / "out" / "review.md").read_text()
     assert "| Records removed before screening, by reason | no title: 2 |" in \
         (tmp_path / "out" / "review.md").read_text()
+
+
+def test_a_library_review_stops_when_nothing_is_left_to_search(corpus_library, tmp_path):
+    """The library is read whole in round 1 and a later round has no query to send: the run
+    stops after round 1 with its reason, rather than re-screening the same records to the end of
+    its budget for a draft that cannot change."""
+    folder, _ = corpus_library
+    rounds: list[str] = []
+
+    def watch(node: str, update: dict) -> None:
+        if node == "evaluation":
+            rounds.append(update["evaluation"].verdict)
+
+    report = review(OFF_THE_CORPUS, sources=["library"], library=str(folder), offline=True,
+                    max_iterations=5, full_text=0, out=tmp_path / "out", on_progress=watch)
+    assert rounds == ["more_evidence"], "the first round leaves gaps, so a round was refused"
+    assert report.iterations == 1
+    assert report.stop_reason.startswith("nothing left to search: every source has been "
+                                         "searched with every query the gaps allow (")
+    assert {entry.round for entry in report.search_log} == {1}

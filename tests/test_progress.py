@@ -38,3 +38,27 @@ def test_the_jsonl_event_carries_the_same_summary_and_every_query():
     event = json.loads(stream.getvalue())
     assert event["summary"] == "pubmed: 2 queries -> 3 records (3 + 0)"
     assert [s["n_results"] for s in event["searches"]] == [3, 0]
+
+
+def test_retrieval_says_what_it_is_doing_before_its_summary(replay):
+    """A long retrieval is not silent: screening (with its embedding) and the full-text reading
+    each get a line as they start, through the same callback and wording as the steps, before
+    the retrieval's own summary line."""
+    from scholargraph import review
+
+    lines: list[str] = []
+
+    def watch(node: str, update: dict) -> None:
+        line = describe_update(node, update)
+        if line and line.startswith("retrieval"):
+            lines.append(line)
+
+    review("machine learning for public health surveillance", sources=["arxiv", "openalex"],
+           max_iterations=1, full_text=2, on_progress=watch)
+    assert lines[0].startswith("retrieval: looking up up to ")
+    assert lines[1].startswith("retrieval: screening ")
+    assert lines[1].endswith(" works against the question (embedding those not embedded before)")
+    assert lines[2].startswith("retrieval: screened ") and " kept" in lines[2]
+    assert lines[3].startswith("retrieval: reading up to 2 full texts of the ")
+    assert lines[4].startswith("retrieval: ") and " included" in lines[4]
+    assert len(lines) == 5

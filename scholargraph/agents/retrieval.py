@@ -69,6 +69,7 @@ from scholargraph.ledger import (
     screened_works,
     work_key,
 )
+from scholargraph.progress import say
 from scholargraph.rag.select import load_run_embedder, stored_vectors
 from scholargraph.rag.works import rank_works
 from scholargraph.records import Material, Work, has_retraction_label
@@ -83,7 +84,10 @@ from scholargraph.screening.relevance import (
 from scholargraph.settings import Settings
 from scholargraph.sources.enrich import Augmented, augment_with_openalex, with_known_facts
 from scholargraph.state import Prisma, ReviewState
+from scholargraph.wording import counted
 
+NODE = "retrieval"
+"""The node's name in its progress lines (:func:`~scholargraph.progress.say`)."""
 EXCLUSION_NO_TEXT = "no title and abstract to assess"
 EXCLUSION_NOTICE = "a notice about another work, not a study: {kind}"
 CORRECTION_TYPES = {"published erratum": "erratum", "erratum": "erratum",
@@ -205,11 +209,17 @@ def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     criteria = read_criteria(context.criteria) if context.criteria else None
     judge = criteria_judge(session_for(context, state) if criteria else None, question,
                            criteria, state)
+    say(NODE, f"screening {counted(len(works), 'work')} against the question "
+              "(embedding those not embedded before)")
     screened = screen(works, question, criteria, judge, state, context, notes)
+    say(NODE, f"screened {counted(len(works), 'work')}: "
+              f"{sum(reason is None for reason in screened.reasons)} kept")
     reasons, order = rank(works, screened, question, context.run_settings, notes)
     included = include(works, reasons, order)
     full_texts = dict(state.get("full_texts", {}))
     if context.full_text > 0:
+        say(NODE, f"reading up to {counted(context.full_text, 'full text')} of the "
+                  f"{counted(len(included), 'included work')}")
         included, read, note = read_full_texts(state, included, context.full_text,
                                                context.run_settings, full_texts)
         full_texts.update(read)
@@ -233,6 +243,10 @@ def collect(state: ReviewState) -> list[Work]:
 def enrich(works: list[Work], state: ReviewState, context: ReviewContext) -> Augmented:
     """The deduplicated works with OpenAlex's facts when OpenAlex is one of the run's sources,
     and with ``snowball`` the records one citation away (returned apart, to be merged)."""
+    found_elsewhere = sum(bool(work.doi) and not work.openalex_id for work in works)
+    if "openalex" in state.get("active_sources", []) and found_elsewhere:
+        say(NODE, f"looking up up to {counted(found_elsewhere, 'work')} found elsewhere in "
+                  "OpenAlex (citations, open access, retractions)")
     return augment_with_openalex(
         works, known=state.get("papers", []),
         use_openalex="openalex" in state.get("active_sources", []), snowball=context.snowball,
@@ -296,6 +310,7 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
                for work, reason in zip(works, reasons, strict=True)]
     screened_in = [work for work, reason in zip(works, reasons, strict=True)
                    if reason is None and work.id not in bare]
+    say(NODE, f"ranking {counted(len(screened_in), 'work')} screened in against the claim")
     ranked, warnings = rank_works(question, screened_in, settings)
     testing = works_testing_claim(ranked, class_claim_studies(question, screened_in),
                                   technical=not about_a_class(question))

@@ -18,7 +18,11 @@ snowballed ones apart, for the retrieval pipeline (:mod:`scholargraph.agents.ret
 with the others in its one deduplication step.
 
 Every request is one search-log entry (its query as sent). A failed look-up is logged as an
-error and the review goes on with the works as they were.
+error and the review goes on with the works as they were. Once OpenAlex has refused the
+connection (:class:`~scholargraph.errors.SourceUnreachable`: refused, host not found, no
+network), the step's later batches and its snowballing are not sent: the door is closed, and
+asking again costs each batch its connection attempt for nothing. The failed entry says how many
+batches were left unasked, so the review notes the failure once.
 """
 
 from __future__ import annotations
@@ -29,13 +33,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scholargraph.errors import SourceError, SourceResponseError
+from scholargraph.errors import SourceError, SourceResponseError, SourceUnreachable
 from scholargraph.http.cache import all_or_nothing
 from scholargraph.http.policy import http_session, install_secret_filter, translate_errors
 from scholargraph.identifiers import normalize_doi
 from scholargraph.records import SearchLogEntry, Work
 from scholargraph.settings import Settings
 from scholargraph.sources.openalex import open_access_url, work_from_openalex
+from scholargraph.wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +89,29 @@ def augment_with_openalex(works: list[Work], *, known: Iterable[Work] = (),
     works, entries = enrich_with_openalex(works, settings, known=known,
                                           round_number=round_number)
     if not snowball:
-        return Augmented(works, [], entries)
+        return Augmented(works, [], entries, notes=unreachable_notes(entries))
+    if refused_in(entries) is not None:
+        return Augmented(works, [], entries, notes=[*unreachable_notes(entries), (
+            "citation snowballing was not done: OpenAlex could not be reached")])
     added, more = snowball_citations(works, settings, known=known, limit=limit,
                                      round_number=round_number)
-    return Augmented(works, added, entries + more)
+    return Augmented(works, added, entries + more, notes=unreachable_notes(entries + more))
+
+
+def refused_in(entries: list[SearchLogEntry]) -> str | None:
+    """Why OpenAlex could not be reached in these look-ups, or ``None`` when it could."""
+    return next((entry.error for entry in entries if entry.unreachable), None)
+
+
+def unreachable_notes(entries: list[SearchLogEntry]) -> list[str]:
+    """The one note a review gives when OpenAlex could not be reached: why, and how many
+    look-ups were then not sent (the works keep what they have)."""
+    refused = refused_in(entries)
+    if refused is None:
+        return []
+    unsent = sum(entry.status == "skipped" for entry in entries)
+    rest = f"; its {counted(unsent, 'other look-up')} were not sent" if unsent else ""
+    return [f"OpenAlex could not be reached ({refused}){rest}; the works keep what they have"]
 
 
 def with_known_facts(works: list[Work], known: Iterable[Work]) -> list[Work]:
@@ -170,6 +194,8 @@ class _Lookup:
         self._round = round_number
         self._source = source
         self._url = settings.openalex_url.rstrip("/") + "/works"
+        self._refused: str | None = None
+        """Why OpenAlex refused the connection, once it has: later batches are not sent."""
         self._session = http_session(OPENALEX, settings)
         key = settings.openalex_api_key.get_secret_value() if settings.openalex_api_key else ""
         if key:
@@ -188,15 +214,28 @@ class _Lookup:
             if sort:
                 params["sort"] = sort
             query = "&".join(f"{name}={value}" for name, value in params.items())
+            if self._refused is not None:
+                entries.append(self._skipped(query, key))
+                continue
             try:
                 found = self._get(params)
             except SourceError as exc:
                 log.warning("OpenAlex look-up failed: %s", exc.message)
-                entries.append(self._entry(query, 0, error=f"{self._purpose(key)}: {exc.message}"))
+                entries.append(self._entry(query, 0, error=f"{self._purpose(key)}: {exc.message}",
+                                           unreachable=isinstance(exc, SourceUnreachable)))
+                if isinstance(exc, SourceUnreachable):
+                    self._refused = exc.message
                 continue
             items.extend(found)
             entries.append(self._entry(query, len(found), note=self._purpose(key)))
         return items, entries
+
+    def _skipped(self, query: str, key: str) -> SearchLogEntry:
+        """A batch not sent because OpenAlex refused the connection earlier in this step."""
+        return SearchLogEntry(
+            source=self._source, query=query, status="skipped", note=self._purpose(key),
+            error=f"not sent: OpenAlex could not be reached on an earlier look-up "
+                  f"({self._refused})", round=self._round)
 
     def _get(self, params: dict[str, str]) -> list[dict[str, Any]]:
         with all_or_nothing(), translate_errors(OPENALEX, self._settings):
@@ -208,10 +247,10 @@ class _Lookup:
             return results
 
     def _entry(self, query: str, found: int, error: str | None = None,
-               note: str | None = None) -> SearchLogEntry:
+               note: str | None = None, unreachable: bool = False) -> SearchLogEntry:
         status = "error" if error else ("ok" if found else "empty")
         return SearchLogEntry(source=self._source, query=query, n_results=found, status=status,
-                              error=error, note=note, round=self._round)
+                              error=error, note=note, round=self._round, unreachable=unreachable)
 
     @staticmethod
     def _purpose(key: str) -> str:
