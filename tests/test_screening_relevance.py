@@ -18,6 +18,7 @@ from scholargraph.screening.relevance import (
     criteria_clauses,
     design_reason,
     mentions,
+    names_a_file,
     question_topic,
     read_criteria,
     record_designs,
@@ -97,6 +98,21 @@ def test_missing_or_empty_criteria_are_an_input_error(tmp_path, given, message):
     empty.write_text("\n", encoding="utf-8")
     with pytest.raises(InputError, match="is empty"):
         read_criteria(str(empty))
+
+
+def test_a_file_name_is_told_from_criteria_by_one_rule(tmp_path, monkeypatch):
+    """The live page refuses exactly the lines the command line would read or refuse as a file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eligibility").write_text(CRITERIA, encoding="utf-8")
+    for name in ("eligibility", "criteria.md", ".criteria", "~/criteria", "rules/rct",
+                 str(tmp_path / "eligibility")):
+        assert names_a_file(name), name
+    for text in ("Randomised trials in adults", "adults/children aged 5 or more", CRITERIA,
+                 "RCTs"):
+        assert not names_a_file(text), text
+    with pytest.raises(InputError, match="does not exist"):
+        read_criteria(".criteria")
+    assert read_criteria("eligibility").wanted_designs == ["randomised trial"]
 
 
 def test_designs_are_read_from_the_record():

@@ -72,13 +72,18 @@ with increased risk of coronary artery disease was independent of traditional ca
 and socioeconomic risk factors" reports an
 association (issue 22, fourth pass: false-contradiction on SciFact train claims 216-399
 0.054 -> 0.041, held out 400-808 unchanged)."""
+_UP_VERBS = (r"increas\w*|rais(?:e|ed|es|ing)|elevat\w*|enhanc\w*|improv\w*|promot\w*|"
+             r"induc\w*|augment\w*|worsen\w*")
+"""The verbs of an increase, which a claim can also deny (:data:`NEGATED_UP`)."""
+_DOWN_VERBS = (r"decreas\w*|reduc\w*|lower\w*|inhibit\w*|prevent\w*|suppress\w*|"
+               r"diminish\w*|attenuat\w*|impair\w*")
+"""The verbs of a decrease, which a claim can also deny (:data:`NEGATED_DOWN`)."""
 UP_CUES = re.compile(
-    r"\b(?:positive(?:ly)? (?:associat|correlat|relat|predict)\w*|"
-    r"increas\w*|higher|highest|elevat\w*|rais(?:e|ed|es|ing)|enhanc\w*|promot\w*|"
-    r"induc\w*|improv\w*|augment\w*|stimulat\w*|up-?regulat\w*|accelerat\w*|greater|"
+    rf"\b(?:positive(?:ly)? (?:associat|correlat|relat|predict)\w*|{_UP_VERBS}|"
+    r"higher|highest|stimulat\w*|up-?regulat\w*|accelerat\w*|greater|"
     r"more likely|exacerbat\w*|activat\w*|boost\w*|gain\w*|rise|rises|rose|doubl\w*|"
     r"strengthen\w*|amplif\w*|potentiat\w*|outperform\w*|superior|better|more effective|"
-    r"worsen\w*|aggravat\w*|overestimat\w*|expand(?:s|ed|ing)?|encourage[sd]?|"
+    r"aggravat\w*|overestimat\w*|expand(?:s|ed|ing)?|encourage[sd]?|"
     r"(?:required|necessary|essential|crucial|critical|indispensable) for)\b",
     re.IGNORECASE)
 DOWN_CUES = re.compile(
@@ -86,8 +91,8 @@ DOWN_CUES = re.compile(
     r"protect(?:s|ed|ing)? (?:from|against)|ameliorat\w*|alleviat\w*|mitigat\w*|imped\w*|"
     r"relie(?:f|ve|ved|ves|ving)|"
     r"hinder\w*|dampen(?:s|ed|ing)?|scarce|scarcity|discourage[sd]?|"
-    r"decreas\w*|reduc\w*|lower\w*|diminish\w*|attenuat\w*|inhibit\w*|suppress\w*|"
-    r"declin\w*|impair\w*|down-?regulat\w*|prevent\w*|less likely|fewer|loss of|abolish\w*|"
+    rf"{_DOWN_VERBS}|"
+    r"declin\w*|down-?regulat\w*|less likely|fewer|loss of|abolish\w*|"
     r"block\w*|weaken\w*|shorten\w*|halv\w*|fell|falls?|fallen|falling|drop\w*|worse|inferior|"
     r"deplet\w*|slow\w*|deactivat\w*|inactivat\w*|underestimat\w*|"
     r"damag(?:es|ed|ing)|disrupt(?:s|ed|ing)?|compromis(?:es|ed|ing)|undermin\w*|abrogat\w*|"
@@ -622,12 +627,10 @@ def about_subject(claim: str, sentence: str) -> bool:
     return share is None or bool(share[0] >= SUBJECT_MIN)
 
 
-NEGATED_UP = re.compile(
-    rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?(?:increas\w*|rais(?:e|es|ed|ing)|elevat\w*|"
-    r"enhanc\w*|improv\w*|promot\w*|induc\w*|augment\w*|worsen\w*)\b", re.IGNORECASE)
-NEGATED_DOWN = re.compile(
-    rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?(?:decreas\w*|reduc\w*|lower\w*|inhibit\w*|"
-    r"prevent\w*|suppress\w*|diminish\w*|attenuat\w*|impair\w*)\b", re.IGNORECASE)
+NEGATED_UP = re.compile(rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?(?:{_UP_VERBS})\b",
+                        re.IGNORECASE)
+NEGATED_DOWN = re.compile(rf"\b{_NEGATOR}\s+(?!only\b)(?:\w+\s+){{0,3}}?(?:{_DOWN_VERBS})\b",
+                          re.IGNORECASE)
 """A claim that denies a change of one sign ("does not increase TSH", "did not reduce
 mortality") rather than every change ("has no effect on", "is not associated with")."""
 

@@ -599,12 +599,29 @@ def read_criteria(path_or_text: str | Path) -> Criteria:
                     excluded_designs=_designs_named(exclusion, excluding=True))
 
 
+def names_a_file(text: str) -> bool:
+    """Whether criteria given as ``text`` would be taken for a file's name: one line naming
+    something that exists, or shaped like a path (:func:`_looks_like_path`). The command line
+    reads such a file (:func:`read_criteria`); the live page refuses it, so that a page's user
+    never has a file of the server read into a review, and both ask the same question."""
+    candidate = _as_path(text)
+    if candidate is None:
+        return False
+    try:
+        exists = candidate.exists()
+    except (OSError, ValueError):
+        exists = False
+    return exists or _looks_like_path(text)
+
+
 def _looks_like_path(text: str) -> bool:
     """Whether one line is meant as a file's path: it ends in .txt or .md, starts like a path
-    (``/``, ``~``, ``./``), or holds a path separator and no space ("criteria/rct", not
-    "adults/children aged 5 or more", which is criteria)."""
+    (``/``, ``~``, ``./``, or a dot-file's ``.``), or holds a path separator and no space
+    ("criteria/rct", not "adults/children aged 5 or more", which is criteria)."""
     line = text.strip()
     if Path(line).suffix.lower() in {".txt", ".md"} or line.startswith(("/", "~", "./", "../")):
+        return True
+    if line.startswith(".") and not any(ch.isspace() for ch in line):
         return True
     return any(sep in line for sep in "/\\") and not any(ch.isspace() for ch in line)
 

@@ -45,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 
 from scholargraph.errors import InputError
 from scholargraph.options import ReviewOptions
+from scholargraph.screening.relevance import names_a_file
 from scholargraph.settings import get_settings
 from scholargraph.sources.registry import source_names
 from scholargraph.webapp import render
@@ -227,18 +228,9 @@ def _criteria_text(value: object) -> str | None:
         return None
     if not isinstance(value, str):
         raise InputError("criteria must be text: the inclusion and exclusion criteria")
-    line = value.strip()
-    if "\n" not in line and (line.startswith(("/", "~", ".")) or line.lower().endswith(
-            (".txt", ".md")) or _exists(line)):
+    if names_a_file(value):
         raise InputError("give the criteria as text on this page, not a file name")
     return value
-
-
-def _exists(name: str) -> bool:
-    try:
-        return len(name) <= 255 and Path(name).expanduser().exists()
-    except (OSError, ValueError):
-        return False
 
 
 def _year(value: object, label: str) -> int | None:
