@@ -114,6 +114,7 @@ def test_a_notice_found_without_its_work_is_set_aside_as_a_notice() -> None:
     ("Correction to Ravulizumab dosing in adults", "erratum"),
     ("Notice of Retraction: Ravulizumab dosing in adults", "retraction"),
     ("Errata in trials: a survey", None), ("Erratum-prone dosing tables in haematology", None),
+    ("Addendum to: Ravulizumab dosing in adults", "erratum"),
     ("RETRACTED: Ravulizumab dosing in adults", None)])
 def test_a_notice_is_known_by_a_title_opening_with_its_label_alone(title: str,
                                                                     kind: str | None) -> None:

@@ -35,7 +35,6 @@ work screened in is included: nothing here caps their number.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import NamedTuple, cast
 
@@ -43,7 +42,7 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.dedup import DedupResult, deduplicate
-from scholargraph.dedup.titles import notice_kind
+from scholargraph.dedup.titles import notice_kind, opens_with_notice_label
 from scholargraph.deterministic.class_claims import about_a_class, class_claim_studies
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.extractive import reports_no_study
@@ -108,20 +107,10 @@ def correction_notice(work: Work) -> str | None:
     if declared is not None:
         return declared
     kind = notice_kind(work.title)
-    if kind in ("erratum", "retraction") and _NOTICE_OPENING.search(work.title) \
+    if kind in ("erratum", "retraction") and opens_with_notice_label(work.title) \
             and not has_retraction_label(work.title):
         return kind  # "RETRACTED: <title>" is the retracted article itself, not its notice
     return None
-
-
-_LABEL_WORD = (r"(?:notice|of|retraction|retracted|erratum|errata|corrigendum|corrigenda|correction"
-               r"|note|the|article|publisher['’]?s?|authors?['’]?s?|expression|concern)")
-_NOTICE_OPENING = re.compile(
-    rf"^\W*(?:{_LABEL_WORD}\s+){{0,3}}{_LABEL_WORD}(?:\s*[:.\u2013\u2014]|\s+-\s|\s+to\b|\s*$)"
-    r"|\(vol\.? \d+", re.IGNORECASE)
-"""A notice's title opens with its label and nothing else before the separator ("Erratum:",
-"Correction to", "Notice of Retraction:", "Publisher's Note:") or cites the volume it
-corrects; "Errata in trials: a survey" opens with a study's own words and is a study."""
 
 
 def screening_start(work: Work) -> str | None:

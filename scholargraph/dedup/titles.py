@@ -229,6 +229,16 @@ def notice_kind(title: str) -> str | None:
     return None
 
 
+def opens_with_notice_label(title: str) -> bool:
+    """Whether a title opens with a notice's label and nothing else before its separator
+    ("Erratum:", "Correction to", "Notice of Retraction:", "Publisher's Note:", "Addendum to")
+    or cites the volume it corrects. :func:`notice_kind` reads a notice's kind from its first
+    word, which a study's title can share: "Errata in trials: a survey" opens with the study's
+    own words and is a study, so a record found alone is taken for a notice only when this
+    holds too."""
+    return bool(_NOTICE_OPENING.search(plain_text(title)))
+
+
 def cited_errata(title: str) -> tuple[CitedPlace, ...]:
     """Where the record's note says the work's errata are printed.
 
@@ -292,6 +302,14 @@ _FORMAT_LABEL = re.compile(
 """Labels a proceedings, a journal, a preprint server or a database adds to a title: the format
 of the talk, the editor's role ('Guest Editors' Foreword', 'Foreword: '), JMIR's '(Preprint)',
 not the work."""
+_LABEL_WORD = (r"(?:notice|of|retraction|retracted|erratum|errata|corrigendum|corrigenda|correction"
+               r"|addendum|addenda|note|the|article|publisher['’]?s?|authors?['’]?s?|expression"
+               r"|concern)")
+"""The words a notice's label is made of (the kinds :data:`_NOTICES` reads, and the words
+around them: "Notice of", "Publisher's Note", "Authors' Correction")."""
+_NOTICE_OPENING = re.compile(
+    rf"^\W*(?:{_LABEL_WORD}\s+){{0,3}}{_LABEL_WORD}(?:\s*[:.\u2013\u2014]|\s+-\s|\s+to\b|\s*$)"
+    r"|\(vol\.? \d+", re.IGNORECASE)
 _NOTICES = (
     ("erratum", re.compile(
         r"^(?:errat(?:um|a)|corrigend(?:um|a))\b|^correction(?:\s+notice)?(?:\s+to\b|\s*[:.]|$)"
