@@ -455,6 +455,10 @@ def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
     assert sorted(title[:20] for title in no_study) == sorted(t[:20] for t in BROAD_NO_STUDY)
     bare = [row.title for row in report.screening if row.reason == EXCLUSION_TITLE_ONLY]
     assert sorted(title[:19] for title in bare) == sorted(t[:19] for t in BROAD_TITLE_ONLY)
+    # its methods' and limitations' sub-questions are answered by the results quoted for the
+    # claim: no second round is run to search for them (it ran, and found nothing new)
+    assert report.iterations == 1 and report.evaluation.verdict == "accept"
+    assert report.stop_reason.startswith("accepted: the claim is covered by cited findings")
 
 
 def test_a_record_known_by_its_title_alone_is_kept_by_its_title_not_ranked(tmp_path):

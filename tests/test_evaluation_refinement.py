@@ -10,7 +10,7 @@ import pytest
 from langgraph.runtime import Runtime
 
 from scholargraph import review
-from scholargraph.agents.evaluation import RETRACTION_PENALTY, is_supported, score
+from scholargraph.agents.evaluation import RETRACTION_PENALTY, is_supported, score, verdict
 from scholargraph.agents.query_generation import query_generation
 from scholargraph.agents.schemas import Evaluation, Intent, Quote, SubQuestion
 from scholargraph.context import ReviewContext
@@ -151,3 +151,25 @@ def test_recency_is_judged_only_from_works_with_a_year():
     assert evidence_gaps([old], ["library"], ["library"], 2026) == [
         "No cited work is from the last 5 years"]
     assert evidence_gaps([old, recent, *undated], ["library"], ["library"], 2026) == []
+
+
+def test_a_claims_sub_questions_answered_by_its_results_send_no_run_back():
+    """A claim's methods sub-question (q2) quotes nothing when its studies are quoted under the
+    claim (q1) for their results: it is no gap and no reason to search again, while a claim
+    sub-question left without a finding still is."""
+    works = [OLD, NEW.model_copy(update={"is_retracted": False})]
+    draft = extractive_draft(SUBS, PASSAGES, works, ["aspirin", "stroke"], claim_sub=SUBS[0])
+    assert {f.sub_question_id for f in draft.findings if f.kind == "finding"} == {"q1"}
+    evaluation = score(SUBS, draft, PASSAGES, works, ["pubmed"], THIS_YEAR,
+                       answered_by_results=frozenset({"q2"}))
+    assert evaluation.coverage["q2"] < 0.5
+    assert not any(SUBS[1].text in gap and "no direct evidence" in gap
+                   for gap in evaluation.gaps)
+    decision, reason = verdict(evaluation, PASSAGES, per_question=6,
+                               answered_by_results=frozenset({"q2"}))
+    assert decision == "accept" and reason.endswith("which answer q2")
+    assert verdict(evaluation, PASSAGES, per_question=6)[0] == "more_evidence"
+    unanswered = evaluation.model_copy(update={"coverage": {"q1": 0.0, "q2": 0.0}})
+    assert verdict(unanswered, PASSAGES, per_question=6,
+                   answered_by_results=frozenset({"q2"})) == (
+        "more_evidence", "sub-questions q1 lack evidence: search again")

@@ -29,7 +29,14 @@ from scholargraph.deterministic.credibility import (
     standing_unknown,
     weak_only,
 )
-from scholargraph.deterministic.relevance import DirectEvidence, term_share, topic_terms
+from scholargraph.deterministic.extractive import quoted_for_results
+from scholargraph.deterministic.questions import is_claim
+from scholargraph.deterministic.relevance import (
+    DirectEvidence,
+    question_itself,
+    term_share,
+    topic_terms,
+)
 from scholargraph.deterministic.support import LEXICAL_WITH_DENSE, lexical_support
 from scholargraph.engines import fence, session_for, trim_to_tokens
 from scholargraph.rag.embeddings import Embedder
@@ -96,10 +103,13 @@ def cited_works(draft: Draft, passages: dict[str, Passage], papers: list[Work]) 
 
 
 def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers: list[Work],
-          active_sources: list[str], this_year: int, embedder: Embedder | None = None
-          ) -> Evaluation:
+          active_sources: list[str], this_year: int, embedder: Embedder | None = None,
+          answered_by_results: frozenset[str] = frozenset()) -> Evaluation:
     """The deterministic evaluation of a draft (without the verdict); ``embedder`` adds the
-    test of meaning to the test of terms when judging which findings answer directly."""
+    test of meaning to the test of terms when judging which findings answer directly.
+    ``answered_by_results`` are a claim's sub-questions answered by its studies' results
+    (:func:`~scholargraph.deterministic.extractive.quoted_for_results`): their coverage is
+    scored as it is, but they are named as no gap."""
     by_id = {p.id: p for p in passages}
     judge = DirectEvidence(passages, papers, embedder)
     cov = {sub.id: coverage(sub, draft, by_id, judge) for sub in subs}
@@ -118,7 +128,8 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
     if retracted:
         overall *= RETRACTION_PENALTY
     gaps = [f"{sub.text} ({why})" for sub in subs
-            if (why := weakness(sub, draft, by_id, cov[sub.id]))
+            if sub.id not in answered_by_results
+            and (why := weakness(sub, draft, by_id, cov[sub.id]))
             and not any(sub.text in gap for gap in draft.gaps)]
     gaps += weak_source_gaps(subs, draft, passages, papers, this_year)
     gaps += evidence_gaps(works, sources, active_sources, this_year)
@@ -181,10 +192,16 @@ def evidence_gaps(works: list[Work], sources: list[str], active: list[str],
     return gaps
 
 
-def verdict(evaluation: Evaluation, passages: list[Passage], per_question: int) -> tuple[Verdict,
-                                                                                       str]:
-    """What the supervisor should do next, and why."""
-    weak = [sid for sid, value in evaluation.coverage.items() if value < COVERED]
+def verdict(evaluation: Evaluation, passages: list[Passage], per_question: int,
+            answered_by_results: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
+    """What the supervisor should do next, and why. A claim's sub-questions answered by its
+    studies' results (``answered_by_results``) send no run back: searching again finds no
+    methods the included studies do not already state beside their results."""
+    weak = [sid for sid, value in evaluation.coverage.items()
+            if value < COVERED and sid not in answered_by_results]
+    if not weak and answered_by_results:
+        return "accept", ("the claim is covered by cited findings; its studies are quoted for "
+                          f"their results, which answer {', '.join(sorted(answered_by_results))}")
     if not weak:
         return "accept", "every sub-question is covered by cited findings"
     full = [sid for sid in weak
@@ -219,8 +236,11 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     passages, papers = state.get("passages", []), state.get("papers", [])
     notes: list[str] = []
     embedder = run_embedder(context.run_settings, notes) if draft.findings else None
+    question = state.get("cleaned_question") or state.get("question", "")
+    claim_sub = question_itself(subs, question) if is_claim(question) else None
+    beside = frozenset(sub.id for sub in quoted_for_results(subs, draft.findings, claim_sub))
     result = score(subs, draft, passages, papers, state.get("active_sources", []),
-                   date.today().year, embedder)
+                   date.today().year, embedder, beside)
     session = session_for(context, state)
     steps = []
     if session is not None and draft.findings:
@@ -242,7 +262,7 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                                            "gaps": judged.gaps or result.gaps})
         steps = session.steps
     per_question = context.passages_per_question + 3 * state.get("filter_depth", 0)
-    decision, reason = verdict(result, passages, per_question)
+    decision, reason = verdict(result, passages, per_question, beside)
     return {"evaluation": result.model_copy(update={"verdict": decision, "reason": reason}),
             "notes": notes, "model_steps": steps}
 

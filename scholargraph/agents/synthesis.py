@@ -41,6 +41,7 @@ from scholargraph.deterministic.extractive import (
     claim_candidates,
     contradictions,
     extractive_draft,
+    quoted_for_results,
     rank_candidates,
     reports_no_study,
     stance_pool,
@@ -578,8 +579,7 @@ def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding],
     the recorded corpus every claim's review said "No direct evidence was found for: What
     methods and data have been used to study whether ..." of studies that each state theirs."""
     quoted = {f.sub_question_id for f in findings if f.kind == "finding"}
-    beside = [sub for sub in missing if claim_sub is not None and claim_sub.id in quoted
-              and sub.id != claim_sub.id and sub.id not in quoted]
+    beside = quoted_for_results(missing, findings, claim_sub)
     named = [f"\u201c{sub.text}\u201d{INDIRECT_NOTE if sub.id in quoted else ''}"
              for sub in missing if sub not in beside]
     lines = ["No direct evidence was found for: " + "; ".join(named) + "."] if named else []

@@ -1544,22 +1544,38 @@ methods and data have been used ..." said so of a review whose studies each stat
 methods."""
 
 
+def quoted_for_results(subs: list[SubQuestion], findings: list[Finding],
+                       claim_sub: SubQuestion | None) -> list[SubQuestion]:
+    """A claim's other sub-questions (methods, limitations) that quote no finding because the
+    claim's studies are quoted for their results (``claim_sub``, the sub-question asking the
+    claim, quotes a finding): they are answered by those studies, not left without evidence.
+    The summary, the gaps and the evaluator's verdict read them alike; the evaluator sent a
+    claim's review back to search again for its methods' sub-question although each of its
+    studies stated its own (over the recorded corpus, "Machine learning improves disease
+    surveillance in public health." ran a second round to no effect)."""
+    if claim_sub is None or not any(f.sub_question_id == claim_sub.id and f.kind == "finding"
+                                    for f in findings):
+        return []
+    quoted = {f.sub_question_id for f in findings if f.kind == "finding"}
+    return [sub for sub in subs if sub.id != claim_sub.id and sub.id not in quoted]
+
+
 def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int,
                   claim_sub: SubQuestion | None = None) -> list[str]:
     """Sub-questions no finding answers, and those only one work speaks to; when only one
     work was included, that is said once, not once per sub-question. For a claim
     (``claim_sub``, the sub-question asking it) whose studies are quoted for their result, its
-    other sub-questions left without a finding are named as such (``QUOTED_FOR_RESULTS``)."""
+    other sub-questions left without a finding are named as such (``QUOTED_FOR_RESULTS``,
+    :func:`quoted_for_results`)."""
     gaps = []
-    answered = claim_sub is not None and any(
-        f.sub_question_id == claim_sub.id and f.kind == "finding" for f in findings)
+    beside = {sub.id for sub in quoted_for_results(subs, findings, claim_sub)}
     if n_papers == 1:
         gaps.append("The review rests on one work: no other study confirms or qualifies what "
                     "it reports.")
     for sub in subs:
         works = {pid.split("#")[0] for f in findings if f.sub_question_id == sub.id
                  and f.kind == "finding" for pid in f.passage_ids}
-        if not works and answered:
+        if sub.id in beside:
             gaps.append(f"{QUOTED_FOR_RESULTS}: {sub.text}")
         elif not works:
             among = ("of the one included work " if n_papers == 1 else
