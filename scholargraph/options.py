@@ -60,6 +60,10 @@ class ReviewOptions(ReviewContext):
         for label, year in (("since", self.since), ("until", self.until)):
             if year is not None and not 1800 <= year <= 2100:
                 raise InputError(f"--{label} {year} is not a plausible publication year")
+        this_year = datetime.now(UTC).year
+        if self.since is not None and self.since > this_year:
+            raise InputError(f"--since {self.since} is after this year ({this_year}): no work "
+                             "is published yet; give the first year of publication to include")
         if self.since and self.until and self.since > self.until:
             raise InputError(f"--since {self.since} is after --until {self.until}")
         if self.added_since is not None:

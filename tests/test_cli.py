@@ -1,6 +1,7 @@
 """The command line's contract for bad input: exit 2 and one line on stderr, before any request."""
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 
@@ -24,6 +25,8 @@ def run_cli(capsys, *args):
     (["ok question", "--out", "{out}", "--sources", ","], "at least one source"),
     (["ok question", "--out", "{out}", "--since", "2020", "--until", "2010"],
      "--since 2020 is after --until 2010"),
+    (["ok question", "--out", "{out}", "--since", str(datetime.now(UTC).year + 1)],
+     f"--since {datetime.now(UTC).year + 1} is after this year"),
     (["ok question", "--out", "{out}", "--max-results", "0"], "--max-results must be between 1"),
     (["ok question", "--out", "{out}", "--since", "twenty"], "invalid int value"),
     (["ok question", "--out", "{file}/sub"], "cannot write to --out"),
