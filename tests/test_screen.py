@@ -179,6 +179,62 @@ def test_a_csv_library_and_labels_by_its_record_ids(tmp_path):
                            ].record_id == "r4"
 
 
+def test_a_decision_on_a_record_retracted_since_says_so(tmp_path):
+    """The library exported again after a retraction: the include labelled on the first export
+    still stands by its record id, and the session says the record is now retracted (beside
+    the decision and in a warning) rather than keeping it silently."""
+    library = tmp_path / "records.csv"
+    works = corpus_works()
+    with library.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["record_id", "title", "abstract", "year"])
+        for number, work in enumerate(works):
+            title = f"RETRACTED: {work['title']}" if number == 4 else work["title"]
+            writer.writerow([f"r{number}", title, work["abstract"] or "", work["year"]])
+    labels = tmp_path / "labels.csv"
+    labels.write_text("r4,1\nr0,1\n")
+    session = open_session(library, QUESTION, labels=labels)
+    reasons = {session.entries[index].record_id: session.reason(index)
+               for index in session.decisions}
+    assert reasons["r4"].endswith("; its record is marked retracted")
+    assert "retracted" not in reasons["r0"]
+    assert any(warning.startswith("1 work you included is marked retracted in the library: r4")
+               for warning in session.warnings)
+
+
+def test_a_library_exported_again_says_which_works_are_new(tmp_path):
+    """The reviewer runs the search again and screens the new export into the same folder with
+    the same labels: the works whose record ids the folder's screening.csv did not hold are
+    said to be new, in the table and the summary; the session's own later writes (every ten
+    decisions in --interactive) keep that earlier run as the reference."""
+    def export(path: Path, count: int) -> None:
+        with path.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["record_id", "title", "abstract", "year"])
+            for number, work in enumerate(corpus_works()[:count]):
+                writer.writerow([f"r{number}", work["title"], work["abstract"] or "",
+                                 work["year"]])
+
+    first, second, out = tmp_path / "search-1.csv", tmp_path / "search-2.csv", tmp_path / "out"
+    export(first, 12)
+    export(second, 16)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("r0,1\nr1,0\n")
+    screen(first, QUESTION, labels=labels, out=out)
+    assert json.loads((out / "summary.json").read_text())["new_since_last_run"] is None
+    session = screen(second, QUESTION, labels=labels, out=out)
+    rows = read_table(out)
+    new = {row["record_id"] for row in rows if row["reason"].endswith(
+        "; new since the last run into this folder")}
+    assert new == {"r12", "r13", "r14", "r15"}
+    assert sorted(session.decisions.values()) == [False, True]  # the labels still stand
+    assert json.loads((out / "summary.json").read_text())["new_since_last_run"] == 4
+    assert session.summary_lines()[0].endswith("(4 new since the last run into this folder)")
+    session.write(out)  # a later write of the same session
+    assert {row["record_id"] for row in read_table(out)
+            if row["reason"].endswith("into this folder")} == new
+
+
 def test_the_ris_files_carry_the_record_ids_the_labels_use(tmp_path):
     """A person who reads to-screen.ris in a reference manager labels each record by the ID it
     shows there; with the CSV's own record ids, and no DOI on some records, every ID must name

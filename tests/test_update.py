@@ -26,7 +26,7 @@ from scholargraph.errors import InputError
 from scholargraph.report import Report
 from scholargraph.testing import Fault, ReplayRequest, ReplayResponse, ReplayServer
 from scholargraph.testing.services.openalex import OpenAlexService
-from scholargraph.updating import update, update_sources
+from scholargraph.updating import CARRIED_REASON, update, update_sources
 
 QUESTION = "machine learning for public health surveillance"
 SOURCES = ["pubmed", "arxiv", "openalex", "web"]
@@ -143,6 +143,9 @@ def test_the_screening_record_keeps_the_earlier_rows_and_adds_this_runs(
     writer.writeheader()
     writer.writerows(new)
     screening_check(buffer.getvalue(), report.prisma)
+    # the records found again as they were screened before keep their decisions, and say so
+    carried = report.update.prisma.removed_before_screening.get(CARRIED_REASON, 0)
+    assert sum(row["decision_kept_on"] == report.day for row in old) == carried > 0
     # a work included again (or its new version) names the work the review had
     joined = [row for row in new if row["joins_earlier"]]
     assert len(joined) == report.update.prisma.duplicates_of_earlier
@@ -438,18 +441,25 @@ def test_a_review_of_a_library_is_updated_from_the_new_export_of_its_search(
     prisma = report.update.prisma
     # every record of the new export considered, the untitled one removed before screening
     assert prisma.identified == {"library": 31}
-    assert prisma.duplicates_removed + 1 + prisma.screened == 31
-    assert report.prisma["removed_before_screening"] == {"no title": 1}
+    # the records screened before, exported again as they were, keep their decisions and are
+    # not screened again (a work a record added since merges into is screened again: its
+    # record now says more); the rest are screened
+    carried = prisma.removed_before_screening[CARRIED_REASON]
+    assert set(prisma.removed_before_screening) == {"no title", CARRIED_REASON}
+    assert prisma.removed_before_screening["no title"] == 1
+    assert 0 < carried <= len(earlier.screening)
+    assert prisma.duplicates_removed + 1 + carried + prisma.screened == 31
     assert ", 1 without a title removed, " in (folder / "review.md").read_text(encoding="utf-8")
     with (folder / "screening.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     this_run = [row for row in rows if row["screened_on"] == report.day]
     assert len(this_run) == prisma.screened and len(rows) == len(this_run) + len(earlier.screening)
+    assert sum(row["decision_kept_on"] == report.day for row in rows) == carried
     again = {row["work_id"] for row in this_run if row["decision"] == "included"} & \
         {paper.id for paper in earlier.papers}
-    assert prisma.duplicates_of_earlier == len(again) > 0  # counted once, not added twice
-    assert len(report.papers) == len({p.id for p in earlier.papers} | {
-        row["work_id"] for row in this_run if row["decision"] == "included"})
+    assert prisma.duplicates_of_earlier == len(again)  # counted once, not added twice
+    assert len(report.papers) == len(earlier.papers) + prisma.new_included
+    assert report.counts.screened == len(rows)
     # a review of services and a library searches its services again beside the new export
     both = report.model_copy(update={"sources_searched": ["library", "pubmed"]})
     assert update_sources(both, None, folder, new) == ["library", "pubmed"]

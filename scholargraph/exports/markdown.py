@@ -319,6 +319,7 @@ def _new_since_section(report: Report) -> list[str]:
     lines = [escape_block(updates.counts_sentence(change)), ""]
     parts = [("New works", updates.new_work_lines(report)),
              ("New versions of works already included", updates.joined_lines(report)),
+             (updates.NOW_EXCLUDED_TITLE, updates.now_excluded_lines(report)),
              ("New findings", None), ("Earlier runs", updates.history_lines(report))]
     for title, items in parts:
         if items is None:

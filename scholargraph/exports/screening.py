@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 SCREENING_FILE = "screening.csv"
 COLUMNS = ("work_id", "title", "year", "doi", "pmid", "arxiv_id", "openalex_id", "source",
            "found_by", "decision", "reason", "cited", "reference", "full_text",
-           "merged_records", "screened_on", "joins_earlier")
+           "merged_records", "screened_on", "joins_earlier", "decision_kept_on")
 """The columns of ``screening.csv``, in order (see the README's table of output files)."""
 NOT_SOUGHT = "not sought"
 """``full_text`` of an included work whose full text was not sought (excluded works: empty);
@@ -85,6 +85,7 @@ def _row(work: ScreenedWork, reference: int | None, day: str) -> dict[str, str]:
         "merged_records": LIST_SEPARATOR.join(work.merged_records),
         "screened_on": work.screened_on.isoformat() if work.screened_on else day,
         "joins_earlier": work.joins_earlier or "",
+        "decision_kept_on": work.decision_kept_on.isoformat() if work.decision_kept_on else "",
     }
 
 

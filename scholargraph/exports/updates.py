@@ -19,22 +19,38 @@ if TYPE_CHECKING:
 
 
 def counts_sentence(section: UpdateSection) -> str:
-    """The update's PRISMA counts in one sentence; the records identified and neither removed
-    as duplicates nor screened are a library export's records without a title (PRISMA's
-    ``removed_before_screening``)."""
+    """The update's PRISMA counts in one sentence, each record counted once: identified,
+    duplicates removed, removed before screening by reason (a library export's records without
+    a title, records screened before and unchanged since, records outside the years asked
+    for), screened, excluded, kept. A review written before the reasons were kept counts the
+    records neither removed as duplicates nor screened as without a title."""
     counts = section.prisma
     identified = ", ".join(f"{source} {count}" for source, count in counts.identified.items())
-    untitled = sum(counts.identified.values()) - counts.duplicates_removed - counts.screened
-    without = f", {untitled} without a title removed" if untitled > 0 else ""
-    return (f"Searched on {section.date} for records the services added since {section.since}: "
+    removed = dict(counts.removed_before_screening)
+    if not removed:
+        untitled = sum(counts.identified.values()) - counts.duplicates_removed - counts.screened
+        removed = {"without a title": untitled} if untitled > 0 else {}
+    set_aside = "".join(f", {count} {_removed_words(reason)}" for reason, count in removed.items()
+                        if count)
+    searched = (f"Read the new export of the search on {section.date}"
+                if set(counts.identified) == {"library"} else
+                f"Searched on {section.date} for records added since {section.since}")
+    return (f"{searched}: "
             f"{sum(counts.identified.values())} identified ({identified or 'none'}), "
-            f"{counted(counts.duplicates_removed, 'duplicate')} removed{without}, "
+            f"{counted(counts.duplicates_removed, 'duplicate')} removed{set_aside}, "
             f"{counts.screened} "
             f"screened, {counts.excluded} excluded, {counts.included} kept; of these "
             f"{counts.duplicates_of_earlier} {_were(counts.duplicates_of_earlier)} already in "
             f"the review and {counts.new_included} {'is' if counts.new_included == 1 else 'are'} "
             f"new. The review now holds {counted(counts.total_included, 'work')} "
             f"({counts.earlier_included} before).")
+
+
+def _removed_words(reason: str) -> str:
+    """A reason records were removed before screening, as the sentence says it."""
+    if reason in ("no title", "without a title"):
+        return "without a title removed"
+    return f"removed before screening ({reason})"
 
 
 def _were(count: int) -> str:
@@ -74,6 +90,23 @@ def joined_lines(report: Report) -> list[str]:
             for joined in report.update.joined]
 
 
+NOW_EXCLUDED_TITLE = "Works of the review this update's screening excludes"
+"""The heading over :func:`now_excluded_lines`: works kept in the review, to be looked at
+again."""
+
+
+def now_excluded_lines(report: Report) -> list[str]:
+    """The works of the review that the update screened again and excluded, each with its
+    reference number where cited and the reason: they stay in the review (its findings cite
+    them) until the reviewer decides."""
+    if report.update is None:
+        return []
+    numbers = report.reference_numbers()
+    return [(f"[{numbers[item.work_id]}] " if item.work_id in numbers else "")
+            + f"{item.title}: {item.reason} (still in the review; look at it again)"
+            for item in report.update.now_excluded]
+
+
 def history_lines(report: Report) -> list[str]:
     return [f"{entry.date}: {entry.kind}, {entry.included} works, {entry.findings} findings"
             + (f"; its files are in {entry.files}" if entry.files else "")
@@ -103,7 +136,8 @@ def html_section(report: Report, finding_item: Callable[[Finding], str]) -> str:
     body = [f"<h2>New since {html_escape(section.since)}</h2>",
             f"<p>{html_escape(counts_sentence(section))}</p>"]
     parts = [("New works", new_work_lines(report)),
-             ("New versions of works already included", joined_lines(report))]
+             ("New versions of works already included", joined_lines(report)),
+             (NOW_EXCLUDED_TITLE, now_excluded_lines(report))]
     for title, items in parts:
         if items:
             body.append(f"<h3>{title}</h3>{_items(items)}")

@@ -59,6 +59,11 @@ COMMON_ZIPF = 5.0
 """Criteria words at least this common in English (wordfreq Zipf: 'study', 'include') say
 nothing about a record and are not listed or highlighted."""
 OUTPUT_FILES = ("screening.csv", "to-screen.ris", "included.ris", "summary.json")
+RETRACTED_NOTE = "its record is marked retracted"
+"""Said beside a work whose record is retracted (a title opening "RETRACTED:", as a library
+re-exported after the retraction holds it): a decision made before, carried by its record id
+into a run on the new export, would otherwise stand silently (an include labelled on the first
+export stayed 'included by you' on the second, where the record was now retracted)."""
 
 
 def zero_shot_scores(question: str, criteria: Criteria | None, texts: Sequence[str],
@@ -118,6 +123,11 @@ class ScreeningSession:
     unmatched: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    earlier_ids: set[str] | None = None
+    """The record ids of the ``screening.csv`` an earlier run left in the output folder, read
+    at this session's first write (None: no earlier run there): the works of a library
+    exported again that are not among them are new since, and said so."""
+    _earlier_read: bool = False
 
     def __post_init__(self) -> None:
         self.ranker = Ranker(self.features)
@@ -174,11 +184,23 @@ class ScreeningSession:
             text = "ranked by the question and criteria"
         if entry.records > 1:
             text += f"; one decision for {entry.records} records (duplicates or versions)"
+        if entry.work.is_retracted:
+            text += f"; {RETRACTED_NOTE}"
+        if self.is_new(index):
+            text += f"; {NEW_NOTE}"
         return text
+
+    def is_new(self, index: int) -> bool:
+        """Whether the work is new since the earlier run into the output folder."""
+        return self.earlier_ids is not None and \
+            self.entries[index].record_id not in self.earlier_ids
 
     def write(self, out: str | Path, batch: int = BATCH) -> dict[str, Path]:
         """Write the four output files into ``out``; return their paths."""
         directory = prepare_out_dir(out)
+        if not self._earlier_read:  # once: a session's own writes are not an earlier run
+            self.earlier_ids = earlier_record_ids(directory / "screening.csv")
+            self._earlier_read = True
         order = np.lexsort((np.arange(len(self.scores)), -self.scores))
         contents = {
             "screening.csv": self._table([int(i) for i in order]),
@@ -216,7 +238,10 @@ class ScreeningSession:
         return {"question": self.question, "records": sum(e.records for e in self.entries),
                 "works": len(self.entries), "included": stop.found,
                 "excluded": stop.screened - stop.found, "undecided": stop.total - stop.screened,
-                "unmatched_labels": len(self.unmatched), **stop.model_dump(exclude={"total"}),
+                "unmatched_labels": len(self.unmatched),
+                "new_since_last_run": None if self.earlier_ids is None else sum(
+                    self.is_new(index) for index in range(len(self.entries))),
+                **stop.model_dump(exclude={"total"}),
                 "warnings": self.warnings}
 
     def summary_lines(self) -> list[str]:
@@ -236,15 +261,35 @@ class ScreeningSession:
             left += f"; at most {stop.left_at_most:.0f} if the rate since the knee held"
         tested = "" if stop.recall_p is None else \
             f" (hypothesis 'recall below {stop.recall_target:.0%}': p = {stop.recall_p:.3g})"
+        new = sum(self.is_new(index) for index in range(len(self.entries)))
+        since = (f" ({new} new since the last run into this folder)"
+                 if self.earlier_ids is not None else "")
         return [
             f"{len(self.entries)} works ({sum(e.records for e in self.entries)} records): "
             f"{stop.found} included, {stop.screened - stop.found} excluded, "
-            f"{stop.total - stop.screened} to screen",
+            f"{stop.total - stop.screened} to screen{since}",
             f"estimated relevant works left: {left}{recall}",
             f"verdict: {stop.verdict.upper()}{tested} by the {stop.rule}",
             f"assumption: {stop.assumption}",
             f"beside it, the knee method says {stop.knee_verdict}",
         ]
+
+
+NEW_NOTE = "new since the last run into this folder"
+"""Said beside a work whose record id the output folder's earlier ``screening.csv`` does not
+hold: a library exported again with records added since is screened on from the same labels,
+and the reviewer looks for what is new (25 of 257 records of a re-exported library ranked
+from 11th to 256th, told apart by nothing)."""
+
+
+def earlier_record_ids(path: Path) -> set[str] | None:
+    """The record ids of an earlier run's ``screening.csv`` (None: none there, or not one
+    this command wrote)."""
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return {row["record_id"] for row in csv.DictReader(handle)}
+    except (OSError, UnicodeDecodeError, KeyError, csv.Error):
+        return None
 
 
 Progress = Callable[[str], None]
@@ -301,6 +346,14 @@ def _apply_labels(session: ScreeningSession, given: list[Label], path: Path | No
             continue
         session.record(index, label.included)
         session.label_lines[index] = label.line
+    retracted = [session.entries[index].record_id for index, included
+                 in session.decisions.items()
+                 if included and session.entries[index].work.is_retracted]
+    if retracted:
+        session.warnings.append(
+            f"{counted(len(retracted), 'work')} you included "
+            f"{'is' if len(retracted) == 1 else 'are'} marked retracted in the library: "
+            f"{', '.join(retracted[:5])}{' ...' if len(retracted) > 5 else ''}")
     if session.unmatched:
         shown = ", ".join(f"{record!r} on line {line}"
                           for record, line in zip(session.unmatched[:3], lines, strict=False))
@@ -335,8 +388,9 @@ def library_features(texts: list[str], ids: list[str], question: str, criteria: 
         warnings.extend(kept[1])
         progress("features: read back from an earlier run on this library")
         return kept[0]
-    progress(f"features: scoring {counted(len(texts), 'work')}, embedding those not embedded "
-             "before (a first run on a library; later runs read them back)")
+    progress(f"features: scoring {counted(len(texts), 'work')} (the library as it is now was "
+             "not scored before), embedding those not embedded before; later runs on it read "
+             "them back")
     found: list[str] = []
     embedder = load_run_embedder(settings, found)
     vectors = None

@@ -166,7 +166,7 @@ class LibraryAgent(SourceAgent):
         if path is None:
             raise LibraryError(f"no library given (--library PATH or {LIBRARY_ENV})")
         every = load_library(path, with_csv=True)
-        works = [w for w in every if _in_window(w, request.since, request.until)]
+        works = [w for w in every if in_window(w, request.since, request.until)]
         if request.query.startswith(EVERY_RECORD):
             return SourceResult(works=works, log_note=read_note(len(works), len(every), path))
         return SourceResult(works=match(works, request.query)[:request.limit])
@@ -180,7 +180,9 @@ def read_note(kept: int, total: int, path: Path) -> str:
             "years asked for (a record without a year is left out when years are given)")
 
 
-def _in_window(work: Work, since: int | None, until: int | None) -> bool:
+def in_window(work: Work, since: int | None, until: int | None) -> bool:
+    """Whether the work's year is within ``since``-``until`` (an undated work is not, when
+    years are given: it cannot be shown to be)."""
     if work.year is None:
         return since is None and until is None
     return (since is None or work.year >= since) and (until is None or work.year <= until)
@@ -249,6 +251,16 @@ def library_records(path: Path, *, with_csv: bool = False) -> list[tuple[Work, O
         files = [path]
     signature = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
     return list(_load(signature, with_csv).records)
+
+
+def outside_window(path: Path, since: int | None, until: int | None) -> int:
+    """How many titled records of the library file or folder a review with the years
+    ``since``-``until`` leaves out (:func:`in_window`): identified, then set aside by date
+    before screening, as PRISMA counts them."""
+    if since is None and until is None:
+        return 0
+    return sum(not in_window(work, since, until)
+               for work in load_library(path, with_csv=True))
 
 
 def untitled_records(path: Path, *, with_csv: bool = True) -> int:
