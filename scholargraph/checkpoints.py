@@ -8,6 +8,7 @@ their own checkpointer; the exported graph compiles without one.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,17 @@ from scholargraph.errors import ConfigurationError
 from scholargraph.settings import Settings
 
 CHECKPOINT_FILE = "checkpoints.sqlite"
+RUN_OPTIONS_DIR = "runs"
+"""Beside the checkpoints: each named thread's options as its first start had them
+(``runs/<digest of the thread>.json``), so that a thread resumed with other options is
+refused instead of returning a review whose record names options it was not made with."""
+
+
+def run_options_file(home: Path, thread: str) -> Path:
+    """Where a thread's options are kept (its name hashed: a thread id may hold any
+    character)."""
+    digest = hashlib.sha256(thread.encode("utf-8")).hexdigest()[:32]
+    return home / RUN_OPTIONS_DIR / f"{digest}.json"
 
 
 def checkpoint_types() -> list[tuple[str, str]]:

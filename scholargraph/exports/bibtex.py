@@ -7,6 +7,7 @@ correctly; everything else (Greek, symbols, dashes, CJK) stays UTF-8, which LaTe
 default since 2018 and biber, Zotero and JabRef read too. Words with capitals after their first
 letter (``CRISPR``, ``MoS2``) are wrapped in braces so bibliography styles do not lower-case them.
 Identifier fields (DOI, URL, eprint) are verbatim, as biblatex and the url package expect.
+Volume, issue (``number``) and pages (``23--35``) are written where the work has them.
 Types: @article for journal articles, @incollection (with ``booktitle``) for book chapters, @book
 (with ``publisher``) for books, @misc for the rest.
 """
@@ -27,11 +28,13 @@ from scholargraph.exports.citation import (
     citation_keys,
     entry_kind,
     landing_url,
+    page_range,
 )
 from scholargraph.records import Work
 
 FIELD_ORDER = ["author", "title", "journal", "booktitle", "publisher", "howpublished", "year",
-               "date", "doi", "pmid", "pmcid", "eprint", "archiveprefix", "url", "note", "abstract"]
+               "date", "volume", "number", "pages", "doi", "pmid", "pmcid", "eprint",
+               "archiveprefix", "url", "note", "abstract"]
 
 _SPECIALS = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -140,12 +143,27 @@ def entry(work: Work, key: str) -> dict[str, str]:
         fields["year"] = str(work.year)
     if kind == "news" and work.published:
         fields["date"] = work.published.isoformat()
+    fields.update(_place_fields(work))
     fields.update(_identifier_fields(work))
     notes = (["News"] if kind == "news" else []) + (["Retracted"] if work.is_retracted else [])
     if notes:
         fields["note"] = "; ".join(notes)
     if work.abstract:
         fields["abstract"] = latex(work.abstract)
+    return fields
+
+
+def _place_fields(work: Work) -> dict[str, str]:
+    """Volume, issue (BibTeX's ``number``) and pages (a range with BibTeX's ``--``): where in
+    its journal a work is, which a citation style prints and a reader needs to find it."""
+    fields = {}
+    if work.volume:
+        fields["volume"] = latex(work.volume)
+    if work.issue:
+        fields["number"] = latex(work.issue)
+    pages = page_range(work)
+    if pages:
+        fields["pages"] = latex(pages.latex)
     return fields
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from string import ascii_lowercase
@@ -131,8 +130,58 @@ def landing_url(work: Work) -> str | None:
     return work.url or best_link(work)
 
 
+_PAGE_RANGE = re.compile(r"^\s*([A-Za-z]?\d+[A-Za-z]?)\s*(?:-+|\u2013|\u2014|\u2212)\s*"
+                         r"([A-Za-z]?\d+[A-Za-z]?)\s*$")
+"""A page range as the sources write it: '23-35', '23--35', '23–35', 'e101-e109', '401-19'."""
+
+
+@dataclass(frozen=True)
+class PageRange:
+    """A work's pages split the way RIS wants them (``SP``/``EP``); ``last`` is empty for an
+    article number or a single page ('e1002', '17')."""
+
+    first: str
+    last: str = ""
+
+    @property
+    def hyphenated(self) -> str:
+        """'23-35' (CSL-JSON's ``page``, RIS readers' display), or the single page."""
+        return f"{self.first}-{self.last}" if self.last else self.first
+
+    @property
+    def latex(self) -> str:
+        """'23--35': BibTeX's en-dash range, which styles print and compress ('23–35')."""
+        return f"{self.first}--{self.last}" if self.last else self.first
+
+
+def page_range(work: Work) -> PageRange | None:
+    """The work's pages as a range, or None without pages. A range whose last page is
+    abbreviated ('401-19', as MEDLINE writes them) is written out ('401-419'), since RIS's
+    ``EP`` and CSL's ``page`` are read as page numbers, not as MEDLINE shorthand."""
+    text = (work.pages or "").strip()
+    if not text:
+        return None
+    match = _PAGE_RANGE.match(text)
+    if not match:
+        return PageRange(first=re.sub(r"\s+", " ", text))
+    first, last = match.groups()
+    if last.isdigit() and first.isdigit() and len(last) < len(first) \
+            and int(first[-len(last):]) < int(last):
+        last = first[: len(first) - len(last)] + last
+    return PageRange(first=first, last=last)
+
+
+_UNDECOMPOSED = str.maketrans({"Ø": "O", "ø": "o", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe",
+                               "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d",
+                               "Þ": "Th", "þ": "th", "ß": "ss", "ı": "i", "Ħ": "H", "ħ": "h"})
+"""Latin letters Unicode does not decompose into a base letter and an accent, spelled as
+reference managers spell them in keys: without it 'Ødegård' was keyed 'degard' and 'Łukasz'
+'ukasz', neither of which a reader finds under the author's name."""
+
+
 def _ascii_word(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    folded = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    folded = folded.encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]", "", folded.lower())
 
 
@@ -160,25 +209,31 @@ def base_key(work: Work) -> str:
 
 
 def citation_keys(works: list[Work]) -> list[str]:
-    """One key per work, in order: keys that collide all get suffixes a, b, ... (like 2020a),
-    skipping any suffixed key that another work already has as its own.
+    """One key per work, in order: a work keeps its base key unless an earlier work has it,
+    and then takes the first of base + b, c, ... (like 2020b) that no earlier work has.
 
-    The keys depend only on the list, so the same works in the same order give the same keys in
-    every export and every run.
+    A key depends only on the works before it, so the same works in the same order give the
+    same keys in every export and every run, and works added at the end (an update appends its
+    references after the review's) leave the earlier keys as they were: a manuscript citing
+    ``smith2020deep`` still finds it after the update. (Suffixing every colliding key, 'a' and
+    'b', renamed the first work's key when a second one arrived.)
     """
-    bases = [base_key(work) for work in works]
-    counts = Counter(bases)
-    taken = set(bases)
-    next_suffix: Counter[str] = Counter()
+    used: set[str] = set()
     keys = []
-    for base in bases:
-        key = base
-        while counts[base] > 1 and key in taken:
-            key = base + _suffix(next_suffix[base])
-            next_suffix[base] += 1
-        taken.add(key)
+    for base in (base_key(work) for work in works):
+        key, index = base, 1
+        while key in used:
+            key = base + _suffix(index)
+            index += 1
+        used.add(key)
         keys.append(key)
     return keys
+
+
+KEYS_LINE = ("Each reference ends with its citation key: its entry in references.bib, "
+             "references.ris (ID) and references.csl.json (id).")
+"""Said once above the reference list, so that a reader citing [3] in a manuscript finds the
+same work in whichever export their reference manager imported."""
 
 
 def _suffix(index: int) -> str:
@@ -246,7 +301,7 @@ def format_reference(work: Work, style: Styling = PLAIN) -> str:
     venue = venue_of(work)
     if venue:  # APA: a chapter is 'In *Book*.', so it is not read as a journal article
         within = "In " if entry_kind(work) == "chapter" else ""
-        pieces.append(within + style.emphasis(style.text(venue)) + ".")
+        pieces.append(within + style.emphasis(style.text(venue)) + _apa_place(work, style) + ".")
     if entry_kind(work) == "news":
         pieces.append(style.text(NEWS_LABEL))
     link = best_link(work)
@@ -255,6 +310,21 @@ def format_reference(work: Work, style: Styling = PLAIN) -> str:
     if work.is_retracted:
         pieces.append(style.warning("RETRACTED"))
     return " ".join(pieces)
+
+
+def _apa_place(work: Work, style: Styling) -> str:
+    """APA 7's place of a journal article after its journal: ', *12*(3), 45–67' (the volume
+    in italics, the issue in parentheses, the pages with an en dash); empty when the work
+    gives none, or is not a journal article."""
+    if entry_kind(work) != "journal":
+        return ""
+    volume = style.emphasis(style.text(work.volume)) if work.volume else ""
+    issue = f"({style.text(work.issue)})" if work.issue else ""
+    pages = page_range(work)
+    parts = [part for part in (volume + issue,
+                               style.text(pages.hyphenated.replace("-", "\u2013"))
+                               if pages else "") if part]
+    return "".join(f", {part}" for part in parts)
 
 
 def _date_of(work: Work) -> str:

@@ -2,7 +2,8 @@
 
 ``id`` is the citation key shared with BibTeX and RIS, so a document can cite the same key
 whichever file it was imported from. Variable names follow CSL-JSON 1.0.2 (``DOI``, ``PMID``,
-``URL`` in capitals, ``container-title``, ``issued`` as ``date-parts``).
+``URL`` in capitals, ``container-title``, ``issued`` as ``date-parts``, ``volume``, ``issue`` and
+``page`` where the work has them).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from scholargraph.exports.citation import (
     citation_keys,
     entry_kind,
     landing_url,
+    page_range,
 )
 from scholargraph.records import Work
 
@@ -54,6 +56,11 @@ def item(work: Work, key: str) -> dict[str, Any]:
         csl[where] = work.venue
     if kind == "preprint" and work.arxiv_id:
         csl["number"] = f"arXiv:{work.arxiv_id}"
+    pages = page_range(work)
+    for variable, value in (("volume", work.volume), ("issue", work.issue),
+                            ("page", pages.hyphenated if pages else None)):
+        if value:
+            csl[variable] = value
     for variable, value in (("DOI", work.doi), ("PMID", work.pmid), ("PMCID", work.pmcid),
                             ("URL", landing_url(work)), ("abstract", work.abstract)):
         if value:

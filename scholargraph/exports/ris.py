@@ -3,7 +3,8 @@
 Types: ``JOUR`` for journal articles, ``CHAP`` for book chapters (the book in ``T2``), ``BOOK``
 for books (the publisher in ``PB``), ``UNPB`` (unpublished work) for preprints, ``ELEC`` for web
 pages, ``NEWS`` for news items (with their date in ``DA``), ``DATA`` for Materials Project
-records, ``GEN`` for anything else. ``ID`` carries the citation key shared with BibTeX and
+records, ``GEN`` for anything else. ``VL``, ``IS``, ``SP`` and ``EP`` say where in its journal a
+work is, where it is known. ``ID`` carries the citation key shared with BibTeX and
 CSL-JSON (or the record id a screening's labels use); ``AN`` the PubMed id; ``N1`` the other
 identifiers and a retraction notice.
 """
@@ -21,6 +22,7 @@ from scholargraph.exports.citation import (
     citation_keys,
     entry_kind,
     landing_url,
+    page_range,
 )
 from scholargraph.records import Work
 
@@ -67,6 +69,7 @@ def record(work: Work, key: str) -> dict[str, object]:
         fields["year"] = str(work.year)
     if kind == "news" and work.published:
         fields["date"] = work.published.strftime("%Y/%m/%d/")
+    fields.update(_place(work))
     if work.doi:
         fields["doi"] = work.doi
     url = landing_url(work)
@@ -79,6 +82,22 @@ def record(work: Work, key: str) -> dict[str, object]:
     notes = _notes(work)
     if notes:
         fields["notes"] = notes
+    return fields
+
+
+def _place(work: Work) -> dict[str, str]:
+    """``VL``, ``IS``, and the pages as ``SP`` and ``EP`` (an article number in ``SP``
+    alone), as EndNote, Zotero and Mendeley import them."""
+    fields = {}
+    if work.volume:
+        fields["volume"] = _line(work.volume)
+    if work.issue:
+        fields["number"] = _line(work.issue)
+    pages = page_range(work)
+    if pages:
+        fields["start_page"] = pages.first
+        if pages.last:
+            fields["end_page"] = pages.last
     return fields
 
 
