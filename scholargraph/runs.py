@@ -30,6 +30,7 @@ from scholargraph.checkpoints import memory_checkpointer, run_checkpointer, run_
 from scholargraph.errors import InputError
 from scholargraph.options import ReviewOptions
 from scholargraph.progress import PROGRESS
+from scholargraph.records import SearchLogEntry
 from scholargraph.report import Report, RunRecord, report_from_state
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
@@ -110,7 +111,7 @@ class ReviewRun:
     def _report(self, state: ReviewState) -> Report:
         report = report_from_state(self.question, state, self.options.context(self.settings))
         reached = (recording_day(self.options.added_since) if self.options.offline
-                   else datetime.now(UTC).date())
+                   else searches_reached(report.search_log, datetime.now(UTC).date()))
         report.searched_through = reached.isoformat()
         report.run = run_record(self.question, self.options, self.settings)
         return report
@@ -200,6 +201,15 @@ def offline_services(settings: Settings, enabled: bool,
         extra["MP_API_KEY"] = OFFLINE_MP_KEY
     with ReplayServer.default(as_of=as_of) as server:
         yield settings.with_variables({**server.endpoint_env(), **extra})
+
+
+def searches_reached(log: list[SearchLogEntry], today: date) -> date:
+    """The day a live run's searches reached: today, or the day of its oldest answer when one
+    came from the on-disk cache (kept up to a week), so that an update searching from it
+    misses nothing the catalogues added between that answer and this run."""
+    days = [datetime.fromisoformat(entry.at).date() for entry in log
+            if entry.status in ("ok", "empty")]
+    return min([today, *days])
 
 
 RERUN_OUT = "rerun"

@@ -69,6 +69,16 @@ def test_a_second_identical_review_sends_no_request(cached: ReplayServer) -> Non
     assert [p.id for p in second.papers] == [p.id for p in first.papers]
     assert [(e.source, e.query, e.n_results) for e in second.search_log] == \
         [(e.source, e.query, e.n_results) for e in first.search_log]
+    # the re-run read the catalogues as they were when the answers were stored: its log says
+    # so, and the day an update would search from is no later than the first run's
+    firsts = {(e.source, e.query): e for e in first.search_log}
+    services = [e for e in second.search_log if e.source in ("pubmed", "arxiv", "openalex")
+                and e.status == "ok"]
+    assert services
+    for entry in services:
+        assert entry.at <= firsts[(entry.source, entry.query)].at, entry
+        assert "answered from the cache stored" in (entry.note or ""), entry
+    assert second.searched_through <= first.searched_through
 
 
 def test_materials_project_answers_are_cached(cached: ReplayServer) -> None:
@@ -215,3 +225,18 @@ def test_recorded_answers_never_answer_a_run_aimed_at_another_endpoint(
         assert second.count("openalex") > 0
     assert live.papers
     assert all(paper.title.startswith("Second server") for paper in live.papers)
+
+
+def test_a_cached_answer_dates_the_search_to_when_it_was_stored() -> None:
+    from datetime import date
+
+    from scholargraph.records import SearchLogEntry
+    from scholargraph.runs import searches_reached
+
+    today = date(2026, 11, 28)
+    log = [SearchLogEntry(source="pubmed", query="a", at="2026-11-24T09:00:00+00:00"),
+           SearchLogEntry(source="arxiv", query="b", at="2026-11-28T10:00:00+00:00"),
+           SearchLogEntry(source="openalex", query="c", status="error",
+                          at="2026-11-01T10:00:00+00:00")]
+    assert searches_reached(log, today) == date(2026, 11, 24)  # a failed search reached nothing
+    assert searches_reached([], today) == today

@@ -9,12 +9,14 @@ fast, and its other queries, this round and later ones, are ``skipped`` with the
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
 
 from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.errors import SourceError, SourceUnreachable
+from scholargraph.http.cache import cached_answer_times
 from scholargraph.records import SearchLogEntry
 from scholargraph.sources.base import SearchRequest
 from scholargraph.sources.registry import get_agent
@@ -59,7 +61,8 @@ def make_source_node(name: str) -> SourceNode:
                                     added_since=added[0] if added else None,
                                     added_until=added[1] if added else None)
             try:
-                result = agent.search(request)
+                with cached_answer_times() as stored:
+                    result = agent.search(request)
             except SourceError as exc:
                 cut_off = isinstance(exc, SourceUnreachable)
                 log.append(SearchLogEntry(source=name, query=query.query, status="error",
@@ -74,13 +77,29 @@ def make_source_node(name: str) -> SourceNode:
             notes.extend(result.notes)
             log.append(SearchLogEntry(source=name, query=query.query, n_results=len(result.works),
                                       status="ok" if len(result) else "empty",
-                                      note=result.log_note, round=round_number))
+                                      note=_with_cache_note(result.log_note, stored),
+                                      round=round_number, **_answered_at(stored)))
         return {"records": records, "materials": materials, "search_log": log,
                 "notes": list(dict.fromkeys(notes))}
 
     run_source.__name__ = f"search_{name}"
     run_source.__doc__ = f"Run this round's {name} queries and record each in the search log."
     return run_source
+
+
+def _answered_at(stored: list[datetime]) -> dict[str, str]:
+    """The log entry's time when its answer came from the cache: when the oldest cached
+    answer was stored, the day the search really reached (an update searches from it)."""
+    return {"at": min(stored).isoformat(timespec="seconds")} if stored else {}
+
+
+def _with_cache_note(note: str | None, stored: list[datetime]) -> str | None:
+    """The entry's note, saying when a cached answer was stored: a scientist reading the log
+    of a re-run sees that the catalogue was read as it was that day."""
+    if not stored:
+        return note
+    said = f"answered from the cache stored {min(stored).date().isoformat()}"
+    return f"{note}; {said}" if note else said
 
 
 def _earlier_unreachable(search_log: list[SearchLogEntry], name: str) -> str | None:

@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from contextvars import ContextVar
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
@@ -141,6 +141,23 @@ _written: ContextVar[list[tuple[SQLiteCache, str]] | None] = ContextVar(
     "scholargraph_cache_written", default=None)
 
 
+_answered: ContextVar[list[datetime] | None] = ContextVar("scholargraph_cache_answered",
+                                                          default=None)
+
+
+@contextmanager
+def cached_answer_times() -> Iterator[list[datetime]]:
+    """Within the block, the times (UTC) at which the cached answers served were stored: a
+    search answered from the cache reached the catalogue as it was then, not as it is now, and
+    its log entry and the day an update searches from must say so."""
+    times: list[datetime] = []
+    token = _answered.set(times)
+    try:
+        yield times
+    finally:
+        _answered.reset(token)
+
+
 URLRewrite = tuple[str, str]
 """``(official_prefix, endpoint)``: a URL a client hard-codes, and where it is sent instead."""
 
@@ -172,6 +189,11 @@ class ReviewCachedSession(RewritingSession, CachedSession):
         key = getattr(response, "cache_key", None)
         if written is not None and key and not getattr(response, "from_cache", False):
             written.append((cast(SQLiteCache, self.cache), key))
+        answered = _answered.get()
+        stored = getattr(response, "created_at", None)
+        if answered is not None and getattr(response, "from_cache", False) \
+                and isinstance(stored, datetime):
+            answered.append(stored if stored.tzinfo else stored.replace(tzinfo=UTC))
         return response
 
 
