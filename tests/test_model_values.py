@@ -137,7 +137,7 @@ def test_no_invalid_model_query_is_sent_to_a_source():
     for note, reason in zip(update["notes"][:3], [
             "date 1234567890 is not a plausible publication year",
             "category cond-mat.mtrl-sci is outside the question's fields",
-            "no formula, elements or band-gap range"], strict=True):
+            "no formula, elements, chemical system, id or band-gap range"], strict=True):
         assert note.startswith("query_generation: dropped the model's query") and reason in note
 
 

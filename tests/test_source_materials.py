@@ -94,7 +94,8 @@ def test_a_key_of_the_wrong_length_is_reported_without_echoing_it(server: Replay
 
 
 def test_a_query_without_criteria_is_refused_before_any_request(mp: ReplayServer) -> None:
-    with pytest.raises(SourceError, match="no formula, elements or band-gap range"):
+    with pytest.raises(SourceError,
+                       match="no formula, elements, chemical system, id or band-gap range"):
         MaterialsAgent().search(SearchRequest(query="semiconductor oxides", limit=5))
     assert mp.count("mp") == 0
 

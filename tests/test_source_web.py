@@ -56,8 +56,9 @@ def test_results_become_web_works_with_unwrapped_links(web: ReplayServer) -> Non
 
     urls = [work.url for work in result.works]
     assert urls[:4] == [MEDIUM, STACKPATH, STACKOVERFLOW, WIKIPEDIA]
-    assert "https://www.youtube.com/watch?v=Gta9XZ3fu6Q" in urls
-    assert len(urls) == 6 and not any("duckduckgo.com" in url for url in urls)
+    assert "https://www.youtube.com/watch?v=Gta9XZ3fu6Q" not in urls  # a video: left out
+    assert len(urls) == 5 and not any("duckduckgo.com" in url for url in urls)
+    assert result.notes == ["Web: left out 1 search result with no text to quote (1 video)"]
     first = result.works[0]
     assert (first.kind, first.venue, first.sources) == ("web", "medium.com", ["web"])
     assert first.title.startswith("Fake and free Bypass-on-Cookie")
@@ -238,7 +239,7 @@ def test_no_news_unless_the_question_is_about_current_events(web: ReplayServer) 
     result = agent(max_pages=0).search(SearchRequest(query="perovskite stability", limit=10))
 
     assert {work.kind for work in result.works} == {"web"}
-    assert news_requests(web) == [] and result.notes == []
+    assert news_requests(web) == [] and not any("news" in note for note in result.notes)
 
 
 def test_a_failed_news_search_is_a_note_and_the_web_results_stay(web: ReplayServer) -> None:

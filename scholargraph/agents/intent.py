@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 from scholargraph.agents.schemas import Domain, Intent, NewsWindow, QuestionKind
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.fields import field_embedder, read_field
+from scholargraph.deterministic.material_names import named_materials
 from scholargraph.deterministic.questions import asserts, is_question
 from scholargraph.deterministic.text import (
     chemical_formulas,
@@ -85,6 +86,23 @@ DOMAIN_CUES: dict[Domain, str] = {
                  r"polymer\w*|solvent\w*|ligand\w*)\b",
 }
 
+NOT_MATERIALS_SCIENCE = re.compile(
+    r"\b(?:teaching|learning|training|educational|education|course|class|lecture|reading|"
+    r"instructional|curricul(?:um|ar)|study|supplementary|supplemental|marketing|promotional|"
+    r"advertising|campaign|reference|source|raw|print(?:ed)?|written|audiovisual|multimedia|"
+    r"online|open|digital|patient|consent|recruitment|outreach|communication|press|"
+    r"information(?:al)?)\s+materials?\b|\bmaterials? and methods\b")
+"""Where "material(s)" is not materials science: what is taught, read, printed or bought
+("teaching materials for undergraduate chemistry", "raw materials supply chain", "patient
+information materials"). Such a phrase is no cue for the materials field, so the Materials
+Project is not asked (before, "teaching materials" made it active, only to be skipped in the
+search log for naming no compound); a material noun elsewhere in the question still counts."""
+CHEMICAL_NAMES = (r"(?<![\w-])[A-Z][a-z]?(?:[-\u2013][A-Z][a-z]?){2,}(?![\w-])|"
+                  r"(?<![\w-])mp-\d+(?![\w-])")
+"""A chemical system written out (Li-Fe-O) or a Materials Project id (mp-19017): materials
+questions however few words surround them (:mod:`scholargraph.deterministic.material_names`
+decides which of them name a material)."""
+
 NEWS_CUES: tuple[tuple[NewsWindow, str], ...] = (
     ("day", r"\b(today|breaking|past day|last 24 hours)\b"),
     ("week", r"\b(this|past|last) week\b"),
@@ -131,7 +149,9 @@ def detect_intent(question: str, *, this_year: int | None = None,
     physics), so that arXiv is asked; cue words decide first, the meaning only adds."""
     lowered = question.lower()
     kind = next((k for k, cue in KIND_CUES if re.search(cue, lowered)), "other")
-    domains: list[Domain] = [d for d, cue in DOMAIN_CUES.items() if re.search(cue, lowered)]
+    cued = {d: NOT_MATERIALS_SCIENCE.sub(" ", lowered) if d == "materials" else lowered
+            for d in DOMAIN_CUES}
+    domains: list[Domain] = [d for d, cue in DOMAIN_CUES.items() if re.search(cue, cued[d])]
     if "biomedical" not in domains:
         read = read_field(question, embedder)
         if read == "biomedical":
@@ -139,7 +159,9 @@ def detect_intent(question: str, *, this_year: int | None = None,
         elif read is not None and not domains:
             domains.append(read)
     formulas = chemical_formulas(question)
-    if formulas and "materials" not in domains:
+    named = [m for m in named_materials(question) if m.chemsys or m.material_id] \
+        if re.search(CHEMICAL_NAMES, question) else []
+    if (formulas or named) and "materials" not in domains:
         domains.append("materials")
     if kind == "material_property" and "materials" not in domains:
         domains.append("materials")

@@ -84,8 +84,10 @@ TEMPLATE_WORDS = frozenset(
 """Words the templates add around the question's concepts; never a concept themselves."""
 
 PROPERTY = re.compile(r"\b(band ?gaps?|formation energ(?:y|ies)|lattice (?:constants?|parameters?)|"
-                      r"(?:thermal|electrical|ionic) conductivit(?:y|ies)|conductivit(?:y|ies)|"
-                      r"(?:thermodynamic |thermal |chemical )?stability|elastic (?:moduli|modulus|"
+                      r"(?:thermal|electrical|ionic|[a-z]+-ion) conductivit(?:y|ies)|"
+                      r"conductivit(?:y|ies)|"
+                      r"(?:thermodynamic |thermal |chemical |phase |structural )?stability|"
+                      r"elastic (?:moduli|modulus|"
                       r"constants?)|dielectric constants?|magnetic moments?|density of states)\b",
                       re.IGNORECASE)
 
@@ -186,12 +188,36 @@ def _slots(question: str, subject: str, intent: Intent) -> dict[str, str]:
             **({"topic": _material(question)} if found and _material(question) else {})}
 
 
+NOT_MATERIAL_WORDS = frozenset({
+    "high", "higher", "highest", "low", "lower", "lowest", "large", "small", "wide", "narrow",
+    "fast", "good", "poor", "about", "around", "approximately", "roughly", "nearly", "ev", "mev",
+    "s/cm", "ms/cm", "gpa", "mpa", "k", "%", "value", "values"})
+"""Words left of a property phrase that name no material: how much ("high lithium-ion
+conductivity"), and a value's unit ("a band gap of about 3.7 eV"). Before, "solid electrolytes
+with high lithium-ion conductivity" asked for values "for solid electrolytes and high
+lithium-ion", and a claim of a 3.7 eV gap asked for values "for LiFePO4 and eV"."""
+CONDITION = re.compile(r"^\s*(under|at|during|upon|after)\s+(?:the\s+)?$", re.IGNORECASE)
+"""A condition the property is asked under ("stability under humidity"): it stays attached to
+what it qualifies, not listed as a second material ("perovskite solar cell and humidity")."""
+
+
 def _material(question: str) -> str:
-    """The materials a property question is about: its concepts less the property's words."""
-    kept = []
+    """The materials a property question is about: its concepts less the property's words,
+    amounts and units; a condition stays attached ("perovskite solar cell under humidity")."""
+    kept: list[Concept] = []
+    previous: Concept | None = None
     for concept in concepts(question):
-        rest = " ".join(PROPERTY.sub(" ", concept.text).split())
-        if rest and not set(rest.lower().split()) <= TEMPLATE_WORDS:
+        rest = " ".join(w for w in PROPERTY.sub(" ", concept.text).split()
+                        if w.lower() not in NOT_MATERIAL_WORDS
+                        and not re.fullmatch(r"[\d.,]+", w))
+        link = CONDITION.match(question[previous.end:concept.start]) if previous else None
+        previous = concept
+        if not rest or set(rest.lower().split()) <= TEMPLATE_WORDS:
+            continue
+        if kept and link:
+            kept[-1] = Concept(f"{kept[-1].text} {link.group(1).lower()} {rest}",
+                               kept[-1].start, concept.end)
+        else:
             kept.append(Concept(rest, concept.start, concept.end))
     return join(kept, question)
 

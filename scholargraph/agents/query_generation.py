@@ -348,12 +348,19 @@ def _materials_problem(query: str, intent: Intent, question: str) -> str | None:
     except ValueError as exc:
         return f"not Materials Project criteria ({exc})"
     if not parsed.has_criteria:
-        return "no formula, elements or band-gap range"
+        return "no formula, elements, chemical system, id or band-gap range"
     named = set(chemical_formulas(question)) | ({intent.formula} if intent.formula else set())
     named |= {m.formula for m in named_materials(question) if m.formula}
     foreign = [f for f in parsed.formulas if f not in named]
     if foreign:
         return f"formula {', '.join(foreign)} is not named by the question"
+    asked = named_materials(question)
+    systems = {m.chemsys for m in asked if m.chemsys}
+    ids = {m.material_id for m in asked if m.material_id}
+    foreign = [c for c in parsed.chemsys if c not in systems]
+    foreign += [i for i in parsed.material_ids if i not in ids]
+    if foreign:
+        return f"{', '.join(foreign)} is not named by the question"
     return None
 
 

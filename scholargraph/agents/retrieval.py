@@ -46,7 +46,11 @@ from scholargraph.dedup.titles import notice_kind, opens_with_notice_label
 from scholargraph.deterministic.class_claims import about_a_class, class_claim_studies
 from scholargraph.deterministic.credibility import assess
 from scholargraph.deterministic.extractive import reports_no_study
-from scholargraph.deterministic.material_names import named_materials, reduced_formula
+from scholargraph.deterministic.material_names import (
+    named_materials,
+    reduced_formula,
+    system_of,
+)
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import (
     EXCLUSION_NO_STUDY,
@@ -179,9 +183,17 @@ def screening_reasons(works: list[Work], question: str, criteria: Criteria | Non
 
 
 def named_entries(materials: list[Material], question: str) -> frozenset[str]:
-    """The work ids of the Materials Project entries whose formula the question names."""
-    named = {reduced_formula(m.formula) for m in named_materials(question) if m.formula}
-    return frozenset(m.as_work().id for m in materials if reduced_formula(m.formula) in named)
+    """The work ids of the Materials Project entries the question names: by formula, by id
+    ("mp-19017"), or as a compound of a chemical system it names ("the Ti-O system": rutile and
+    anatase alike). Before, an entry asked for by id or system was screened like a paper, and
+    "band gap of mp-19017 and mp-2534" excluded mp-19017, whose entry states no band gap."""
+    asked = named_materials(question)
+    formulas = {reduced_formula(m.formula) for m in asked if m.formula}
+    ids = {m.material_id for m in asked if m.material_id}
+    systems = {m.chemsys for m in asked if m.chemsys}
+    return frozenset(m.as_work().id for m in materials
+                     if reduced_formula(m.formula) in formulas or m.material_id in ids
+                     or system_of(m.formula) in systems)
 
 
 def retrieval(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:

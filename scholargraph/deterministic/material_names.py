@@ -13,6 +13,10 @@ only where the question reads that way: listed with another material ("GaAs and 
 property ("the band gap of In"), or before a material noun ("In nanowires"). The word "lead" is
 read the same way, and the gases (oxygen, nitrogen...) are never a material on their own name.
 
+A chemical system ("the Li-Fe-O system", "Y-Ba-Cu-O") names the compounds made of exactly
+those elements, and a Materials Project id ("mp-19017") one entry: each is one material of the
+question, looked up as such (``chemsys``, ``material_ids``), never as its separate elements.
+
 A kind of material ("perovskite", "lithium-ion cathode") is no compound: :func:`material_classes`
 names it, so a source looked up by compound can say why it was not asked. "lithium" in
 "lithium-ion" is the battery's working ion, not lithium metal.
@@ -62,15 +66,32 @@ MATERIAL_AFTER = re.compile(r"^[\s-]*(?:metal|crystals?|films?|thin films?|nanow
                             r"wafers?)\b", re.IGNORECASE)
 
 
+SYSTEM = re.compile(r"(?<![\w-])[A-Z][a-z]?(?:[-\u2013][A-Z][a-z]?)+(?![\w-])")
+"""Element symbols joined by hyphens or en dashes: a candidate chemical system ("Li-Fe-O")."""
+SYSTEM_AFTER = re.compile(r"^\s*(?:(?:chemical|binary|ternary|quaternary)\s+)?(?:systems?|"
+                          r"phase diagrams?|phases|alloys?|compounds)\b", re.IGNORECASE)
+"""Words after two joined symbols that make them a chemical system ("the Ti-O system"); three
+or more symbols need none. Two alone are too often something else: "I-V curves", "C-H
+activation", "U-Pb dating", "He-Ne laser"."""
+MIN_BARE_SYSTEM = 3
+"""Joined symbols that are a chemical system without a word saying so."""
+MATERIAL_ID = re.compile(r"(?<![\w-])mp-\d+(?![\w-])")
+"""A Materials Project entry id as the site and the API write it ("mp-149")."""
+
+
 @dataclass(frozen=True)
 class NamedMaterial:
-    """One material the text names: as written, the formula to search, its elements."""
+    """One material the text names: as written, the formula to search, its elements; a
+    chemical system (``chemsys``, its symbols in alphabetical order as the Materials Project
+    writes them) or a Materials Project id (``material_id``) instead of a formula."""
 
     written: str
     formula: str | None
     elements: tuple[str, ...]
     start: int
     end: int
+    chemsys: str | None = None
+    material_id: str | None = None
 
     @property
     def label(self) -> str:
@@ -94,15 +115,51 @@ def is_formula(token: str) -> bool:
 
 
 def named_materials(text: str) -> list[NamedMaterial]:
-    """Every material the text names, in order, each once (by formula, else by elements)."""
-    found = sorted([*_formula_tokens(text), *_names(text)], key=lambda m: m.start)
+    """Every material the text names, in order, each once (by id, system, formula, else by
+    elements); a formula token inside a chemical system or an id is part of it, not its own."""
+    whole = [*chemical_systems(text), *material_ids(text)]
+    found = sorted([*whole, *(m for m in [*_formula_tokens(text), *_names(text)]
+                              if not any(m.start < w.end and w.start < m.end for w in whole))],
+                   key=lambda m: m.start)
     ambiguous = [m for m in found if _ambiguous(m, text)]
     sure = [m for m in found if m not in ambiguous]
     kept = sure + [m for m in ambiguous if _reads_as_material(m, text, sure)]
     unique: dict[str, NamedMaterial] = {}
     for material in sorted(kept, key=lambda m: m.start):
-        unique.setdefault(material.formula or ",".join(material.elements), material)
+        unique.setdefault(material.material_id or material.chemsys or material.formula
+                          or ",".join(material.elements), material)
     return list(unique.values())
+
+
+def chemical_systems(text: str) -> list[NamedMaterial]:
+    """The chemical systems the text names: three or more element symbols joined by hyphens
+    ("Li-Fe-O", "Y-Ba-Cu-O"), or two before "system", "phase diagram", "alloys"... ("the
+    Ti-O system"); each symbol once, at least one a metal or metalloid ("C-H-O" is bonds)."""
+    found = []
+    for match in SYSTEM.finditer(text):
+        symbols = re.split(r"[-\u2013]", match.group())
+        if (len(set(symbols)) < len(symbols) or not all(s in ELEMENTS for s in symbols)
+                or not any(_is_metal_or_metalloid(s) for s in symbols)):
+            continue
+        if len(symbols) < MIN_BARE_SYSTEM and not SYSTEM_AFTER.match(text[match.end():]):
+            continue
+        found.append(NamedMaterial(match.group(), None, tuple(symbols), match.start(),
+                                   match.end(), chemsys="-".join(sorted(symbols))))
+    return found
+
+
+def material_ids(text: str) -> list[NamedMaterial]:
+    """The Materials Project ids the text names ("mp-19017"), each as one material."""
+    return [NamedMaterial(m.group(), None, (), m.start(), m.end(), material_id=m.group())
+            for m in MATERIAL_ID.finditer(text)]
+
+
+@cache
+def _is_metal_or_metalloid(symbol: str) -> bool:
+    from pymatgen.core.periodic_table import Element
+
+    element = Element(symbol)
+    return bool(element.is_metal or element.is_metalloid)
 
 
 def named_elements(text: str, limit: int = 6) -> tuple[str, ...]:
@@ -237,6 +294,12 @@ def compound_formula(cations: list[str], group: str, charge: int,
             continue
         formulas.add(str(composition.reduced_formula))
     return formulas.pop() if len(formulas) == 1 else None
+
+
+def system_of(formula: str) -> str:
+    """The chemical system a formula belongs to, as the Materials Project writes it
+    (LiFePO4: Fe-Li-O-P)."""
+    return "-".join(sorted(set(_SYMBOL.findall(formula))))
 
 
 def reduced_formula(formula: str) -> str:

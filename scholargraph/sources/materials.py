@@ -1,6 +1,7 @@
 """The Materials Project source agent: computed properties of crystalline materials.
 
-Queries are compact ``key=value`` criteria (``formula=TiO2``, ``elements=Li,Fe,O band_gap=1..3``)
+Queries are compact ``key=value`` criteria (``formula=TiO2``, ``elements=Li,Fe,O band_gap=1..3``,
+``chemsys=Fe-Li-O`` for a chemical system, ``ids=mp-19017`` for entries named by id)
 that :class:`MaterialsQuery` parses back into arguments of mp_api's
 ``materials.summary.search``. A search always carries at least one criterion: mp_api sends a
 criterion-less search to a bulk download of the whole database, which this agent refuses.
@@ -29,12 +30,16 @@ import requests
 
 from scholargraph.agents.schemas import Domain, Intent
 from scholargraph.deterministic.material_names import (
+    MATERIAL_ID,
     NamedMaterial,
+    chemical_systems,
     is_formula,
     material_classes,
+    material_ids,
     named_elements,
     named_materials,
     reduced_formula,
+    system_of,
     working_ions,
 )
 from scholargraph.deterministic.text import ELEMENTS, chemical_formulas
@@ -75,8 +80,9 @@ _GAP_IN_TEXT = re.compile(
 class MaterialsQuery:
     """Search criteria in the agent's query syntax, and back.
 
-    ``str(query)`` writes ``formula=TiO2 elements=Ti,O band_gap=1..3 stable=true``;
-    :meth:`parse` reads it, and also takes a bare formula (``TiO2``) as ``formula=TiO2``.
+    ``str(query)`` writes ``formula=TiO2 elements=Ti,O band_gap=1..3 stable=true`` (and
+    ``chemsys=Fe-Li-O``, ``ids=mp-19017,mp-149``); :meth:`parse` reads it, and also takes a
+    bare formula (``TiO2``) as ``formula=TiO2``.
     """
 
     formulas: tuple[str, ...] = ()
@@ -84,15 +90,24 @@ class MaterialsQuery:
     band_gap: tuple[float | None, float | None] | None = None
     stable_only: bool = False
     ignored: tuple[str, ...] = field(default=(), compare=False)
+    chemsys: tuple[str, ...] = ()
+    """Chemical systems: the compounds made of exactly these elements (``Fe-Li-O``)."""
+    material_ids: tuple[str, ...] = ()
 
-    KEYS: ClassVar[tuple[str, ...]] = ("formula", "elements", "band_gap", "stable")
+    KEYS: ClassVar[tuple[str, ...]] = ("formula", "elements", "chemsys", "ids", "band_gap",
+                                       "stable")
 
     @property
     def has_criteria(self) -> bool:
-        return bool(self.formulas or self.elements or self.band_gap)
+        return bool(self.formulas or self.elements or self.band_gap or self.chemsys
+                    or self.material_ids)
 
     def __str__(self) -> str:
         parts = []
+        if self.material_ids:
+            parts.append("ids=" + ",".join(self.material_ids))
+        if self.chemsys:
+            parts.append("chemsys=" + ",".join(self.chemsys))
         if self.formulas:
             parts.append("formula=" + ",".join(self.formulas))
         if self.elements:
@@ -107,7 +122,8 @@ class MaterialsQuery:
     @classmethod
     def parse(cls, text: str) -> MaterialsQuery:
         """Criteria from a query string; malformed criteria raise ``ValueError`` saying why."""
-        values: dict[str, Any] = {"formulas": [], "elements": [], "ignored": []}
+        values: dict[str, Any] = {"formulas": [], "elements": [], "ignored": [], "chemsys": [],
+                                  "material_ids": []}
         for token in text.split():
             key, sep, value = token.partition("=")
             if not sep:
@@ -117,6 +133,10 @@ class MaterialsQuery:
                 values["formulas"].extend(_formulas(value))
             elif key == "elements":
                 values["elements"].extend(_elements(value))
+            elif key == "chemsys":
+                values["chemsys"].extend(_systems(value))
+            elif key == "ids":
+                values["material_ids"].extend(_ids(value))
             elif key == "band_gap":
                 values["band_gap"] = _range(value)
             elif key == "stable":
@@ -126,11 +146,16 @@ class MaterialsQuery:
             else:
                 raise ValueError(f"unknown criterion {key!r}; use one of {', '.join(cls.KEYS)}")
         return cls(formulas=tuple(values.pop("formulas")), elements=tuple(values.pop("elements")),
-                   ignored=tuple(values.pop("ignored")), **values)
+                   ignored=tuple(values.pop("ignored")), chemsys=tuple(values.pop("chemsys")),
+                   material_ids=tuple(values.pop("material_ids")), **values)
 
     def search_arguments(self) -> dict[str, Any]:
         """Keyword arguments for ``mpr.materials.summary.search``."""
         arguments: dict[str, Any] = {}
+        if self.material_ids:
+            arguments["material_ids"] = list(self.material_ids)
+        if self.chemsys:
+            arguments["chemsys"] = list(self.chemsys)
         if self.formulas:
             arguments["formula"] = list(self.formulas)
         if self.elements:
@@ -155,8 +180,10 @@ class MaterialsAgent(SourceAgent):
     domains: ClassVar[frozenset[Domain]] = frozenset({"materials"})
     query_syntax = (
         "space-separated criteria: formula=TiO2 (comma-separated for several), "
-        "elements=Li,Fe,O (materials containing all of them), band_gap=LOW..HIGH in eV "
-        "(either end may be left open), stable=true; at least one of formula, elements or band_gap"
+        "elements=Li,Fe,O (materials containing all of them), chemsys=Fe-Li-O (materials made "
+        "of exactly these elements), ids=mp-19017 (entries by id), band_gap=LOW..HIGH in eV "
+        "(either end may be left open), stable=true; at least one of formula, elements, "
+        "chemsys, ids or band_gap"
     )
 
     def unavailable_reason(self) -> str | None:
@@ -170,10 +197,18 @@ class MaterialsAgent(SourceAgent):
         return None
 
     def build_query(self, terms: list[str], intent: Intent) -> str:
-        """Criteria from the question: every formula its terms name (else the intent's), or
-        else the elements its terms name ("lithium cobalt oxide" is ``elements=Li,Co,O``), and
-        any band-gap range the terms state. No criteria at all gives ``""`` (no query)."""
+        """Criteria from the question: the entry ids its terms name (``ids=mp-19017``), else
+        its chemical systems (``chemsys=Fe-Li-O``), else every formula its terms name (else the
+        intent's), or else the elements its terms name ("lithium cobalt oxide" is
+        ``elements=Li,Co,O``), and any band-gap range the terms state. No criteria at all gives
+        ``""`` (no query)."""
         text = " ".join(terms)
+        ids = tuple(dict.fromkeys(m.material_id for m in material_ids(text) if m.material_id))
+        systems = tuple(dict.fromkeys(m.chemsys for m in chemical_systems(text) if m.chemsys))
+        if ids or systems:
+            return str(MaterialsQuery(material_ids=ids[:MAX_FORMULAS],
+                                      chemsys=() if ids else systems[:MAX_FORMULAS],
+                                      band_gap=_band_gap_in(text)))
         named = [*chemical_formulas(text), *(term for term in terms if is_formula(term))]
         formulas = list(dict.fromkeys(f for f in named if is_formula(f)))
         if not formulas and intent.formula:
@@ -202,10 +237,11 @@ class MaterialsAgent(SourceAgent):
         kinds = material_classes(text)
         if not kinds:
             return ("the question names no material: the Materials Project is searched by "
-                    "formula (TiO2), elements (lithium cobalt oxide) or a band-gap range")
+                    "formula (TiO2), elements (lithium cobalt oxide), chemical system (Li-Fe-O), "
+                    "entry id (mp-149) or a band-gap range")
         ions = working_ions(text)
         every = (f"; a search for every compound containing {', '.join(ions)} would not "
-                 f"single out the {kinds[0]}s" if ions else "")
+                 f"single out the {plural(kinds[0])}" if ions else "")
         return (f"the question names a kind of material ({', '.join(kinds)}), not a compound: "
                 "the Materials Project gives computed properties compound by compound, found "
                 f"by formula (LiCoO2), name (lithium iron phosphate) or elements{every}; name "
@@ -280,19 +316,28 @@ def _summary_rester(source: str, settings: Settings, key: str, session: requests
 
 def _criteria_of(material: NamedMaterial,
                  band_gap: tuple[float | None, float | None] | None) -> MaterialsQuery:
+    if material.material_id:
+        return MaterialsQuery(material_ids=(material.material_id,), band_gap=band_gap)
+    if material.chemsys:
+        return MaterialsQuery(chemsys=(material.chemsys,), band_gap=band_gap)
     if material.formula and is_formula(material.formula):
         return MaterialsQuery(formulas=(material.formula,), band_gap=band_gap)
     return MaterialsQuery(elements=material.elements, band_gap=band_gap)
 
 
 def absent_note(query: MaterialsQuery, found: list[Material], db_version: str) -> str | None:
-    """The search log's word on each formula asked for that no record matched ("GaN: no
-    Materials Project record in the recorded corpus"), or on an elements search that found
-    nothing; ``None`` when everything asked for was found."""
+    """The search log's word on each formula, chemical system or id asked for that no record
+    matched ("GaN: no Materials Project record in the recorded corpus"), or on an elements
+    search that found nothing; ``None`` when everything asked for was found."""
     where = " in the recorded corpus" if db_version == STAND_IN_DB_VERSION else ""
     held = {reduced_formula(m.formula) for m in found}
-    missing = [f for f in query.formulas if reduced_formula(f) not in held]
-    if not query.formulas and query.elements and not found:
+    systems = {system_of(m.formula) for m in found}
+    ids = {m.material_id for m in found}
+    missing = [i for i in query.material_ids if i not in ids]
+    missing += [f"chemical system {c}" for c in query.chemsys if c not in systems]
+    missing += [f for f in query.formulas if reduced_formula(f) not in held]
+    if not (query.formulas or query.chemsys or query.material_ids) and query.elements \
+            and not found:
         missing = ["elements " + ", ".join(query.elements)]
     if not missing:
         return None
@@ -328,7 +373,8 @@ def _parse_or_refuse(source: str, text: str) -> MaterialsQuery:
     if not query.has_criteria:
         raise SourceError(
             source,
-            f"the query {text!r} has no formula, elements or band-gap range; the Materials Project "
+            f"the query {text!r} has no formula, elements, chemical system, id or band-gap range; "
+            "the Materials Project "
             "is only searched with criteria (an empty search downloads the whole database)",
         )
     if query.ignored:
@@ -358,6 +404,31 @@ def _formulas(value: str) -> list[str]:
     if bad:
         raise ValueError(f"not a chemical formula: {', '.join(bad)}")
     return formulas
+
+
+def _systems(value: str) -> list[str]:
+    """Chemical systems as the Materials Project writes them: symbols in alphabetical order."""
+    systems = []
+    for item in (item for item in value.split(",") if item):
+        symbols = item.split("-")
+        bad = [s for s in symbols if s not in ELEMENTS]
+        if bad or len(set(symbols)) < len(symbols):
+            raise ValueError(f"not a chemical system: {item}")
+        systems.append("-".join(sorted(symbols)))
+    return systems
+
+
+def _ids(value: str) -> list[str]:
+    ids = [item for item in value.split(",") if item]
+    bad = [item for item in ids if not MATERIAL_ID.fullmatch(item)]
+    if bad:
+        raise ValueError(f"not a Materials Project id (mp-NUMBER): {', '.join(bad)}")
+    return ids
+
+
+def plural(kind: str) -> str:
+    """A kind of material in the plural ("cathodes"; "solid electrolytes" stays as it is)."""
+    return kind if kind.endswith("s") else kind + "s"
 
 
 def _elements(value: str) -> list[str]:

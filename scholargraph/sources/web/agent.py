@@ -49,7 +49,7 @@ from scholargraph.records import Work
 from scholargraph.settings import Settings
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
 from scholargraph.sources.web.browser import PageRenderer
-from scholargraph.sources.web.crawl import CrawlLimits, choose_links, crawled_work
+from scholargraph.sources.web.crawl import CrawlLimits, choose_links, crawled_work, dated
 from scholargraph.sources.web.news import news_unavailable_reason, search_news, work_from_news
 from scholargraph.sources.web.pages import PageFetcher, PageLimits, PageOutcome, RobotsCache
 from scholargraph.wording import counted
@@ -59,6 +59,22 @@ log = logging.getLogger(__name__)
 MAX_RESULT_PAGES = 5
 """Results pages asked of DuckDuckGo's HTML backend for one search (about 10 results each)."""
 WEB_RESULTS_TABLE = "web_search"
+GREY_LITERATURE = re.compile(
+    r"\b(?:polic(?:y|ies)(?! gradients?| optimi[sz]ation| networks?| iteration| learning| "
+    r"evaluation| search)|(?:government|federal|national|international|environmental|"
+    r"financial|eu|european) regulations?|regulatory (?:frameworks?|approval|requirements?|"
+    r"agenc(?:y|ies)|guidance)|legislation|directives?|guidelines?|government\w*|"
+    r"ministr(?:y|ies)|software|(?:code|python|javascript|java|scraping|open[- ]source|client|"
+    r"http|plotting|parsing|testing)\s+(?:librar(?:y|ies)|packages?|frameworks?|tools?)|"
+    r"(?:web|rest|http|python) apis?|github|open[- ]source|documentation|best practices?)\b",
+    re.IGNORECASE)
+"""Key terms of a question whose answer is published on the web rather than in journals:
+policy, regulation and guidelines (the texts of governments and agencies), and software (its
+documentation, issues and guides). Before, such a question reached the web only when no field
+claimed it: "EU policy on pesticide use" (biomedical) and "How do web scraping libraries handle
+cookie consent banners?" (read as biomedical by its meaning) asked PubMed and OpenAlex alone.
+"Libraries" alone are no software ("CRISPR libraries"), nor is regulation ("gene regulation"),
+a learned policy ("policy gradient") or a law of nature ("scaling laws") a policy."""
 _RUT_SUFFIX = re.compile(r"&rut=[0-9a-fA-F]+$")
 
 
@@ -90,14 +106,18 @@ class WebAgent(SourceAgent):
         self.crawl = crawl or CrawlLimits()
 
     def is_relevant(self, intent: Intent) -> bool:
-        """General questions, and any question about current events (news come from the web)."""
-        return super().is_relevant(intent) or intent.news_window is not None
+        """General questions, any question about current events (news come from the web), and
+        any question whose answer is published outside journals (:data:`GREY_LITERATURE`)."""
+        return (super().is_relevant(intent) or intent.news_window is not None
+                or bool(GREY_LITERATURE.search(" ".join(intent.keywords))))
 
     def _search(self, request: SearchRequest) -> SourceResult:
         settings = self.settings
         notes: list[str] = []
         hits = self._web_search(request.query, request.limit, settings, time_window(request))
-        works = _unique_by_url(work for hit in hits if (work := work_from_hit(hit)))
+        kept = [hit for hit in hits if not left_out(hit)]
+        notes.extend(_left_out_note([reason for hit in hits if (reason := left_out(hit))]))
+        works = _unique_by_url(work for hit in kept if (work := work_from_hit(hit)))
         works = works[: request.limit]
         news: list[Work] = []
         if request.news_window:
@@ -122,12 +142,14 @@ class WebAgent(SourceAgent):
             outcome = outcomes.get(work.url or "")
             if outcome is not None and outcome.text:
                 work.full_text = outcome.text
+                dated(work, outcome.published)
         crawled: list[Work] = []
         if request.wants_data:
             crawled, crawl_outcomes = self._crawl(fetcher, list(outcomes.values()),
                                                   request.query, {w.url for w in works if w.url})
             outcomes.update(crawl_outcomes)
         notes.extend(_browser_notes(list(outcomes.values())))
+        notes.extend(_wall_notes(list(outcomes.values())))
         return crawled
 
     def _crawl(self, fetcher: PageFetcher, pages: list[PageOutcome], query: str,
@@ -279,6 +301,38 @@ def unwrap_redirect(href: str) -> str | None:
     return link if target.scheme in ("http", "https") and target.netloc else None
 
 
+AD_LINKS = re.compile(r"^(?:(?:[\w-]+\.)?duckduckgo\.com/y\.js|(?:[\w-]+\.)?bing\.com/aclick|"
+                      r"(?:[\w-]+\.)?googleadservices\.com/|(?:[\w-]+\.)?doubleclick\.net/)",
+                      re.IGNORECASE)
+"""Where a paid result's link goes (host and path, without the scheme): DuckDuckGo's ad
+redirect (ddgs drops it only when written with ``https:``), the ad networks' click counters."""
+VIDEO_HOSTS = frozenset(["youtube.com", "m.youtube.com", "youtu.be", "vimeo.com",
+                         "tiktok.com", "dailymotion.com"])
+"""Sites whose result pages are videos: nothing on them to quote but a description."""
+
+
+def left_out(hit: dict[str, Any]) -> str | None:
+    """Why a search result is no evidence to read ("ad", "video"), or None to keep it."""
+    href = str(hit.get("href") or "")
+    url = unwrap_redirect(href) or href
+    target = url.split("//", 1)[-1]
+    if AD_LINKS.match(target) or AD_LINKS.match(href.split("//", 1)[-1]):
+        return "ad"
+    if urlsplit(url).netloc.lower().removeprefix("www.") in VIDEO_HOSTS:
+        return "video"
+    return None
+
+
+def _left_out_note(reasons: list[str]) -> list[str]:
+    """One note saying which results were left out and why, so none goes missing silently."""
+    if not reasons:
+        return []
+    counts = Counter(reasons)
+    said = ", ".join(counted(n, reason) for reason, n in sorted(counts.items()))
+    return [f"Web: left out {counted(len(reasons), 'search result')} with no text to quote "
+            f"({said})"]
+
+
 def work_from_hit(hit: dict[str, Any]) -> Work | None:
     """A web work from one search result, or ``None`` when its link is unusable."""
     url = unwrap_redirect(str(hit.get("href") or ""))
@@ -304,6 +358,16 @@ def _browser_notes(outcomes: list[PageOutcome]) -> list[str]:
     return [f"Web: {counted(count, 'page')} built by JavaScript kept only "
             f"{'their' if count > 1 else 'its'} search snippet: {reason}"
             for reason, count in Counter(reasons).items()]
+
+
+def _wall_notes(outcomes: list[PageOutcome]) -> list[str]:
+    """What the reader should know when result pages were walls, not the pages' text."""
+    walled = sum(outcome.status == "walled" for outcome in outcomes)
+    if not walled:
+        return []
+    their, keeps = ("their", "they keep their") if walled > 1 else ("its", "it keeps its")
+    return [f"Web: {counted(walled, 'page')} showed a cookie, consent or sign-in wall instead of "
+            f"{their} text; {keeps} search snippet"]
 
 
 def _unique_by_url(works: Any) -> list[Work]:

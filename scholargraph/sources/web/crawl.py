@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from urllib.parse import urlsplit
 
@@ -94,5 +95,20 @@ def crawled_work(link: Link, outcome: PageOutcome) -> Work | None:
     if outcome.status != "fetched" or not outcome.text:
         return None
     host = urlsplit(link.url).netloc.lower().removeprefix("www.")
-    return Work(kind="web", title=outcome.title or link.anchor or host, url=link.url,
+    work = Work(kind="web", title=outcome.title or link.anchor or host, url=link.url,
                 venue=host, full_text=outcome.text, sources=["web"], found_via=link.found_via)
+    dated(work, outcome.published)
+    return work
+
+
+def dated(work: Work, published: str | None) -> None:
+    """Give a web work the day its page says it was published, and so its year (cited in the
+    references as any work's); a news work keeps the day its outlet gave."""
+    if not published or work.published is not None:
+        return
+    try:
+        day = date.fromisoformat(published)
+    except ValueError:
+        return
+    work.published, work.year = day, day.year
+

@@ -14,8 +14,11 @@ A page whose HTML is a script shell (:func:`needs_browser`) is rendered in headl
 caller's thread; the page's own requests go back through this fetcher, so robots.txt, the pace and
 the caps hold for them too. Without a browser the page is left as ``needs_browser``.
 
-Each fetched page also yields its title and its links to the same host (``PageOutcome.links``),
-which the web agent's shallow crawl chooses from.
+Each fetched page also yields its title, the day it says it was published (its metadata only:
+``article:published_time``, JSON-LD and the like, as trafilatura reads them; never a guess from
+the text) and its links to the same host (``PageOutcome.links``), which the web agent's shallow
+crawl chooses from. A page whose main text is a cookie, consent or sign-in wall
+(:func:`is_wall`) is ``walled``: its text is not the page's, and is never kept as evidence.
 
 Page text is untrusted input: it is stored as evidence to quote, never read as instructions.
 
@@ -29,6 +32,7 @@ With ``settings.web_mirror`` set, ``https://host/path`` is fetched as ``{mirror}
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -52,7 +56,7 @@ log = logging.getLogger(__name__)
 
 FetchStatus = Literal[
     "fetched", "disallowed", "robots_unavailable", "failed", "not_html", "empty", "too_slow",
-    "needs_browser",
+    "needs_browser", "walled",
 ]
 """``needs_browser``: a script shell that could not be rendered; ``detail`` says why not."""
 ROBOTS_MISSING = (404, 410)
@@ -72,6 +76,7 @@ CACHED_OUTCOMES: dict[str, timedelta] = {
     "fetched": EXPIRE_AFTER,
     "empty": EXPIRE_AFTER,
     "not_html": EXPIRE_AFTER,
+    "walled": EXPIRE_AFTER,
     "disallowed": ROBOTS_EXPIRE_AFTER,
 }
 """Outcomes kept in the on-disk cache, and for how long; failures to read are asked again."""
@@ -105,6 +110,8 @@ class PageOutcome:
     """Links to the same host: absolute URL (no fragment) -> anchor text, in page order."""
     rendered: bool = False
     """Whether the text was read from the DOM after the page's scripts ran."""
+    published: str | None = None
+    """The day the page's metadata says it was published (ISO 8601), where it says so."""
 
 
 @dataclass(frozen=True)
@@ -296,7 +303,8 @@ class PageFetcher:
             return PageOutcome(url, "needs_browser", text=page.text, title=page.title,
                                links=page.links, truncated=truncated,
                                detail=f"a script shell ({page.visible_words} visible words)")
-        return _outcome(url, page.text, title=page.title, links=page.links, truncated=truncated)
+        return _outcome(url, page.text, title=page.title, links=page.links, truncated=truncated,
+                        published=page.published)
 
     def _download(self, url: str, rules: RobotsRules,
                   session: requests.Session) -> tuple[str, bytes, str, bool]:
@@ -345,7 +353,7 @@ class PageFetcher:
         log.info("web page %s: rendered, %d words of main text", shell.url,
                  len((page.text or "").split()))
         outcome = _outcome(shell.url, page.text, title=page.title, links=page.links,
-                           truncated=len(dom) > self.limits.max_bytes)
+                           truncated=len(dom) > self.limits.max_bytes, published=page.published)
         return replace(outcome, rendered=True)
 
     def _subresource(self, url: str, session: requests.Session,
@@ -407,6 +415,7 @@ class HtmlPage:
     links: dict[str, str] = field(default_factory=dict)
     visible_words: int = 0
     scripts: int = 0
+    published: str | None = None
 
 
 def read_html(body: bytes, url: str) -> HtmlPage:
@@ -418,13 +427,54 @@ def read_html(body: bytes, url: str) -> HtmlPage:
     if document is None:
         return HtmlPage(text=None)
     title = " ".join((document.findtext(".//title") or "").split()) or None
+    published = published_day(document, url)
     links = same_host_links(document, url)
     scripts = len(document.xpath("//script"))
     for element in document.xpath(INVISIBLE):
         element.drop_tree()
     visible = len(document.text_content().split())
     text = trafilatura.extract(document, url=url, include_comments=False, include_tables=True)
-    return HtmlPage(text=text, title=title, links=links, visible_words=visible, scripts=scripts)
+    return HtmlPage(text=text, title=title, links=links, visible_words=visible, scripts=scripts,
+                    published=published)
+
+
+def published_day(document: lxml.html.HtmlElement, url: str) -> str | None:
+    """The day the page's own metadata gives for its publication (``YYYY-MM-DD``), else None.
+
+    trafilatura reads it (through htmldate) from the page's meta tags, JSON-LD and ``<time>``
+    elements, without its extensive search of the text, so a date in a sentence or a copyright
+    line is not taken for the page's."""
+    try:
+        metadata = trafilatura.extract_metadata(document, default_url=url)
+    except Exception:  # noqa: BLE001 - a page's metadata is optional; any failure means none
+        return None
+    day = getattr(metadata, "date", None) if metadata is not None else None
+    return day if isinstance(day, str) and ISO_DAY.fullmatch(day) else None
+
+
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+WALL_CUES = re.compile(
+    r"\b(?:we use cookies|cookie (?:settings|preferences|policy)|accept all(?: cookies)?|"
+    r"reject all|manage (?:preferences|cookies|choices)|privacy settings|consent to|"
+    r"personali[sz]ed (?:ads|advertising|content)|before you continue|"
+    r"(?:sign|log) in to (?:continue|read)|subscribe to (?:continue|read)|"
+    r"(?:this (?:article|content) is )?(?:only )?(?:available|for) (?:to )?subscribers|"
+    r"enable javascript and cookies)\b", re.IGNORECASE)
+"""What a cookie, consent, sign-in or subscription wall says, in the wording sites use."""
+WALL_MAX_WORDS = 150
+"""A main text longer than this is an article, whatever cookie notice it carries."""
+WALL_MIN_CUES = 2
+"""Distinct wall phrases a short main text needs to be a wall: one alone ("consent to" in an
+article on consent) is not enough."""
+
+
+def is_wall(text: str) -> bool:
+    """Whether a page's main text is a wall standing in front of it (cookie consent, sign-in,
+    subscription): short, and saying at least two of the things walls say. Its text is no
+    evidence on anything a question asks; the result keeps its search snippet instead."""
+    if len(text.split()) > WALL_MAX_WORDS:
+        return False
+    return len({m.group(0).lower() for m in WALL_CUES.finditer(text)}) >= WALL_MIN_CUES
 
 
 def needs_browser(page: HtmlPage) -> bool:
@@ -457,12 +507,16 @@ def same_host_links(document: lxml.html.HtmlElement, url: str) -> dict[str, str]
 
 
 def _outcome(url: str, text: str | None, *, title: str | None = None,
-             links: dict[str, str] | None = None, truncated: bool = False) -> PageOutcome:
+             links: dict[str, str] | None = None, truncated: bool = False,
+             published: str | None = None) -> PageOutcome:
     if not text:
         return PageOutcome(url, "empty", detail="no main text found", truncated=truncated,
                            title=title, links=links or {})
+    if is_wall(text):
+        return PageOutcome(url, "walled", detail="a cookie, consent or sign-in wall",
+                           truncated=truncated, title=title)
     return PageOutcome(url, "fetched", text=text, truncated=truncated, title=title,
-                       links=links or {})
+                       links=links or {}, published=published)
 
 
 def _site(url: str) -> str:
