@@ -60,6 +60,8 @@ def test_materials_in_its_everyday_sense_is_no_materials_question(question: str)
 @pytest.mark.parametrize("question", [
     "Li-Fe-O", "band gap of mp-19017", "new materials for thermoelectric generators",
     "teaching materials on perovskite solar cells",
+    "mechanical strength of 3D printed materials",
+    "certified reference materials for trace metal analysis",
 ])
 def test_a_chemical_system_an_id_or_a_material_noun_is_a_materials_question(question: str
                                                                             ) -> None:

@@ -89,14 +89,16 @@ DOMAIN_CUES: dict[Domain, str] = {
 NOT_MATERIALS_SCIENCE = re.compile(
     r"\b(?:teaching|learning|training|educational|education|course|class|lecture|reading|"
     r"instructional|curricul(?:um|ar)|study|supplementary|supplemental|marketing|promotional|"
-    r"advertising|campaign|reference|source|raw|print(?:ed)?|written|audiovisual|multimedia|"
-    r"online|open|digital|patient|consent|recruitment|outreach|communication|press|"
+    r"advertising|campaign|source|raw|written|audiovisual|multimedia|"
+    r"online|patient|consent|recruitment|outreach|communication|press|"
     r"information(?:al)?)\s+materials?\b|\bmaterials? and methods\b")
-"""Where "material(s)" is not materials science: what is taught, read, printed or bought
-("teaching materials for undergraduate chemistry", "raw materials supply chain", "patient
-information materials"). Such a phrase is no cue for the materials field, so the Materials
-Project is not asked (before, "teaching materials" made it active, only to be skipped in the
-search log for naming no compound); a material noun elsewhere in the question still counts."""
+"""Where "material(s)" is not materials science: what is taught, read or bought ("teaching
+materials for undergraduate chemistry", "raw materials supply chain", "patient information
+materials"). Phrases a materials scientist uses too are not listed: "printed", "digital",
+"open" and "reference" materials are made and measured. Such a phrase is no cue for the
+materials field, so the Materials Project is not asked (before, "teaching materials" made it
+active, only to be skipped in the search log for naming no compound); a material noun
+elsewhere in the question still counts."""
 CHEMICAL_NAMES = (r"(?<![\w-])[A-Z][a-z]?(?:[-\u2013][A-Z][a-z]?){2,}(?![\w-])|"
                   r"(?<![\w-])mp-\d+(?![\w-])")
 """A chemical system written out (Li-Fe-O) or a Materials Project id (mp-19017): materials
