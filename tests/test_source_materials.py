@@ -137,11 +137,15 @@ def test_an_endpoint_that_hangs_fails_cleanly() -> None:
         assert {r.path for r in fresh.requests} == {"/heartbeat"}
 
 
-def test_an_endpoint_that_is_not_the_materials_project_is_named() -> None:
+@pytest.mark.parametrize("path", [None, "/materials"])
+def test_an_endpoint_that_is_not_the_materials_project_is_named(path: str | None) -> None:
+    """A malformed answer from a mirror names the variable pointing there, whether it comes
+    to the heartbeat (which mp_api reads once per endpoint and process: a test server given a
+    port an earlier one had skips it) or to the search itself."""
     with ReplayServer([MaterialsService()]) as fresh, fresh.environment(
         MP_API_KEY=FAKE_KEY, SCHOLARGRAPH_RATE_SCALE="1000",
     ):
-        fresh.inject("mp", Fault("malformed"))
+        fresh.inject("mp", Fault("malformed", times=-1, path=path))
         with pytest.raises(SourceError, match="SCHOLARGRAPH_MP_URL"):
             MaterialsAgent().search(SearchRequest(query="formula=Si", limit=1))
 

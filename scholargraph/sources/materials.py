@@ -44,7 +44,13 @@ from scholargraph.deterministic.material_names import (
 )
 from scholargraph.deterministic.text import ELEMENTS, chemical_formulas
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
-from scholargraph.http.policy import Politeness, http_session, redact, unavailable
+from scholargraph.http.policy import (
+    Politeness,
+    http_session,
+    redact,
+    talks_to_official,
+    unavailable,
+)
 from scholargraph.records import Material
 from scholargraph.settings import Settings
 from scholargraph.sources.base import SearchRequest, SourceAgent, SourceResult
@@ -274,7 +280,9 @@ class MaterialsAgent(SourceAgent):
         except MPRestError as exc:
             raise _classify(self.name, exc) from exc
         except ValueError as exc:  # json's and orjson's decode errors alike
-            raise SourceResponseError(self.name, f"the answer is not valid JSON ({exc})") \
+            hint = ("" if talks_to_official(self.name, settings)
+                    else ": is SCHOLARGRAPH_MP_URL a Materials Project API?")
+            raise SourceResponseError(self.name, f"the answer is not valid JSON ({exc}){hint}") \
                 from None
         finally:
             session.close()
