@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 from scholargraph.agents.schemas import ModelStep, StructuredMethod
 from scholargraph.context import ReviewContext
 from scholargraph.errors import ConfigurationError
+from scholargraph.progress import say
 from scholargraph.records import Passage
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,10 @@ METHOD_NAMES: dict[str, StructuredMethod] = {
     "json_mode": "json_mode", "json_object": "json_mode",
 }
 """What ``SCHOLARGRAPH_STRUCTURED_OUTPUT`` may say, and the method each name means."""
+METHOD_LABELS: dict[StructuredMethod, str] = {
+    "json_schema": "json_schema structured output", "function_calling": "tool calls",
+    "json_mode": "json_object replies"}
+"""Each method as the progress lines name it (the README's names, not LangChain's)."""
 
 OPENAI_CONTEXT_TOKENS = 128_000
 """The official OpenAI API's models: their context is large enough for any prompt of ours."""
@@ -68,6 +73,18 @@ REFUSAL_WORDS = ("response_format", "json_schema", "tool", "function")
 OVERFLOW = re.compile(r"context (?:window|length)[^0-9]{0,40}(\d{3,7})", re.IGNORECASE)
 
 
+MODEL_TIMEOUT_S = 900.0
+"""Seconds one request may take (``SCHOLARGRAPH_MODEL_TIMEOUT``). LangChain's ``ChatOpenAI``
+sets no limit at all, so a server that accepted a request and never answered held a review
+forever. A small model on a busy CPU is slow, not stuck: SmolLM2-135M's synthesis requests took
+157-388 s on two cores shared with three other jobs (2,200-2,600 tokens in), so the limit is
+well above that; a stuck server costs two waits (:data:`CLIENT_RETRIES`), then the run stops."""
+CLIENT_RETRIES = 1
+"""Times the OpenAI client itself sends a request again (a 429, a 5xx, a timeout), after its
+backoff; LangChain's default of 2 made a hung server cost three timeouts before the run heard
+of it. The engine's own retry of a malformed reply comes on top (:data:`ATTEMPTS`)."""
+
+
 def chat_model_for(context: ReviewContext) -> BaseChatModel | None:
     """The run's chat model: the object given, else the named model, else ``None``."""
     if context.chat_model is not None:
@@ -75,16 +92,22 @@ def chat_model_for(context: ReviewContext) -> BaseChatModel | None:
     name = context.model_name()
     if not name:
         return None
-    return load_chat_model(name)
+    return load_chat_model(name, context.run_settings.model_timeout)
 
 
-def load_chat_model(name: str) -> BaseChatModel:
-    """``init_chat_model`` with a clear error for an unknown provider or missing key."""
+def load_chat_model(name: str, timeout: float = MODEL_TIMEOUT_S) -> BaseChatModel:
+    """``init_chat_model`` with a clear error for an unknown provider or missing key; an
+    OpenAI(-compatible) model with a time limit per request and one client retry (other
+    providers keep their own, whose parameters differ)."""
     from langchain.chat_models import init_chat_model
     from openai import OpenAIError  # ChatOpenAI's client raises it for a missing key
 
     try:
-        return init_chat_model(name, temperature=0)
+        model = init_chat_model(name, temperature=0)
+        if _openai_like(model):  # built again: the client takes its limits when it is made
+            model = init_chat_model(name, temperature=0, timeout=timeout,
+                                    max_retries=CLIENT_RETRIES)
+        return model
     except (ImportError, ValueError, OpenAIError) as exc:
         raise ConfigurationError(
             f"cannot load chat model {name!r}: {exc}. Name it as 'provider:model' "
@@ -206,6 +229,56 @@ def context_window(model: BaseChatModel, timeout: float = 5.0) -> int:
         if found:
             return found
     return UNKNOWN_CONTEXT_TOKENS
+
+
+_SERVED: dict[tuple[str, str], list[str]] = {}
+"""What each compatible server listed, by (base URL, model name): asked once per process."""
+
+
+def served_models(model: BaseChatModel, timeout: float = 5.0) -> list[str]:
+    """The model ids a compatible server lists at ``/v1/models`` (empty: the official API, a
+    server that lists none or did not answer; the request itself then says what is wrong)."""
+    base = _base_url(model) if _openai_like(model) else None
+    name = str(getattr(model, "model_name", "") or "")
+    if base is None or not name:
+        return []
+    if (base, name) not in _SERVED:
+        import httpx
+
+        ids: list[str] = []
+        try:
+            response = httpx.get(f"{base}/models", timeout=timeout)
+            body = response.json() if response.status_code == 200 else {}
+            entries = body.get("data", []) if isinstance(body, dict) else []
+            ids = [str(e["id"]) for e in entries if isinstance(e, dict) and e.get("id")]
+        except (httpx.HTTPError, ValueError) as exc:
+            log.info("model list: %s/models did not answer (%s)", base, exc)
+        _SERVED[(base, name)] = ids
+    return _SERVED[(base, name)]
+
+
+def serves(ids: list[str], name: str) -> bool:
+    """Whether a server listing ``ids`` serves the model ``name``: as listed, or as Ollama and
+    vLLM users name them ("llama3" for "llama3:latest", "Llama-3-8B" for "meta-llama/...")."""
+    wanted = name.lower()
+    for listed in (i.lower() for i in ids):
+        if wanted in (listed, listed.split(":")[0], listed.rsplit("/", 1)[-1]):
+            return True
+    return False
+
+
+def check_served(model: BaseChatModel) -> None:
+    """Stop the run when a compatible server lists its models and the one asked for is not
+    among them. llama-cpp-python and llama.cpp's server answer every model name with the one
+    model they hold: asked for ``gpt-4o``, a review was written by SmolLM2-135M and recorded
+    as made by gpt-4o."""
+    ids = served_models(model)
+    name = str(getattr(model, "model_name", "") or "")
+    if ids and not serves(ids, name):
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        raise ConfigurationError(
+            f"the model server at {_base_url(model)} does not serve {name!r} (it lists: "
+            f"{shown}); name one of those, e.g. --model openai:{ids[0]}")
 
 
 def _context_in(body: Any, model_name: str | None) -> int | None:
@@ -378,6 +451,7 @@ class ModelSession:
             (s.context_tokens for s in reversed(earlier) if s.context_tokens), None)
         self.steps: list[ModelStep] = []
         self.repeat_penalty = True
+        self._served_checked = False
 
     @property
     def context_tokens(self) -> int:
@@ -410,12 +484,14 @@ class ModelSession:
 
     def ask(self, schema: type[T], *, system: str, user: str, fallback: Callable[[], T],
             step: str, max_tokens: int = 512,
-            check: Callable[[T], list[str]] | None = None) -> tuple[T, list[str]]:
+            check: Callable[[T], list[str]] | None = None,
+            about: str = "") -> tuple[T, list[str]]:
         """Ask for a ``schema`` instance; on a malformed reply retry once, then fall back.
 
         ``check`` returns what is wrong with a well-formed answer (e.g. one sub-question where
-        two are needed); a non-empty list counts as a malformed reply. Returns the answer and
-        notes for the report (empty when the model answered well).
+        two are needed); a non-empty list counts as a malformed reply. ``about`` says what is
+        asked in the progress line sent before each request ("records 9-16 of 40"). Returns the
+        answer and notes for the report (empty when the model answered well).
         """
         from langchain_openai.chat_models.base import OpenAIRefusalError  # a refusal is no answer
 
@@ -429,6 +505,7 @@ class ModelSession:
             while attempt < ATTEMPTS:
                 method = self.method()
                 record.method = method
+                say(step, asking_line(about, max_tokens, attempt, error if attempt else ""))
                 try:
                     answer = self._call(schema, method, system + terse, user, max_tokens, record)
                     problems = check(answer) if check else []
@@ -446,14 +523,17 @@ class ModelSession:
                         attempt += 1
                         error = str(exc)
                         continue
-                    log.warning("%s: %s; stepping down from %s", step, exc, method)
+                    log.info("%s: %s; stepping down from %s", step, exc, method)
+                    say(step, f"the server does not take {METHOD_LABELS[method]}; asking with "
+                              f"{METHOD_LABELS[self.methods()[1]]} from now on")
                     self.refused.add(method)
                     record.refused.append(method)
                     continue
                 except (ReplyError, OpenAIRefusalError, *MALFORMED_REPLY_ERRORS) as exc:
                     attempt += 1
                     error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-                    log.warning("%s: malformed model reply (attempt %d): %s", step, attempt, error)
+                    # said in the next progress line, and in the note when it falls back
+                    log.info("%s: malformed model reply (attempt %d): %s", step, attempt, error)
                     record.cut += bool(getattr(exc, "cut", False))
                     terse = TERSE.format(reason=error)
                     continue
@@ -473,11 +553,19 @@ class ModelSession:
     def _call(self, schema: type[T], method: StructuredMethod, system: str, user: str,
               max_tokens: int, record: ModelStep) -> T:
         """One request; tokens counted into ``record``; refusals raised as MethodRefused."""
-        from openai import APIConnectionError, APIStatusError, LengthFinishReasonError
+        from openai import (
+            APIConnectionError,
+            APIStatusError,
+            APITimeoutError,
+            LengthFinishReasonError,
+        )
 
         if method == "json_mode":
             system = system + "\n\n" + schema_instruction(schema)
         messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
+        if not self._served_checked:
+            check_served(self.model)
+            self._served_checked = True
         runnable = self._bound(schema, method, max_tokens)
         record.calls += 1
         try:
@@ -507,10 +595,18 @@ class ModelSession:
             # is a failed attempt: retried, then the deterministic answer, never a crash.
             raise ReplyError(f"the model server answered {exc.status_code}: "
                              f"{_first_line(exc)}") from None
-        except APIConnectionError as exc:
+        except APITimeoutError as exc:
+            limit = getattr(self.model, "request_timeout", None)
+            within = f" within {limit:g} s" if isinstance(limit, int | float) else ""
             raise ConfigurationError(
-                f"the model server did not answer ({_first_line(exc)}); check OPENAI_BASE_URL "
-                "and that the server is running") from exc
+                f"the model server did not answer the {record.step} request{within} "
+                f"(sent {CLIENT_RETRIES + 1} times); check that it is running and not stuck, or "
+                "allow a slow model more time with SCHOLARGRAPH_MODEL_TIMEOUT") from exc
+        except APIConnectionError as exc:
+            where = f" at {_base_url(self.model)}" if _base_url(self.model) else ""
+            raise ConfigurationError(
+                f"the model server{where} did not answer ({_first_line(exc)}); check "
+                "OPENAI_BASE_URL and that the server is running") from exc
         usage = message.usage_metadata
         record.tokens_in += usage["input_tokens"] if usage else 0
         record.tokens_out += usage["output_tokens"] if usage else 0
@@ -544,6 +640,15 @@ class ModelSession:
         if _openai_like(self.model):
             return self.model.bind(response_format={"type": "json_object"}, **limits)
         return self.model.bind(**limits)
+
+
+def asking_line(about: str, max_tokens: int, attempt: int, error: str) -> str:
+    """The progress line sent before a model request: a small model on a CPU takes a minute or
+    more per request (35 s for a 136-token plan on two shared cores), which was a silent wait."""
+    what = f" about {about}" if about else ""
+    if attempt:
+        return f"asking the model again{what} (its last reply was not usable: {error[:120]})"
+    return f"asking the model{what} (a reply of up to {max_tokens} tokens)"
 
 
 TERSE = ("\n\nYour previous answer could not be used ({reason}). Answer again, briefly: "
@@ -587,9 +692,16 @@ def _example_value(annotation: Any, hint: str) -> Any:
     return f"<{hint}>"
 
 
+SERVER_TRACE = re.compile(r'\s+(?:File "|Traceback \(most recent call last\))')
+"""Where a server's error message turns into its own Python traceback (llama-cpp-python's 500s
+carry one): a note or a terminal line stops there."""
+
+
 def _first_line(exc: Exception) -> str:
-    """The error's message on one line, short enough for a note."""
-    return " ".join(str(exc).split())[:240]
+    """The error's message on one line, short enough for a note, without the traceback some
+    servers append to it."""
+    text = " ".join(str(exc).split())
+    return SERVER_TRACE.split(text, maxsplit=1)[0][:240]
 
 
 def session_for(context: ReviewContext, state: Mapping[str, Any] | None = None

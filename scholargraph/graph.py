@@ -26,7 +26,7 @@ from scholargraph.agents.clean_query import clean_query
 from scholargraph.agents.evaluation import evaluation
 from scholargraph.agents.intent import intent
 from scholargraph.agents.planning import planning
-from scholargraph.agents.query_generation import query_generation
+from scholargraph.agents.query_generation import query_generation, stops_here
 from scholargraph.agents.rag_filter import rag_filter
 from scholargraph.agents.retrieval import retrieval
 from scholargraph.agents.sources import make_source_node
@@ -34,16 +34,19 @@ from scholargraph.agents.supervisor import supervisor
 from scholargraph.agents.synthesis import synthesis
 from scholargraph.context import ReviewContext
 from scholargraph.sources.registry import source_names
-from scholargraph.state import InputState, OutputState, ReviewState
+from scholargraph.state import FINISH, InputState, OutputState, ReviewState
 
 AFTER_TOOLS = "retrieval"
 
 
 def next_active(after: str | None, order: list[str]) -> Callable[[ReviewState], str]:
-    """A router to the first active source after ``after`` in ``order``, else to retrieval."""
+    """A router to the first active source after ``after`` in ``order``, else to retrieval;
+    after query generation, to the end when a refinement round has nothing to search."""
     start = 0 if after is None else order.index(after) + 1
 
     def route(state: ReviewState) -> str:
+        if after is None and stops_here(state):
+            return FINISH
         active = set(state.get("active_sources", []))
         queried = {query.source for query in state.get("queries", [])}
         for name in order[start:]:
@@ -78,7 +81,7 @@ def build_graph() -> StateGraph[ReviewState, ReviewContext, InputState, OutputSt
     builder.add_edge("intent", "planning")
     builder.add_edge("planning", "approve_plan")
     for position, step in enumerate(["query_generation", *order]):
-        successors = [*order[position:], AFTER_TOOLS]
+        successors = [*order[position:], AFTER_TOOLS, *([FINISH] if position == 0 else [])]
         builder.add_conditional_edges(step, next_active(None if position == 0 else step, order),
                                       successors)
     builder.add_edge("retrieval", "rag_filter")

@@ -80,7 +80,7 @@ class ReviewOptions(ReviewContext):
         if model_context is not None and model_context < 512:
             raise InputError("model context must be at least 512 tokens")
         if self.model and self.chat_model is None:
-            self.chat_model = load_chat_model(self.model)
+            self.chat_model = load_chat_model(self.model, self.run_settings.model_timeout)
         self.citation_style = check_style(self.citation_style)
         if self.library is not None:
             if not Path(self.library).expanduser().exists():

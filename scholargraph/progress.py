@@ -60,10 +60,13 @@ def _describe(node: str, update: dict[str, Any]) -> str | None:
                 f"{', '.join(update.get('active_sources', [])) or 'none'}")
     if node == "planning" and "sub_questions" in update:
         return f"planning: {len(update['sub_questions'])} sub-questions"
+    if node == "query_generation" and "stop_reason" in update:  # a round with nothing to send
+        return f"done: {update['stop_reason']}"
     if node == "query_generation":  # with each source left out and why, or it just vanished
         skipped = [f"; {entry.source} skipped: {entry.error}"
                    for entry in update.get("search_log", []) if entry.status == "skipped"]
-        return f"query generation: {len(update.get('queries', []))} queries" + "".join(skipped)
+        return (f"query generation: {counted(len(update.get('queries', [])), 'query', 'queries')}"
+                + "".join(skipped))
     if node == "retrieval" and "prisma" in update:
         prisma = update["prisma"]
         return (f"retrieval: {sum(prisma['identified'].values())} records, "

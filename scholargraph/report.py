@@ -439,18 +439,38 @@ def with_untitled_records(prisma: dict[str, Any], context: ReviewContext,
 
 
 def with_kept_reasons(rows: list[ScreenedWork], papers: list[Work], question: str,
-                      criteria: str | None) -> list[ScreenedWork]:
+                      criteria: str | None,
+                      verdicts: dict[str, str | None] | None = None) -> list[ScreenedWork]:
     """The screening rows, each included one with the reason it was kept
     (:func:`~scholargraph.screening.relevance.kept_reason`: the concepts it names and where,
     the design read), where screening gave it none: a systematic reviewer checks an inclusion
-    as they check an exclusion, and a blank reason tells them nothing."""
+    as they check an exclusion, and a blank reason tells them nothing. ``verdicts``, when the
+    model screened against the criteria: each included row also says whether the model judged
+    it include or gave no verdict (:func:`~scholargraph.screening.llm_criteria.model_part`)."""
+    from scholargraph.screening.llm_criteria import model_part
+
     by_id = {paper.id: paper for paper in papers}
     read = read_criteria(criteria) if criteria else None
     abbreviations = Abbreviations.of([record_text(paper) for paper in papers])
-    return [row.model_copy(update={"reason": kept_reason(question, read, by_id[row.work_id],
-                                                         abbreviations)})
-            if row.decision == "included" and not row.reason and row.work_id in by_id else row
+
+    def reason(row: ScreenedWork) -> str:
+        paper = by_id[row.work_id]
+        said = row.reason or kept_reason(question, read, paper, abbreviations)
+        return said if verdicts is None else f"{said}; {model_part(paper, verdicts)}"
+
+    return [row.model_copy(update={"reason": reason(row)})
+            if row.decision == "included" and row.work_id in by_id
+            and (not row.reason or verdicts is not None) else row
             for row in rows]
+
+
+def model_verdicts(state: ReviewState) -> dict[str, str | None] | None:
+    """The model's screening verdicts when it screened in this run, else None."""
+    from scholargraph.screening.llm_criteria import STEP
+
+    if not any(step.step == STEP for step in state.get("model_steps", [])):
+        return None
+    return dict(state.get("criteria_verdicts", {}))
 
 
 def _years(state: ReviewState) -> tuple[int | None, int | None]:
@@ -513,7 +533,8 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         prisma=with_untitled_records(dict(state.get("prisma", {})), context,
                                      *_years(state)),
         screening=with_kept_reasons(list(state.get("screening", [])), state.get("papers", []),
-                                    state.get("cleaned_question") or question, context.criteria),
+                                    state.get("cleaned_question") or question, context.criteria,
+                                    model_verdicts(state)),
         search_log=log,
         sources_failed=[SourceFailure(source=s, error=e) for s, e in failures.items()],
         evaluation=state.get("evaluation") or Evaluation(),

@@ -141,6 +141,13 @@ class Settings(BaseSettings):
         validation_alias=_env("SCHOLARGRAPH_MODEL_CONTEXT"),
         description="The chat model's context size in tokens; unset: asked of the server",
     )
+    model_timeout: float = Field(
+        900.0,
+        validation_alias=_env("SCHOLARGRAPH_MODEL_TIMEOUT"),
+        gt=0,
+        description="Seconds a chat model request may take before the run stops saying the "
+        "model server did not answer (each request is sent at most twice)",
+    )
     rate_scale: float | None = Field(
         None,
         validation_alias=_env("SCHOLARGRAPH_RATE_SCALE"),

@@ -50,6 +50,7 @@ def test_supervisor_edges_are_typed():
     assert ("evaluation", "supervisor") in edges
     assert ("query_generation", "pubmed") in edges and ("pubmed", "arxiv") in edges
     assert ("query_generation", "retrieval") in edges
+    assert ("query_generation", "__end__") in edges  # a refinement round with nothing to send
 
 
 def test_studio_can_describe_the_schemas():

@@ -216,3 +216,26 @@ def test_an_offline_review_whose_model_never_answers_usably_keeps_what_the_rules
     (usage,) = [s for s in judged.engine.steps if s.step == STEP]
     assert usage.asks == -(-kept // BATCH_SIZE) and usage.fallbacks == usage.asks
     assert usage.calls == 2 * usage.asks  # each asked once more, then not used
+
+
+def test_an_included_rows_reason_says_whether_the_model_judged_it():
+    """screening.csv's included rows said only why the rules kept them, the same whether the
+    model agreed or never judged the record: each now says which."""
+    from scholargraph.report import report_from_state
+    from scholargraph.screening.llm_criteria import INCLUDED, UNJUDGED
+
+    model = ScriptedChatModel(responses=[structured_reply(_verdicts(
+        (1, "include", "meets the criteria"), (3, "exclude", "animal surveillance only")))])
+    context = ReviewContext(chat_model=model, criteria=CRITERIA)
+    state = _state(WORKS[:3])
+    report = report_from_state(QUESTION, {**state, **retrieval(state, Runtime(context=context))},
+                               context)
+    reasons = {row.title: row.reason for row in report.screening}
+    assert reasons[WORKS[0].title].startswith("kept: addresses: ")
+    assert reasons[WORKS[0].title].endswith(f"; {INCLUDED}")
+    assert reasons[WORKS[1].title].endswith(f"; {UNJUDGED}")  # the model said nothing of it
+    assert reasons[WORKS[2].title] == PREFIX + "animal surveillance only"
+    plain = ReviewContext(criteria=CRITERIA)  # the deterministic engine's rows are unchanged
+    rules = report_from_state(QUESTION, {**state, **retrieval(state, Runtime(context=plain))},
+                              plain)
+    assert all(PREFIX not in row.reason for row in rules.screening)

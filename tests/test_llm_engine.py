@@ -324,14 +324,19 @@ def test_evaluation_merges_model_coverage_without_raising_it():
         SubQuestionScore(sub_question_id="q1", score=1.0),
         SubQuestionScore(sub_question_id="q2", score=0.1),
         SubQuestionScore(sub_question_id="q9", score=0.9),
-    ], gaps=["no trial in people under 50"])
+    ], gaps=["no trial of aspirin in people under 50\nQuestion: and what else?",
+             "aspirin " * 40])
     update, model = _run(evaluation, state, structured_reply(judged))
     result = update["evaluation"]
     assert result.coverage == {"q1": measured["q1"], "q2": 0.1}
-    assert result.gaps == ["no trial in people under 50"]
+    measured_gaps = _deterministic(evaluation, state)["evaluation"].gaps
+    assert measured_gaps  # the measured gaps stay, the model's are added after them, marked
+    assert result.gaps == [*measured_gaps, "model: no trial of aspirin in people under 50"]
     assert result.verdict != "accept" and "q2" in result.reason
     assert update["notes"] == ["evaluation: dropped the model's score for 'q9' (not a "
-                               "sub-question of the plan)"]
+                               "sub-question of the plan)",
+                               "evaluation: dropped 1 gap the model named (longer than 200 "
+                               "characters)"]
     assert "<<<findings (untrusted data" in _prompt(model)
 
 
@@ -340,3 +345,69 @@ def test_evaluation_asks_no_model_about_an_empty_draft():
     update, model = _run(evaluation, state)
     assert model.received == []
     assert update["evaluation"] == _deterministic(evaluation, state)["evaluation"]
+
+
+def test_a_refinement_round_without_a_new_model_query_ends_the_run():
+    """The model's gap queries were all sent before and the deterministic engine has none left:
+    the round does not run (no retrieval of the same records again), the run stops with the
+    reason and the round count of the rounds that searched, and the router ends the graph."""
+    from scholargraph.agents.evaluation import Evaluation
+    from scholargraph.agents.query_generation import NOTHING_NEW, stops_here
+    from scholargraph.graph import next_active
+    from scholargraph.sources.registry import source_names
+    from scholargraph.state import FINISH
+
+    weak = Evaluation(coverage={"q1": 0.9, "q2": 0.1}, verdict="more_evidence")
+    state = {**query_state(), "iteration": 2, "evaluation": weak}
+    log: list[SearchLogEntry] = []
+    while written := _deterministic(query_generation, {**state, "search_log": log})["queries"]:
+        log += [SearchLogEntry(source=q.source, query=q.query, round=1) for q in written]
+    state["search_log"] = log
+    again = QueryPlan(queries=[DraftQuery(source=log[0].source, sub_question_id="q2",
+                                          query=log[0].query)])
+    update, model = _run(query_generation, state, structured_reply(again))
+    assert model.remaining == 0
+    assert update["queries"] == [] and update["iteration"] == 1
+    assert update["stop_reason"] == f"{NOTHING_NEW} (still without evidence: q2)"
+    assert update["model_steps"][-1].calls == 1
+    assert stops_here({**state, **update})
+    assert next_active(None, source_names())({**state, **update}) == FINISH
+    # a round the model gives a new query goes on to the sources as before
+    fresh = QueryPlan(queries=[DraftQuery(source="openalex", sub_question_id="q2",
+                                          query="aspirin adenoma recurrence dose")])
+    update, _ = _run(query_generation, state, structured_reply(fresh))
+    assert [q.query for q in update["queries"]] == ["aspirin adenoma recurrence dose"]
+    assert "stop_reason" not in update
+    assert next_active(None, source_names())({**state, **update}) == "openalex"
+
+
+def test_the_progress_says_each_model_request_before_it_is_sent():
+    """A small model on a CPU takes a minute per request: the run's progress stream says what
+    is being asked before each request, and why it is asked again, not only once it is done."""
+    from typing import TypedDict
+
+    from langgraph.graph import START, StateGraph
+
+    from scholargraph.engines import ModelSession
+
+    class State(TypedDict, total=False):
+        kind: str
+
+    good = Intent(kind="review", domains=["biomedical"], keywords=["aspirin"])
+    model = ScriptedChatModel(responses=[malformed_reply(Intent, {"kind": "not a kind"}),
+                                         structured_reply(good)])
+
+    def node(state: State) -> State:
+        answer, _ = ModelSession(model).ask(Intent, system="s", user="u", step="intent",
+                                            fallback=lambda: pytest.fail("no fallback"),
+                                            max_tokens=256, about="the question's kind")
+        return {"kind": answer.kind}
+
+    builder = StateGraph(State)
+    builder.add_node("intent", node)
+    builder.add_edge(START, "intent")
+    lines = [chunk["progress"] for chunk in builder.compile().stream({}, stream_mode="custom")]
+    first, again = lines
+    assert first == "asking the model about the question's kind (a reply of up to 256 tokens)"
+    assert again.startswith("asking the model again about the question's kind (its last reply "
+                            "was not usable: kind: ")

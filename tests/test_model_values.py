@@ -94,6 +94,42 @@ def test_a_plan_of_two_is_taken_and_unrelated_sub_questions_dropped():
                                "of France?' (it shares no word with the question)"]
 
 
+def test_a_repeated_sub_question_is_dropped_and_leaked_text_kept_out_of_the_plan():
+    """What SmolLM2-135M planned for this question: its second sub-question restates the first
+    (a review listed both as unanswered), its answer shapes carry on into the next turn of a
+    conversation. The plan keeps the distinct sub-questions, each field on one line."""
+    reply = {"sub_questions": [
+        {"text": "What is the current state of machine learning for public health surveillance?",
+         "answer_shape": "NONE },\n{ "},
+        {"text": "The current state of machine learning for public health surveillance.",
+         "answer_shape": "NONE }}\nQuestion: What are some ways to improve it?\nAnswer: {\n  "},
+        {"text": "Which public health data feed the models?\nAnswer: {",
+         "answer_shape": "surveillance data sets, with their size\n}"}]}
+    state = {"cleaned_question": QUESTION, "intent": detect_intent(QUESTION)}
+    update, _ = _run(planning, state, tool_call_reply(PlanReply, reply))
+    assert [(s.id, s.text, s.answer_shape) for s in update["sub_questions"]] == [
+        ("q1", reply["sub_questions"][0]["text"], "direct evidence on the question"),
+        ("q2", "Which public health data feed the models?", "surveillance data sets, with their "
+                                                           "size")]
+    assert update["notes"] == [
+        "planning: dropped the model's sub-question 'The current state of machine learning for "
+        "public health surveillance.' (it asks what q1 asks)"]
+
+
+def test_a_plan_that_asks_one_thing_twice_is_asked_again_then_the_template_is_used():
+    twice = {"sub_questions": [{"text": QUESTION, "answer_shape": "studies"},
+                               {"text": QUESTION.rstrip("?") + ".", "answer_shape": "studies"}]}
+    state = {"cleaned_question": QUESTION, "intent": detect_intent(QUESTION)}
+    update, model = _run(planning, state, tool_call_reply(PlanReply, twice),
+                         tool_call_reply(PlanReply, twice))
+    assert model.remaining == 0
+    assert update["sub_questions"] == planning(state, Runtime(context=ReviewContext()))[
+        "sub_questions"]
+    (note,) = update["notes"]
+    assert ("1 of the sub-questions share a word with the question without repeating another; "
+            "2 are needed") in note
+
+
 @pytest.mark.parametrize(("value", "expected"), [
     ("q2", "q2"), ("2", "q2"), ("Q2", "q2"), (" q 1 ", "q1"), ("q9", None), ("one", None)])
 def test_sub_question_ids_are_read_as_the_plan_numbers_them(value, expected):

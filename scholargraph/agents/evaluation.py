@@ -257,14 +257,46 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
             step="evaluation", max_tokens=max_tokens,
         )
         merged, dropped = judged_coverage(judged, result.coverage)
-        notes += asked + dropped
+        gaps, unrelated = model_gaps(judged.gaps if not asked else [], result.gaps)
+        notes += asked + dropped + unrelated
         result = result.model_copy(update={"coverage": {**result.coverage, **merged},
-                                           "gaps": judged.gaps or result.gaps})
+                                           "gaps": [*result.gaps, *gaps]})
         steps = session.steps
     per_question = context.passages_per_question + 3 * state.get("filter_depth", 0)
     decision, reason = verdict(result, passages, per_question, beside)
     return {"evaluation": result.model_copy(update={"verdict": decision, "reason": reason}),
             "notes": notes, "model_steps": steps}
+
+
+MODEL_GAP = "model: "
+"""What a gap the model named starts with, so a reader can tell it from the measured ones."""
+MAX_GAP_CHARS = 200
+
+
+def model_gaps(gaps: list[str], measured: list[str]) -> tuple[list[str], list[str]]:
+    """The model's gaps that may stand beside the measured ones, marked as the model's
+    (:data:`MODEL_GAP`), and a note for those dropped. Before, the model's gaps replaced the
+    measured ones whenever it wrote any, so a gap naming a retracted cited work or a single
+    source could vanish behind whatever a small model wrote; now the measured gaps always
+    stay. A model gap is kept to its first line (small models carry on into the next turn of
+    a conversation), dropped when longer than :data:`MAX_GAP_CHARS` or already measured."""
+    from scholargraph.agents.planning import one_line_of
+
+    seen = {gap.lower() for gap in measured}
+    kept: list[str] = []
+    dropped = 0
+    for gap in gaps:
+        text = one_line_of(gap)
+        if not text or text.lower() in seen:
+            continue
+        if len(text) > MAX_GAP_CHARS:
+            dropped += 1
+            continue
+        seen.add(text.lower())
+        kept.append(MODEL_GAP + text)
+    notes = [f"evaluation: dropped {counted(dropped, 'gap')} the model named (longer than "
+             f"{MAX_GAP_CHARS} characters)"] if dropped else []
+    return kept, notes
 
 
 def judged_coverage(judged: CoverageJudgement, scored: dict[str, float]

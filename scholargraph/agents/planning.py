@@ -268,29 +268,83 @@ class PlanReply(Record):
         description="2-5 sub-questions covering the question")
 
 
-def plan_problems(reply: PlanReply, question: str, keywords: list[str]) -> list[str]:
-    """Why a model's plan cannot be used as it is: too few or too many sub-questions, or
-    sub-questions that share no word with the question (the same count a user's plan must meet)."""
+MODEL_SHAPE = "evidence that answers it"
+"""What a model's sub-question is said to need when the model wrote no usable answer shape."""
+EMPTY_SHAPES = frozenset({"", "none", "null", "n/a", "na", "-", "?"})
+CONTINUED = re.compile(r"\s*(?:Question|Answer|Sub-?question|Note)\s*:.*$", re.IGNORECASE)
+"""Where a small model carries on past its answer, writing the next turn of a conversation
+("NONE }}\nQuestion: What are some ways to improve ...?\nAnswer: {")."""
+
+
+def one_line_of(text: str) -> str:
+    """A model's field as one line: its first non-empty line, without the conversation it
+    carried on into or the JSON punctuation it leaked (SmolLM2-135M's answer shapes held both)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = CONTINUED.sub("", first)
+    return " ".join(first.strip(" \t{}[]\",'").split())
+
+
+def usable_shape(text: str, first: bool) -> str:
+    """A model's answer shape, or a plain one when it wrote none ('NONE', '', braces)."""
+    shape = one_line_of(text)
+    if shape.lower().rstrip(".") in EMPTY_SHAPES:
+        return DIRECT_SHAPE if first else MODEL_SHAPE
+    return shape
+
+
+def distinct(texts: list[str], question: str, keywords: list[str]
+             ) -> tuple[list[int], list[str]]:
+    """The indices of the sub-questions to keep (related to the question and not repeating an
+    earlier one) and a note for each dropped. A sub-question repeats another when its content
+    words are all among the other's: SmolLM2-135M's plans asked "What is the current state of
+    X?" and then "The current state of X.", and a review listed both as unanswered."""
     asked = set(content_words(" ".join([question, *keywords])))
-    written = [s for s in reply.sub_questions if s.text.strip()]
-    related = [s for s in written if set(content_words(s.text)) & asked]
+    kept: list[int] = []
+    notes: list[str] = []
+    for i, text in enumerate(texts):
+        words = set(content_words(text))
+        if not text:
+            continue
+        if not words & asked:
+            notes.append(f"planning: dropped the model's sub-question {text!r} (it shares no "
+                         "word with the question)")
+            continue
+        same = next((n for n, k in enumerate(kept, 1)
+                     if words <= set(content_words(texts[k]))), None)
+        if same is not None:
+            notes.append(f"planning: dropped the model's sub-question {text!r} (it asks what "
+                         f"q{same} asks)")
+            continue
+        kept.append(i)
+    return kept, notes
+
+
+def plan_problems(reply: PlanReply, question: str, keywords: list[str]) -> list[str]:
+    """Why a model's plan cannot be used as it is: too few or too many sub-questions, or fewer
+    than two that share a word with the question and do not repeat each other (the same count
+    a user's plan must meet)."""
+    written = [one_line_of(s.text) for s in reply.sub_questions]
+    written = [t for t in written if t]
+    kept, _ = distinct(written, question, keywords)
     if not MIN_SUB_QUESTIONS <= len(written) <= MODEL_MAX_SUB_QUESTIONS:
         return [(f"{len(written)} sub-questions where "
                  f"{MIN_SUB_QUESTIONS}-{MODEL_MAX_SUB_QUESTIONS} are needed")]
-    if len(related) < MIN_SUB_QUESTIONS:
-        return [f"only {len(related)} sub-questions share a word with the question"]
+    if len(kept) < MIN_SUB_QUESTIONS:
+        return [f"{len(kept)} of the sub-questions share a word with the question without "
+                f"repeating another; {MIN_SUB_QUESTIONS} are needed"]
     return []
 
 
 def plan_of(reply: PlanReply, question: str, keywords: list[str]) -> tuple[Plan, list[str]]:
-    """The model's plan without the sub-questions unrelated to the question (with a note)."""
-    asked = set(content_words(" ".join([question, *keywords])))
-    written = [s for s in reply.sub_questions if s.text.strip()]
-    kept = [s for s in written if set(content_words(s.text)) & asked]
-    notes = [f"planning: dropped the model's sub-question {s.text!r} (it shares no word with "
-             "the question)" for s in written if s not in kept]
-    return Plan(sub_questions=[SubQuestion(id=f"q{i}", text=s.text, answer_shape=s.answer_shape)
-                               for i, s in enumerate(kept, 1)]), notes
+    """The model's plan, each field on one line, without the sub-questions unrelated to the
+    question or repeating an earlier one (each with a note)."""
+    written = [(one_line_of(s.text), s.answer_shape) for s in reply.sub_questions]
+    written = [(text, shape) for text, shape in written if text]
+    kept, notes = distinct([text for text, _ in written], question, keywords)
+    return Plan(sub_questions=[
+        SubQuestion(id=f"q{n}", text=written[i][0],
+                    answer_shape=usable_shape(written[i][1], first=n == 1))
+        for n, i in enumerate(kept, 1)]), notes
 
 
 def planning(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:

@@ -251,6 +251,9 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
     notes = notes + named_notes
     if not queries:
         queries = fallback()
+        if not queries and round_number > 1:
+            return {"queries": [], "notes": notes, "model_steps": session.steps,
+                    **nothing_new(state, round_number)}
         notes = notes or [("query_generation: the model proposed no new usable query; "
                            "the deterministic engine wrote them")]
         session.steps[-1].answered_by = "fallback"
@@ -265,6 +268,30 @@ def query_generation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dic
                          f"{', '.join(a.name for a in missing)}; the deterministic engine did")
     return {"queries": queries, "notes": notes, "model_steps": session.steps,
             "search_log": unqueried(agents, queries, found, round_number)}
+
+
+NOTHING_NEW = ("nothing left to search: the model wrote no query that was not already sent, "
+               "and every source has been searched with every query the gaps allow")
+"""The stop reason of a refinement round in which neither engine has a new query; the
+deterministic engine's own stop (the supervisor's) says the second half alone."""
+
+
+def nothing_new(state: ReviewState, round_number: int) -> dict:
+    """What ends a refinement round that has nothing to search: the stop reason, naming the
+    sub-questions still without evidence, and the round count put back to the rounds that
+    searched (the graph routes to the end on an empty round, :func:`stops_here`).
+
+    Before, such a round still ran: the retrieval, filter, synthesis and evaluation of the
+    same records again, with more model calls, for a draft that could not change."""
+    weak = ", ".join(gap_ids(state)) or "the sub-questions"
+    return {"iteration": round_number - 1,
+            "stop_reason": f"{NOTHING_NEW} (still without evidence: {weak})"}
+
+
+def stops_here(state: ReviewState) -> bool:
+    """Whether the run ends after query generation: a refinement round with no query to send
+    (:func:`nothing_new` set its stop reason)."""
+    return not state.get("queries") and str(state.get("stop_reason", "")).startswith(NOTHING_NEW)
 
 
 def with_named_queries(queries: list[SourceQuery], agents: list[SourceAgent],

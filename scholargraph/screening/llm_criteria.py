@@ -60,6 +60,19 @@ MAX_ERRORS_SHOWN = 3
 PREFIX = "criteria (model): "
 """What a model exclusion's reason starts with, so a person can tell it from a rule's."""
 
+INCLUDED = PREFIX + "include"
+"""What an included work's screening reason adds when the model judged it and kept it."""
+UNJUDGED = PREFIX + "no verdict, kept"
+"""What it adds when the model was asked and gave no usable verdict (the note says why)."""
+
+
+def model_part(work: Work, verdicts: Mapping[str, str | None]) -> str:
+    """What the model said of an included work, for its screening reason: without it a row
+    kept by the rules read the same whether the model agreed or never judged it."""
+    key = work_key(work)
+    return INCLUDED if key in verdicts and verdicts[key] is None else UNJUDGED
+
+
 SYSTEM = """You screen records for a systematic review. For each numbered record, decide from its
 title and abstract whether it meets the review's eligibility criteria. Answer "exclude" only when
 the record clearly fails an inclusion criterion or clearly meets an exclusion criterion; when you
@@ -166,7 +179,9 @@ class CriteriaJudge:
         calls_before = sum(step.calls for step in self.steps)
         for start in range(0, len(ask), self.batch_size):
             batch = ask[start:start + self.batch_size]
-            answered, error = self._judge_batch([works[i] for i in batch])
+            about = (f"records {start + 1}-{start + len(batch)} of {len(ask)} against the "
+                     "criteria")
+            answered, error = self._judge_batch([works[i] for i in batch], about)
             if error is not None:
                 unused[error] += len(batch)
                 continue
@@ -182,7 +197,8 @@ class CriteriaJudge:
                                  sum(step.calls for step in self.steps) - calls_before)
         return reasons
 
-    def _judge_batch(self, works: list[Work]) -> tuple[dict[int, str | None], str | None]:
+    def _judge_batch(self, works: list[Work], about: str = ""
+                     ) -> tuple[dict[int, str | None], str | None]:
         """The model's verdicts on a batch by record number (an exclusion's reason, or None
         for include), or the reason no verdict of this batch can be trusted."""
         criteria = trim_to_tokens(self.criteria.text, CRITERIA_TOKENS)
@@ -194,7 +210,8 @@ class CriteriaJudge:
         user = "\n\n".join([header, *(record_block(n, w, each) for n, w in enumerate(works, 1))])
         reply, failed = self.session.ask(
             CriteriaVerdicts, system=SYSTEM, user=user, fallback=CriteriaVerdicts, step=STEP,
-            max_tokens=max_tokens, check=lambda answer: reply_problems(answer, len(works)))
+            max_tokens=max_tokens, check=lambda answer: reply_problems(answer, len(works)),
+            about=about)
         if failed:
             return {}, _why(failed[0])
         return {v.record: (PREFIX + one_line(v.reason) if v.verdict == "exclude" else None)

@@ -11,7 +11,7 @@ Ollama, vLLM...) and keeps every exchange: the request body, the status and the 
         ...
     server.requests    # what the engine sent (max_tokens, response_format, tools...)
 
-``GET /v1/models`` answers with the recorded model list, or a minimal one.
+``GET /v1/models`` answers with the recorded model list, or an empty one.
 """
 
 from __future__ import annotations
@@ -122,7 +122,9 @@ class ChatReplayServer(Loopback):
         if method == "GET" and path.endswith("/models"):
             if self.models is not None:
                 return self.models.status, self.models.response
-            return 200, {"object": "list", "data": [{"id": "replay", "object": "model"}]}
+            # no list recorded: list none, so the engine's check that the server serves the
+            # model asked for (engines.check_served) has nothing to hold against the recording
+            return 200, {"object": "list", "data": []}
         if method != "POST" or not path.endswith("/chat/completions"):
             return 404, {"error": {"message": f"no route {method} {path}"}}
         with self.lock:
