@@ -501,6 +501,25 @@ def test_only_the_most_direct_study_is_read_as_restating_the_claim():
                                                             second.id: "neither"}
 
 
+def test_a_materials_project_entry_is_no_study_weighed_for_a_claim():
+    """A database entry's computed values are reported in the evidence table; the balance of
+    studies neither counts it nor quotes it as a finding."""
+    from scholargraph.agents.synthesis import with_stances
+    from scholargraph.records import Material
+
+    claim = "LiFePO4 has a band gap above 3 eV."
+    entry = Material(material_id="mp-19017", formula="LiFePO4", band_gap_ev=3.7).as_work()
+    study = _work("study")
+    ranked = [_candidate(entry, entry.abstract or "", frozenset({"result"}), 0.9),
+              _candidate(study, "The band gap of LiFePO4 increased to 3.8 eV after doping.",
+                         frozenset({"result"}), 0.8)]
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {claim}",
+                         answer_shape="studies testing it")
+    draft = with_stances(Draft(summary="", findings=[]), claim, itself, ranked, [entry, study])
+    assert [s.work_id for s in draft.stances] == [study.id]
+    assert all(entry.id not in pid for f in draft.findings for pid in f.passage_ids)
+
+
 def test_the_most_direct_study_restates_the_claim_from_any_sentence_that_may_state_a_result():
     """The most direct study's three most relevant result sentences read neither way, and a
     sentence further down (of no marked kind) restates the claim: the study supports it, quoted

@@ -173,3 +173,19 @@ def test_a_claims_sub_questions_answered_by_its_results_send_no_run_back():
     assert verdict(unanswered, PASSAGES, per_question=6,
                    answered_by_results=frozenset({"q2"})) == (
         "more_evidence", "sub-questions q1 lack evidence: search again")
+
+
+def test_a_database_entry_quoted_under_a_claim_answers_none_of_its_other_sub_questions():
+    """A claim whose one quoted work is a Materials Project entry has no study quoted for its
+    result: its values and methods sub-questions still lack evidence and send the run back."""
+    from scholargraph.agents.schemas import Finding
+    from scholargraph.deterministic.extractive import quoted_for_results
+
+    entry = Finding(sub_question_id="q1", text="The Materials Project reports a band gap.",
+                    passage_ids=["title:entry#abstract:0-40"])
+    study = Finding(sub_question_id="q1", text="Aspirin reduced stroke risk.",
+                    passage_ids=["doi:10.1/old#abstract:0-28"])
+    assert quoted_for_results(SUBS, [entry], SUBS[0], frozenset({"title:entry"})) == []
+    assert quoted_for_results(SUBS, [entry, study], SUBS[0],
+                              frozenset({"title:entry"})) == [SUBS[1]]
+    assert quoted_for_results(SUBS, [entry], SUBS[0]) == [SUBS[1]]

@@ -29,7 +29,7 @@ from scholargraph.deterministic.credibility import (
     standing_unknown,
     weak_only,
 )
-from scholargraph.deterministic.extractive import quoted_for_results
+from scholargraph.deterministic.extractive import database_entries, quoted_for_results
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import (
     DirectEvidence,
@@ -238,7 +238,8 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     embedder = run_embedder(context.run_settings, notes) if draft.findings else None
     question = state.get("cleaned_question") or state.get("question", "")
     claim_sub = question_itself(subs, question) if is_claim(question) else None
-    beside = frozenset(sub.id for sub in quoted_for_results(subs, draft.findings, claim_sub))
+    beside = frozenset(sub.id for sub in quoted_for_results(subs, draft.findings, claim_sub,
+                                                            database_entries(papers)))
     result = score(subs, draft, passages, papers, state.get("active_sources", []),
                    date.today().year, embedder, beside)
     session = session_for(context, state)

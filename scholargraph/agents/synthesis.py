@@ -40,6 +40,7 @@ from scholargraph.deterministic.extractive import (
     Candidate,
     claim_candidates,
     contradictions,
+    database_entries,
     extractive_draft,
     quoted_for_results,
     rank_candidates,
@@ -385,15 +386,18 @@ def with_stances(draft: Draft, claim: str, itself: SubQuestion, ranked: list[Can
     protocol, a talk stating no result) is given no reading:
     a claim's review sets it aside before ranking, but a yes/no question's keeps its topic's
     works, and its balance counted a commentary the review's own gaps named as one among "the
-    13 included studies" that "neither support nor contradict" the claim."""
+    13 included studies" that "neither support nor contradict" the claim. A Materials Project
+    entry (``Work.kind`` 'material') is a database's computed values, reported with their units
+    in the evidence table, not a study: a claim about a material called its one entry "the one
+    included study", which "neither supports nor contradicts" the claim."""
     quoted = {pid.split("#")[0] for f in draft.findings for pid in f.passage_ids}
     weigh = SupportDecision.of(claim, embedder)
     stances, added = [], []
     unread = [work for work in papers if title_only(work) and not reports_no_study(work)]
     unread_ids = {work.id for work in unread}
     for work in papers:
-        if work.id in unread_ids or reports_no_study(work):  # none read, or no study to weigh
-            continue
+        if work.id in unread_ids or reports_no_study(work) or work.kind == "material":
+            continue  # none read, or no study to weigh
         direct = bool(ranked) and work.id == ranked[0].work_id
         read = study_reading(claim, work, ranked, direct)
         if read.chosen is None:  # it states no result on the claim's subject: it reads neither way
@@ -568,7 +572,8 @@ INDIRECT_NOTE = " (the findings quoted under it answer it only indirectly)"
 
 
 def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding],
-                            claim_sub: SubQuestion | None = None) -> str:
+                            claim_sub: SubQuestion | None = None,
+                            entries: frozenset[str] = frozenset()) -> str:
     """The summary's line on the sub-questions no finding answers directly. One whose section
     still quotes findings (sentences that name too few of its terms, or are far from it in
     meaning) says so, or a reader who finds "No direct evidence was found for" a section
@@ -579,7 +584,7 @@ def no_direct_evidence_line(missing: list[SubQuestion], findings: list[Finding],
     the recorded corpus every claim's review said "No direct evidence was found for: What
     methods and data have been used to study whether ..." of studies that each state theirs."""
     quoted = {f.sub_question_id for f in findings if f.kind == "finding"}
-    beside = quoted_for_results(missing, findings, claim_sub)
+    beside = quoted_for_results(missing, findings, claim_sub, entries)
     named = [f"\u201c{sub.text}\u201d{INDIRECT_NOTE if sub.id in quoted else ''}"
              for sub in missing if sub not in beside]
     lines = ["No direct evidence was found for: " + "; ".join(named) + "."] if named else []
@@ -620,7 +625,8 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     if unstated:
         parts.append(unstated)
     if missing := [sub for sub in subs if not direct.get(sub.id)]:
-        parts.append(no_direct_evidence_line(missing, draft.findings, claim_sub))
+        parts.append(no_direct_evidence_line(missing, draft.findings, claim_sub,
+                                             database_entries(papers)))
     against = sum(f.bearing == "opposes" for f in draft.findings)
     if against:
         parts.append(f"{_count(against, 'finding')} {'reports' if against == 1 else 'report'} "

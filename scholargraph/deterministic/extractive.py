@@ -1513,7 +1513,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         findings = in_review_order(subs, findings + uncited.findings, years)
     cited = {work for finding in findings for work in _works(finding)}
     findings += compared + source_limitations(ranked, used, cited)
-    gaps = evidence_gaps(subs, findings, len(papers), claim_sub) + unquoted
+    gaps = evidence_gaps(subs, findings, len(papers), claim_sub,
+                         database_entries(papers)) + unquoted
     if claim_sub is None:
         gaps += opinion_gap([work for work in papers if work.id in opinions],
                             [work for work in papers if work.id in protocols - opinions])
@@ -1609,31 +1610,44 @@ methods and data have been used ..." said so of a review whose studies each stat
 methods."""
 
 
+def database_entries(papers: list[Work]) -> frozenset[str]:
+    """The ids of the included works that are database entries (Materials Project), not
+    studies: their values answer no claim's methods or limitations."""
+    return frozenset(work.id for work in papers if work.kind == "material")
+
+
 def quoted_for_results(subs: list[SubQuestion], findings: list[Finding],
-                       claim_sub: SubQuestion | None) -> list[SubQuestion]:
+                       claim_sub: SubQuestion | None,
+                       entries: frozenset[str] = frozenset()) -> list[SubQuestion]:
     """A claim's other sub-questions (methods, limitations) that quote no finding because the
     claim's studies are quoted for their results (``claim_sub``, the sub-question asking the
     claim, quotes a finding): they are answered by those studies, not left without evidence.
     The summary, the gaps and the evaluator's verdict read them alike; the evaluator sent a
     claim's review back to search again for its methods' sub-question although each of its
     studies stated its own (over the recorded corpus, "Machine learning improves disease
-    surveillance in public health." ran a second round to no effect)."""
-    if claim_sub is None or not any(f.sub_question_id == claim_sub.id and f.kind == "finding"
-                                    for f in findings):
+    surveillance in public health." ran a second round to no effect). A finding quoting only
+    database entries (``entries``, :func:`database_entries`) quotes no study: "TiO2 has a band
+    gap above 3 eV." said its studies were quoted for their results beside "No included study
+    tests the claim", its one work being the Materials Project's entry."""
+    if claim_sub is None or not any(
+            f.sub_question_id == claim_sub.id and f.kind == "finding"
+            and any(pid.split("#")[0] not in entries for pid in f.passage_ids)
+            for f in findings):
         return []
     quoted = {f.sub_question_id for f in findings if f.kind == "finding"}
     return [sub for sub in subs if sub.id != claim_sub.id and sub.id not in quoted]
 
 
 def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: int,
-                  claim_sub: SubQuestion | None = None) -> list[str]:
+                  claim_sub: SubQuestion | None = None,
+                  entries: frozenset[str] = frozenset()) -> list[str]:
     """Sub-questions no finding answers, and those only one work speaks to; when only one
     work was included, that is said once, not once per sub-question. For a claim
     (``claim_sub``, the sub-question asking it) whose studies are quoted for their result, its
     other sub-questions left without a finding are named as such (``QUOTED_FOR_RESULTS``,
     :func:`quoted_for_results`)."""
     gaps = []
-    beside = {sub.id for sub in quoted_for_results(subs, findings, claim_sub)}
+    beside = {sub.id for sub in quoted_for_results(subs, findings, claim_sub, entries)}
     if n_papers == 1:
         gaps.append("The review rests on one work: no other study confirms or qualifies what "
                     "it reports.")
