@@ -115,6 +115,19 @@ def test_a_file_name_is_told_from_criteria_by_one_rule(tmp_path, monkeypatch):
     assert read_criteria("eligibility").wanted_designs == ["randomised trial"]
 
 
+def test_an_opinion_piece_is_read_as_an_editorial_where_it_says_so():
+    assert record_designs("Opinion: the limits of machine learning in surveillance",
+                          "We argue that models need human review.") == ["editorial"]
+    assert record_designs("Machine learning and outbreaks",
+                          "This opinion piece argues that models need review.") == ["editorial"]
+    assert record_designs("Perspective of nurses on telehealth: a qualitative study",
+                          "We interviewed 20 nurses.") == []
+    assert read_criteria("Exclusion criteria: editorials and opinion pieces.").excluded_designs \
+        == ["editorial"]
+    assert read_criteria("Inclusion criteria: studies of patients' opinions of telehealth."
+                         ).wanted_designs == []
+
+
 def test_designs_are_read_from_the_record():
     assert record_designs("Wilson disease in pregnancy",
                           "We report a case of a pregnant woman with Wilson disease.") == [

@@ -561,13 +561,15 @@ CRITERIA_DESIGNS: dict[Design, re.Pattern[str]] = {
     "review": re.compile(r"\breviews\b|review articles?|systematic reviews?|meta-analys[ie]s",
                          re.I),
     "protocol": re.compile(r"\bprotocols?\b", re.I),
-    "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)", re.I),
+    "editorial": re.compile(r"editorials?|\bletters\b|commentar(?:y|ies)|"
+                            r"\bopinion (?:pieces?|articles?|papers?)\b", re.I),
     "conference abstract": re.compile(r"\b(?:conference|congress|meeting) (?:abstracts?|talks?|"
                                       r"presentations?|posters?)|\btalks\b|\bposters\b", re.I),
     "book chapter": re.compile(r"\bbooks?\b|\bchapters\b", re.I),
 }
 """How criteria name a design (plural or generic forms: "reviews", "animal studies"); "non-rodent
-species" names no animal design, "non-human animals" does."""
+species" names no animal design, "non-human animals" does. "Opinion pieces" are editorials;
+"patients' opinions" name no design."""
 
 
 def read_criteria(path_or_text: str | Path) -> Criteria:
@@ -739,18 +741,22 @@ RECORD_DESIGNS: dict[Design, re.Pattern[str]] = {
                            r"\b(?:rationale and )?design of (?:a|an|the) (?:[\w-]+ ){0,5}?"
                            r"(?:study|trial)\b", re.I),
     "editorial": re.compile(r"^(?:editorial|commentary|letter|reply|erratum|corrigendum)\b|"
+                            r"^(?:opinion|viewpoint|perspective)\s*:|"
                             r"\bletter to the editor\b", re.I),
     "conference abstract": re.compile(r"^(?:keynote|invited talk|poster)\b", re.I),
 }
 """How a record shows its design. Reviews, protocols and editorials are read from the title
 only (an abstract that mentions a review is not one); the rest from title and abstract. A title
+labelled "Opinion:", "Viewpoint:" or "Perspective:" is an opinion piece, read as an editorial
+(a review whose criteria excluded "editorials, commentaries and opinion pieces" kept "Opinion:
+the limits of ..."); "Perspective of nurses on telehealth" carries no label. A title
 ending in its kind ("...: An Exploratory Protocol") is a protocol, and so is one giving the
 "design of a randomised controlled pilot study": a trial described before it has results."""
 _TITLE_ONLY_DESIGNS: frozenset[Design] = frozenset({"review", "protocol", "editorial",
                                                     "conference abstract"})
 SELF_DESCRIBED: dict[Design, re.Pattern[str]] = {
-    "editorial": re.compile(r"\b(?:this|the present|our) (?:commentary|editorial|viewpoint)\b",
-                            re.I),
+    "editorial": re.compile(r"\b(?:this|the present|our) (?:commentary|editorial|viewpoint|"
+                            r"opinion (?:piece|article|paper))\b", re.I),
     "protocol": re.compile(r"\b(?:this|the present|our) (?:study |trial |review )?protocol "
                            r"(?:describes|outlines|reports|details|presents)\b", re.I),
     "conference abstract": re.compile(r"\b(?:in )?this (?:talk|keynote|poster)\b", re.I),
