@@ -257,9 +257,9 @@ def test_unsupported_sentences_are_removed_and_counted():
     (kept,) = checked.findings
     assert kept.text.startswith("Daily aspirin cut the risk") and "Alzheimer" not in kept.text
     assert checked.unsupported_removed == 2
-    assert notes == [("synthesis: removed 1 model-written findings without support in the "
+    assert notes == [("synthesis: removed 1 model-written finding without support in the "
                       "passages they cite"),
-                     "synthesis: removed 1 unsupported sentences from model-written findings"]
+                     "synthesis: removed 1 unsupported sentence from model-written findings"]
     assert_verbatim(kept, by_id)
     assert 0 < kept.support <= 1
 
@@ -378,9 +378,9 @@ def test_the_llm_engine_reports_what_its_check_removed(with_model, deterministic
     written = [f for f in report.findings if f.kind == "finding"]
     assert report.engine.model == "ScriptedChatModel" and len(written) == len(quoted)
     assert not any("settles the question" in f.text for f in written)
-    assert f"synthesis: removed {len(quoted)} unsupported sentences from model-written " \
-           "findings" in report.notes
-    assert "synthesis: removed 1 model-written findings without support in the passages " \
+    sentences = f"{len(quoted)} unsupported sentence{'' if len(quoted) == 1 else 's'}"
+    assert f"synthesis: removed {sentences} from model-written findings" in report.notes
+    assert "synthesis: removed 1 model-written finding without support in the passages " \
            "they cite" in report.notes
 
 

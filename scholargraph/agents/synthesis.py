@@ -121,11 +121,11 @@ def check_draft(draft: Draft, passages: list[Passage],
             "citations": [], "quotes": quotes, "support": min(c.score for _, c in good)}))
     notes = []
     if dropped_findings:
-        notes.append(f"synthesis: removed {dropped_findings} model-written findings without "
-                     f"support in the passages they cite")
+        notes.append(f"synthesis: removed {counted(dropped_findings, 'model-written finding')} "
+                     "without support in the passages they cite")
     if dropped_sentences:
-        notes.append(f"synthesis: removed {dropped_sentences} unsupported sentences from "
-                     f"model-written findings")
+        notes.append(f"synthesis: removed {counted(dropped_sentences, 'unsupported sentence')} "
+                     "from model-written findings")
     removed = sum(len(split_sentences(f.text)) for f in draft.findings) - sum(
         len(split_sentences(f.text)) for f in kept)
     return draft.model_copy(update={"findings": kept, "unsupported_removed": removed}), notes
