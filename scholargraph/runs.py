@@ -262,8 +262,8 @@ def effective_options(options: ReviewOptions) -> dict[str, Any]:
                   model_context=options.model_context_size())
     if options.chat_model is not None and not options.model:
         values["model"] = None  # a model object given from Python: the engine section names it
-    if options.criteria and Path(options.criteria).expanduser().is_file():
-        values["criteria"] = read_criteria(options.criteria).text  # the colleague has no file
+    if options.criteria:  # a file's text (the colleague has no file), or the text as given
+        values["criteria"] = read_criteria(options.criteria).text
     return values
 
 

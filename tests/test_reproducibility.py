@@ -168,3 +168,12 @@ def test_criteria_given_as_a_file_are_recorded_as_their_text(tmp_path: Path) -> 
     assert words[words.index("--criteria") + 1] == values["criteria"]
     assert effective_options(ReviewOptions(criteria="cohort studies only"))["criteria"] == (
         "cohort studies only")
+
+
+def test_criteria_given_as_one_long_line_of_text_are_recorded_as_they_are() -> None:
+    """Text longer than a file name can be was taken for a path and crashed the record
+    (``Path.is_file`` raises 'File name too long'); criteria are told from a file's name by
+    :func:`~scholargraph.screening.relevance.read_criteria`'s own rule."""
+    text = "Include randomised trials of aspirin in adults over 60 " * 6
+    values = effective_options(ReviewOptions(criteria=text))
+    assert values["criteria"] == text.strip()
