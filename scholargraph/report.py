@@ -310,6 +310,17 @@ class Report(Record):
             return "Each included study is quoted for its result on the claim, not again here."
         return NO_PASSAGE
 
+    def listed_gaps(self) -> list[str]:
+        """The gaps the review lists under "Gaps and limitations": the synthesis's and the
+        evaluator's, once each, without the claim's sub-questions answered by its studies'
+        results (:data:`QUOTED_FOR_RESULTS`). Those are no gap, and the summary and each such
+        sub-question's section already say so: a claim's review over the recorded corpus
+        printed "Each included study is quoted for its result on the claim, not again for:
+        ..." four times, twice as gaps. review.json keeps them in ``gaps``, where
+        :meth:`unanswered_note` reads them."""
+        return [gap for gap in dict.fromkeys([*self.gaps, *self.evaluation.gaps])
+                if not gap.startswith(f"{QUOTED_FOR_RESULTS}: ")]
+
     def weakness_note(self, finding: Finding) -> str:
         """What the review can say of a finding's sources' standing: "" when one of them is
         strong enough, "peer review unknown" when every work it cites is a scholarly record

@@ -459,6 +459,15 @@ def test_the_broad_claim_includes_every_recorded_work_that_tests_it():
     # claim: no second round is run to search for them (it ran, and found nothing new)
     assert report.iterations == 1 and report.evaluation.verdict == "accept"
     assert report.stop_reason.startswith("accepted: the claim is covered by cited findings")
+    # which the review says in its summary and under each such sub-question, never as a gap
+    # (it was listed twice more under "Gaps and limitations")
+    from scholargraph.exports.markdown import render
+    markdown = render(report)
+    gaps_section = markdown.split("## Gaps and limitations")[1].split("\n## ")[0]
+    assert "not again for" not in gaps_section
+    assert gaps_section.count("\n- ") >= 3
+    assert markdown.count("not again for") == 1
+    assert markdown.count("not again here") == 2
 
 
 def test_a_record_known_by_its_title_alone_is_kept_by_its_title_not_ranked(tmp_path):

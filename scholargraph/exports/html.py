@@ -189,8 +189,7 @@ def _compared(report: Report, citer: _Citer) -> str:
 
 
 def _gaps(report: Report, citer: _Citer) -> str:
-    items = [f"<li>{escape(gap)}</li>" for gap in dict.fromkeys(
-        [*report.gaps, *report.evaluation.gaps])]
+    items = [f"<li>{escape(gap)}</li>" for gap in report.listed_gaps()]
     items += [citer.finding_item(f) for f in report.findings if f.kind == "limitation"]
     items += [f"<li>{escape(limitation)}</li>" for limitation in report.limitations]
     return _list(items)

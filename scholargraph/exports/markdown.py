@@ -153,8 +153,7 @@ def _side_by_side(report: Report, finding: Finding) -> list[str]:
 
 
 def _gaps_section(report: Report) -> list[str]:
-    gaps = list(dict.fromkeys([*report.gaps, *report.evaluation.gaps]))
-    lines = [f"- {escape_block(gap)}" for gap in gaps]
+    lines = [f"- {escape_block(gap)}" for gap in report.listed_gaps()]
     lines += [_finding_line(f, report) for f in report.findings
               if f.kind == "limitation"]
     lines += [f"- {escape_block(limitation)}" for limitation in report.limitations]
