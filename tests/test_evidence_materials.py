@@ -95,9 +95,26 @@ def test_computed_values_stand_beside_measured_ones_in_the_summary() -> None:
     assert "underestimates band gaps" in computed.caveat
     assert (measured.subject, measured.value, measured.method) == ("Si", "1.12", "measured")
     assert summary.startswith("Computed and measured values side by side: band gap of Si: "
-                              "0.61 eV computed (Materials Project), 1.12 eV measured.")
+                              "0.61 eV computed (Materials Project mp-149), 1.12 eV measured.")
     assert "GGA/GGA+U (PBE) as the Materials Project computes it" in summary
     assert "no paper" not in summary.lower()
+
+
+def test_each_entry_of_a_formula_is_named_by_its_id_in_the_summary() -> None:
+    """Two polymorphs share a formula: the summary names the entry each computed value is
+    from, never one entry's value as the formula's own."""
+    question = "What is the band gap of anatase and rutile TiO2?"
+    anatase = Material(material_id="mp-390", formula="TiO2", band_gap_ev=2.06,
+                       space_group="I4_1/amd")
+    rutile = Material(material_id="mp-2657", formula="TiO2", band_gap_ev=1.78,
+                      space_group="P4_2/mnm")
+    intent = detect_intent(question, this_year=2026)
+    rows, _ = evidence_table(question, intent, [], [anatase.as_work(), rutile.as_work()],
+                             [anatase, rutile], None)
+
+    assert values_summary(rows).startswith(
+        "Values: band gap of TiO2: 2.06 eV computed (Materials Project mp-390), 1.78 eV "
+        "computed (Materials Project mp-2657).")
 
 
 def test_a_value_an_entry_leaves_out_is_said_not_passed_over() -> None:

@@ -479,17 +479,24 @@ MAX_SUMMARY_VALUES = 8
 
 def values_summary(rows: list[EvidenceRow]) -> str:
     """The materials values side by side for the summary: per property and material, the
-    Materials Project's computed value beside what papers measured or computed ("band gap of
-    Si: 0.61 eV computed (Materials Project), 1.12 eV measured"), then how the Materials
-    Project computes and what to keep in mind; "" without material values."""
+    Materials Project's computed value, named by its entry, beside what papers measured or
+    computed ("band gap of Si: 0.61 eV computed (Materials Project mp-149), 1.12 eV
+    measured"), then how the Materials Project computes and what to keep in mind; "" without
+    material values.
+
+    The entry is named because a formula can have several (its polymorphs): "band gap of
+    anatase and rutile TiO2" read "band gap of TiO2: 2.06 eV computed (Materials Project)",
+    the gap of the anatase entry (mp-390) given as TiO2's own beside a rutile entry (mp-2657)
+    that states none."""
     kept = [r for r in rows if r.measure.split(" (")[0] in MATERIAL_PROPERTIES]
     if not kept:
         return ""
     groups: dict[tuple[str, str], list[str]] = {}
     for row in kept:
-        how = "computed (Materials Project)" if row.caveat else (row.method or "method not "
-                                                                 "stated")
-        key = (row.measure.split(" (")[0], row.subject.split(" (")[0])
+        formula, _, entry = row.subject.partition(" (")
+        source = " ".join(["Materials Project", entry.rstrip(")")]).strip()
+        how = f"computed ({source})" if row.caveat else (row.method or "method not stated")
+        key = (row.measure.split(" (")[0], formula)
         groups.setdefault(key, []).append(f"{row.value} {row.unit} {how}")
     both = any(any("Materials Project" in v for v in values) and
                any("Materials Project" not in v for v in values) for values in groups.values())
