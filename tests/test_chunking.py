@@ -90,3 +90,18 @@ def test_a_caption_is_a_passage_apart_from_the_paragraphs_around_it() -> None:
     assert [p.kind for p in passages] == kinds
     assert passages[1].text == caption.strip()
     assert all(p.text == text[p.start:p.end] and p.page == 3 for p in passages)
+
+
+def test_a_stop_after_an_acronym_with_no_space_ends_a_sentence() -> None:
+    """An export that joined a structured abstract's parts leaves "...follow-up MRI.No
+    significant ...": two sentences, the result apart from the method. An initial ("E.Coli",
+    "group B.Modern") still reads as part of a name."""
+    text = ("Repair tissue was scored by follow-up MRI.No significant differences were seen "
+            "between the groups.Knee function improved in both arms of the ADHD.We stopped.")
+    assert [text[start:end] for start, end in split_sentences(text)] == [
+        "Repair tissue was scored by follow-up MRI.",
+        "No significant differences were seen between the groups.",
+        "Knee function improved in both arms of the ADHD.",
+        "We stopped."]
+    initial = "Growth of E.Coli was slowed in group B.Modern methods helped."
+    assert [initial[start:end] for start, end in split_sentences(initial)] == [initial]
