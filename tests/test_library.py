@@ -244,3 +244,17 @@ def test_bibtex_values_with_and_without_latex(tmp_path: Path) -> None:
     assert work.title == " ".join(LatexNodes2Text().latex_to_text(plain).split())
     assert work.title == "Zinc therapy in Wilson disease: a cohort of 41 patients (2001 to 2019)"
     assert work.abstract == "Café & copper, 1990–2000"
+
+
+def test_bibtex_text_symbols_keep_a_results_bounds(tmp_path: Path) -> None:
+    """Zotero exports "<" and ">" in a BibTeX abstract as {\\textless} and {\\textgreater};
+    the converter alone dropped them, and "P < 0.001" was read "P 0.001", the bound lost from
+    the sentence a finding quotes."""
+    path = tmp_path / "zotero.bib"
+    path.write_text("@article{a,\n  title = {Knee pain {\\textgreater}6 months},\n"
+                    "  abstract = {Pain fell (P {\\textless} 0.001) in both arms "
+                    "{\\textbar} 40{\\%} of patients; dose {\\textperiodcentered} day.},\n}\n")
+    work, = load_library(path)
+    assert work.title == "Knee pain >6 months"
+    assert work.abstract == ("Pain fell (P < 0.001) in both arms | 40% of patients; "
+                             "dose \u00b7 day.")

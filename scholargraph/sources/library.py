@@ -66,7 +66,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from lxml import etree
 from pydantic import ValidationError
@@ -92,6 +92,9 @@ from scholargraph.sources.reference_files import (
     xml_kind,
     year_in,
 )
+
+if TYPE_CHECKING:
+    from pylatexenc.latex2text import LatexNodes2Text
 
 log = logging.getLogger(__name__)
 
@@ -672,9 +675,34 @@ def _latex_text(value: str | None) -> str | None:
         return None
     if not _LATEX_MARKUP.search(value):
         return " ".join(value.split())
-    from pylatexenc.latex2text import LatexNodes2Text
+    return re.sub(r"\s+", " ", _latex_converter().latex_to_text(value)).strip()
 
-    return re.sub(r"\s+", " ", LatexNodes2Text().latex_to_text(value)).strip()
+
+TEXT_SYMBOLS: dict[str, str] = {
+    "textless": "<", "textgreater": ">", "textbar": "|", "textminus": "\u2212",
+    "textquotedbl": '"', "textunderscore": "_", "textbraceleft": "{", "textbraceright": "}",
+    "textperiodcentered": "\u00b7",
+}
+"""Text-mode symbol macros BibTeX exports write that pylatexenc 2.x does not know, or knows
+wrongly: without them it drops the macro, and Zotero's "P {\\textless} 0.001" was read "P
+0.001", a result's bound lost from the sentence a finding quotes ("textperiodcentered" it
+reads as a dot above, "\u02d9")."""
+
+
+@lru_cache(maxsize=1)
+def _latex_converter() -> LatexNodes2Text:
+    """pylatexenc's LaTeX-to-text converter, knowing :data:`TEXT_SYMBOLS` as well (imported
+    here: a library without LaTeX in it never needs it)."""
+    from pylatexenc.latex2text import (
+        LatexNodes2Text,
+        MacroTextSpec,
+        get_default_latex_context_db,
+    )
+
+    context = get_default_latex_context_db()
+    context.add_context_category("bibtex-text-symbols", prepend=True, macros=[
+        MacroTextSpec(name, symbol) for name, symbol in TEXT_SYMBOLS.items()])
+    return LatexNodes2Text(latex_context=context)
 
 
 _LATEX_MARKUP = re.compile(r"[\\{}$~%^_&#]|--|``|''|<<|>>|!`|\?`")
