@@ -53,8 +53,8 @@ def model_line(step: Any) -> str:
 
 
 def _describe(node: str, update: dict[str, Any]) -> str | None:
-    if PROGRESS in update:
-        return f"{node}: {update[PROGRESS]}"
+    if PROGRESS in update:  # a graph node's name as its own summary line writes it
+        return f"{node.replace('_', ' ')}: {update[PROGRESS]}"
     if node == "intent" and "intent" in update:
         return (f"intent: {update['intent'].kind}; sources: "
                 f"{', '.join(update.get('active_sources', [])) or 'none'}")

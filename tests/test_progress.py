@@ -47,11 +47,14 @@ def test_retrieval_says_what_it_is_doing_before_its_summary(replay):
     from scholargraph import review
 
     lines: list[str] = []
+    filtering: list[str] = []
 
     def watch(node: str, update: dict) -> None:
         line = describe_update(node, update)
         if line and line.startswith("retrieval"):
             lines.append(line)
+        elif line and line.startswith("rag filter"):
+            filtering.append(line)
 
     review("machine learning for public health surveillance", sources=["arxiv", "openalex"],
            max_iterations=1, full_text=2, on_progress=watch)
@@ -62,3 +65,7 @@ def test_retrieval_says_what_it_is_doing_before_its_summary(replay):
     assert lines[3].startswith("retrieval: reading up to 2 full texts of the ")
     assert lines[4].startswith("retrieval: ") and " included" in lines[4]
     assert len(lines) == 5
+    # so is the ranking of the included works' passages, which embeds them
+    assert filtering[0].startswith("rag filter: ranking the passages of ")
+    assert filtering[0].endswith(" for 3 sub-questions (embedding those not embedded before)")
+    assert filtering[1].startswith("rag filter: ") and filtering[1].endswith(" passages")

@@ -33,9 +33,11 @@ from scholargraph.deterministic.credibility import credibility_of
 from scholargraph.deterministic.extractive import summary_passages, with_summaries
 from scholargraph.deterministic.questions import is_claim
 from scholargraph.deterministic.relevance import question_itself
+from scholargraph.progress import say
 from scholargraph.rag import select_passages
 from scholargraph.records import Passage, Work
 from scholargraph.state import ReviewState
+from scholargraph.wording import counted
 
 WIDEN_PER_ROUND = 3
 CREDIBILITY_PRIOR = 0.2
@@ -84,10 +86,18 @@ def with_every_study(passages: list[Passage], subs: list[SubQuestion], question:
     return [*passages, *added]
 
 
+NODE = "rag_filter"
+
+
 def rag_filter(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     per_question = context.passages_per_question + WIDEN_PER_ROUND * state.get("filter_depth", 0)
     papers = state.get("papers", [])
+    # embedding the passages of a large library's included works takes minutes (577 works of
+    # a 1,173-record library: 148 s without a line)
+    say(NODE, f"ranking the passages of {counted(len(papers), 'included work')} for "
+              f"{counted(len(state['sub_questions']), 'sub-question')} (embedding those not "
+              "embedded before)")
     selected, warnings = select_passages(state["sub_questions"], papers,
                                          per_question=2 * per_question,
                                          settings=context.run_settings)
