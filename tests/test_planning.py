@@ -188,6 +188,13 @@ def test_comparisons_name_both_sides_without_template_words():
      "whether metformin is better than sulfonylureas for type 2 diabetes"),
     ("Is there evidence for homeopathy?", "whether there is evidence for homeopathy"),
     ("What is the band gap of TiO2?", None),
+    # "have" after does/do/did starts the predicate, inflected as the auxiliary was
+    ("Does the source of stem cells have an effect on knee osteoarthritis?",
+     "whether the source of stem cells has an effect on knee osteoarthritis"),
+    ("Did the lockdown have any effect on air quality?",
+     "whether the lockdown had any effect on air quality"),
+    ("Do probiotics have a role in preventing eczema?",
+     "whether probiotics have a role in preventing eczema"),
 ])
 def test_questions_become_clauses(question, clause):
     assert statement(question) == clause

@@ -309,18 +309,28 @@ def statement(question: str) -> str | None:
     subject = [_sentence_case(rest[0]), *rest[1:at]]
     if auxiliary in ("does", "do", "did"):
         inflect: dict[str, Callable[[str], str]] = {"does": third_person, "do": str, "did": past}
-        verb = inflect[auxiliary](rest[at].lower())
+        verb = (HAVE_FORMS[auxiliary] if rest[at].lower() == "have"
+                else inflect[auxiliary](rest[at].lower()))
         return " ".join([lead, *subject, verb, *rest[at + 1:]])
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
 
 
+HAVE_FORMS = {"does": "has", "do": "have", "did": "had"}
+""""have" after do/does/did, inflected ("Does the source of stem cells have an effect on knee
+osteoarthritis?" -> "whether the source of stem cells has an effect on ..."). It starts a
+question's predicate ("have an effect", "have a role") though it is no verb a claim asserts
+(:data:`~scholargraph.deterministic.text.PREDICATE_VERBS`): without it such a question had no
+clause, and its sub-questions listed its nouns ("What do studies report on source,
+mesenchymal stem cells, management, osteoarthritis and knee?")."""
+
+
 def _predicate_at(rest: list[str], auxiliary: str) -> int | None:
-    """Where the predicate starts: the first known verb after do/does/did, else the first
-    judging word, comparative or article that does not continue the subject."""
+    """Where the predicate starts: the first known verb (or "have") after do/does/did, else
+    the first judging word, comparative or article that does not continue the subject."""
     for i, token in enumerate(rest[1:], 1):
         word = token.lower().strip(",")
         if auxiliary in ("does", "do", "did"):
-            if word in PREDICATE_VERBS:
+            if word in PREDICATE_VERBS or word == "have":
                 return i
         elif _starts_predicate(word, rest[i - 1]):
             return i
