@@ -200,6 +200,24 @@ def test_questions_become_clauses(question, clause):
     assert statement(question) == clause
 
 
+def test_a_yes_no_question_is_asked_of_its_methods_and_findings_as_a_clause():
+    """Its facets ask about the clause, as a claim's do, not a list of its nouns ("... used
+    to study source, stem cells, management, osteoarthritis and knee?")."""
+    question = "Does the source of stem cells have an effect on knee osteoarthritis?"
+    _, subs = _plan(question)
+    assert [s.text for s in subs] == [
+        "What do studies report on whether the source of stem cells has an effect on knee "
+        "osteoarthritis?",
+        "What methods and data have been used to study whether the source of stem cells has an "
+        "effect on knee osteoarthritis?",
+        "What are the main findings and limitations of studies on whether the source of stem "
+        "cells has an effect on knee osteoarthritis?"]
+    # a question with facets of its own kind keeps them
+    _, subs = _plan("How does aspirin reduce the risk of colorectal cancer?")
+    assert subs[1].text == ("What mechanisms could explain how aspirin reduces the risk of "
+                            "colorectal cancer?")
+
+
 def test_every_formula_of_a_materials_question_is_searched():
     queries = [q.query for q in _queries("band gap of TiO2 and ZnO", 1) if q.source == "materials"]
     assert queries == ["formula=TiO2", "formula=ZnO"]

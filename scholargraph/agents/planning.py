@@ -94,19 +94,25 @@ PROPERTY = re.compile(r"\b(band ?gaps?|formation energ(?:y|ies)|lattice (?:const
 
 def plan_from_template(question: str, intent: Intent) -> Plan:
     """Sub-questions a reviewer would ask: the direct evidence on the question first, then one
-    per alternative of an "A or B" question, then the facets of the question's kind. A claim
-    is asked about as a clause ("What do studies report on whether X increases Y?"), never
-    as a noun phrase it is not."""
+    per alternative of an "A or B" question, then the facets of the question's kind. A claim,
+    and a yes/no question asked of its methods and findings, is asked about as a clause ("What
+    do studies report on whether X increases Y?"), never as a noun phrase it is not: "Does the
+    source of mesenchymal stem cells have an effect in the management of osteoarthritis of the
+    knee?" asked "What methods and data have been used to study source, mesenchymal stem cells,
+    management, osteoarthritis and knee?"."""
     intent = _materials_kind(question, intent)
+    facets = _facets(question, intent)
     subject = (claim_clause(question) if is_claim(question)
                else asked_noun_phrase(question) or topic(question, leave_out=TEMPLATE_WORDS))
+    if facets is FACETS["default"] and (statement(question) or "").startswith("whether "):
+        subject = statement(question) or subject
     subs = [SubQuestion(id="q1", text=direct_question(question, subject),
                         answer_shape=DIRECT_SHAPE)]
     group = alternatives(question) if intent.kind != "comparative" else []
     for choice in group:
         subs.append(SubQuestion(id="", text=_as_question(with_alternative(question, group, choice)),
                                 answer_shape=f"direct evidence on {choice.text}"))
-    for template, shape in _facets(question, intent):
+    for template, shape in facets:
         text = template.format(**_slots(question, subject, intent))
         subs.append(SubQuestion(id="", text=_tidy(text), answer_shape=shape))
     unique = list({s.text.lower(): s for s in subs}.values())[:MAX_SUB_QUESTIONS]
