@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
-from scholargraph.settings import Settings, get_settings
+from pydantic.json_schema import SkipJsonSchema
+
+from scholargraph.errors import InputError
+from scholargraph.settings import Settings, env_fields, get_settings
+
+MAX_RESULTS_LIMIT = 2000
+"""Records one query may ask of a source at most: beyond, a query is a download."""
+MAX_ITERATIONS_LIMIT = 10
+"""Rounds of search and synthesis one run may take at most."""
+MAX_FULL_TEXTS = 200
+"""Full texts one review may read at most: beyond, the run would be a crawl."""
 
 
 def option(default: Any, description: str, *, cli: dict[str, Any] | None = None,
@@ -36,8 +46,8 @@ class ReviewContext:
         None, "chat model for the LLM engine, e.g. openai:gpt-4o-mini (unset: "
         "SCHOLARGRAPH_MODEL, else the deterministic engine)", cli={})
     sources: list[str] | None = option(
-        None, "sources to search, comma-separated on the command line: pubmed, arxiv, openalex, "
-        "materials, web and plug-ins (unset: chosen from the question)",
+        None, "sources to search, comma-separated on the command line: library, pubmed, arxiv, "
+        "openalex, materials, web and plug-ins (unset: chosen from the question)",
         cli={"type": "source_list"}, form=True)
     max_results: int = option(20, "records asked of each source per query (1-2000)",
                               cli={"type": int})
@@ -81,7 +91,10 @@ class ReviewContext:
     model_context: int | None = option(
         None, "the model's context size in tokens (unset: SCHOLARGRAPH_MODEL_CONTEXT, else asked "
         "of the server where it says, else 4096)", cli={"type": int})
-    chat_model: Any = option(None, "a chat model object (Python callers, tests); wins over model")
+    chat_model: SkipJsonSchema[Any] = option(
+        None, "a chat model object (Python callers, tests); wins over model")
+    """Left out of the JSON schema: Studio's form and a Server run's JSON context cannot hold
+    an object, so the field would only be a box that nothing typed into it can fill."""
     added_since: str | None = option(
         None, "only records the services added on or after this day, YYYY-MM-DD (what "
         "`scholargraph update` sets: PubMed's Entrez date, arXiv's submission date, OpenAlex's "
@@ -90,12 +103,52 @@ class ReviewContext:
     settings: Settings | dict[str, Any] | None = field(
         default=None,
         metadata={"description": "The run's endpoints, keys and cache policy; unset: the "
-                  "environment's; an object: overrides of it (field names of Settings)"},
+                  "environment's; an object: overrides of it, by variable name (as the form "
+                  "shows them: SCHOLARGRAPH_OPENALEX_URL) or by field name of Settings "
+                  "(openalex_url); a plug-in's endpoint variable goes under 'endpoints'"},
     )
 
     def __post_init__(self) -> None:
+        """Check the values every way of starting a run shares, so a LangGraph Server or Studio
+        run, whose context arrives as JSON without the CLI's checks, is refused with the same
+        one-line :class:`InputError` before any request (a misspelt source searched nothing, a
+        misspelt setting left the official service in place)."""
         if not isinstance(self.settings, Settings):
-            self.settings = get_settings(**(self.settings or {}))
+            overrides = self.settings or {}
+            unknown = sorted(set(overrides) - set(env_fields()) - set(Settings.model_fields))
+            if unknown:
+                raise InputError(f"settings: unknown {', '.join(map(repr, unknown))}; give a "
+                                 "variable (SCHOLARGRAPH_OPENALEX_URL) or a field of "
+                                 "scholargraph.settings.Settings (openalex_url)")
+            self.settings = get_settings(**overrides)
+        self.check_values()
+
+    def check_values(self) -> None:
+        """Raise :class:`InputError` for a source that is not registered or a number out of its
+        range."""
+        from scholargraph.sources.registry import source_names  # the registry imports sources
+
+        known = source_names()
+        unknown = [name for name in self.sources or [] if name not in known]
+        if unknown:
+            raise InputError(f"unknown source {unknown[0]!r}; choose from {', '.join(known)}")
+        if self.sources is not None and not self.sources:
+            raise InputError("no source given; choose from " + ", ".join(known))
+        _in_range("--max-results", self.max_results, 1, MAX_RESULTS_LIMIT)
+        _in_range("--max-iterations", self.max_iterations, 1, MAX_ITERATIONS_LIMIT)
+        _in_range("--full-text", self.full_text, 0, MAX_FULL_TEXTS)
+        _in_range("--passages-per-question", self.passages_per_question, 1, None)
+        for label, year in (("since", self.since), ("until", self.until)):
+            if year is not None:
+                _in_range(f"--{label}", year, None, None)
+                if not 1800 <= year <= 2100:
+                    raise InputError(f"--{label} {year} is not a plausible publication year")
+        this_year = datetime.now(UTC).year
+        if self.since is not None and self.since > this_year:
+            raise InputError(f"--since {self.since} is after this year ({this_year}): no work "
+                             "is published yet; give the first year of publication to include")
+        if self.since and self.until and self.since > self.until:
+            raise InputError(f"--since {self.since} is after --until {self.until}")
 
     @property
     def run_settings(self) -> Settings:
@@ -126,3 +179,13 @@ class ReviewContext:
         """The model's context size given for the run, else the settings'
         (``SCHOLARGRAPH_MODEL_CONTEXT``)."""
         return self.model_context or self.run_settings.model_context or None
+
+
+def _in_range(label: str, value: object, low: int | None, high: int | None) -> None:
+    """Refuse ``value`` unless it is a whole number from ``low`` to ``high`` (no bound: None):
+    a JSON context may carry "20" where the CLI's parser would have made 20."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{label} must be a whole number, not {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise InputError(f"{label} must be {bounds}")

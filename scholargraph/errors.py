@@ -11,6 +11,8 @@
     │   │   └── SourceUnreachable  connection refused or host not found: not retried, and the
     │   │                          source's other queries of the round are skipped
     │   └── SourceResponseError the service answered with a body that cannot be parsed
+    ├── SourceAgentError        a source agent's own code failed outside a search (writing its
+    │                           query): the message names its class; the run stops
     ├── ModelError              the chat model's reply stayed unusable after a retry
     └── FilesNotWritten         some of a review's files could not be written (the others were)
 
@@ -63,6 +65,12 @@ class SourceUnreachable(SourceUnavailable):
 
 class SourceResponseError(SourceError):
     """The service answered, but with a body that is not what its API documents."""
+
+
+class SourceAgentError(ScholargraphError):
+    """A source agent's own code raised outside :meth:`SourceAgent.search` (``build_query``,
+    ``named_queries``, ``is_relevant``...): a bug in that module, which the message names, so its
+    author is not left with an ``IndexError`` from inside the graph."""
 
 
 class ModelError(ScholargraphError):

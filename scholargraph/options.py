@@ -19,13 +19,7 @@ from scholargraph.exports.styles import check_style
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.sources.library import load_library
-from scholargraph.sources.registry import source_names
 
-MAX_RESULTS_LIMIT = 2000
-
-
-MAX_FULL_TEXTS = 200
-"""Full texts one review may read at most: beyond, the run would be a crawl."""
 
 @dataclass(kw_only=True)
 class ReviewOptions(ReviewContext):
@@ -48,32 +42,12 @@ class ReviewOptions(ReviewContext):
             self.settings = self.run_settings.model_copy(update={"no_cache": True})
 
     def check(self) -> None:
-        """Raise :class:`InputError` for an option that cannot work."""
-        known = source_names()
-        for name in self.sources or []:
-            if name not in known:
-                raise InputError(f"unknown source {name!r}; choose from {', '.join(known)}")
-        if self.sources is not None and not self.sources:
-            raise InputError("no source given; choose from " + ", ".join(known))
-        if not 1 <= self.max_results <= MAX_RESULTS_LIMIT:
-            raise InputError(f"--max-results must be between 1 and {MAX_RESULTS_LIMIT}")
-        for label, year in (("since", self.since), ("until", self.until)):
-            if year is not None and not 1800 <= year <= 2100:
-                raise InputError(f"--{label} {year} is not a plausible publication year")
-        this_year = datetime.now(UTC).year
-        if self.since is not None and self.since > this_year:
-            raise InputError(f"--since {self.since} is after this year ({this_year}): no work "
-                             "is published yet; give the first year of publication to include")
-        if self.since and self.until and self.since > self.until:
-            raise InputError(f"--since {self.since} is after --until {self.until}")
+        """Raise :class:`InputError` for an option that cannot work (the context's own values
+        are checked when it is made: :meth:`ReviewContext.check_values`)."""
         if self.added_since is not None:
             check_day(self.added_since, "added since")
         if self.criteria is not None:
             read_criteria(self.criteria)  # a missing or empty criteria file says so
-        if not 0 <= self.full_text <= MAX_FULL_TEXTS:
-            raise InputError(f"--full-text must be between 0 and {MAX_FULL_TEXTS}")
-        if not 1 <= self.max_iterations <= 10:
-            raise InputError("--max-iterations must be between 1 and 10")
         # a typo in the option or its variable is refused before any request
         parse_method(self.structured_output_method())
         model_context = self.model_context_size()

@@ -207,8 +207,13 @@ class RunRecord(Record):
                                      "is served as of (YYYY-MM-DD)")
     endpoints: dict[str, str] = Field(
         default_factory=dict, description="Service addresses other than the official ones (a "
-        "mirror, a proxy), without credentials or query; offline runs list none (their replay "
-        "server listens on another port each time)")
+        "mirror, a proxy), without credentials or query; offline runs list none of the "
+        "built-in services' (their replay server listens on another port each time); a "
+        "plug-in's, by the variable its politeness declares (SCHOLARGRAPH_CROSSREF_URL)")
+    plugins: dict[str, str] = Field(
+        default_factory=dict, description="The source plug-ins registered for the run, by "
+        "name: the class, where it was registered (an entry point, SCHOLARGRAPH_SOURCES) and "
+        "the package that ships it, with its version; a re-run needs them installed")
     embedding_model: str = Field("", description="The model that embedded the passages "
                                  "('none': lexical ranking only)")
     library_sha256: str | None = Field(

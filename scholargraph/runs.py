@@ -28,12 +28,14 @@ from langgraph.types import Command
 from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer, run_options_file
 from scholargraph.errors import InputError
+from scholargraph.http.policy import configured
 from scholargraph.options import ReviewOptions
 from scholargraph.progress import PROGRESS
 from scholargraph.records import SearchLogEntry
 from scholargraph.report import Report, RunRecord, report_from_state
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
+from scholargraph.sources.registry import agent_classes, plugin_names, plugins
 from scholargraph.state import ReviewState
 
 ProgressCallback = Callable[[str, dict[str, Any]], None]
@@ -244,7 +246,9 @@ def run_record(question: str, options: ReviewOptions, settings: Settings) -> Run
         offline=options.offline,
         corpus_as_of=(recording_day(options.added_since).isoformat() if options.offline
                       else None),
-        endpoints={} if options.offline else changed_endpoints(settings),
+        endpoints={**({} if options.offline else changed_endpoints(settings)),
+                   **plugin_endpoints(settings)},
+        plugins=plugins(),
         embedding_model=settings.embedding_model or DEFAULT_MODEL,
         library_sha256=library_digest(Path(library).expanduser()) if library else None,
         versions=versions())
@@ -310,10 +314,27 @@ def changed_endpoints(settings: Settings) -> dict[str, str]:
     for name in ENDPOINTS:
         value = getattr(settings, name, None)
         if value and value != type(settings).model_fields[name].default:
-            parts = urlsplit(str(value))
-            host = parts.netloc.rsplit("@", 1)[-1]  # no user name or password
-            changed[name] = urlunsplit((parts.scheme, host, parts.path, "", ""))
+            changed[name] = _without_credentials(str(value))
     return changed
+
+
+def plugin_endpoints(settings: Settings) -> dict[str, str]:
+    """The addresses the plug-ins were pointed at, by the variables their ``politeness``
+    declares (``endpoint_envs``), where set: without them a re-run of a review made against a
+    mirror would ask the real service."""
+    names = plugin_names()
+    declared = (cls.politeness.endpoint_envs for cls in agent_classes()
+                if cls.name in names and cls.politeness is not None)
+    values = {variable: configured(variable, settings) for variables in declared
+              for variable in variables}
+    return {variable: _without_credentials(value) for variable, value in values.items()
+            if value}
+
+
+def _without_credentials(url: str) -> str:
+    """``url`` without a user name, password, query or fragment."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
 
 
 def library_digest(path: Path) -> str | None:

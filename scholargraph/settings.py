@@ -78,10 +78,17 @@ class Settings(BaseSettings):
         description="Fetch web pages from {mirror}{host}/{path} instead of the live site "
         "(a local web archive, or the replay server)",
     )
-    ncbi_api_key: SecretStr | None = Field(None, validation_alias=_env("NCBI_API_KEY"))
-    ncbi_email: str | None = Field(None, validation_alias=_env("NCBI_EMAIL"))
-    openalex_api_key: SecretStr | None = Field(None, validation_alias=_env("OPENALEX_API_KEY"))
-    mp_api_key: SecretStr | None = Field(None, validation_alias=_env("MP_API_KEY"))
+    ncbi_api_key: SecretStr | None = Field(
+        None, validation_alias=_env("NCBI_API_KEY"),
+        description="NCBI API key: PubMed's rate rises from 3 to 10 requests a second")
+    ncbi_email: str | None = Field(
+        None, validation_alias=_env("NCBI_EMAIL"),
+        description="A contact address sent to NCBI (and Crossref's polite pool), as they ask")
+    openalex_api_key: SecretStr | None = Field(
+        None, validation_alias=_env("OPENALEX_API_KEY"), description="OpenAlex API key")
+    mp_api_key: SecretStr | None = Field(
+        None, validation_alias=_env("MP_API_KEY"),
+        description="Materials Project API key; without it the materials source is skipped")
     model: str | None = Field(
         None, validation_alias=_env("SCHOLARGRAPH_MODEL"), description="Default chat model"
     )
@@ -114,11 +121,15 @@ class Settings(BaseSettings):
         validation_alias=_env("SCHOLARGRAPH_CHECKPOINT_URL"),
         description="postgresql://... to keep run checkpoints in Postgres instead of SQLite",
     )
-    chroma_host: str | None = Field(None, validation_alias=_env("CHROMA_HOST"))
-    chroma_port: int = Field(8000, validation_alias=_env("CHROMA_PORT"))
+    chroma_host: str | None = Field(
+        None, validation_alias=_env("CHROMA_HOST"),
+        description="A Chroma server's host, used instead of the embedded vector store")
+    chroma_port: int = Field(8000, validation_alias=_env("CHROMA_PORT"),
+                             description="The Chroma server's port (with CHROMA_HOST)")
     user_agent: str = Field(
         "scholargraph/0.1 (literature review tool; +https://pypi.org/project/scholargraph)",
         validation_alias=_env("SCHOLARGRAPH_USER_AGENT"),
+        description="The User-Agent header sent to every service",
     )
     timeout_s: float = Field(
         30.0, validation_alias=_env("SCHOLARGRAPH_TIMEOUT"), description="Per-request timeout"

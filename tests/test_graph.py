@@ -5,6 +5,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
+from scholargraph.context import ReviewContext
+from scholargraph.errors import InputError
 from scholargraph.graph import build_graph
 from scholargraph.sources.registry import source_names
 
@@ -61,3 +65,43 @@ def test_studio_can_describe_the_schemas():
     assert {"model", "sources", "max_results", "since", "until", "max_iterations"} <= set(context)
     assert {"papers", "draft", "search_log", "evaluation", "prisma"} <= set(
         graph.get_output_jsonschema()["properties"])
+
+
+def test_studios_context_form_describes_every_field_and_offers_only_what_json_can_fill():
+    """Studio draws the assistant's configuration from the context schema: every field (and
+    every setting under ``settings``) carries a description, and the chat model object, which
+    no JSON value can be, is not offered."""
+    schema = load_langgraph_json_graph().get_context_jsonschema()
+    fields = schema["properties"]
+    assert "chat_model" not in fields
+    assert [name for name, field in fields.items() if not field.get("description")] == []
+    settings = schema["$defs"]["Settings"]["properties"]
+    assert [name for name, field in settings.items() if not field.get("description")] == []
+    assert fields["max_results"]["default"] == 20 and fields["max_iterations"]["default"] == 2
+
+
+@pytest.mark.parametrize("context, message", [
+    ({"sources": ["pubmd"]}, "unknown source 'pubmd'; choose from library, pubmed"),
+    ({"sources": []}, "no source given"),
+    ({"settings": {"openalex_ur": "http://127.0.0.1:9"}}, "settings: unknown 'openalex_ur'"),
+    ({"max_results": "5"}, "--max-results must be a whole number, not '5'"),
+    ({"max_iterations": 50}, "--max-iterations must be between 1 and 10"),
+    ({"full_text": -1}, "--full-text must be between 0 and 200"),
+])
+def test_a_studio_context_is_checked_before_any_request(context, message, replay):
+    """A Server or Studio run's context arrives as JSON, past the CLI's checks: a misspelt source
+    searched nothing and the run finished as if it had; now the run is refused with the CLI's
+    one line, and no service is asked."""
+    graph = load_langgraph_json_graph()
+    with pytest.raises(InputError) as raised:
+        graph.invoke({"question": "Does aspirin prevent colorectal cancer?"}, context=context)
+    assert str(raised.value).startswith(message)
+    assert replay.count() == 0
+
+
+def test_a_studio_context_may_name_settings_as_the_form_shows_them():
+    """The form shows each setting by its variable; the field name works as well."""
+    by_variable = ReviewContext(settings={"SCHOLARGRAPH_OPENALEX_URL": "http://127.0.0.1:9/oa"})
+    by_field = ReviewContext(settings={"openalex_url": "http://127.0.0.1:9/oa"})
+    assert by_variable.run_settings.openalex_url == by_field.run_settings.openalex_url \
+        == "http://127.0.0.1:9/oa"

@@ -18,6 +18,7 @@ import pytest
 
 from scholargraph.cli import build_parser, main
 from scholargraph.context import ReviewContext
+from scholargraph.graph import graph
 from scholargraph.options import ReviewOptions
 from scholargraph.report import REVIEW_FILES
 from scholargraph.screening.session import OUTPUT_FILES
@@ -32,9 +33,6 @@ REPO_PATH = re.compile(r"`((?:scholargraph|bench|tests|examples|\.ci)/[A-Za-z0-9
 OPTION_ROW = re.compile(r"^\| `(--[a-z-]+)", re.MULTILINE)
 """The first option of a row of the README's option table (`| `--since YEAR` / ...`)."""
 
-NOT_IN_STUDIO = {"chat_model", "settings", "added_since"}
-"""Context fields the Studio paragraph may name apart from the option list: a Python object,
-the settings overrides, and the field `scholargraph update` sets."""
 
 
 def section(title: str) -> str:
@@ -86,9 +84,11 @@ def test_the_python_keywords_the_readme_lists_are_the_options_review_takes() -> 
 
 
 def test_the_studio_section_names_every_context_field() -> None:
+    """Every field of the form Studio renders from the context schema, and no other."""
     named = set(re.findall(r"`([a-z_]+)`", section("LangGraph Studio")))
-    context = {f.name for f in fields(ReviewContext)} - NOT_IN_STUDIO
-    assert context <= named
+    form = set(graph.get_context_jsonschema()["properties"])
+    assert form <= named
+    assert form == {f.name for f in fields(ReviewContext)} - {"chat_model"}
 
 
 def test_every_variable_the_settings_read_is_documented() -> None:

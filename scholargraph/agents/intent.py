@@ -29,7 +29,7 @@ from scholargraph.deterministic.text import (
 )
 from scholargraph.engines import session_for
 from scholargraph.rag.embeddings import Embedder
-from scholargraph.sources.registry import agent_classes
+from scholargraph.sources.registry import get_agent, source_names
 from scholargraph.state import ReviewState
 
 KIND_CUES: tuple[tuple[QuestionKind, str], ...] = (
@@ -178,7 +178,7 @@ def detect_intent(question: str, *, this_year: int | None = None,
 
 def active_sources(intent: Intent, context: ReviewContext) -> list[str]:
     """Sources to search, in tool-loop order: the run's explicit list, else the relevant ones."""
-    agents = [agent_class() for agent_class in agent_classes()]
+    agents = [get_agent(name, context.run_settings) for name in source_names()]
     if context.sources:
         wanted = set(context.sources)
         return [agent.name for agent in agents if agent.name in wanted]

@@ -17,15 +17,19 @@ import logging
 import re
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import wraps
 from itertools import combinations
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import requests
 
 from scholargraph.agents.schemas import Domain, Intent, NewsWindow
 from scholargraph.errors import (
+    ScholargraphError,
+    SourceAgentError,
     SourceError,
     SourceResponseError,
     SourceUnavailable,
@@ -37,6 +41,11 @@ from scholargraph.records import Material, Work
 from scholargraph.settings import Settings
 
 log = logging.getLogger(__name__)
+
+AGENT_HOOKS = ("build_query", "build_any_two_query", "named_queries", "no_query_reason",
+               "is_relevant", "unavailable_reason")
+"""The methods an agent may override that the graph calls outside :meth:`SourceAgent.search`:
+an exception from one is a :class:`SourceAgentError` naming the class and the method."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +109,9 @@ class SourceAgent(ABC):
         """Declare the class's politeness and secrets to the HTTP policy, by its name, so that
         every session under that name (the enrichment look-ups use OpenAlex's) obeys them."""
         super().__init_subclass__(**kwargs)
+        for hook in AGENT_HOOKS:
+            if hook in cls.__dict__:
+                setattr(cls, hook, _naming_failures(cls, hook, cls.__dict__[hook]))
         name = getattr(cls, "name", None)
         if isinstance(name, str):
             declare(name, Declaration(cls.politeness, tuple(cls.secret_envs),
@@ -170,14 +182,53 @@ class SourceAgent(ABC):
         except Exception as exc:
             log.debug("%s failed", self.name, exc_info=True)
             raise SourceResponseError(self.name, _describe(exc)) from exc
+        self._check_result(result)
+        for work in result.works:
+            if work.sources != [self.name]:
+                work.sources = [self.name]
         result.seconds = time.monotonic() - started
         log.info("%s: %d results for %r in %.1fs", self.name, len(result), request.query,
                  result.seconds)
         return result
 
+    def _check_result(self, result: object) -> None:
+        """Refuse what ``_search`` returned when it is not a :class:`SourceResult` of
+        :class:`Work` and :class:`Material` records: the search fails with one line naming the
+        agent's class (recorded in the search log), instead of an ``AttributeError`` deep in
+        retrieval that stops the whole review."""
+        where = f"{type(self).__module__}.{type(self).__qualname__}._search"
+        if not isinstance(result, SourceResult):
+            raise SourceResponseError(self.name, f"{where} returned {type(result).__name__}, "
+                                      "not a scholargraph.sources.base.SourceResult")
+        for records, kind in ((result.works, Work), (result.materials, Material)):
+            wrong = next((record for record in records if not isinstance(record, kind)), None)
+            if wrong is not None:
+                raise SourceResponseError(
+                    self.name, f"{where} returned a {type(wrong).__name__} among its "
+                    f"{'works' if kind is Work else 'materials'}, not a "
+                    f"scholargraph.records.{kind.__name__}")
+
     @abstractmethod
     def _search(self, request: SearchRequest) -> SourceResult:
         """Send the query to the service through its client and normalise what comes back."""
+
+
+def _naming_failures(cls: type, hook: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (``cls``'s own ``hook``), its exceptions but scholargraph's own raised as a
+    :class:`SourceAgentError` naming ``module.Class.hook``: the graph calls these hooks from its
+    query-writing nodes, where an ``IndexError`` would name neither the module nor the source."""
+
+    @wraps(method)
+    def named(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except ScholargraphError:
+            raise
+        except Exception as exc:
+            where = f"{cls.__module__}.{cls.__qualname__}.{hook}"
+            raise SourceAgentError(f"{where} failed: {_describe(exc)}") from exc
+
+    return named
 
 
 def clean_terms(terms: list[str], syntax_chars: str = '"():[]') -> list[str]:

@@ -22,22 +22,39 @@ so adding a source never means editing the graph. The registry is read once per 
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import import_module, invalidate_caches
-from importlib.metadata import entry_points
+from importlib.metadata import entry_points, packages_distributions, version
+from typing import get_args
 
+from scholargraph.agents.schemas import Domain
 from scholargraph.errors import ConfigurationError
 from scholargraph.http.policy import Declaration, Politeness, declare
 from scholargraph.settings import Settings
-from scholargraph.sources.base import SourceAgent
+from scholargraph.sources.base import SourceAgent, SourceResult
 
 log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "scholargraph.sources"
 SOURCES_ENV = "SCHOLARGRAPH_SOURCES"
 BUILT_IN = "built-in"
+
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_-]*")
+"""A source's name: a lower-case word (digits, ``_`` and ``-`` after the first letter), because
+it is typed in ``--sources a,b``, names a graph node and keys the PRISMA counts and the search
+log: a space or a comma in it would split on the command line."""
+GRAPH_NODES = frozenset({"supervisor", "clean_query", "intent", "planning", "approve_plan",
+                         "query_generation", "retrieval", "rag_filter", "synthesis",
+                         "evaluation", "__start__", "__end__"})
+"""The graph's own nodes (:mod:`scholargraph.graph`): a source cannot take one of their names,
+as LangGraph refuses two nodes of one name only when the graph is built, naming neither."""
+DOMAINS = frozenset(get_args(Domain))
+"""The domains the intent agent can name: a source declaring any other is never activated."""
 
 BUILTIN_AGENTS = (
     "scholargraph.sources.library:LibraryAgent",
@@ -71,12 +88,43 @@ def _load(dotted: str, origin: str) -> type[SourceAgent]:
     for declared in ("name", "order", "label", "domains"):
         if not hasattr(agent_class, declared):
             raise ConfigurationError(f"{origin}: {dotted} does not declare {declared!r}")
+    problem = _declaration_problem(agent_class)
+    if problem:
+        raise ConfigurationError(f"{origin}: {dotted} {problem}")
     if not isinstance(agent_class.politeness, Politeness | None):
         raise ConfigurationError(f"{origin}: {dotted}.politeness is not a "
                                  "scholargraph.http.policy.Politeness")
     declare(agent_class.name, Declaration(agent_class.politeness, tuple(agent_class.secret_envs),
                                           tuple(agent_class.secret_parameters)))
     return agent_class
+
+
+def _declaration_problem(agent_class: type[SourceAgent]) -> str | None:
+    """What is wrong with an agent's declared class variables, or ``None``: checked when the
+    registry is read, so a mistake is one line naming the module, not a ``TypeError`` from the
+    sort of the tool loop or a source that is silently never asked."""
+    name, order = agent_class.name, agent_class.order
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        return (f"declares name {name!r}: a source's name is one lower-case word (letters, "
+                "digits, '_' or '-'), as typed after --sources")
+    if name in GRAPH_NODES:
+        return f"declares name {name!r}, which is a node of the graph itself; rename it"
+    if isinstance(order, bool) or not isinstance(order, int):
+        return (f"declares order {order!r}: an int placing it in the tool loop (PubMed 10, "
+                "arXiv 20, OpenAlex 30, Materials Project 40, web 50)")
+    if not isinstance(agent_class.label, str) or not agent_class.label.strip():
+        return f"declares label {agent_class.label!r}: the source's name as a reader reads it"
+    domains = agent_class.domains
+    if not isinstance(domains, frozenset | set) or not (domains or agent_class.always_active):
+        return f"declares domains {domains!r}: a frozenset of {', '.join(sorted(DOMAINS))}"
+    unknown = sorted(str(domain) for domain in domains if domain not in DOMAINS)
+    if unknown:
+        return (f"declares unknown domains {unknown}: the question's domains are "
+                f"{', '.join(sorted(DOMAINS))}, and no other would ever activate it")
+    if inspect.isabstract(agent_class):
+        missing = ", ".join(sorted(getattr(agent_class, "__abstractmethods__", ())))
+        return f"does not implement {missing} (a SearchRequest in, a {SourceResult.__name__} out)"
+    return None
 
 
 def _plugin_paths(env_value: str) -> list[tuple[str, str]]:
@@ -87,31 +135,64 @@ def _plugin_paths(env_value: str) -> list[tuple[str, str]]:
     return found
 
 
+@dataclass(frozen=True)
+class Registered:
+    """A registered agent class and where it came from (the run record names the plug-ins)."""
+
+    agent_class: type[SourceAgent]
+    dotted: str
+    origin: str
+
+
 @cache
-def _agent_classes(env_value: str) -> tuple[type[SourceAgent], ...]:
-    classes: dict[str, type[SourceAgent]] = {}
+def _registered(env_value: str) -> tuple[Registered, ...]:
+    found: dict[str, Registered] = {}
     for dotted in BUILTIN_AGENTS:
         agent_class = _load(dotted, BUILT_IN)
-        classes[agent_class.name] = agent_class
+        found[agent_class.name] = Registered(agent_class, dotted, BUILT_IN)
     for dotted, origin in _plugin_paths(env_value):
         agent_class = _load(dotted, origin)
-        if agent_class.name in classes and classes[agent_class.name] is not agent_class:
+        taken = found.get(agent_class.name)
+        if taken is not None and taken.agent_class is not agent_class:
             raise ConfigurationError(
-                f"source plug-in {dotted} ({origin}) reuses the name {agent_class.name!r}; "
-                "rename it")
-        classes[agent_class.name] = agent_class
-    return tuple(sorted(classes.values(), key=lambda cls: (cls.order, cls.name)))
+                f"source plug-in {dotted} ({origin}) reuses the name {agent_class.name!r} of "
+                f"{taken.dotted} ({taken.origin}); rename it")
+        found[agent_class.name] = Registered(agent_class, dotted.strip(), origin)
+    return tuple(sorted(found.values(),
+                        key=lambda entry: (entry.agent_class.order, entry.agent_class.name)))
 
 
 def agent_classes() -> tuple[type[SourceAgent], ...]:
-    """Every source agent class, in tool-loop order; names are unique."""
-    return _agent_classes(os.environ.get(SOURCES_ENV, ""))
+    """Every source agent class, in tool-loop order (by ``order``, then by ``name`` where two
+    declare the same order); names are unique."""
+    return tuple(entry.agent_class for entry in _registered(os.environ.get(SOURCES_ENV, "")))
+
+
+def plugins() -> dict[str, str]:
+    """Each plug-in's name, with the class that implements it, where it was registered and the
+    version of the package that ships it: a colleague re-running a review needs the same
+    plug-in, which the command alone does not say."""
+    return {entry.agent_class.name: _provenance(entry)
+            for entry in _registered(os.environ.get(SOURCES_ENV, ""))
+            if entry.origin != BUILT_IN}
+
+
+def plugin_names() -> list[str]:
+    """The names of the plug-ins (the sources not built in), in tool-loop order."""
+    return [entry.agent_class.name for entry in _registered(os.environ.get(SOURCES_ENV, ""))
+            if entry.origin != BUILT_IN]
+
+
+def _provenance(entry: Registered) -> str:
+    top = entry.dotted.partition(":")[0].split(".")[0]
+    shipped = [f"{dist} {version(dist)}" for dist in packages_distributions().get(top, [])]
+    return f"{entry.dotted} ({', '.join([entry.origin, *shipped])})"
 
 
 def refresh() -> None:
     """Forget what was read, so newly installed entry points are found on the next call."""
     invalidate_caches()
-    _agent_classes.cache_clear()
+    _registered.cache_clear()
 
 
 def source_names() -> list[str]:
@@ -121,7 +202,21 @@ def source_names() -> list[str]:
 
 def get_agent(name: str, settings: Settings | None = None) -> SourceAgent:
     """A fresh agent for ``name``, configured by the run's ``settings``."""
-    for agent_class in agent_classes():
-        if agent_class.name == name:
-            return agent_class(settings)
+    for entry in _registered(os.environ.get(SOURCES_ENV, "")):
+        if entry.agent_class.name == name:
+            return _made(entry, settings)
     raise ConfigurationError(f"unknown source {name!r}; known: {', '.join(source_names())}")
+
+
+def _made(entry: Registered, settings: Settings | None) -> SourceAgent:
+    """An agent of ``entry``'s class; a constructor that fails (a plug-in reading a missing file
+    of its own) is a :class:`ConfigurationError` naming the module, not a traceback from the
+    graph's node."""
+    try:
+        return entry.agent_class(settings)
+    except ConfigurationError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - re-raised as one line naming the module
+        raise ConfigurationError(f"source {entry.agent_class.name!r} ({entry.dotted}, "
+                                 f"{entry.origin}) could not be made: {type(exc).__name__}: "
+                                 f"{exc}") from exc
