@@ -193,6 +193,7 @@ def run_review(args: argparse.Namespace) -> int:
 def add_update_command(commands: Any) -> None:
     """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
     from scholargraph.options import ReviewOptions
+    from scholargraph.updating import CARRIED_OPTIONS
 
     defaults = {option.name: option for option in fields(ReviewOptions)}
     update = commands.add_parser(
@@ -210,6 +211,8 @@ def add_update_command(commands: Any) -> None:
                                   "help": option.metadata["description"], **extra}
         if option.default is False:
             kwargs["action"] = "store_true"
+        elif name in CARRIED_OPTIONS:  # unset: the review's own (run.options)
+            kwargs.update(default=None, help=f"{kwargs['help']} (default: the review's own)")
         update.add_argument("--" + name.replace("_", "-"), **kwargs)
     update.add_argument("--sources", type=_source_list, default=None, metavar="LIST",
                         help="services to search for new records, comma-separated (default: "
@@ -222,6 +225,7 @@ def add_update_command(commands: Any) -> None:
 
 
 def run_update(args: argparse.Namespace) -> int:
+    from scholargraph.updating import option_words as _words
     from scholargraph.updating import update
 
     options = {name: getattr(args, name)
@@ -241,6 +245,13 @@ def run_update(args: argparse.Namespace) -> int:
         flagged = _count(len(change.flags), "retraction or correction",
                          "retractions or corrections")
         flags = f"; {flagged} flagged at the top" if change.flags else ""
+        if change.options_kept or change.options_given:
+            kept = [_words(name, value) for name, value in change.options_kept.items()]
+            given = [_words(name, value) for name, value in change.options_given.items()]
+            print("update run with " + "; ".join(filter(None, [
+                f"the review's own {', '.join(kept)}" if kept else "",
+                f"{', '.join(given)} given instead of the review's" if given else ""])),
+                file=sys.stderr)
         print(f"updated {args.directory}/review.md since {change.since}: "
               f"{_count(len(change.new_work_ids), 'new work')} ({new_cited} cited), "
               f"{_count(len(change.joined), 'new version')} joined, "
@@ -290,7 +301,7 @@ def run_screen(args: argparse.Namespace) -> int:
     from scholargraph.progress import StepLines
 
     session = open_session(args.library, args.question, args.criteria, args.labels,
-                           create_labels=args.interactive,
+                           create_labels=args.interactive, out=args.out,
                            progress=(lambda line: None) if args.quiet else StepLines())
     if args.interactive:
         from scholargraph.screening.interactive import run_interactive

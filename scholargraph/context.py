@@ -95,6 +95,10 @@ class ReviewContext:
         None, "a chat model object (Python callers, tests); wins over model")
     """Left out of the JSON schema: Studio's form and a Server run's JSON context cannot hold
     an object, so the field would only be a box that nothing typed into it can fill."""
+    decided_before: dict[str, int] | None = option(
+        None, "what `scholargraph update` sets: the digests of the records an earlier run "
+        "screened under the same question and criteria (each with how many records said it), "
+        "whose decisions stand: a work whose record says the same is not screened again")
     added_since: str | None = option(
         None, "only records the services added on or after this day, YYYY-MM-DD (what "
         "`scholargraph update` sets: PubMed's Entrez date, arXiv's submission date, OpenAlex's "

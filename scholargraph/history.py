@@ -10,7 +10,7 @@ without importing the update.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -112,3 +112,9 @@ class UpdateSection(Record):
     checked: dict[str, int] = Field(
         default_factory=dict, description="Works of the review whose notices were looked up, "
         "per source (pubmed: by PMID; openalex: by OpenAlex id)")
+    options_kept: dict[str, Any] = Field(
+        default_factory=dict, description="Run options the update took from the review's own "
+        "run (run.options), not given for it: max_results, full_text, model...")
+    options_given: dict[str, Any] = Field(
+        default_factory=dict, description="Run options given for the update that differ from "
+        "the review's own, with the value given")

@@ -110,6 +110,20 @@ def is_preprint_doi(doi: str | None) -> bool:
     return preprint_server(doi) is not None
 
 
+PREPRINT_VENUE = re.compile(
+    r"^\s*(?:arxiv|biorxiv|medrxiv|chemrxiv|techrxiv|psyarxiv|socarxiv|ssrn(?: electronic "
+    r"journal)?|social science research network|research square|preprints(?:\.org)?"
+    r"|osf preprints|jmir preprints)\b", re.IGNORECASE)
+"""A venue that names a preprint server, as exports record a preprint without its server's
+DOI ('medRxiv', 'SSRN Electronic Journal', 'Research Square'): the whole venue, not a journal
+whose name contains one of these words."""
+
+
+def is_preprint_venue(venue: str | None) -> bool:
+    """Whether ``venue`` is a preprint server's name (:data:`PREPRINT_VENUE`)."""
+    return bool(venue and PREPRINT_VENUE.match(venue))
+
+
 def osf_id(value: str | None) -> str | None:
     """The OSF id of an OSF-hosted preprint, from its DOI or its address ('ndp8m' from
     '10.31219/osf.io/ndp8m' or 'https://osf.io/ndp8m/'): every OSF server registers its

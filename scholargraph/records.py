@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 from scholargraph.deterministic.text import clean_text
 from scholargraph.identifiers import (
     is_preprint_doi,
+    is_preprint_venue,
     normalize_arxiv_id,
     normalize_doi,
     normalize_openalex_id,
@@ -280,7 +281,8 @@ class Work(Record):
         merged = published.model_copy(deep=True)
         for field in ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "url", "venue", "year",
                       "volume", "issue", "pages", "cited_by_count", "oa_url"):
-            if getattr(merged, field) is None:
+            if getattr(merged, field) is None and not (
+                    field in PREPRINT_ONLY and preprint._is_preprint_of(published)):
                 setattr(merged, field, getattr(preprint, field))
         if merged.full_text is None and preprint.full_text is not None:
             merged.full_text = preprint.full_text
@@ -314,9 +316,18 @@ class Work(Record):
         return self._is_preprint() and not other._is_preprint()
 
     def _is_preprint(self) -> bool:
-        """A preprint by its record's kind or by its DOI (OpenAlex calls an SSRN paper an
-        article)."""
-        return self.kind == "preprint" or is_preprint_doi(self.doi)
+        """A preprint by its record's kind, its DOI (OpenAlex calls an SSRN paper an article) or
+        its venue (an export's 'medRxiv' record without the server's DOI)."""
+        return (self.kind == "preprint" or is_preprint_doi(self.doi)
+                or is_preprint_venue(self.venue))
+
+
+PREPRINT_ONLY = ("doi", "venue", "year", "url")
+"""Fields of a preprint that do not fill its published article's record when that lacks them:
+the work is cited as the article, and the preprint's DOI, server and year would cite it as a
+journal article carrying an SSRN DOI dated a year early (an SSRN paper joined to its article in
+the Journal of Labor Economics, whose record had no DOI, was cited with 10.2139/ssrn...). The
+preprint's identifiers stay in ``version_ids``."""
 
 
 MP_METHOD = "GGA/GGA+U (PBE) as the Materials Project computes it"

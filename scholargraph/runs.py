@@ -216,10 +216,12 @@ def searches_reached(log: list[SearchLogEntry], today: date) -> date:
 
 RERUN_OUT = "rerun"
 """The folder the recorded command writes to: a new one, so the review it checks stays as it is."""
-NOT_RECORDED = ("thread", "no_cache", "approve_plan", "chat_model", "settings")
+NOT_RECORDED = ("thread", "no_cache", "approve_plan", "chat_model", "settings",
+                "decided_before")
 """Options left out of ``run.options``: a thread names this machine's checkpoint, the cache is
 the colleague's own, plan approval needs a person (the command asks for it again), and a chat
-model object or the settings (keys) cannot be written down."""
+model object or the settings (keys) cannot be written down; the digests an update passes
+(``decided_before``) are its screening's, kept in ``screening``."""
 NOT_IN_COMMAND = ("thread", "no_cache")
 RESTYLED = ("citation_style",)
 """Options a finished thread may be given anew: they change how its review is written, not

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ from scholargraph.history import (
     UpdatePrisma,
     UpdateSection,
 )
-from scholargraph.ledger import RETRIEVED, ScreenedWork, record_content
+from scholargraph.ledger import CARRIED_REASON, RETRIEVED, ScreenedWork, record_content
 from scholargraph.options import check_day
 from scholargraph.records import Passage, SearchLogEntry, Work
 from scholargraph.report import Reference, Report, ReviewCounts, balance_line, review_counts
@@ -60,6 +60,7 @@ from scholargraph.runs import (
     ProgressCallback,
     offline_services,
 )
+from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.sources.library import EVERY_RECORD
 from scholargraph.sources.registry import source_names
@@ -99,10 +100,12 @@ def update(directory: str | Path, *, since: str | None = None,
     folder = Path(directory).expanduser()
     earlier = read_review(folder)
     start = check_day(since, "--since") if since else date.fromisoformat(earlier.day)
+    options, kept_options = review_options(earlier, options)
     sources = update_sources(earlier, options.pop("sources", None), directory,
                              options.get("library"))
     if options.get("criteria") is None and earlier.criteria:  # the review's own, unless given
         options["criteria"] = earlier.criteria
+    options["decided_before"] = decided_digests(earlier, options.get("criteria"))
     window = dict(zip(("since", "until"), years or earlier.years, strict=True))
     values = {"sources": sources, "style": earlier.citation_style, **options,
               **{name: year for name, year in window.items() if year is not None},
@@ -116,10 +119,86 @@ def update(directory: str | Path, *, since: str | None = None,
         checked = check_notices(earlier.papers, settings, fresh.iterations or 1)
     kept = history_folder(folder, earlier.day)
     updated = merge_update(earlier, fresh, start, checked,
-                           kept.relative_to(folder).as_posix() + "/")
+                           kept.relative_to(folder).as_posix() + "/", kept_options)
     keep_earlier_files(folder, kept)
     updated.write(folder)
     return updated
+
+
+CARRIED_OPTIONS = ("max_results", "full_text", "max_iterations", "passages_per_question",
+                   "snowball", "judge", "model", "structured_output", "model_context")
+"""Run options an update takes from the review's own run (``run.options`` in ``review.json``)
+unless it is given them: how much each source is asked for, how many works are read in full,
+the engine and its model. A review run with ``--max-results 50 --full-text 0`` was updated
+with 20 records a query and ten full texts sought, the defaults, so the update's flow and
+findings were not the review's method, and nothing said so. The question, sources, criteria,
+years and citation style are carried apart (:func:`update`); where the searches go
+(``offline``), the cache, a thread and plan approval are this machine's and this run's."""
+
+
+@dataclass
+class KeptOptions:
+    """What an update took from the review's run, and what it was given instead."""
+
+    kept: dict[str, Any] = field(default_factory=dict)
+    """Options the update ran with as the review recorded them (those not at their default)."""
+    overridden: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    """Options given for the update, by name: (the review's value, the value given)."""
+
+    def note(self) -> str:
+        """'run with the review's own options (--max-results 50, --full-text 0); given for this
+        update instead: --full-text 5 (the review's 0)', or '' when there is nothing to say."""
+        parts = []
+        if self.kept:
+            parts.append("run with the review's own options ("
+                         + ", ".join(option_words(name, value)
+                                     for name, value in self.kept.items()) + ")")
+        if self.overridden:
+            parts.append("given for this update instead: " + ", ".join(
+                f"{option_words(name, now)} (the review's {_option_value(before)})"
+                for name, (before, now) in self.overridden.items()))
+        return "; ".join(parts)
+
+
+def option_words(name: str, value: Any) -> str:
+    """'--max-results 50', '--snowball', '--no snowball' as a reviewer would type them."""
+    flag = "--" + name.replace("_", "-")
+    if value is True:
+        return flag
+    if value is False:
+        return f"without {flag}"
+    return f"{flag} {_option_value(value)}"
+
+
+def _option_value(value: Any) -> str:
+    return "none" if value is None else "on" if value is True else "off" \
+        if value is False else str(value)
+
+
+def review_options(earlier: Report, given: dict[str, Any]
+                   ) -> tuple[dict[str, Any], KeptOptions]:
+    """The options an update runs with: those ``given`` (an option given as None is not
+    given: the CLI's way of leaving it to the review), and for each of :data:`CARRIED_OPTIONS`
+    not given, the review's own as its run recorded them. A review written before runs were
+    recorded (no ``run``) keeps the defaults, as before."""
+    from scholargraph.options import ReviewOptions
+
+    defaults = {f.name: f.default for f in fields(ReviewOptions)}
+    options = {name: value for name, value in given.items() if value is not None}
+    recorded = earlier.run.options if earlier.run else {}
+    carried = KeptOptions()
+    for name in CARRIED_OPTIONS:
+        if name not in recorded:
+            continue
+        before = recorded[name]
+        if name in options:
+            if options[name] != before:
+                carried.overridden[name] = (before, options[name])
+            continue
+        if before is not None and before != defaults.get(name):
+            options[name] = before
+            carried.kept[name] = before
+    return options, carried
 
 
 def update_sources(earlier: Report, requested: list[str] | None,
@@ -331,16 +410,6 @@ Emicizumab ...'). A bare generic title ('Abstracts', 'Poster session') names man
 one year and venue, so it is not enough."""
 
 
-CARRIED_REASON = "screened in an earlier run, record unchanged: decision kept"
-"""PRISMA's reason for the records of an update that an earlier run screened, found again
-saying exactly what they said then, under the same question and criteria: removed before
-screening, their decisions kept (PRISMA 2020 counts the studies of the previous version apart
-from the new ones, and a reviewer updating a review screens only the records new since). Over a
-258-record export re-exported with 25 records added and 16 abstracts filled in, the update
-screened all 257 titled records again, 4 earlier exclusions came back as inclusions with no
-change to their record or the criteria, and the review's counts said 449 screened."""
-
-
 @dataclass
 class _Carried:
     """What an update keeps of the earlier screening: this run's rows screened now (new or
@@ -353,6 +422,9 @@ class _Carried:
     """Works this run kept that an earlier run excluded on the same record and criteria."""
     carried_included: set[str] = field(default_factory=set)
     """Works this run kept that an earlier run included on the same record (already there)."""
+    abstract_arrived: list[tuple[ScreenedWork, int]] = field(default_factory=list)
+    """Rows screened again because their record's abstract arrived since an earlier run
+    decided it on its title (:func:`abstracts_arrived`), each with the earlier row's position."""
     note: str = ""
 
 
@@ -361,6 +433,30 @@ def same_criteria(earlier: str | None, now: str | None) -> bool:
     def plain(text: str | None) -> str:
         return " ".join((text or "").split()).lower()
     return plain(earlier) == plain(now)
+
+
+def earlier_decisions(earlier: Report) -> dict[str, list[int]]:
+    """The rows of the earlier screening whose decisions stand, by record digest: for a record
+    several runs screened, the latest run's rows."""
+    by_digest: dict[str, list[int]] = {}
+    for index, row in enumerate(earlier.screening):
+        if row.record_digest:
+            by_digest.setdefault(row.record_digest, []).append(index)
+    for digest, indexes in by_digest.items():  # the latest run that screened it decides
+        last = max(earlier.screening[i].screened_on or date.min for i in indexes)
+        by_digest[digest] = [i for i in indexes
+                             if (earlier.screening[i].screened_on or date.min) == last]
+    return by_digest
+
+
+def decided_digests(earlier: Report, criteria: str | None) -> dict[str, int] | None:
+    """What the update's retrieval is told was decided before (``decided_before``): each
+    digest of :func:`earlier_decisions` with how many records said it, when the update screens
+    by the review's criteria (other criteria screen every record again); None otherwise."""
+    if criteria is not None and not same_criteria(earlier.criteria,
+                                                  read_criteria(criteria).text):
+        return None
+    return {digest: len(rows) for digest, rows in earlier_decisions(earlier).items()} or None
 
 
 def carry_decisions(earlier: Report, fresh: Report) -> _Carried:
@@ -374,14 +470,7 @@ def carry_decisions(earlier: Report, fresh: Report) -> _Carried:
         return _Carried(rows=list(fresh.screening), note=(
             f"the criteria differ from those of {earlier.day}: every record found was "
             "screened by the new ones, those screened before included"))
-    by_digest: dict[str, list[int]] = {}
-    for index, row in enumerate(earlier.screening):
-        if row.record_digest:
-            by_digest.setdefault(row.record_digest, []).append(index)
-    for digest, indexes in by_digest.items():  # the latest run that screened it decides
-        last = max(earlier.screening[i].screened_on or date.min for i in indexes)
-        by_digest[digest] = [i for i in indexes
-                             if (earlier.screening[i].screened_on or date.min) == last]
+    by_digest = earlier_decisions(earlier)
     if not by_digest:
         return _Carried(rows=list(fresh.screening), note=(
             f"the screening of {earlier.day} keeps no digest of its records (an earlier "
@@ -402,13 +491,38 @@ def carry_decisions(earlier: Report, fresh: Report) -> _Carried:
             before = earlier.screening[index].decision
             (carried.carried_included if before == "included"
              else carried.not_in_review).add(row.work_id)
+    carried.abstract_arrived = abstracts_arrived(earlier, carried.rows, by_digest)
     if carried.kept:
         decided = Counter(earlier.screening[index].decision for index in carried.kept)
         carried.note = (f"{counted(len(carried.kept), 'record')} screened before and unchanged "
                         f"since kept {'its' if len(carried.kept) == 1 else 'their'} decisions "
                         f"({decided['excluded']} excluded, {decided['included']} included) and "
                         "were not screened again")
+    if carried.abstract_arrived:
+        turned = sum(row.decision != earlier.screening[index].decision
+                     for row, index in carried.abstract_arrived)
+        told = (f"{counted(len(carried.abstract_arrived), 'record')} decided on "
+                f"{'its' if len(carried.abstract_arrived) == 1 else 'their'} title alone "
+                f"before now {'has' if len(carried.abstract_arrived) == 1 else 'have'} an "
+                f"abstract and {'was' if len(carried.abstract_arrived) == 1 else 'were'} "
+                f"screened again ({turned} decided otherwise now)")
+        carried.note = "; ".join(filter(None, [carried.note, told]))
     return carried
+
+
+def abstracts_arrived(earlier: Report, rows: list[ScreenedWork],
+                      by_digest: dict[str, list[int]]) -> list[tuple[ScreenedWork, int]]:
+    """This run's rows whose record an earlier run decided on its title alone, its abstract
+    filled in since (:attr:`ScreenedWork.bare_digest`), each with that earlier row's position.
+    Such a decision does not stand: the record says more now, and it is screened again
+    (a fifth of some real exports have no abstract, and a re-export fills many in); the
+    reviewer is told how many, and how many came out otherwise."""
+    found = []
+    for row in rows:
+        earlier_rows = by_digest.get(row.bare_digest, []) if row.bare_digest else []
+        if earlier_rows:
+            found.append((row, earlier_rows[0]))
+    return found
 
 
 def screened_now(fresh: Report, carried: _Carried) -> Report:
@@ -492,7 +606,7 @@ def recounted(prisma: dict[str, Any], rows: list[ScreenedWork], papers: list[Wor
 
 
 def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck,
-                 kept: str = "") -> Report:
+                 kept: str = "", options: KeptOptions | None = None) -> Report:
     """The review after the update: the earlier one with the new works, references, passages
     and findings added, retractions and corrections flagged, and its run put in ``history``."""
     earlier_day = date.fromisoformat(earlier.day)
@@ -564,11 +678,15 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
     section = UpdateSection(since=since.isoformat(), date=fresh.day, prisma=prisma,
                             new_work_ids=folded.new_ids, joined=folded.joined,
                             new_findings=new_findings, flags=flags, checked=check.checked,
+                            options_kept=dict(options.kept) if options else {},
+                            options_given={name: now for name, (_, now) in (
+                                options.overridden if options else {}).items()},
                             now_excluded=now_excluded(papers, fresh.screening))
     top_prisma = {**fresh.prisma, "earlier_included": prisma.earlier_included,
                   "duplicates_of_earlier": prisma.duplicates_of_earlier,
                   "new_included": prisma.new_included, "total_included": prisma.total_included}
-    notes = [updated_note(fresh, since), *check.notes,
+    told = options.note() if options else ""
+    notes = [updated_note(fresh, since), *([f"Update: {told}."] if told else []), *check.notes,
              *([f"Update: {carried.note}."] if carried.note else []), *fresh.notes]
     return fresh.model_copy(update={
         "question": earlier.question,

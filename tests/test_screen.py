@@ -677,3 +677,50 @@ def test_screen_says_what_it_is_doing_unless_quiet(library, tmp_path, capsys):
     assert main(["screen", str(library), "--question", QUESTION, "--out", str(out),
                  "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_decision_made_on_a_title_alone_is_set_aside_once_its_abstract_arrives(tmp_path):
+    """The first export lacked two abstracts and the person decided on those titles; the next
+    export fills them in. The two decisions are set aside (the works ranked and listed to
+    screen again, the reason and a warning saying why), run after run, until a new label line
+    decides each; a decision made on the abstract stands, and so does a label new since the
+    first run on a record that run showed with its abstract."""
+    works = corpus_works()[:12]
+
+    def export(path: Path, bare: set[int]) -> None:
+        with path.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["record_id", "title", "abstract", "year"])
+            for number, work in enumerate(works):
+                abstract = "" if number in bare else work["abstract"] or ""
+                writer.writerow([f"r{number}", work["title"], abstract, work["year"]])
+
+    first, second, out = tmp_path / "search-1.csv", tmp_path / "search-2.csv", tmp_path / "out"
+    export(first, {0, 1})
+    export(second, set())
+    labels = tmp_path / "labels.csv"
+    labels.write_text("r0,0\nr1,1\nr2,0\n")
+    session = screen(first, QUESTION, labels=labels, out=out)
+    assert len(session.decisions) == 3 and not session.set_aside
+    assert {row["record_id"]: row["decided_on"] for row in read_table(out)
+            if row["decision"]} == {"r0": "title", "r1": "title", "r2": "title and abstract"}
+    append_label(labels, "r3", True)  # decided on the first run's outputs, abstract shown
+    session = screen(second, QUESTION, labels=labels, out=out)
+    aside = {session.entries[index].record_id for index in session.set_aside}
+    assert aside == {"r0", "r1"}
+    assert {session.entries[index].record_id for index in session.decisions} == {"r2", "r3"}
+    assert not {"r0", "r1"} & {session.entries[i].record_id for i in session.decisions}
+    rows = {row["record_id"]: row for row in read_table(out)}
+    assert rows["r0"]["reason"].startswith("decided by you on its title alone (labels line 1)")
+    assert rows["r0"]["decision"] == "" and rows["r0"]["decided_on"] == "title"
+    assert any(warning.startswith("2 decisions made on a title alone were set aside")
+               for warning in session.warnings)
+    assert json.loads((out / "summary.json").read_text())["set_aside_abstract_arrived"] == 2
+    # the next run, same labels: still set aside; the person decides r0 again: it stands
+    session = screen(second, QUESTION, labels=labels, out=out)
+    assert {session.entries[index].record_id for index in session.set_aside} == {"r0", "r1"}
+    append_label(labels, "r0", True)
+    session = screen(second, QUESTION, labels=labels, out=out)
+    assert {session.entries[index].record_id for index in session.set_aside} == {"r1"}
+    assert {session.entries[i].record_id: inc for i, inc in session.decisions.items()}[
+        "r0"] is True

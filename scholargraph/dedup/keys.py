@@ -25,6 +25,7 @@ from scholargraph.dedup.titles import (
 )
 from scholargraph.identifiers import (
     is_preprint_doi,
+    is_preprint_venue,
     normalize_arxiv_id,
     normalize_doi,
     normalize_openalex_id,
@@ -110,7 +111,7 @@ def record_keys(work: Work) -> Keys:
     if guid := osf_id(work.doi):
         identifiers["osf"] = guid
     titles = title_variants(work.title) or ("",)
-    preprint = (work.kind == "preprint" or (work.venue or "").lower() == "arxiv"
+    preprint = (work.kind == "preprint" or is_preprint_venue(work.venue)
                 or is_preprint_doi(work.doi))
     return Keys(
         identifiers=identifiers,

@@ -43,7 +43,22 @@ def counts_sentence(section: UpdateSection) -> str:
             f"{counts.duplicates_of_earlier} {_were(counts.duplicates_of_earlier)} already in "
             f"the review and {counts.new_included} {'is' if counts.new_included == 1 else 'are'} "
             f"new. The review now holds {counted(counts.total_included, 'work')} "
-            f"({counts.earlier_included} before).")
+            f"({counts.earlier_included} before).{options_sentence(section)}")
+
+
+def options_sentence(section: UpdateSection) -> str:
+    """' Run with the review's own --max-results 50, --full-text 0; --full-text 5 given for
+    this update.' (with a space before it), or '' when the update kept no option of the
+    review's and was given none: the reader of the update can tell its method from the
+    review's."""
+    from scholargraph.updating import option_words
+
+    kept = ", ".join(option_words(name, value) for name, value in section.options_kept.items())
+    given = ", ".join(option_words(name, value)
+                      for name, value in section.options_given.items())
+    parts = [f"Run with the review's own {kept}" if kept else "",
+             f"{given} given for this update" if given else ""]
+    return f" {'; '.join(filter(None, parts))}." if kept or given else ""
 
 
 def _removed_words(reason: str) -> str:

@@ -35,6 +35,7 @@ from scholargraph.exports.files import prepare_out_dir
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
 from scholargraph.rag.select import load_run_embedder, stored_vectors
+from scholargraph.records import Work
 from scholargraph.screening import learner, relevance
 from scholargraph.screening.labels import Label, LabelsError, append_label, read_labels
 from scholargraph.screening.learner import (
@@ -128,6 +129,13 @@ class ScreeningSession:
     at this session's first write (None: no earlier run there): the works of a library
     exported again that are not among them are new since, and said so."""
     _earlier_read: bool = False
+    decided_on: dict[int, str] = field(default_factory=dict)
+    """Entry index -> what its record showed when the decision standing was made: 'title'
+    (no abstract) or 'title and abstract' (:data:`TITLE_ONLY`), kept from run to run in
+    ``screening.csv``."""
+    set_aside: dict[int, int] = field(default_factory=dict)
+    """Entry index -> labels line of a decision made on the title alone whose record has an
+    abstract now: not used, the work screened again (:func:`_abstracts_arrived`)."""
 
     def __post_init__(self) -> None:
         self.ranker = Ranker(self.features)
@@ -149,7 +157,9 @@ class ScreeningSession:
 
     def record(self, index: int, included: bool | None) -> None:
         """Hold a decision in memory, the later one standing (None: undecided, which takes
-        back an earlier include or exclude)."""
+        back an earlier include or exclude), made on what the record shows now."""
+        self.decided_on[index] = shown(self.entries[index].work)
+        self.set_aside.pop(index, None)
         if included is None:
             self.decisions.pop(index, None)
             self.undecided.add(index)
@@ -173,7 +183,10 @@ class ScreeningSession:
         entry = self.entries[index]
         line = self.label_lines.get(index)
         where = f" (labels line {line})" if line else ""
-        if index in self.decisions:
+        if index in self.set_aside:
+            text = (f"decided by you on its title alone (labels line {self.set_aside[index]}); "
+                    f"{ARRIVED_NOTE}")
+        elif index in self.decisions:
             verdict = "included" if self.decisions[index] else "excluded"
             text = f"{verdict} by you{where}"
         elif index in self.undecided:
@@ -224,13 +237,19 @@ class ScreeningSession:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(["rank", "record_id", "title", "score", "decision", "reason",
-                         "criteria_words"])
+                         "criteria_words", "abstract", "decided_on", "labels_line"])
         for rank, index in enumerate(order, start=1):
             decided = self.decisions.get(index)
             decision = "" if decided is None else ("include" if decided else "exclude")
+            aside = index in self.set_aside
             writer.writerow([rank, self.entries[index].record_id, self.entries[index].work.title,
                              f"{self.scores[index]:.4f}", decision, self.reason(index),
-                             "; ".join(self.terms_found(index))])
+                             "; ".join(self.terms_found(index)),
+                             "yes" if self.entries[index].work.abstract else "no",
+                             TITLE_ONLY if aside else self.decided_on.get(index, "")
+                             if decided is not None else "",
+                             self.set_aside.get(index) if aside else
+                             self.label_lines.get(index, "") if decided is not None else ""])
         return buffer.getvalue()
 
     def summary_record(self) -> dict[str, object]:
@@ -239,6 +258,7 @@ class ScreeningSession:
                 "works": len(self.entries), "included": stop.found,
                 "excluded": stop.screened - stop.found, "undecided": stop.total - stop.screened,
                 "unmatched_labels": len(self.unmatched),
+                "set_aside_abstract_arrived": len(self.set_aside),
                 "new_since_last_run": None if self.earlier_ids is None else sum(
                     self.is_new(index) for index in range(len(self.entries))),
                 **stop.model_dump(exclude={"total"}),
@@ -275,6 +295,72 @@ class ScreeningSession:
         ]
 
 
+TITLE_ONLY = "title"
+"""``decided_on`` of a decision made when the record had no abstract ('title and abstract'
+otherwise)."""
+ARRIVED_NOTE = "its abstract has arrived since: screen it again (a new label line decides it)"
+"""Said beside a work whose decision was made on its title alone and whose record now has an
+abstract. A fifth of some real exports have titles without abstracts, a re-export fills many
+in, and a reviewer who excluded 'Trientine or zinc ...' on its title would keep that exclusion
+unread, since a label names the record, not what it said. The decision is set aside (the work
+ranked and listed to screen like an undecided one) until the person labels it again."""
+
+
+def shown(work: Work) -> str:
+    """What a record shows a person deciding on it: its title, or its title and abstract."""
+    return "title and abstract" if work.abstract else TITLE_ONLY
+
+
+@dataclass(frozen=True)
+class EarlierRow:
+    """What the output folder's earlier ``screening.csv`` said of a record."""
+
+    abstract: bool
+    decided_on: str
+    labels_line: str
+
+
+def earlier_rows(path: Path) -> dict[str, EarlierRow]:
+    """The rows of an earlier run's ``screening.csv`` by record id (none: no earlier run, or
+    one written before these columns)."""
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return {row["record_id"]: EarlierRow(row["abstract"] == "yes", row["decided_on"],
+                                                  row["labels_line"])
+                    for row in csv.DictReader(handle)}
+    except (OSError, UnicodeDecodeError, KeyError, csv.Error):
+        return {}
+
+
+def _abstracts_arrived(session: ScreeningSession, earlier: dict[str, EarlierRow]) -> None:
+    """Set aside the decisions made on a title alone whose record now has an abstract.
+
+    What a decision was made on is read from the earlier run into the output folder: a label
+    that run already used keeps what it recorded (``decided_on``); a label new since was made
+    on what that run showed (its ``to-screen.ris``, its ``abstract`` column); a record that run
+    did not hold is taken as shown now. A decision set aside stays so, run after run, until a
+    later labels line decides the record again."""
+    for index in list(session.decisions):
+        row = earlier.get(session.entries[index].record_id)
+        line = session.label_lines.get(index)
+        if row is not None and line is not None:
+            same = row.labels_line == str(line) and row.decided_on
+            session.decided_on[index] = row.decided_on if same else (
+                "title and abstract" if row.abstract else TITLE_ONLY)
+        if session.decided_on.get(index) == TITLE_ONLY and session.entries[index].work.abstract \
+                and line is not None:
+            del session.decisions[index]
+            session.set_aside[index] = line
+    if session.set_aside:
+        lines = ", ".join(str(line) for line in sorted(session.set_aside.values())[:5])
+        session.warnings.append(
+            f"{counted(len(session.set_aside), 'decision')} made on a title alone "
+            f"{'was' if len(session.set_aside) == 1 else 'were'} set aside: the "
+            f"{'record has' if len(session.set_aside) == 1 else 'records have'} an abstract "
+            f"now (labels lines {lines}{' ...' if len(session.set_aside) > 5 else ''}); "
+            "screen them again")
+
+
 NEW_NOTE = "new since the last run into this folder"
 """Said beside a work whose record id the output folder's earlier ``screening.csv`` does not
 hold: a library exported again with records added since is screened on from the same labels,
@@ -302,9 +388,11 @@ def _silent(line: str) -> None:
 
 def open_session(library: str | Path, question: str, criteria: str | Path | None = None,
                  labels: str | Path | None = None, *, settings: Settings | None = None,
-                 create_labels: bool = False, progress: Progress = _silent) -> ScreeningSession:
+                 create_labels: bool = False, progress: Progress = _silent,
+                 out: str | Path | None = None) -> ScreeningSession:
     """Read the library and labels and rank the works, saying each step to ``progress``; see
-    :func:`screen`."""
+    :func:`screen`. ``out``: the output folder, whose earlier ``screening.csv`` tells which
+    decisions were made on a title alone (:func:`_abstracts_arrived`)."""
     if not question or not question.strip():
         raise InputError("screening needs --question: the review's question")
     settings = settings or get_settings()
@@ -323,6 +411,8 @@ def open_session(library: str | Path, question: str, criteria: str | Path | None
                                entries=entries, features=features, labels_path=labels_path,
                                warnings=warnings, scores=np.zeros(0))
     _apply_labels(session, given, labels_path)
+    _abstracts_arrived(session, earlier_rows(Path(out).expanduser() / "screening.csv")
+                       if out is not None else {})
     session.rank()
     progress(f"ranking: learned from {counted(len(session.decisions), 'decision')}"
              if session.decisions else "ranking: by the question and criteria (no labels yet)")
@@ -433,7 +523,7 @@ def screen(library: str | Path, question: str, criteria: str | Path | None = Non
     """
     if batch < 1:
         raise InputError("--batch must be at least 1")
-    session = open_session(library, question, criteria, labels, settings=settings)
+    session = open_session(library, question, criteria, labels, settings=settings, out=out)
     if out is not None:
         session.write(out, batch)
     return session
