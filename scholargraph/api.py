@@ -51,7 +51,8 @@ def review(question: str, *, out: str | Path | None = None,
     services), ``no_cache`` (ask the services afresh), ``settings`` (the run's endpoints, keys
     and policies: a :class:`~scholargraph.settings.Settings`; unset: the environment's).
     ``on_progress`` is called with each node's name and update as the run goes.
-    For plan approval use :func:`start_review`.
+    For plan approval use :func:`start_review`; ``plan`` (a decision as JSON, as
+    ``review.json``'s ``run.options`` records the one taken) runs a plan decided beforehand.
     """
     if options.get("approve_plan"):
         raise InputError("plan approval needs a person: use start_review(), which returns the "

@@ -63,6 +63,11 @@ class ReviewContext:
     approve_plan: bool = option(
         False, "pause after planning to accept, edit or reject the sub-questions and sources "
         "(on the command line, answered on standard input)", cli={}, form=True)
+    plan: str | None = option(
+        None, "a plan decided beforehand, run without asking: the decision --approve-plan "
+        "took, as JSON ({\"action\": \"edit\", \"sub_questions\": [...], \"sources\": [...]}, "
+        "or accept, or reject with a reason); review.json's run.command carries the one taken",
+        cli={"metavar": "JSON"})
     judge: bool = option(
         False, "with a model: also ask it whether each finding it wrote is stated by the "
         "passages it cites, and remove those it is not (one more call)", cli={})

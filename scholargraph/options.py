@@ -46,6 +46,10 @@ class ReviewOptions(ReviewContext):
         are checked when it is made: :meth:`ReviewContext.check_values`)."""
         if self.added_since is not None:
             check_day(self.added_since, "added since")
+        if self.plan is not None:
+            from scholargraph.agents.approval import decision_from_text
+
+            decision_from_text(self.plan)  # a plan that cannot be read is refused before a search
         if self.criteria is not None:
             read_criteria(self.criteria)  # a missing or empty criteria file says so
         # a typo in the option or its variable is refused before any request

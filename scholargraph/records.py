@@ -461,6 +461,10 @@ class SearchLogEntry(Record):
     """No connection could be made (refused, host not found): the source's other queries, this
     round and later, are skipped instead of failing the same way one by one."""
     at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    sent: list[str] = Field(default_factory=list)
+    """Each request the search made, as sent (``GET URL?QUERY``, a POST's form fields as its
+    query), keys and contact addresses left out: ``query`` is the search's words, this is what
+    the service was asked, with the date filter and page size, for a colleague to send again."""
 
 
 _RETRACTED_TITLE = re.compile(r"^\W*retracted(?: article)?\s*[:.\]]", re.IGNORECASE)

@@ -28,6 +28,7 @@ from langgraph.types import Command
 from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer, run_options_file
 from scholargraph.errors import InputError
+from scholargraph.http.cache import recorded_as
 from scholargraph.http.policy import configured
 from scholargraph.options import ReviewOptions
 from scholargraph.progress import PROGRESS
@@ -115,7 +116,8 @@ class ReviewRun:
         reached = (recording_day(self.options.added_since) if self.options.offline
                    else searches_reached(report.search_log, datetime.now(UTC).date()))
         report.searched_through = reached.isoformat()
-        report.run = run_record(self.question, self.options, self.settings)
+        report.run = run_record(self.question, self.options, self.settings,
+                                state.get("plan_decision"))
         return report
 
     def _check_same_question(self, values: ReviewState) -> None:
@@ -202,7 +204,29 @@ def offline_services(settings: Settings, enabled: bool,
     if settings.mp_api_key is None:
         extra["MP_API_KEY"] = OFFLINE_MP_KEY
     with ReplayServer.default(as_of=as_of) as server:
-        yield settings.with_variables({**server.endpoint_env(), **extra})
+        replaying = settings.with_variables({**server.endpoint_env(), **extra})
+        with recorded_as(official_addresses(replaying, settings)):
+            yield replaying
+
+
+OFFICIAL_WEB_SEARCH = {"ddg_url": "https://html.duckduckgo.com/html/",
+                       "ddg_news_url": "https://duckduckgo.com/news.js"}
+"""DuckDuckGo's own addresses for the pages the replay server stands in for (the settings
+leave them unset: ddgs then picks its backends)."""
+
+
+def official_addresses(replaying: Settings, settings: Settings) -> dict[str, str]:
+    """Each endpoint of the replay server, mapped to the address ``settings`` would send to
+    (the official one, or the mirror configured): the search log names the service asked, not
+    a loopback port that changes from run to run, so an offline review and its re-run log the
+    same requests."""
+    addresses = {}
+    for name in ENDPOINTS:
+        served, meant = getattr(replaying, name, None), getattr(settings, name, None)
+        meant = meant or OFFICIAL_WEB_SEARCH.get(name)
+        if served and meant and served != meant:
+            addresses[str(served)] = str(meant)
+    return addresses
 
 
 def searches_reached(log: list[SearchLogEntry], today: date) -> date:
@@ -236,11 +260,13 @@ ENDPOINTS = ("pubmed_url", "arxiv_url", "openalex_url", "mp_url", "ddg_url", "dd
              "web_mirror")
 
 
-def run_record(question: str, options: ReviewOptions, settings: Settings) -> RunRecord:
-    """What ``review.json`` keeps of how the run was made (:class:`RunRecord`)."""
+def run_record(question: str, options: ReviewOptions, settings: Settings,
+               plan_decision: dict[str, Any] | None = None) -> RunRecord:
+    """What ``review.json`` keeps of how the run was made (:class:`RunRecord`); with the
+    decision taken on the plan, its options and command carry it (:func:`with_plan`)."""
     from scholargraph.rag.embeddings import DEFAULT_MODEL
 
-    values = effective_options(options)
+    values = with_plan(effective_options(options), plan_decision)
     library = values.get("library")
     return RunRecord(
         command=rerun_command(question, values),
@@ -271,6 +297,16 @@ def effective_options(options: ReviewOptions) -> dict[str, Any]:
     if options.criteria:  # a file's text (the colleague has no file), or the text as given
         values["criteria"] = read_criteria(options.criteria).text
     return values
+
+
+def with_plan(values: dict[str, Any], decision: dict[str, Any] | None) -> dict[str, Any]:
+    """``values`` with the plan decision taken as ``plan`` (JSON) and without ``approve_plan``:
+    the re-run searches the plan the reviewer accepted or edited, without asking a person
+    again (a rejected plan is replayed as rejected, which gives the same review)."""
+    if decision is None:
+        return values
+    return {**values, "approve_plan": False,
+            "plan": json.dumps(decision, ensure_ascii=False, sort_keys=True)}
 
 
 UPDATE_OPTIONS = ("sources", "max_results", "model", "library", "criteria", "full_text",

@@ -8,7 +8,7 @@ last-writer-wins: one node owns it.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Final, Literal, NotRequired
+from typing import Annotated, Any, Final, Literal, NotRequired
 
 from langgraph.graph import END
 from typing_extensions import TypedDict
@@ -80,6 +80,9 @@ class ReviewState(OutputState, total=False):
     """The working state: the output plus what only the nodes need."""
 
     queries: list[SourceQuery]
+    plan_decision: dict[str, Any]
+    """The decision taken on the plan (approval or ``plan``), as JSON-ready values: the run's
+    record replays it (``--plan``) so a re-run searches the plan the reviewer approved."""
     records: Annotated[list[Work], operator.add]
     filter_depth: int
     full_texts: dict[str, FullTextFate]

@@ -26,6 +26,25 @@ def shared_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("shared-models")
 
 
+RUN_VARIABLES = re.compile(r"^(SCHOLARGRAPH_|NCBI_|OPENALEX_|MP_API|OPENAI_|CHROMA_)")
+"""The variables a run reads its configuration from (endpoints, keys, home, model)."""
+
+
+@pytest.fixture(autouse=True)
+def environment_restored() -> Iterator[None]:
+    """A test leaves the run's variables as it found them: one left set (an endpoint at a
+    replay server since stopped) changes what every later test talks to and fails it far from
+    the cause. Set up before the other fixtures, so checked after theirs are undone; set them
+    with ``monkeypatch.setenv`` or ``temporary_environment``."""
+    import os
+
+    before = {k: v for k, v in os.environ.items() if RUN_VARIABLES.match(k)}
+    yield
+    after = {k: v for k, v in os.environ.items() if RUN_VARIABLES.match(k)}
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"the test left {', '.join(changed)} changed in os.environ"
+
+
 @pytest.fixture(autouse=True)
 def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models: Path) -> None:
     """Every test keeps its files in its own ``SCHOLARGRAPH_HOME``, with the on-disk cache off:
@@ -45,14 +64,22 @@ def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def replay(tmp_path: Path, shared_store: Path) -> Iterator[ReplayServer]:
+def replay(tmp_path: Path, shared_store: Path,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
     """A started ``ReplayServer.default()``; inside it the sources talk to it, rates sped up,
-    ``SCHOLARGRAPH_HOME`` is a fresh folder and the vector store the session's shared one."""
-    with ReplayServer.default() as server, server.environment(
-        SCHOLARGRAPH_HOME=str(tmp_path / "home"),
-        SCHOLARGRAPH_STORE=str(shared_store),
-        SCHOLARGRAPH_RATE_SCALE=RATE_SCALE,
-    ):
+    ``SCHOLARGRAPH_HOME`` is a fresh folder and the vector store the session's shared one.
+
+    The variables are set through the test's ``monkeypatch``, not ``server.environment()``: a
+    test changing one of them with ``monkeypatch`` too (an endpoint set to the official one,
+    the web mirror removed) had its change undone after the server's, which put the server's
+    address back and left it set for every later test (``SCHOLARGRAPH_ARXIV_URL`` and
+    ``SCHOLARGRAPH_WEB_MIRROR`` at a stopped server, from test_http.py); one undo stack restores
+    them in the right order."""
+    with ReplayServer.default() as server:
+        for name, value in {**server.endpoint_env(), "SCHOLARGRAPH_HOME": str(tmp_path / "home"),
+                            "SCHOLARGRAPH_STORE": str(shared_store),
+                            "SCHOLARGRAPH_RATE_SCALE": RATE_SCALE}.items():
+            monkeypatch.setenv(name, value)
         yield server
 
 
@@ -139,3 +166,4 @@ def assert_screening_adds_up(text: str, prisma: dict[str, Any]) -> None:
 def screening_check() -> Callable[[str, dict[str, Any]], None]:
     """:func:`assert_screening_adds_up`, for tests to check a ``screening.csv``."""
     return assert_screening_adds_up
+

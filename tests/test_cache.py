@@ -72,9 +72,9 @@ def test_a_second_identical_review_sends_no_request(cached: ReplayServer) -> Non
     # the re-run read the catalogues as they were when the answers were stored: its log says
     # so, and the day an update would search from is no later than the first run's
     firsts = {(e.source, e.query): e for e in first.search_log}
-    services = [e for e in second.search_log if e.source in ("pubmed", "arxiv", "openalex")
+    services = [e for e in second.search_log if e.source in ("pubmed", "arxiv", "openalex", "web")
                 and e.status == "ok"]
-    assert services
+    assert {e.source for e in services} == {"pubmed", "arxiv", "openalex", "web"}
     for entry in services:
         assert entry.at <= firsts[(entry.source, entry.query)].at, entry
         assert "answered from the cache stored" in (entry.note or ""), entry
@@ -149,6 +149,27 @@ def test_web_hits_and_pages_are_cached(cached: ReplayServer) -> None:
     assert cached.count() == sent
     assert [w.full_text for w in second.works] == [w.full_text for w in first.works]
     assert cached_rows("web_search") == 1 and cached_rows("web_pages") >= 1
+
+
+def test_cached_web_hits_and_pages_are_dated_to_when_they_were_stored(
+        cached: ReplayServer) -> None:
+    """The web's answers are kept apart from the HTTP cache (ddgs does not talk through
+    requests); read again, they are dated to when they were stored, as the services' are."""
+    from datetime import UTC, datetime
+
+    from scholargraph.http.cache import cached_answer_times
+
+    agent = WebAgent(max_pages=3, robots=RobotsCache())
+    request = SearchRequest(query="fake cache bypass", limit=5)
+    before = datetime.now(UTC).replace(microsecond=0)
+    with cached_answer_times() as fresh:
+        agent.search(request)
+    after = datetime.now(UTC)
+    assert fresh == []  # asked afresh: the run's own time
+    with cached_answer_times() as stored:
+        WebAgent(max_pages=3, robots=RobotsCache()).search(request)
+    assert len(stored) >= 2  # the hits and at least one page read
+    assert all(before <= when <= after for when in stored), (before, stored, after)
 
 
 def test_no_cache_bypasses_reading_and_writing(cached: ReplayServer, monkeypatch) -> None:

@@ -476,3 +476,48 @@ def test_each_citation_of_the_review_resolves_to_one_entry_of_each_export(
 @pytest.mark.parametrize("module", [bibtex, ris])
 def test_no_works_give_an_empty_file(module: object) -> None:
     assert module.dumps([]).strip() == ""  # type: ignore[attr-defined]
+
+
+def _as_sentence_case(title: str, abstract: str | None = None) -> str:
+    """The title as pybtex's unsrt style prints it (lower case but the first letter, what the
+    braces protect apart), from the BibTeX file written for it."""
+    text = bibtex.dumps([Work(title=title, abstract=abstract, year=2021, venue="J Test",
+                              authors=["Ada Lovelace"], publication_types=["journal-article"])])
+    return format_from_string(text, style="unsrt", output_backend="text").split(". ")[1]
+
+
+@pytest.mark.parametrize(("title", "abstract", "printed"), [
+    # sentence case: every capital after the first word is the author's
+    ("Bayesian inference of DNA methylation in COVID-19 patients treated in West Africa", None,
+     "Bayesian inference of DNA methylation in COVID-19 patients treated in West Africa"),
+    ("Thermal runaway of LiFePO4 cells under the Gaussian model of Arrhenius kinetics", None,
+     "Thermal runaway of LiFePO4 cells under the Gaussian model of Arrhenius kinetics"),
+    # Title Case: acronyms, formulas and possessive names kept; a name the abstract writes
+    # capitalised inside its sentences kept; ordinary words lower-cased
+    ("Deep Learning For Early Parkinson's Detection With Bayesian Priors And MRI",
+     "We trained a network on MRI scans. Its weights had Bayesian priors, and the detection "
+     "was early.",
+     "Deep learning for early Parkinson's detection with Bayesian priors and MRI"),
+    ("A Randomized Trial Of Metformin In Older Adults", "Metformin was given to adults.",
+     "A randomized trial of metformin in older adults"),
+    # one word left in lower case does not make a Title Case title sentence case
+    ("Modelling The Structure Of Hospital Workflows using Petri Nets", None,
+     "Modelling the structure of hospital workflows using petri nets"),
+    # a subtitle's first capital is the title's, not a name's
+    ("Cathode ageing: A review of lithium plating in Tesla packs", None,
+     "Cathode ageing: a review of lithium plating in Tesla packs"),
+])
+def test_bibtex_titles_keep_the_capitals_of_names_and_acronyms(
+        title: str, abstract: str | None, printed: str) -> None:
+    """A style printing titles in sentence case lower-cases every letter BibTeX's braces do not
+    protect: the capitals that are names (Bayesian, West Africa, Parkinson's) and acronyms
+    (DNA, COVID-19, LiFePO4) must be braced, the others left to the style."""
+    assert _as_sentence_case(title, abstract) == printed.removeprefix("[1] ")
+
+
+def test_a_name_is_known_from_the_abstract_only_inside_its_sentences() -> None:
+    """A capital opening a sentence says nothing; a word the abstract also writes in lower case
+    is not a name."""
+    prose = ("Gaussian processes were fitted. We compare a Gaussian kernel with Matern ones. "
+             "Survival was longer; the Survival curves and survival tables agree.")
+    assert bibtex.proper_words(prose) == {"gaussian", "matern"}

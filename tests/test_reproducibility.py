@@ -4,16 +4,19 @@ command, every option, the versions), and running that command elsewhere gives t
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 from pathlib import Path
 
 import pytest
+from langgraph.types import Command
 
-from scholargraph import review
+from scholargraph import PendingApproval, review, start_review
 from scholargraph.cli import build_parser, main
 from scholargraph.errors import InputError
 from scholargraph.exports import html, markdown
+from scholargraph.http.cache import SECRET_PARAMETERS, recorded_request
 from scholargraph.options import ReviewOptions
 from scholargraph.report import Report, RunRecord
 from scholargraph.runs import (
@@ -55,6 +58,21 @@ def test_the_recorded_command_runs_the_same_review_again_in_a_fresh_home(
     assert run["options"]["max_results"] == 25 and run["options"]["offline"] is True
     assert run["corpus_as_of"] == "2023-06-30" and run["endpoints"] == {}
     assert {"python", "scholargraph", "langgraph"} <= set(run["versions"])
+    # each search says what was asked of the service, page size and years included, at the
+    # service's own address (the replay server's port changes from run to run)
+    searched = [entry for entry in recorded["search_log"] if entry["status"] in ("ok", "empty")
+                and not entry["query"].startswith("filter=")]  # OpenAlex look-ups apart
+    assert {entry["source"] for entry in searched} == {"arxiv", "openalex"}
+    for entry in searched:
+        first_request = entry["sent"][0]
+        if entry["source"] == "openalex":
+            assert first_request.startswith("GET https://api.openalex.org/works?search=")
+            assert "per-page=25" in first_request
+            assert "filter=from_publication_date%3A2015-01-01" in first_request
+        else:
+            assert first_request.startswith("GET https://export.arxiv.org/api/query?")
+            assert "max_results=25" in first_request
+            assert "submittedDate%3A%5B201501010000+TO" in first_request
     monkeypatch.setenv("SCHOLARGRAPH_HOME", str(tmp_path / "colleague"))
     monkeypatch.chdir(tmp_path)
     words = shlex.split(run["command"])
@@ -177,3 +195,77 @@ def test_criteria_given_as_one_long_line_of_text_are_recorded_as_they_are() -> N
     text = "Include randomised trials of aspirin in adults over 60 " * 6
     values = effective_options(ReviewOptions(criteria=text))
     assert values["criteria"] == text.strip()
+
+
+def test_a_request_is_recorded_as_sent_without_keys_or_addresses() -> None:
+    """PubMed's POST form joins the URL's query, as a GET a colleague can send; the key and the
+    contact address are left out, the tool name and every search parameter kept."""
+    line = recorded_request(
+        "POST", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi",
+        b"db=pubmed&term=asthma+AND+%222015%22%5Bdp%5D&retmax=50&api_key=abc123secret"
+        b"&email=me%40example.org&tool=scholargraph", SECRET_PARAMETERS)
+    assert line == ("POST https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi?db=pubmed"
+                    "&term=asthma+AND+%222015%22%5Bdp%5D&retmax=50&tool=scholargraph")
+    assert recorded_request("GET", "https://user:pw@api.example.org/works?q=x&mailto=a%40b",
+                            None, SECRET_PARAMETERS) == "GET https://api.example.org/works?q=x"
+
+
+def test_a_pubmed_search_logs_its_years_and_page_size_but_not_the_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search log's query is the search's words; ``sent`` is what PubMed was asked: the
+    years (the term's [dp] range) and retmax are there, NCBI's key and the e-mail are not."""
+    monkeypatch.setenv("NCBI_API_KEY", "ncbi0secret0key0abcdef0123456789")
+    monkeypatch.setenv("NCBI_EMAIL", "reviewer@example.org")
+    report = review("What is known about genetic variants and screening?", offline=True,
+                    sources=["pubmed"], since=2012, until=2020, max_results=15,
+                    max_iterations=1, full_text=0)
+    searched = [entry for entry in report.search_log if entry.status == "ok"]
+    assert searched
+    for entry in searched:
+        esearch = entry.sent[0]
+        assert esearch.startswith("POST https://eutils.ncbi.nlm.nih.gov/entrez/eutils/"
+                                  "esearch.fcgi?db=pubmed&term=")
+        assert "%222012%22%5Bdp%5D+%3A+%222020%22%5Bdp%5D" in esearch and "retmax=15" in esearch
+        assert any("efetch.fcgi" in line for line in entry.sent[1:])
+        joined = " ".join(entry.sent)
+        assert "ncbi0secret" not in joined and "reviewer" not in joined and "api_key" not in joined
+
+
+def test_a_plan_edited_at_approval_is_replayed_by_the_recorded_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reviewer edits the plan; review.json's command carries the plan taken (``--plan``,
+    not ``--approve-plan``), so the colleague's re-run searches the same sub-questions and
+    sources without a person to ask (standard input is closed) and gives the same review."""
+    first = tmp_path / "first"
+    run = start_review(QUESTION, offline=True, approve_plan=True, thread="plan-edit",
+                       max_iterations=1, full_text=0)
+    step = run.start()
+    assert isinstance(step, PendingApproval)
+    asked = ["Which machine learning methods detect outbreaks early?",
+             "Which data do surveillance models learn from?"]
+    report = run.resume(Command(resume={"action": "edit", "sub_questions": asked,
+                                        "sources": ["openalex", "arxiv"]}))
+    assert isinstance(report, Report)
+    report.write(first)
+    recorded = json.loads((first / "review.json").read_text(encoding="utf-8"))
+    words = shlex.split(recorded["run"]["command"])
+    assert "--approve-plan" not in words
+    plan = json.loads(words[words.index("--plan") + 1])
+    assert plan == {"action": "edit", "sub_questions": asked, "sources": ["openalex", "arxiv"]}
+    assert recorded["run"]["options"]["plan"] == words[words.index("--plan") + 1]
+
+    monkeypatch.setenv("SCHOLARGRAPH_HOME", str(tmp_path / "colleague"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # nobody there to answer
+    assert main([*words[1:], "--quiet"]) == 0
+    rerun = json.loads((tmp_path / RERUN_OUT / "review.json").read_text(encoding="utf-8"))
+    assert [sub["text"] for sub in rerun["sub_questions"]] == asked
+    assert rerun["sources_searched"] == ["arxiv", "openalex"]
+    assert without_stamps(rerun) == without_stamps(recorded)
+
+
+def test_a_plan_that_cannot_be_read_is_refused_before_any_search() -> None:
+    with pytest.raises(InputError, match="--plan is not valid JSON"):
+        review(QUESTION, offline=True, plan='{"action": "edit", ')
+    with pytest.raises(InputError, match="unknown source"):
+        review(QUESTION, offline=True, plan='{"action": "edit", "sources": ["scopus"]}')

@@ -35,11 +35,15 @@ def server() -> Iterator[ReplayServer]:
 
 
 @pytest.fixture
-def web(server: ReplayServer) -> Iterator[ReplayServer]:
+def web(server: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
+    """The module's server, its variables set through the test's ``monkeypatch``: a test
+    removing one with ``monkeypatch`` (the news URL) must not have it put back after the
+    fixture's own restore, for every later test."""
     server.requests.clear()
     server.clear_faults()
-    with server.environment(SCHOLARGRAPH_RATE_SCALE="1000"):
-        yield server
+    for name, value in {**server.endpoint_env(), "SCHOLARGRAPH_RATE_SCALE": "1000"}.items():
+        monkeypatch.setenv(name, value)
+    yield server
 
 
 def agent(**options: object) -> WebAgent:

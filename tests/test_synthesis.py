@@ -333,7 +333,9 @@ def with_model(replay_env, deterministic, tmp_path_factory) -> tuple[Report, Pat
 
 
 @pytest.fixture(params=["deterministic", "with_model"])
-def finished(request) -> tuple[Report, Path]:
+def finished(request, replay_env) -> tuple[Report, Path]:
+    # replay_env named here: the module's server variables are set before the test's own
+    # fixtures, not half-way through them by getfixturevalue
     return request.getfixturevalue(request.param)
 
 

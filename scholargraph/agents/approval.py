@@ -59,6 +59,25 @@ def parse_decision(value: object) -> PlanDecision:
     return decision
 
 
+def decision_from_text(text: str) -> PlanDecision:
+    """A decision given beforehand (``--plan``): JSON as :class:`PlanDecision` reads it, or
+    just the action's name (``accept``)."""
+    import json
+
+    value: object = text.strip()
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise InputError(f"--plan is not valid JSON ({exc})") from None
+    return parse_decision(value)
+
+
+def recorded_decision(decision: PlanDecision) -> dict:
+    """The decision as the run's record replays it: only what it says."""
+    return decision.model_dump(exclude_defaults=True, mode="json")
+
+
 def edited_plan(state: ReviewState, decision: PlanDecision) -> dict:
     update: dict = {}
     if decision.sub_questions:
@@ -74,12 +93,16 @@ def edited_plan(state: ReviewState, decision: PlanDecision) -> dict:
 
 def approve_plan(state: ReviewState, runtime: Runtime[ReviewContext]) -> Command[ApprovalRoute]:
     context = runtime.context or ReviewContext()
-    if not context.approve_plan:
+    if context.plan:  # decided beforehand (a re-run of an approved review): not asked again
+        decision = decision_from_text(context.plan)
+    elif context.approve_plan:
+        decision = parse_decision(interrupt(plan_payload(state)))
+    else:
         return Command(goto="query_generation")
-    decision = parse_decision(interrupt(plan_payload(state)))
+    taken = {"plan_decision": recorded_decision(decision)}
     if decision.action == "reject":
         reason = decision.reason or "no reason given"
-        return Command(goto=FINISH, update={"stop_reason": f"plan rejected: {reason}"})
+        return Command(goto=FINISH, update={"stop_reason": f"plan rejected: {reason}", **taken})
     update = edited_plan(state, decision) if decision.action == "edit" else {}
     note = ["plan edited by the reviewer"] if update else []
-    return Command(goto="query_generation", update={**update, "notes": note})
+    return Command(goto="query_generation", update={**update, "notes": note, **taken})

@@ -16,7 +16,8 @@ from langgraph.runtime import Runtime
 
 from scholargraph.context import ReviewContext
 from scholargraph.errors import SourceError, SourceUnreachable
-from scholargraph.http.cache import cached_answer_times
+from scholargraph.http.cache import cached_answer_times, requests_sent
+from scholargraph.http.policy import redact
 from scholargraph.records import SearchLogEntry
 from scholargraph.sources.base import SearchRequest
 from scholargraph.sources.registry import get_agent
@@ -61,13 +62,14 @@ def make_source_node(name: str) -> SourceNode:
                                     added_since=added[0] if added else None,
                                     added_until=added[1] if added else None)
             try:
-                with cached_answer_times() as stored:
+                with cached_answer_times() as stored, requests_sent() as sent:
                     result = agent.search(request)
             except SourceError as exc:
                 cut_off = isinstance(exc, SourceUnreachable)
                 log.append(SearchLogEntry(source=name, query=query.query, status="error",
                                           error=exc.message, round=round_number,
-                                          unreachable=cut_off))
+                                          unreachable=cut_off,
+                                          sent=_as_sent(sent, context)))
                 if isinstance(exc, SourceUnreachable):
                     unreachable = exc.message
                     notes.append(_unreachable_note(agent.label, exc, len(queries) - len(log)))
@@ -78,13 +80,20 @@ def make_source_node(name: str) -> SourceNode:
             log.append(SearchLogEntry(source=name, query=query.query, n_results=len(result.works),
                                       status="ok" if len(result) else "empty",
                                       note=_with_cache_note(result.log_note, stored),
-                                      round=round_number, **_answered_at(stored)))
+                                      round=round_number, sent=_as_sent(sent, context),
+                                      **_answered_at(stored)))
         return {"records": records, "materials": materials, "search_log": log,
                 "notes": list(dict.fromkeys(notes))}
 
     run_source.__name__ = f"search_{name}"
     run_source.__doc__ = f"Run this round's {name} queries and record each in the search log."
     return run_source
+
+
+def _as_sent(sent: list[str], context: ReviewContext) -> list[str]:
+    """The requests of one search, once each in the order sent, any key in force scrubbed (a
+    plug-in's key carried in a path or under a name it did not declare)."""
+    return [redact(line, context.run_settings) for line in dict.fromkeys(sent)]
 
 
 def _answered_at(stored: list[datetime]) -> dict[str, str]:

@@ -37,6 +37,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import requests
 from lxml import etree
@@ -158,6 +159,71 @@ def cached_answer_times() -> Iterator[list[datetime]]:
         _answered.reset(token)
 
 
+_sent: ContextVar[list[str] | None] = ContextVar("scholargraph_requests_sent", default=None)
+_recorded_as: ContextVar[tuple[tuple[str, str], ...]] = ContextVar(
+    "scholargraph_recorded_as", default=())
+
+
+@contextmanager
+def requests_sent() -> Iterator[list[str]]:
+    """Within the block, each request sent (or answered from the cache) as one line,
+    ``METHOD URL`` with a POST's form fields as the URL's query: what a search asked of its
+    service, date filter and page size included, so the search log says what a colleague sends
+    to run it again. Keys and contact addresses are left out (:func:`recorded_request`)."""
+    lines: list[str] = []
+    token = _sent.set(lines)
+    try:
+        yield lines
+    finally:
+        _sent.reset(token)
+
+
+@contextmanager
+def recorded_as(addresses: dict[str, str]) -> Iterator[None]:
+    """Within the block, requests to an address of ``addresses`` (a prefix) are recorded as
+    sent to the address it maps to: an offline run's replay server, on a port of the moment,
+    stands in for the official service, whose address the log then names (``run.offline``
+    says the recorded corpus answered)."""
+    token = _recorded_as.set(tuple(sorted(addresses.items(), key=lambda item: -len(item[0]))))
+    try:
+        yield
+    finally:
+        _recorded_as.reset(token)
+
+
+def note_sent(line: str) -> None:
+    """Add ``line`` to the requests of the enclosing :func:`requests_sent` block (a client
+    that does not talk through requests, such as ddgs, says what it asked)."""
+    lines = _sent.get()
+    if lines is not None:
+        lines.append(_as_recorded(line))
+
+
+def _as_recorded(line: str) -> str:
+    method, _, url = line.partition(" ")
+    for prefix, official in _recorded_as.get():
+        if url.startswith(prefix):
+            return f"{method} {official}{url[len(prefix):]}"
+    return line
+
+
+def recorded_request(method: str, url: str, body: Any,
+                     secret_parameters: tuple[str, ...]) -> str:
+    """``METHOD URL?QUERY`` of a request, a form body's fields joined to the URL's query, the
+    parameters named in ``secret_parameters`` (keys, contact addresses) left out; a body that
+    is not a form (JSON) is not shown."""
+    parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if isinstance(body, str) and body and "=" in body and not body.lstrip().startswith(("{", "[")):
+        pairs += parse_qsl(body, keep_blank_values=True)
+    secret = {name.lower() for name in secret_parameters}
+    query = urlencode([(name, value) for name, value in pairs if name.lower() not in secret])
+    host = parts.netloc.rsplit("@", 1)[-1]  # no user name or password
+    return f"{method} {urlunsplit((parts.scheme, host, parts.path, query, ''))}"
+
+
 URLRewrite = tuple[str, str]
 """``(official_prefix, endpoint)``: a URL a client hard-codes, and where it is sent instead."""
 
@@ -172,10 +238,15 @@ class RewritingSession(requests.Session):
     """
 
     rewrite: URLRewrite | None = None
+    secret_parameters: tuple[str, ...] = SECRET_PARAMETERS
+    """Parameters left out of the requests :func:`requests_sent` records."""
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> Any:
         if self.rewrite and request.url and request.url.startswith(self.rewrite[0]):
             request.url = self.rewrite[1] + request.url[len(self.rewrite[0]):]
+        if _sent.get() is not None and request.url:
+            note_sent(recorded_request(request.method or "GET", request.url, request.body,
+                                       self.secret_parameters))
         return super().send(request, **kwargs)
 
 
@@ -202,9 +273,10 @@ def new_session(settings: Settings, rewrite: URLRewrite | None = None,
     """A session reading and writing the on-disk cache, or a plain one with ``no_cache``;
     either sends what a client addresses to ``rewrite[0]`` to ``rewrite[1]``. The headers and
     parameters in ``secret_parameters`` join :data:`SECRET_PARAMETERS` out of the cache."""
-    session = (RewritingSession() if settings.no_cache
-               else _cached_session(settings, (*SECRET_PARAMETERS, *secret_parameters)))
+    secret = tuple(dict.fromkeys((*SECRET_PARAMETERS, *secret_parameters)))
+    session = RewritingSession() if settings.no_cache else _cached_session(settings, secret)
     session.rewrite = rewrite
+    session.secret_parameters = secret
     return session
 
 
@@ -261,7 +333,10 @@ class ResultStore:
         return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
     def get(self, key: str) -> Any | None:
-        """The stored value, or ``None`` when missing or expired."""
+        """The stored value, or ``None`` when missing or expired. Inside
+        :func:`cached_answer_times`, the time it was stored is added to the block's times, as
+        for the HTTP answers: web hits and pages read from the store are dated to when the
+        web was asked, not to this run."""
         try:
             raw = self._table[key]
         except KeyError:
@@ -270,10 +345,14 @@ class ResultStore:
         if entry["expires"] < time.time():
             del self._table[key]
             return None
+        answered = _answered.get()
+        if answered is not None and isinstance(entry.get("stored"), int | float):
+            answered.append(datetime.fromtimestamp(entry["stored"], UTC))
         return entry["value"]
 
     def put(self, key: str, value: Any, expire_after: timedelta = EXPIRE_AFTER) -> None:
-        entry = {"expires": time.time() + expire_after.total_seconds(), "value": value}
+        now = time.time()
+        entry = {"expires": now + expire_after.total_seconds(), "stored": now, "value": value}
         self._table[key] = json.dumps(entry)
 
 

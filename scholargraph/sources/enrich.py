@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnreachable
-from scholargraph.http.cache import all_or_nothing
+from scholargraph.http.cache import all_or_nothing, requests_sent
 from scholargraph.http.policy import http_session, install_secret_filter, translate_errors
 from scholargraph.identifiers import normalize_doi
 from scholargraph.records import SearchLogEntry, Work
@@ -218,16 +218,18 @@ class _Lookup:
                 entries.append(self._skipped(query, key))
                 continue
             try:
-                found = self._get(params)
+                with requests_sent() as sent:
+                    found = self._get(params)
             except SourceError as exc:
                 log.warning("OpenAlex look-up failed: %s", exc.message)
                 entries.append(self._entry(query, 0, error=f"{self._purpose(key)}: {exc.message}",
-                                           unreachable=isinstance(exc, SourceUnreachable)))
+                                           unreachable=isinstance(exc, SourceUnreachable),
+                                           sent=sent))
                 if isinstance(exc, SourceUnreachable):
                     self._refused = exc.message
                 continue
             items.extend(found)
-            entries.append(self._entry(query, len(found), note=self._purpose(key)))
+            entries.append(self._entry(query, len(found), note=self._purpose(key), sent=sent))
         return items, entries
 
     def _skipped(self, query: str, key: str) -> SearchLogEntry:
@@ -247,10 +249,12 @@ class _Lookup:
             return results
 
     def _entry(self, query: str, found: int, error: str | None = None,
-               note: str | None = None, unreachable: bool = False) -> SearchLogEntry:
+               note: str | None = None, unreachable: bool = False,
+               sent: list[str] | None = None) -> SearchLogEntry:
         status = "error" if error else ("ok" if found else "empty")
         return SearchLogEntry(source=self._source, query=query, n_results=found, status=status,
-                              error=error, note=note, round=self._round, unreachable=unreachable)
+                              error=error, note=note, round=self._round, unreachable=unreachable,
+                              sent=list(dict.fromkeys(sent or [])))
 
     @staticmethod
     def _purpose(key: str) -> str:

@@ -35,7 +35,7 @@ from collections import Counter
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 from ddgs import DDGS
 from ddgs.engines.duckduckgo import Duckduckgo
@@ -43,7 +43,7 @@ from ddgs.exceptions import DDGSException, TimeoutException
 
 from scholargraph.agents.schemas import Domain, Intent, NewsWindow
 from scholargraph.errors import SourceError, SourceResponseError, SourceUnavailable
-from scholargraph.http.cache import ResultStore, result_store
+from scholargraph.http.cache import ResultStore, note_sent, recorded_request, result_store
 from scholargraph.http.policy import Politeness, throttle
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -208,8 +208,12 @@ class WebAgent(SourceAgent):
                 return _duckduckgo_html(query, limit, settings.ddg_url, timeout, settings,
                                         window.days if window else None)
             throttle(self.name, settings)
+            span = window.span if window else None
+            asked = {"q": query, "max_results": limit, "backend": self.backend,
+                     "timelimit": span or ""}
+            note_sent(f"ddgs text {urlencode(asked)}")  # ddgs picks the engines it asks
             return DDGS(timeout=timeout).text(query, max_results=limit, backend=self.backend,
-                                              timelimit=window.span if window else None)
+                                              timelimit=span)
         except TimeoutException as exc:
             raise SourceUnavailable(self.name, "the web search timed out; try again later") from exc
         except DDGSException as exc:
@@ -226,6 +230,9 @@ class _ResultsPageDuckduckgo(Duckduckgo):
     """
 
     def request(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) >= 2:
+            form = kwargs.get("data") or kwargs.get("params") or {}
+            note_sent(recorded_request(str(args[0]), str(args[1]), urlencode(form), ()))
         text = super().request(*args, **kwargs)
         if text is not None:
             check_results_page(text)
