@@ -10,9 +10,16 @@ another engine than the one asked for would mislead.
 Servers differ in how they take a request for structured output, so the session chooses the
 method per server: ``json_schema`` where accepted, else tool calling, else ``json_object`` with the
 schema written into the prompt. A server that refuses a method (a 4xx/5xx naming
-``response_format`` or tools), or answers a forced tool call with plain text, is asked again with
-the next method, and the refusal is recorded in the run's state so later steps start there.
-``SCHOLARGRAPH_STRUCTURED_OUTPUT`` or the run's ``structured_output`` option forces one method.
+``response_format`` or tools) is asked again with the next method, and the refusal is recorded in
+the run's state so later steps start there. A model that answers a forced tool call with plain
+text is the model's doing for that prompt, not the server's: the step reads the text as the
+answer when it holds one, else asks that step again the next way, and the next step tries tool
+calls again. ``SCHOLARGRAPH_STRUCTURED_OUTPUT`` or the run's ``structured_output`` option forces
+one method.
+
+A request that gets no answer within the time limit falls back for its step, with a note: a slow
+model costs that step, not the run. A server that cannot be reached stops the run, and so does
+one that answers none of :data:`STUCK_AFTER` requests in a row (stuck, not slow).
 
 Generation is bounded: every call sends ``max_tokens`` sized by the caller to its schema, and a
 reply cut at that limit counts as malformed (retried once with a terser instruction). Prompts are
@@ -26,7 +33,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from langchain_core.exceptions import OutputParserException
@@ -78,11 +85,17 @@ MODEL_TIMEOUT_S = 900.0
 sets no limit at all, so a server that accepted a request and never answered held a review
 forever. A small model on a busy CPU is slow, not stuck: SmolLM2-135M's synthesis requests took
 157-388 s on two cores shared with three other jobs (2,200-2,600 tokens in), so the limit is
-well above that; a stuck server costs two waits (:data:`CLIENT_RETRIES`), then the run stops."""
+well above that. A request not answered in time costs its step two waits (:data:`CLIENT_RETRIES`)
+and falls back; :data:`STUCK_AFTER` such requests in a row stop the run."""
 CLIENT_RETRIES = 1
 """Times the OpenAI client itself sends a request again (a 429, a 5xx, a timeout), after its
 backoff; LangChain's default of 2 made a hung server cost three timeouts before the run heard
-of it. The engine's own retry of a malformed reply comes on top (:data:`ATTEMPTS`)."""
+of it. The engine's own retry of a malformed reply comes on top (:data:`ATTEMPTS`); a request
+that timed out is not asked again by the engine (the same prompt would be as slow)."""
+STUCK_AFTER = 3
+"""Asks in a row that got no answer within the time limit before the run stops: one slow
+answer (a long synthesis prompt on a busy CPU) falls back for its step, but a server that
+answers nothing at all would otherwise cost every remaining step its wait."""
 
 
 def chat_model_for(context: ReviewContext) -> BaseChatModel | None:
@@ -314,6 +327,10 @@ class PenaltyRefused(Exception):
     """The server refuses the ``repeat_penalty`` parameter: ask again without it."""
 
 
+class TimedOut(Exception):
+    """The server did not answer the request within the time limit (each time it was sent)."""
+
+
 class MethodRefused(Exception):
     """The server does not take this structured-output method (it said so, or ignored it)."""
 
@@ -386,11 +403,19 @@ def parse_reply(schema: type[T], message: AIMessage, method: StructuredMethod) -
         raise ReplyError("the reply was cut at the token limit", cut=True)
     if method == "function_calling":
         if not message.tool_calls:
-            raise MethodRefused("the server answered a required tool call with plain text",
-                                by_server=False)
+            try:  # some models write the call's arguments as the message itself
+                return _validated(schema, _json_in(str(message.content)))
+            except ReplyError:
+                raise MethodRefused("the model answered a required tool call with plain text",
+                                    by_server=False) from None
         data: Any = message.tool_calls[0]["args"]
     else:
         data = _json_in(str(message.content))
+    return _validated(schema, data)
+
+
+def _validated(schema: type[T], data: Any) -> T:
+    """``data`` as a ``schema`` instance, or :class:`ReplyError` saying why it is none."""
     if any(HINT.match(text) for text in _strings(data)):
         raise ReplyError("the reply copies the example's hints instead of answering")
     known = _known_fields(schema, data)
@@ -446,6 +471,7 @@ class ModelSession:
         self.model = model
         self.forced = parse_method(context.structured_output_method())
         earlier: list[ModelStep] = list((state or {}).get("model_steps", []))
+        self._earlier = earlier
         self.refused: set[str] = {m for step in earlier for m in step.refused}
         self._context_tokens = context.model_context_size() or next(
             (s.context_tokens for s in reversed(earlier) if s.context_tokens), None)
@@ -469,18 +495,29 @@ class ModelSession:
         # for SmolLM2-135M on two cores) and answers them no better.
         return max(0, min(self.context_tokens // 2, self.context_tokens - used))
 
-    def methods(self) -> list[StructuredMethod]:
-        """The methods still to try, best first."""
+    def methods(self, skip: Collection[str] = ()) -> list[StructuredMethod]:
+        """The methods still to try, best first (without ``skip``: those the model did not
+        answer in during the current ask)."""
         if self.forced:
             return [self.forced]
         # Other providers' chat models take structured output as a tool call (LangChain's
         # common interface); only OpenAI-compatible servers differ in what they accept.
         ladder = LADDER if _openai_like(self.model) else ("function_calling",)
         left = [m for m in ladder if m not in self.refused]
+        left = [m for m in left if m not in skip] or left
         return left or [ladder[-1]]
 
-    def method(self) -> StructuredMethod:
-        return self.methods()[0]
+    def method(self, skip: Collection[str] = ()) -> StructuredMethod:
+        return self.methods(skip)[0]
+
+    def timeouts_in_a_row(self) -> int:
+        """How many of the run's last asks, up to now, got no answer in time."""
+        run = 0
+        for step in reversed([*self._earlier, *self.steps]):
+            if not step.timed_out:
+                break
+            run += 1
+        return run
 
     def ask(self, schema: type[T], *, system: str, user: str, fallback: Callable[[], T],
             step: str, max_tokens: int = 512,
@@ -501,9 +538,10 @@ class ModelSession:
         error = "no reply"
         attempt = 0
         terse = ""
+        skip: list[StructuredMethod] = []  # methods the model answered in plain text, this ask
         try:
             while attempt < ATTEMPTS:
-                method = self.method()
+                method = self.method(skip)
                 record.method = method
                 say(step, asking_line(about, max_tokens, attempt, error if attempt else ""))
                 try:
@@ -515,19 +553,30 @@ class ModelSession:
                     log.warning("%s: the server refused repeat_penalty (%s); asking without",
                                 step, exc)
                     continue
+                except TimedOut as exc:
+                    error = f"timeout: {exc}"
+                    record.timed_out = True
+                    break  # the same prompt again would be as slow
                 except MethodRefused as exc:
-                    if len(self.methods()) == 1 and exc.by_server:  # nothing to step down to
+                    left = self.methods(skip)
+                    if len(left) == 1 and exc.by_server:  # nothing to step down to
                         error = f"refused: {exc}"
                         break  # asking again the same way would be refused again
-                    if len(self.methods()) == 1:  # plain text for a tool call: a bad reply
+                    if len(left) == 1:  # plain text for a tool call: a bad reply
                         attempt += 1
                         error = str(exc)
                         continue
                     log.info("%s: %s; stepping down from %s", step, exc, method)
-                    say(step, f"the server does not take {METHOD_LABELS[method]}; asking with "
-                              f"{METHOD_LABELS[self.methods()[1]]} from now on")
-                    self.refused.add(method)
-                    record.refused.append(method)
+                    if exc.by_server:  # the server's rule: for the rest of the run
+                        say(step, f"the server does not take {METHOD_LABELS[method]}; asking "
+                                  f"with {METHOD_LABELS[left[1]]} from now on")
+                        self.refused.add(method)
+                        record.refused.append(method)
+                    else:  # the model's answer to this prompt: this ask only
+                        say(step, f"the model answered {METHOD_LABELS[method]} with plain "
+                                  f"text; asking with {METHOD_LABELS[left[1]]} for this step")
+                        skip.append(method)
+                        record.set_aside.append(method)
                     continue
                 except (ReplyError, OpenAIRefusalError, *MALFORMED_REPLY_ERRORS) as exc:
                     attempt += 1
@@ -544,10 +593,17 @@ class ModelSession:
             record.seconds = round(time.monotonic() - started, 3)
             record.context_tokens = self._context_tokens
             self.steps.append(record)
+        if record.timed_out and self.timeouts_in_a_row() >= STUCK_AFTER:
+            raise ConfigurationError(
+                f"the model server answered none of the last {STUCK_AFTER} requests in time "
+                f"(the last: {step}, {error.removeprefix('timeout: ')}); check that it is "
+                "running and not stuck, or allow a slow model more time with "
+                "SCHOLARGRAPH_MODEL_TIMEOUT")
         what = ("the server refused the request" if error.startswith("refused: ")
+                else "the model did not answer in time" if error.startswith("timeout: ")
                 else "the model's reply was malformed twice")
-        note = (f"{step}: {what} ({error.removeprefix('refused: ')}); "
-                "the deterministic engine answered this step instead")
+        why = error.removeprefix("refused: ").removeprefix("timeout: ")
+        note = f"{step}: {what} ({why}); the deterministic engine answered this step instead"
         return fallback(), [note]
 
     def _call(self, schema: type[T], method: StructuredMethod, system: str, user: str,
@@ -595,13 +651,11 @@ class ModelSession:
             # is a failed attempt: retried, then the deterministic answer, never a crash.
             raise ReplyError(f"the model server answered {exc.status_code}: "
                              f"{_first_line(exc)}") from None
-        except APITimeoutError as exc:
+        except APITimeoutError:
             limit = getattr(self.model, "request_timeout", None)
-            within = f" within {limit:g} s" if isinstance(limit, int | float) else ""
-            raise ConfigurationError(
-                f"the model server did not answer the {record.step} request{within} "
-                f"(sent {CLIENT_RETRIES + 1} times); check that it is running and not stuck, or "
-                "allow a slow model more time with SCHOLARGRAPH_MODEL_TIMEOUT") from exc
+            within = f"{limit:g} s" if isinstance(limit, int | float) else "the time limit"
+            raise TimedOut(f"no answer within {within}, sent {CLIENT_RETRIES + 1} times; "
+                           "SCHOLARGRAPH_MODEL_TIMEOUT allows more") from None
         except APIConnectionError as exc:
             where = f" at {_base_url(self.model)}" if _base_url(self.model) else ""
             raise ConfigurationError(
@@ -669,8 +723,9 @@ def schema_instruction(schema: type[BaseModel]) -> str:
 def example_of(schema: type[BaseModel]) -> dict[str, Any]:
     """An instance-shaped example of ``schema``: each field's value a hint saying what goes
     there (its description, its allowed values), lists with one item."""
+    shown = schema.model_json_schema().get("properties", {})  # not the fields it leaves out
     return {name: _example_value(field.annotation, field.description or name)
-            for name, field in schema.model_fields.items()}
+            for name, field in schema.model_fields.items() if name in shown}
 
 
 def _example_value(annotation: Any, hint: str) -> Any:

@@ -129,10 +129,22 @@ class StepUsage(Record):
     valid_first_time: int = Field(0, description="Asks whose first reply was usable")
     fallbacks: int = Field(0, description="Asks the deterministic engine answered instead")
     cut: int = Field(0, description="Replies cut at the token limit")
+    timed_out: int = Field(0, description="Asks the model did not answer within the time limit")
+    set_aside: list[StructuredMethod] = Field(
+        default_factory=list, description="Methods the model answered with plain text in this "
+        "step, which then asked the next way (for itself only)")
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
     answered_by: Literal["model", "fallback", "both"] = "model"
+
+    def outcome(self) -> str:
+        """The step once, with what answered it: 'screening (the model 3 of 5 times, the
+        deterministic fallback 2)' where both did."""
+        if self.answered_by != "both":
+            return self.step
+        return (f"{self.step} (the model {self.asks - self.fallbacks} of {self.asks} times, "
+                f"the deterministic fallback {self.fallbacks})")
 
 
 class EngineSection(Record):
@@ -154,14 +166,31 @@ class EngineSection(Record):
         return [s.step for s in self.steps if s.answered_by != "fallback"]
 
     def line(self) -> str:
-        """One sentence for review.md."""
+        """One sentence for review.md, each step named once with its outcome: a step asked
+        several times (screening's batches, a second round) listed as both answered by the
+        model and fallen back read as two contradicting outcomes."""
         if not self.steps:
             return f"Engine: {self.model}."
-        fell = [s.step for s in self.steps if s.fallbacks]
+        parts = []
+        for outcome, label in (("model", "answered by the model"),
+                               ("both", "partly by the model"),
+                               ("fallback", "deterministic fallback")):
+            named = [s.outcome() for s in self.steps if s.answered_by == outcome]
+            if named or outcome != "both":
+                parts.append(f"{label}: {', '.join(named) or 'none'}")
         return (f"Engine: {self.model} ({self.method}); {self.calls} model calls, "
                 f"{self.tokens_in} tokens in, {self.tokens_out} out, {self.seconds:.0f} s; "
-                f"answered by the model: {', '.join(self.answered_by_model()) or 'none'}; "
-                f"deterministic fallback: {', '.join(fell) or 'none'}.")
+                + "; ".join(parts) + ".")
+
+
+def run_method(steps: list[ModelStep]) -> StructuredMethod | None:
+    """How the run last asked for structured output: the last step's method, unless that step
+    stepped down for itself alone (the model answered one prompt in plain text), then the
+    method it started from, which the run went on using."""
+    if not steps:
+        return None
+    last = steps[-1]
+    return last.set_aside[0] if last.set_aside else last.method
 
 
 def engine_section(model: str, steps: list[ModelStep]) -> EngineSection:
@@ -174,6 +203,8 @@ def engine_section(model: str, steps: list[ModelStep]) -> EngineSection:
         total.valid_first_time += step.valid_first_time
         total.fallbacks += step.answered_by == "fallback"
         total.cut += step.cut
+        total.timed_out += step.timed_out
+        total.set_aside = list(dict.fromkeys([*total.set_aside, *step.set_aside]))
         total.tokens_in += step.tokens_in
         total.tokens_out += step.tokens_out
         total.seconds = round(total.seconds + step.seconds, 3)
@@ -182,7 +213,7 @@ def engine_section(model: str, steps: list[ModelStep]) -> EngineSection:
                              else "both" if total.fallbacks else "model")
     listed = list(usage.values())
     return EngineSection(
-        model=model, method=steps[-1].method if steps else None,
+        model=model, method=run_method(steps),
         refused=list(dict.fromkeys(m for s in steps for m in s.refused)),
         context_tokens=next((s.context_tokens for s in reversed(steps) if s.context_tokens),
                             None),

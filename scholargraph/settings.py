@@ -156,8 +156,9 @@ class Settings(BaseSettings):
         900.0,
         validation_alias=_env("SCHOLARGRAPH_MODEL_TIMEOUT"),
         gt=0,
-        description="Seconds a chat model request may take before the run stops saying the "
-        "model server did not answer (each request is sent at most twice)",
+        description="Seconds a chat model request may take before its step falls back to the "
+        "deterministic engine with a note (each request is sent at most twice; a server that "
+        "answers none of 3 requests in a row stops the run)",
     )
     rate_scale: float | None = Field(
         None,

@@ -23,6 +23,7 @@ from scholargraph.agents.schemas import Draft, Finding, Intent, Plan, SubQuestio
 from scholargraph.context import ReviewContext
 from scholargraph.engines import ask_structured, chat_model_for, engine_name, fence, load_chat_model
 from scholargraph.errors import ConfigurationError
+from scholargraph.report import engine_section
 from scholargraph.testing import ScriptedChatModel
 from scholargraph.testing.chat import Loopback
 
@@ -209,10 +210,10 @@ class Silent(OpenAICompatible):
         return 500, {"error": {"message": "too late"}}
 
 
-def test_a_server_that_never_answers_stops_the_run_within_the_time_limit(monkeypatch):
+def test_a_server_that_never_answers_costs_the_step_no_more_than_the_time_limit(monkeypatch):
     """Without a limit, a server that accepted a request and hung held the review forever (the
     OpenAI client's default timeout was replaced by none): now each request waits
-    SCHOLARGRAPH_MODEL_TIMEOUT seconds, is sent twice at most, and the run stops saying so."""
+    SCHOLARGRAPH_MODEL_TIMEOUT seconds and is sent twice at most, then the step falls back."""
     import time
 
     from scholargraph.engines import CLIENT_RETRIES
@@ -226,15 +227,15 @@ def test_a_server_that_never_answers_stops_the_run_within_the_time_limit(monkeyp
         context = ReviewContext(model="openai:smollm2", settings=get_settings())
         model = chat_model_for(context)
         assert model is not None and model.request_timeout == 0.5  # type: ignore[attr-defined]
+        fallback = detect_intent(QUESTION)
         started = time.monotonic()
-        with pytest.raises(ConfigurationError) as caught:
-            ask_structured(model, Intent, system="s", user="u", agent="intent",
-                           fallback=lambda: pytest.fail("a stuck server is no malformed reply"))
+        answer, (note,) = ask_structured(model, Intent, system="s", user="u", agent="intent",
+                                         fallback=lambda: fallback)
         assert time.monotonic() - started < 8  # two waits of 0.5 s and one backoff
         assert len(endpoint.requests) == CLIENT_RETRIES + 1
-    message = str(caught.value)
-    assert "did not answer the intent request within 0.5 s" in message
-    assert "SCHOLARGRAPH_MODEL_TIMEOUT" in message and "Traceback" not in message
+    assert answer == fallback
+    assert "intent: the model did not answer in time (no answer within 0.5 s" in note
+    assert "SCHOLARGRAPH_MODEL_TIMEOUT" in note and "Traceback" not in note
 
 
 class OneModel(OpenAICompatible):
@@ -337,3 +338,109 @@ def test_a_server_that_is_down_stops_the_run_naming_its_address(monkeypatch):
                        fallback=lambda: pytest.fail("a server that is down is no bad reply"))
     assert str(caught.value) == (f"the model server at {base} did not answer (Connection "
                                  "error.); check OPENAI_BASE_URL and that the server is running")
+
+
+def _tools_state() -> dict[str, Any]:
+    """A run's state in which the server refused json_schema (llama-cpp-python's 500), so its
+    steps ask with tool calls first."""
+    from scholargraph.agents.schemas import ModelStep
+
+    return {"model_steps": [ModelStep(step="intent", method="function_calling",
+                                      refused=["json_schema"], answered_by="model")]}
+
+
+def test_plain_text_for_a_tool_call_steps_down_for_that_step_only(openai_endpoint):
+    """SmolLM2-135M answered one long synthesis prompt's tool call with plain text, and every
+    later step of the run was asked in json_object mode (where it copied the example's hints).
+    The step that got plain text asks again in json_object mode; the next step asks with tool
+    calls again, and the step's record says which method it set aside."""
+    from scholargraph.engines import ModelSession
+
+    answer = Intent(kind="review", domains=["materials"], keywords=["ZnO"])
+    call = {"tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "Intent", "arguments": answer.model_dump_json()}}]}
+    openai_endpoint.replies += ["Sure! ZnO is a semiconductor.", answer.model_dump_json(), call]
+    model = load_chat_model("openai:smollm2")
+    state = _tools_state()
+    first = ModelSession(model, state=state)
+    assert first.ask(Intent, system="s", user="u", step="synthesis",
+                     fallback=lambda: pytest.fail("json_object answered")) == (answer, [])
+    (step,) = first.steps
+    assert (step.set_aside, step.refused, step.method, step.calls, step.answered_by) == (
+        ["function_calling"], [], "json_mode", 2, "model")
+    later = ModelSession(model, state={"model_steps": [*state["model_steps"], step]})
+    assert later.ask(Intent, system="s", user="u", step="evaluation",
+                     fallback=lambda: pytest.fail("the tool call answered")) == (answer, [])
+    bodies = [body for _, _, body in openai_endpoint.requests]
+    assert [("tools" in b, (b.get("response_format") or {}).get("type")) for b in bodies] == [
+        (True, None), (False, "json_object"), (True, None)]
+    assert later.steps[0].method == "function_calling" and later.steps[0].set_aside == []
+    engine = engine_section("m", [*state["model_steps"], step, *later.steps])
+    assert engine.method == "function_calling"
+    assert [(s.step, s.set_aside) for s in engine.steps] == [
+        ("intent", []), ("synthesis", ["function_calling"]), ("evaluation", [])]
+
+
+def test_a_tool_call_answered_with_its_json_as_plain_text_is_read(openai_endpoint):
+    """A model that writes the call's arguments as its message (some templates do) has
+    answered: one request, no step-down."""
+    from scholargraph.engines import ModelSession
+
+    answer = Intent(kind="review", domains=["materials"], keywords=["ZnO"])
+    openai_endpoint.replies.append(f"```json\n{answer.model_dump_json()}\n```")
+    session = ModelSession(load_chat_model("openai:smollm2"), state=_tools_state())
+    assert session.ask(Intent, system="s", user="u", step="intent",
+                       fallback=lambda: pytest.fail("it answered")) == (answer, [])
+    assert session.steps[0].calls == 1 and session.steps[0].set_aside == []
+
+
+def test_a_slow_answer_falls_back_for_its_step_and_a_stuck_server_stops_the_run(monkeypatch):
+    """A request that timed out stopped the whole run: now it falls back for its step with a
+    note (the engine does not send the same slow prompt again), the next step asks the model
+    again, and only a server that answered none of STUCK_AFTER requests in a row stops the
+    run, saying so in one line."""
+    from scholargraph.engines import CLIENT_RETRIES, STUCK_AFTER, ModelSession
+    from scholargraph.settings import get_settings
+
+    with Silent([]) as endpoint:
+        monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        monkeypatch.setenv("SCHOLARGRAPH_MODEL_TIMEOUT", "0.3")
+        context = ReviewContext(model="openai:smollm2", settings=get_settings())
+        model = chat_model_for(context)
+        assert model is not None
+        fallback = detect_intent(QUESTION)
+        steps: list[Any] = []
+        for n in range(1, STUCK_AFTER):
+            session = ModelSession(model, context, {"model_steps": steps})
+            answer, notes = session.ask(Intent, system="s", user="u", step=f"step{n}",
+                                        fallback=lambda: fallback)
+            assert answer == fallback
+            assert notes == [f"step{n}: the model did not answer in time (no answer within "
+                             f"0.3 s, sent {CLIENT_RETRIES + 1} times; SCHOLARGRAPH_MODEL_TIMEOUT"
+                             " allows more); the deterministic engine answered this step "
+                             "instead"]
+            assert len(endpoint.requests) == n * (CLIENT_RETRIES + 1)
+            steps += session.steps
+        assert all(s.timed_out and s.answered_by == "fallback" for s in steps)
+        session = ModelSession(model, context, {"model_steps": steps})
+        with pytest.raises(ConfigurationError) as caught:
+            session.ask(Intent, system="s", user="u", step="synthesis",
+                        fallback=lambda: fallback)
+    message = str(caught.value)
+    assert message.startswith(f"the model server answered none of the last {STUCK_AFTER} "
+                              "requests in time (the last: synthesis, no answer within 0.3 s")
+    assert "SCHOLARGRAPH_MODEL_TIMEOUT" in message and "\n" not in message
+
+
+def test_an_answer_between_two_timeouts_resets_the_count():
+    from scholargraph.agents.schemas import ModelStep
+    from scholargraph.engines import STUCK_AFTER, ModelSession
+
+    """Timeouts count only in a row: a server that answered in between is slow, not stuck."""
+    late = [ModelStep(step="a", method="function_calling", timed_out=True)]
+    answered = [ModelStep(step="b", method="function_calling", answered_by="model")]
+    session = ModelSession(ScriptedChatModel(responses=[]),
+                           state={"model_steps": late * (STUCK_AFTER - 1) + answered + late})
+    assert session.timeouts_in_a_row() == 1

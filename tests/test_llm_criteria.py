@@ -22,7 +22,12 @@ from scholargraph.screening.llm_criteria import (
     RecordVerdict,
 )
 from scholargraph.screening.relevance import read_criteria
-from scholargraph.testing import ScriptedChatModel, malformed_reply, structured_reply
+from scholargraph.testing import (
+    ScriptedChatModel,
+    malformed_reply,
+    structured_reply,
+    tool_call_reply,
+)
 from scholargraph.wording import counted
 
 QUESTION = "machine learning for public health surveillance"
@@ -101,21 +106,60 @@ def test_a_record_the_model_gives_no_verdict_for_is_kept_with_a_note():
     assert work_key(WORKS[2]) not in judge.verdicts  # asked again in a later round
 
 
-@pytest.mark.parametrize("bad, why", [
-    (_verdicts((1, "exclude", "animal study"), (7, "exclude", "review")),
-     "records [7] were not asked about (1-2 were)"),
-    (_verdicts((1, "exclude", "animal study"), (1, "include", "meets the criteria")),
-     "records [1] were answered more than once"),
-    (_verdicts((1, "exclude", ""), (2, "include", "")),
-     "records [1] were excluded without a reason"),
+def _title(work: Work) -> str:
+    return repr(work.title)
+
+
+@pytest.mark.parametrize("reply, reasons, why", [
+    (_verdicts((1, "exclude", "animal study"), (2, "exclude", ""), (3, "include", "")),
+     [PREFIX + "animal study", None, None],
+     f"1 with a verdict not valid ({_title(WORKS[1])}: excluded without a reason)"),
+    (_verdicts((1, "exclude", "animal study"), (2, "exclude", "N/A"), (3, "include", "")),
+     [PREFIX + "animal study", None, None],
+     f"1 with a verdict not valid ({_title(WORKS[1])}: excluded without a reason)"),
+    (_verdicts((1, "exclude", "animal study"), (2, "include", "fits"), (2, "exclude", "no"),
+               (3, "include", "")),
+     [PREFIX + "animal study", None, None],
+     f"1 with a verdict not valid ({_title(WORKS[1])}: both included and excluded)"),
+    ([{"record": 1, "verdict": "exclude", "reason": "animal study"},
+      {"record": 2, "verdict": "probably", "reason": "unclear"},
+      {"record": 3, "verdict": "include", "reason": ""},
+      {"record": 9, "verdict": "exclude", "reason": "review"}],
+     [PREFIX + "animal study", None, None],
+     f"1 with a verdict not valid ({_title(WORKS[1])}: a verdict other than include or "
+     "exclude)"),
 ])
-def test_a_reply_that_cannot_be_trusted_is_asked_again_then_every_record_is_kept(bad, why):
-    judge, model = _judge(structured_reply(bad), structured_reply(bad))
+def test_one_invalid_verdict_keeps_its_record_and_the_batchs_valid_verdicts_stand(
+        reply, reasons, why):
+    """A small model's one reasonless exclusion (or 'probably', or two verdicts for a record)
+    cost the whole batch's judgements: the reply was asked again and then not used. Each
+    verdict is now checked on its own: the invalid one's record is kept and named in the
+    note, the others are applied, and nothing is asked again."""
+    judge, model = _judge(tool_call_reply(CriteriaVerdicts, {"verdicts": reply}) if isinstance(
+        reply, list) else structured_reply(reply))
+    notes: list[str] = []
+    assert judge.screen(WORKS[:3], notes) == reasons
+    assert model.remaining == 0 and len(model.received) == 1
+    assert notes[0].startswith(f"{STEP}: the model judged 2 of 3 records")
+    assert notes[1] == f"{STEP}: 1 record was kept without the model's judgement: {why}"
+    assert judge.verdicts == {work_key(WORKS[0]): PREFIX + "animal study",
+                              work_key(WORKS[2]): None}
+    (step,) = judge.steps
+    assert step.answered_by == "model" and step.calls == 1
+
+
+def test_a_reply_without_one_valid_verdict_is_asked_again_then_every_record_is_kept():
+    bad = {"verdicts": [{"record": 1, "verdict": "exclude", "reason": " "},
+                        {"record": 2, "verdict": "unsure", "reason": "x"}]}
+    judge, model = _judge(tool_call_reply(CriteriaVerdicts, bad),
+                          tool_call_reply(CriteriaVerdicts, bad))
     notes: list[str] = []
     assert judge.screen(WORKS[:2], notes) == [None, None]
     assert model.remaining == 0 and len(model.received) == 2
-    assert why in notes[-1] and notes[-1].startswith(
-        f"{STEP}: 2 records were kept without the model's judgement: 2 in replies not used")
+    assert notes[-1] == (
+        f"{STEP}: 2 records were kept without the model's judgement: 2 in replies not used "
+        "(the model's reply was malformed twice (no valid verdict (record 2: a verdict other "
+        "than include or exclude; record 1: excluded without a reason)))")
     (step,) = judge.steps
     assert step.calls == 2 and step.answered_by == "fallback"
     assert judge.verdicts == {}
@@ -131,7 +175,7 @@ def test_records_of_every_batch_not_judged_are_counted_in_one_note():
     (kept,) = [note for note in notes if "without the model's judgement" in note]
     assert kept.startswith(f"{STEP}: 4 records were kept without the model's judgement: "
                            "4 in replies not used (the model's reply was malformed twice "
-                           "(records [5] were not asked about (1-2 were)); ")
+                           "(no valid verdict (a verdict on record 5, not asked about)); ")
     assert [s.answered_by for s in judge.steps] == ["fallback", "fallback"]
 
 
@@ -239,3 +283,38 @@ def test_an_included_rows_reason_says_whether_the_model_judged_it():
     rules = report_from_state(QUESTION, {**state, **retrieval(state, Runtime(context=plain))},
                               plain)
     assert all(PREFIX not in row.reason for row in rules.screening)
+
+
+def test_the_engine_line_names_a_step_the_model_answered_in_part_once():
+    """Screening's batches are one step asked several times: with one batch answered and one
+    fallen back, review.md listed 'screening' both as answered by the model and as the
+    deterministic fallback. Each step is now named once, with its outcome."""
+    from scholargraph.agents.schemas import ModelStep
+
+    first = _verdicts(*((n, "include", "meets the criteria") for n in range(1, BATCH_SIZE + 1)))
+    judge, _ = _judge(structured_reply(first), "no tool call", "no tool call")
+    judge.screen(WORKS, [])
+    steps = [ModelStep(step="intent", method="function_calling", answered_by="model"),
+             *judge.steps,
+             ModelStep(step="synthesis", method="function_calling", answered_by="fallback")]
+    line = engine_section("openai:smollm2", steps).line()
+    assert line.endswith("answered by the model: intent; partly by the model: screening (the "
+                         "model 1 of 2 times, the deterministic fallback 1); deterministic "
+                         "fallback: synthesis.")
+    assert line.count("screening") == 1
+    alone = engine_section("openai:smollm2", steps[:1]).line()
+    assert alone.endswith("answered by the model: intent; deterministic fallback: none.")
+
+
+def test_an_empty_list_of_verdicts_is_no_answer_and_is_asked_again():
+    """SmolLM2-135M answered a batch of three records with no verdict at all, and screening was
+    listed as answered by the model. Such a reply is asked again once, then not used: the
+    records are kept and the step is a fallback."""
+    judge, model = _judge(structured_reply(_verdicts()), structured_reply(_verdicts()))
+    notes: list[str] = []
+    assert judge.screen(WORKS[:3], notes) == [None, None, None]
+    assert model.remaining == 0
+    assert notes[-1] == (f"{STEP}: 3 records were kept without the model's judgement: 3 in "
+                         "replies not used (the model's reply was malformed twice (no verdict "
+                         "for any record))")
+    assert [s.answered_by for s in judge.steps] == ["fallback"]

@@ -69,13 +69,18 @@ def test_a_server_refusing_json_schema_is_asked_with_tools_and_the_run_remembers
     assert step.answered_by == "model" and step.tokens_in > 0 and step.tokens_out > 0
 
     state = {"cleaned_question": QUESTION, "intent": update["intent"], **update}
-    with ChatReplayServer([plan_reply]) as server:
+    with ChatReplayServer([plan_reply, plan_reply]) as server:
         context = ReviewContext(chat_model=_model(server))
         planned = planning(state, Runtime(context=context))
-        (only,) = server.requests
-    assert "response_format" not in only and only["tool_choice"]["function"]["name"] == "PlanReply"
+        requests = server.requests
+    assert all("response_format" not in r and r["tool_choice"]["function"]["name"] == "PlanReply"
+               for r in requests)
     assert planned["model_steps"][0].refused == []
     assert 2 <= len(planned["sub_questions"]) <= 4
+    # The recorded plan holds one question, its repeat and a statement: asked again, then the
+    # template plan, with a note (the statement never becomes a sub-question).
+    assert len(requests) == 2 and planned["model_steps"][0].answered_by == "fallback"
+    assert not any("multi-faceted" in s.text for s in planned["sub_questions"])
 
 
 def test_the_model_s_fields_the_question_does_not_touch_never_reach_the_sources():

@@ -379,3 +379,69 @@ def test_a_what_is_the_question_asking_a_second_question_keeps_its_concepts():
     _, subs = _plan("What are the main causes of antibiotic resistance, and how can it be "
                     "reduced?")
     assert subs[0].text == "What do studies report on antibiotic resistance?"
+
+
+CLAIM = "A deficiency of folate increases blood levels of homocysteine."
+
+
+def _claim_plan(*texts: str) -> dict:
+    from langgraph.runtime import Runtime
+
+    from scholargraph.agents.intent import detect_intent
+    from scholargraph.agents.planning import PlannedQuestion, PlanReply, planning
+    from scholargraph.context import ReviewContext
+    from scholargraph.testing import ScriptedChatModel, structured_reply
+
+    reply = PlanReply(sub_questions=[PlannedQuestion(text=t, answer_shape="cohort studies")
+                                     for t in texts])
+    model = ScriptedChatModel(responses=[structured_reply(reply)])
+    state = {"cleaned_question": CLAIM, "intent": detect_intent(CLAIM)}
+    return planning(state, Runtime(context=ReviewContext(chat_model=model)))
+
+
+def test_a_claims_plan_keeps_the_claim_as_q1_whatever_the_model_writes():
+    """SmolLM2-135M's plans for a claim opened on neighbouring questions and never asked the
+    claim itself, which the review then weighs its studies on. The claim is q1, as the
+    deterministic engine asks it, and the model's sub-questions follow (one that only repeats
+    the claim is dropped as asking what q1 asks)."""
+    update = _claim_plan("What are the dietary sources of folate?",
+                         "Whether a deficiency of folate increases homocysteine?",
+                         "How is homocysteine measured in blood?")
+    subs = update["sub_questions"]
+    assert subs[0].id == "q1" and subs[0].text == (
+        "What do studies report on whether a deficiency of folate increases blood levels of "
+        "homocysteine?")
+    assert [s.text for s in subs[1:]] == ["What are the dietary sources of folate?",
+                                          "How is homocysteine measured in blood?"]
+    assert subs[0].answer_shape == "direct evidence on the question"
+    assert any(n.startswith("planning: q1 asks the claim itself") for n in update["notes"])
+    assert any("it asks what q1 asks" in n for n in update["notes"])
+
+
+def test_a_question_s_plan_is_the_models_own():
+    from langgraph.runtime import Runtime
+
+    from scholargraph.agents.intent import detect_intent
+    from scholargraph.agents.planning import PlannedQuestion, PlanReply, planning
+    from scholargraph.context import ReviewContext
+    from scholargraph.testing import ScriptedChatModel, structured_reply
+
+    question = "Does a deficiency of folate increase blood levels of homocysteine?"
+    texts = ["Which cohorts measured folate and homocysteine together?",
+             "How large is the rise in homocysteine with low folate?"]
+    model = ScriptedChatModel(responses=[structured_reply(PlanReply(sub_questions=[
+        PlannedQuestion(text=t, answer_shape="cohort studies") for t in texts]))])
+    update = planning({"cleaned_question": question, "intent": detect_intent(question)},
+                      Runtime(context=ReviewContext(chat_model=model)))
+    assert [s.text for s in update["sub_questions"]] == texts
+
+
+def test_a_statement_the_model_writes_as_a_sub_question_is_dropped():
+    """A statement is no sub-question: quoted in the summary and the gaps, it read as a
+    question no study answered."""
+    update = _claim_plan("What are the dietary sources of folate?",
+                         "Homocysteine is an amino acid that is measured in blood plasma.",
+                         "How is homocysteine measured in blood?")
+    assert [s.text for s in update["sub_questions"][1:]] == [
+        "What are the dietary sources of folate?", "How is homocysteine measured in blood?"]
+    assert any("(a statement, not a question)" in n for n in update["notes"])

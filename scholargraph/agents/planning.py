@@ -303,7 +303,10 @@ def distinct(texts: list[str], question: str, keywords: list[str]
     """The indices of the sub-questions to keep (related to the question and not repeating an
     earlier one) and a note for each dropped. A sub-question repeats another when its content
     words are all among the other's: SmolLM2-135M's plans asked "What is the current state of
-    X?" and then "The current state of X.", and a review listed both as unanswered."""
+    X?" and then "The current state of X.", and a review listed both as unanswered. A
+    statement is no sub-question: SmolLM2-135M's q2 "Implementing data-driven approaches in
+    ... public health surveillance is a multi-faceted endeavor that involves ..." was quoted
+    in the review's summary and gaps as a question nothing answered."""
     asked = set(content_words(" ".join([question, *keywords])))
     kept: list[int] = []
     notes: list[str] = []
@@ -321,17 +324,41 @@ def distinct(texts: list[str], question: str, keywords: list[str]
             notes.append(f"planning: dropped the model's sub-question {text!r} (it asks what "
                          f"q{same} asks)")
             continue
+        if is_claim(text):
+            notes.append(f"planning: dropped the model's sub-question {text!r} (a statement, "
+                         "not a question)")
+            continue
         kept.append(i)
     return kept, notes
 
 
-def plan_problems(reply: PlanReply, question: str, keywords: list[str]) -> list[str]:
+def claim_first(question: str, intent: Intent) -> SubQuestion | None:
+    """For a claim, the sub-question that asks the claim itself, as the deterministic engine
+    words it ("What do studies report on whether X increases Y?"); None for a question or a
+    topic. A claim's review weighs the studies on the claim: SmolLM2-135M's plans for claims
+    opened on a neighbouring question ("What are the benefits of folate?") and never asked the
+    claim, so the model's sub-questions follow it instead of replacing it."""
+    if not is_claim(question):
+        return None
+    first = plan_from_template(question, intent).sub_questions[0]
+    return first.model_copy(update={"id": "q1"})
+
+
+def with_claim(written: list[str], claim: SubQuestion | None) -> list[str]:
+    """The model's sub-questions after the claim's own (unless the model wrote it as is)."""
+    if claim is None or (written and written[0] == claim.text):
+        return written
+    return [claim.text, *written]
+
+
+def plan_problems(reply: PlanReply, question: str, keywords: list[str],
+                  claim: SubQuestion | None = None) -> list[str]:
     """Why a model's plan cannot be used as it is: too few or too many sub-questions, or fewer
     than two that share a word with the question and do not repeat each other (the same count
-    a user's plan must meet)."""
+    a user's plan must meet; a claim's own sub-question counts as one)."""
     written = [one_line_of(s.text) for s in reply.sub_questions]
     written = [t for t in written if t]
-    kept, _ = distinct(written, question, keywords)
+    kept, _ = distinct(with_claim(written, claim), question, keywords)
     if not MIN_SUB_QUESTIONS <= len(written) <= MODEL_MAX_SUB_QUESTIONS:
         return [(f"{len(written)} sub-questions where "
                  f"{MIN_SUB_QUESTIONS}-{MODEL_MAX_SUB_QUESTIONS} are needed")]
@@ -341,16 +368,24 @@ def plan_problems(reply: PlanReply, question: str, keywords: list[str]) -> list[
     return []
 
 
-def plan_of(reply: PlanReply, question: str, keywords: list[str]) -> tuple[Plan, list[str]]:
+def plan_of(reply: PlanReply, question: str, keywords: list[str],
+            claim: SubQuestion | None = None) -> tuple[Plan, list[str]]:
     """The model's plan, each field on one line, without the sub-questions unrelated to the
-    question or repeating an earlier one (each with a note)."""
+    question or repeating an earlier one (each with a note); for a claim, after the claim's
+    own sub-question (:func:`claim_first`)."""
     written = [(one_line_of(s.text), s.answer_shape) for s in reply.sub_questions]
     written = [(text, shape) for text, shape in written if text]
-    kept, notes = distinct([text for text, _ in written], question, keywords)
+    notes: list[str] = []
+    texts = with_claim([text for text, _ in written], claim)
+    if claim is not None and len(texts) > len(written):
+        written = [(claim.text, claim.answer_shape), *written]
+        notes.append(f"planning: q1 asks the claim itself ({claim.text!r}); the model's "
+                     "sub-questions follow it")
+    kept, dropped = distinct(texts, question, keywords)
     return Plan(sub_questions=[
         SubQuestion(id=f"q{n}", text=written[i][0],
                     answer_shape=usable_shape(written[i][1], first=n == 1))
-        for n, i in enumerate(kept, 1)]), notes
+        for n, i in enumerate(kept, 1)]), notes + dropped
 
 
 def planning(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
@@ -362,6 +397,7 @@ def planning(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
         plan = plan_from_template(question, found)
         return {"sub_questions": renumber(plan, question), "notes": notes}
     template = plan_from_template(question, found)
+    claim = claim_first(question, found)
     reply, notes = session.ask(
         PlanReply, system=SYSTEM,
         user=f"Question: {question}\nKind: {found.kind}\nKey terms: {', '.join(found.keywords)}",
@@ -369,8 +405,8 @@ def planning(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
             PlannedQuestion(text=s.text, answer_shape=s.answer_shape)
             for s in template.sub_questions]),
         step="planning", max_tokens=PLAN_TOKENS,
-        check=lambda r: plan_problems(r, question, found.keywords),
+        check=lambda r: plan_problems(r, question, found.keywords, claim),
     )
-    plan, dropped = plan_of(reply, question, found.keywords)
+    plan, dropped = plan_of(reply, question, found.keywords, claim)
     return {"sub_questions": renumber(plan, question), "notes": notes + dropped,
             "model_steps": session.steps}

@@ -173,5 +173,10 @@ class ModelStep(Record):
     cut: int = Field(0, description="Replies cut at the token limit")
     refused: list[StructuredMethod] = Field(
         default_factory=list, description="Methods the server refused during this step")
+    set_aside: list[StructuredMethod] = Field(
+        default_factory=list, description="Methods the model answered with plain text during "
+        "this step: this step asked the next way, later steps try them again")
+    timed_out: bool = Field(False, description="The model did not answer within the time "
+                            "limit: this step fell back")
     max_tokens: int | None = Field(None, description="The token limit sent with each call")
     context_tokens: int | None = Field(None, description="The model's context size used")

@@ -10,29 +10,34 @@ one-line reason. Recall comes first, as in the deterministic screen:
   one the rules excluded, so a record is excluded by the rules or by the model, each with its
   own reason. A model exclusion reads ``criteria (model): <the model's reason>``, so a person
   can tell it from a rule's;
-- records go to the model several at a time (:data:`BATCH_SIZE`), numbered within the batch. A
-  reply is trusted only as a whole: one naming a record not asked about, answering a record
-  twice, giving a verdict other than include/exclude or excluding without a reason is a
-  malformed reply, asked again once (:meth:`scholargraph.engines.ModelSession.ask`) and, if
-  still malformed, not used. A record the model cannot judge (no verdict for it, a reply not
-  used, a request the server failed) is **kept**, and a note says how many and why;
+- records go to the model several at a time (:data:`BATCH_SIZE`), numbered within the batch.
+  Each record's verdict is checked on its own: one giving a verdict other than include/exclude,
+  excluding without a reason, or contradicting another verdict for the same record is not used,
+  and a verdict for a record not asked about is ignored; the batch's valid verdicts stand (a
+  small model's one bare exclusion cost the whole batch's judgements). A reply with no valid
+  verdict at all is asked again once (:meth:`scholargraph.engines.ModelSession.ask`) and, if
+  still without one, not used. A record the model did not judge validly (no verdict for it, an
+  invalid one, a reply not used, a request the server failed or did not answer in time) is
+  **kept**, and a note says how many and why;
 - what the model said of a record is kept for the run's later rounds (``criteria_verdicts`` in
   the state, by :func:`~scholargraph.ledger.work_key`), so a record is not asked about again.
 
 Every batch is one ``screening`` step of the run's ``engine`` record (calls, tokens, seconds,
 fallbacks), as every other model call of the LLM engine. A server that cannot be reached stops
 the review, as it does for the other steps: screening silently without the model asked for
-would mislead.
+would mislead. A batch the model did not answer in time keeps its records (with the note).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from scholargraph.agents.schemas import ModelStep
 from scholargraph.engines import ModelSession, fence, trim_to_tokens
@@ -99,29 +104,127 @@ class RecordVerdict(Record):
         return value
 
 
+class SetAside(Record):
+    """A verdict of the model's reply not used, and why (in our words)."""
+
+    record: int | None = None
+    why: str
+
+    def __str__(self) -> str:
+        return f"record {self.record}: {self.why}" if self.record is not None else self.why
+
+
 class CriteriaVerdicts(Record):
     """The model's verdicts on a batch of records."""
 
+    # This docstring is the tool's description the model reads: how the reply is validated is
+    # said here instead. Each verdict is validated on its own: one failing RecordVerdict (a
+    # verdict of 'maybe', no record number) goes to ``unusable`` with why; the others stand.
+
     verdicts: list[RecordVerdict] = Field(default_factory=list)
+    unusable: SkipJsonSchema[list[SetAside]] = Field(
+        default_factory=list, description="Why each verdict not valid as written was set aside "
+        "(filled by validation, never asked of the model)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _each_verdict(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("verdicts"), list):
+            return data  # no list of verdicts: the reply as a whole is malformed
+        valid: list[RecordVerdict] = []
+        unusable: list[SetAside] = []
+        for item in data["verdicts"]:
+            try:
+                valid.append(RecordVerdict.model_validate(item))
+            except ValidationError as exc:
+                unusable.append(invalid_verdict(item, exc))
+        return {"verdicts": valid, "unusable": unusable}
+
+
+def invalid_verdict(item: Any, exc: ValidationError) -> SetAside:
+    """Why a verdict as the model wrote it is not valid, in our words (never its text)."""
+    number = item.get("record") if isinstance(item, dict) else None
+    number = number if isinstance(number, int) and not isinstance(number, bool) else None
+    fields = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
+    if "record" in fields or number is None:
+        return SetAside(record=None, why="a verdict without a record number")
+    if "verdict" in fields:
+        return SetAside(record=number, why="a verdict other than include or exclude")
+    return SetAside(record=number, why="not a verdict")
+
+
+@dataclass
+class BatchVerdicts:
+    """A batch's valid verdicts by record number (an exclusion's reason, or None to include),
+    and why each verdict not used was set aside."""
+
+    judged: dict[int, str | None] = field(default_factory=dict)
+    set_aside: list[SetAside] = field(default_factory=list)
+
+    def invalid(self) -> dict[int, str]:
+        """Why each record left unjudged had its verdict set aside (the first reason)."""
+        found: dict[int, str] = {}
+        for entry in self.set_aside:
+            if entry.record is not None and entry.record not in self.judged:
+                found.setdefault(entry.record, entry.why)
+        return found
+
+
+def batch_verdicts(answer: CriteriaVerdicts, asked: int) -> BatchVerdicts:
+    """Each of the ``asked`` records' verdict, checked on its own: an exclusion needs a reason;
+    a record answered twice keeps its verdict only where both agree; a verdict on a record not
+    asked about is ignored. What is set aside is said in our words, never quoted (a small
+    model's reasons can be junk)."""
+    found = BatchVerdicts(set_aside=[e for e in answer.unusable
+                                     if e.record is None or 1 <= e.record <= asked])
+    by_record: dict[int, list[RecordVerdict]] = {}
+    for verdict in answer.verdicts:
+        if not 1 <= verdict.record <= asked:
+            found.set_aside.append(SetAside(record=None, why=f"a verdict on record "
+                                            f"{verdict.record}, not asked about"))
+            continue
+        by_record.setdefault(verdict.record, []).append(verdict)
+    for number, given in sorted(by_record.items()):
+        if len({v.verdict for v in given}) > 1:
+            found.set_aside.append(SetAside(record=number, why="both included and excluded"))
+            continue
+        if given[0].verdict == "include":
+            found.judged[number] = None
+            continue
+        reason = next((v.reason for v in given if says_something(v.reason)), "")
+        if not reason:
+            found.set_aside.append(SetAside(record=number, why="excluded without a reason"))
+            continue
+        found.judged[number] = PREFIX + one_line(reason)
+    return found
 
 
 def reply_problems(answer: CriteriaVerdicts, asked: int) -> list[str]:
-    """What makes a well-formed reply untrustworthy for a batch of ``asked`` records: a record
-    not asked about, a record answered twice, an exclusion without a reason. (A record left
-    unanswered is no reason to distrust the others: it is kept.)"""
-    problems = []
-    numbers = Counter(v.record for v in answer.verdicts)
-    unknown = sorted(n for n in numbers if not 1 <= n <= asked)
-    if unknown:
-        problems.append(f"records {unknown} were not asked about (1-{asked} were)")
-    twice = sorted(n for n, times in numbers.items() if times > 1 and 1 <= n <= asked)
-    if twice:
-        problems.append(f"records {twice} were answered more than once")
-    bare = sorted(v.record for v in answer.verdicts if v.verdict == "exclude"
-                  and not v.reason.strip())
-    if bare:
-        problems.append(f"records {bare} were excluded without a reason")
-    return problems
+    """What makes a well-formed reply unusable for a batch of ``asked`` records: no valid
+    verdict in it (asked again once; SmolLM2-135M answered a batch of 3 with an empty list,
+    and the step was recorded as answered by the model). A reply with some valid verdicts is
+    used for those; a record left unanswered is no reason to distrust the others: it is kept."""
+    found = batch_verdicts(answer, asked)
+    if found.judged or not asked:
+        return []
+    if not found.set_aside:
+        return ["no verdict for any record"]
+    said = [str(e) for e in found.set_aside]
+    more = len(said) - MAX_ERRORS_SHOWN
+    return [f"no valid verdict ({'; '.join(said[:MAX_ERRORS_SHOWN])}"
+            + (f"; {more} more" if more > 0 else "") + ")"]
+
+
+EMPTY_REASONS = frozenset({"none", "null", "n/a", "na", "exclude", "excluded", "reason",
+                           "no reason", "unknown", "not applicable"})
+"""Reasons that name no criterion: a small model's filler where the reason goes."""
+
+
+def says_something(reason: str) -> bool:
+    """Whether an exclusion's reason could name a criterion: a word of three letters or more,
+    and not filler ('none', 'excluded'). Quoted in PRISMA's reasons, it must say something."""
+    text = " ".join(reason.split()).strip(" .,:;!-{}[]\"'").lower()
+    return text not in EMPTY_REASONS and re.search(r"[^\W\d_]{3}", text) is not None
 
 
 def one_line(reason: str) -> str:
@@ -175,32 +278,36 @@ class CriteriaJudge:
             else:
                 ask.append(i)
         unanswered = 0
+        invalid: list[str] = []
         unused: Counter[str] = Counter()
         calls_before = sum(step.calls for step in self.steps)
         for start in range(0, len(ask), self.batch_size):
             batch = ask[start:start + self.batch_size]
             about = (f"records {start + 1}-{start + len(batch)} of {len(ask)} against the "
                      "criteria")
-            answered, error = self._judge_batch([works[i] for i in batch], about)
+            found, error = self._judge_batch([works[i] for i in batch], about)
             if error is not None:
                 unused[error] += len(batch)
                 continue
+            invalid += [f"{quoted_title(works[batch[number - 1]])}: {why}"
+                        for number, why in sorted(found.invalid().items())]
             for number, i in enumerate(batch, 1):
-                if number not in answered:
+                if number not in found.judged:
                     unanswered += 1
                     continue
-                reasons[i] = answered[number]
-                self.verdicts[work_key(works[i])] = answered[number]
+                reasons[i] = found.judged[number]
+                self.verdicts[work_key(works[i])] = found.judged[number]
         if works:
             excluded = sum(reasons[i] is not None for i in ask)
-            notes += self._notes(len(works), len(ask), excluded, unanswered, unused,
+            notes += self._notes(len(works), len(ask), excluded, unanswered, invalid, unused,
                                  sum(step.calls for step in self.steps) - calls_before)
         return reasons
 
     def _judge_batch(self, works: list[Work], about: str = ""
-                     ) -> tuple[dict[int, str | None], str | None]:
-        """The model's verdicts on a batch by record number (an exclusion's reason, or None
-        for include), or the reason no verdict of this batch can be trusted."""
+                     ) -> tuple[BatchVerdicts, str | None]:
+        """The model's valid verdicts on a batch by record number (an exclusion's reason, or
+        None for include) and why the others were set aside, or the reason no verdict of this
+        batch could be used."""
         criteria = trim_to_tokens(self.criteria.text, CRITERIA_TOKENS)
         header = (f"Review question: {self.question}\n\nEligibility criteria:\n{criteria}\n\n"
                   f"Judge these {len(works)} records (numbered 1 to {len(works)}):")
@@ -213,13 +320,12 @@ class CriteriaJudge:
             max_tokens=max_tokens, check=lambda answer: reply_problems(answer, len(works)),
             about=about)
         if failed:
-            return {}, _why(failed[0])
-        return {v.record: (PREFIX + one_line(v.reason) if v.verdict == "exclude" else None)
-                for v in reply.verdicts}, None
+            return BatchVerdicts(), _why(failed[0])
+        return batch_verdicts(reply, len(works)), None
 
     @staticmethod
-    def _notes(total: int, asked: int, excluded: int, unanswered: int, unused: Counter[str],
-               calls: int) -> list[str]:
+    def _notes(total: int, asked: int, excluded: int, unanswered: int, invalid: list[str],
+               unused: Counter[str], calls: int) -> list[str]:
         """What the model did, and which records it left unjudged and why (kept)."""
         earlier = total - asked
         kept_unjudged = unanswered + sum(unused.values())
@@ -229,7 +335,13 @@ class CriteriaJudge:
                  + (f" ({earlier} judged in an earlier round, not asked again)" if earlier else "")
                  + (f"; its exclusions read '{PREFIX}...'" if excluded else "")]
         if kept_unjudged:
-            why = [f"{unanswered} it gave no verdict for"] if unanswered else []
+            silent = unanswered - len(invalid)
+            why = [f"{silent} it gave no verdict for"] if silent > 0 else []
+            if invalid:
+                shown = "; ".join(invalid[:MAX_ERRORS_SHOWN]) + (
+                    f"; {len(invalid) - MAX_ERRORS_SHOWN} more"
+                    if len(invalid) > MAX_ERRORS_SHOWN else "")
+                why.append(f"{len(invalid)} with a verdict not valid ({shown})")
             if unused:  # the reasons of the first few replies not used: they repeat
                 errors = list(unused)
                 shown = "; ".join(errors[:MAX_ERRORS_SHOWN]) + (
@@ -239,6 +351,16 @@ class CriteriaJudge:
             notes.append(f"{STEP}: {counted(kept_unjudged, 'record was', 'records were')} kept "
                          f"without the model's judgement: {'; '.join(why)}")
         return notes
+
+
+TITLE_CHARS = 60
+"""A record is named in a note by its title, cut to this length."""
+
+
+def quoted_title(work: Work) -> str:
+    """A record's title as a note names it: quoted, on one line, cut."""
+    title = " ".join((work.title or "untitled").split())
+    return repr(title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1].rstrip() + "…")
 
 
 def _why(note: str) -> str:
