@@ -144,6 +144,25 @@ def test_designs_are_read_from_the_record():
         "Stem cell secretome reduces pain in a murine osteoarthritis model",
         "Human bone-marrow-derived stem cells were stimulated. 54 mice were randomly assigned "
         "to injections.") == ["animal"]
+    # subjects randomly assigned to a model's training and test sets make no trial; a
+    # trial's "test group" is an arm
+    assert record_designs(
+        "A machine learning algorithm to predict suicide ideation in a national survey",
+        "We randomly assigned the subjects to a training set (n=10,466) and a test set.") == []
+    assert record_designs("Radiomics of lung nodules", "Patients were randomized into "
+                          "training and validation cohorts.") == []
+    assert record_designs("Mouthwash and plaque", "Sixty adults were randomly assigned to "
+                          "the test group or the control group.") == ["randomised trial"]
+    # a review says what it is by name or by its search, not by reviewing charts
+    assert record_designs("Bone marrow concentrate for knee cartilage: bench to bedside",
+                          "A literature search was performed using the PubMed and MEDLINE "
+                          "databases.") == ["review"]
+    assert record_designs("Stem cells in knee pathologies", "In this narrative review we "
+                          "discuss the biology of the cells.") == ["review"]
+    assert record_designs("Knee injections in a county hospital", "Our review of 300 charts "
+                          "found 40 infections.") == []
+    assert record_designs("Bone oedema after marrow stimulation", "In this review of "
+                          "prospectively collected data, 38 patients were analysed.") == []
     # a title naming the design settles it, whatever the abstract says of patients
     assert "in vitro" in record_designs(
         "In vitro potential for cartilage repair of synovial fluid stem cells",

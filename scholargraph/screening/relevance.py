@@ -722,8 +722,18 @@ def _designs_named(sentences: Sequence[str], *, excluding: bool = False) -> list
 
 # ---------------------------------------------------------------- records and their designs
 
+DATA_SPLIT = (r"(?: (?:the|all|\d[\d,]*) \w+)?(?: (?:participants|patients|subjects|"
+              r"samples|records|images|cases))? (?:in)?to (?:a |the |one of )?(?:\w+ )?"
+              r"(?:training|test|testing|validation|derivation|development) (?:and \w+ )?"
+              r"(?:sets?|samples?|cohorts?|data|folds?|splits?|subsets?)\b")
+"""Subjects or data randomly assigned to a model's training, test or validation set: a split
+of the data, not a trial's arms. A study developing a machine-learning model to predict
+suicide ideation in a national survey ("We randomly assigned the subjects to a training set
+(n=10,466) and a test set") was read as a randomised trial."""
+
 RECORD_DESIGNS: dict[Design, re.Pattern[str]] = {
-    "randomised trial": re.compile(r"\brandomi[sz]ed\b|\bRCT\b|\brandomly (?:assigned|allocated)",
+    "randomised trial": re.compile(r"\brandomi[sz]ed\b(?!" + DATA_SPLIT + r")|\bRCT\b|"
+                                   r"\brandomly (?:assigned|allocated)\b(?!" + DATA_SPLIT + ")",
                                    re.I),
     "cohort": re.compile(r"\bcohort (?:study|studies)\b|\b(?:prospective|retrospective) cohort\b",
                          re.I),
@@ -755,6 +765,15 @@ ending in its kind ("...: An Exploratory Protocol") is a protocol, and so is one
 _TITLE_ONLY_DESIGNS: frozenset[Design] = frozenset({"review", "protocol", "editorial",
                                                     "conference abstract"})
 SELF_DESCRIBED: dict[Design, re.Pattern[str]] = {
+    "review": re.compile(r"\b(?:this|the present|our) (?:systematic |scoping |narrative |"
+                         r"umbrella |integrative |critical |literature )?review\b(?! of (?:[\w-]+ "
+                         r"){0,3}(?:records|charts|notes|files|cases|images|data|databases?|"
+                         r"registr(?:y|ies)|patients)\b)|"
+                         r"\b(?:literature|database|bibliographic) searche?s? (?:was|were) "
+                         r"(?:performed|conducted|carried out|undertaken)\b|"
+                         r"\bwe (?:systematically |comprehensively )?searched (?:the )?(?:"
+                         r"PubMed|MEDLINE|Embase|Scopus|Web of Science|Cochrane|CINAHL|"
+                         r"PsycINFO|literature|electronic databases|databases)\b", re.I),
     "editorial": re.compile(r"\b(?:this|the present|our) (?:commentary|editorial|viewpoint|"
                             r"opinion (?:piece|article|paper))\b", re.I),
     "protocol": re.compile(r"\b(?:this|the present|our) (?:study |trial |review )?protocol "
@@ -763,7 +782,13 @@ SELF_DESCRIBED: dict[Design, re.Pattern[str]] = {
 }
 """Designs an abstract gives of its own record ("The present commentary compares...", "In this
 talk, we present..."): the record saying what it is, unlike an abstract that mentions someone
-else's review or protocol, which says nothing of its own kind."""
+else's review or protocol, which says nothing of its own kind. A review says so by name ("this
+narrative review", not "our review of 300 charts" nor "this review of prospectively
+collected data", a case-control study) or by its search ("A literature search was
+performed using the PubMed and Ovid MEDLINE databases ...", "We searched MEDLINE and
+Embase"): a knee-cartilage review titled "... From Bench to Bedside Evidence" stayed in a
+review whose criteria excluded review articles, and two of its background sentences were
+quoted as findings."""
 
 RETELLS = re.compile(
     r"\b[A-Z][\w'\u2019-]+ and (?:his |her |their )?colleagues,? (?:\w+ )?(?:present|report|"
