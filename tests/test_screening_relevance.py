@@ -519,11 +519,123 @@ def test_a_kept_work_says_which_concepts_it_names_where_and_its_design():
         "design: cohort")
     criteria = read_criteria("We included cohort studies and randomised trials.")
     assert kept_reason(question, criteria, cohort).endswith("design: cohort, as the criteria ask")
-    meaning = Work(title="Neural networks flag outbreaks early",
-                   abstract="Deep models of clinic visits found influenza weeks sooner.")
+    meaning = Work(title="Computers flag epidemics early",
+                   abstract="Models of clinic visits found influenza weeks sooner.")
     assert kept_reason(question, None, meaning) == (
         "kept: addresses: machine learning (in meaning); public health surveillance (in meaning)")
+    # a kind of the concept names it (neural networks are machine learning)
+    kind = Work(title="Neural networks flag epidemics early",
+                abstract="Deep models of clinic visits found influenza weeks sooner.")
+    assert kept_reason(question, None, kind) == (
+        "kept: addresses: machine learning (title); public health surveillance (in meaning)")
     bare = Work(title="Machine learning in epidemiology")
     assert kept_reason(question, None, bare) == (
         "kept: addresses: machine learning (title); public health surveillance (not in its "
         "title; no abstract)")
+
+
+KINDS_OF_THE_CONCEPTS = [
+    ("Neural networks forecast dengue incidence from weekly case counts",
+     "Recurrent neural networks trained on weekly case counts and rainfall forecast dengue "
+     "incidence four weeks ahead in twelve districts, giving health authorities early warning "
+     "of outbreaks."),
+    ("Natural language processing of chief complaints for syndromic surveillance",
+     "Emergency department chief complaints were coded into syndromes by natural language "
+     "processing. Syndromic surveillance with the coder flagged influenza-like illness two days "
+     "before manual coding did."),
+]
+
+
+def test_a_concept_named_by_a_kind_of_it_is_named(embedder):
+    """"Neural networks" are machine learning and "syndromic surveillance" is public health
+    surveillance: records naming the question's concepts only by such kinds address them; the
+    software-testing paper, which names neural networks too, still leaves public health
+    surveillance unaddressed."""
+    found = concepts(SURVEILLANCE)
+    nlp = mentions(found, *KINDS_OF_THE_CONCEPTS[1])
+    assert nlp.in_title == (True, True)  # by "natural language processing", "syndromic ..."
+    assert mentions(found, *KINDS_OF_THE_CONCEPTS[0]).in_title == (True, False)
+    # a kind is read as written: "neural" and "networks" in different sentences name nothing
+    assert mentions(found, "A study", "Neural tissue. Networks of clinics.").named == [
+        False, False]
+    records = [*KINDS_OF_THE_CONCEPTS, OFF_TOPIC, ON_TOPIC]
+    decisions = screening_decisions(SURVEILLANCE, None, records, embedder=embedder)
+    assert [d.included for d in decisions] == [True, True, False, True]
+    assert decisions[2].reason == "does not address: public health surveillance"
+
+
+POLICY = "EU policy on pesticide use"
+POLICY_RECORDS = [
+    ("Organochlorine pesticide exposure and hypothyroidism in a farmer cohort",
+     "In a prospective cohort of 18,000 farmers, exposure to organochlorine pesticides was "
+     "associated with hypothyroidism (hazard ratio 1.4). Pesticide use was recorded by "
+     "questionnaire and thyroid hormone regulation was assessed yearly."),
+    ("National action plans under the EU directive on the sustainable use of pesticides",
+     "We compare the national action plans of 27 member states. Few set quantitative targets "
+     "for reducing pesticide use."),
+    ("Did the neonicotinoid ban change pesticide use on European farms?",
+     "After the 2018 restriction, farmers switched to pyrethroids and total pesticide use did "
+     "not fall."),
+    ("Pesticide use and thyroid disease", ""),
+]
+
+
+def test_a_policy_question_sets_aside_studies_that_say_nothing_of_policy(embedder):
+    """"EU policy" is an aspect of pesticide use, not a thing near it in meaning: the cohort study
+    of pesticides and thyroid disease (its thyroid "regulation" no government's) is set aside,
+    the works on an EU directive's action plans and on a ban are kept, and a title with no
+    abstract is kept when in doubt."""
+    found = concepts(POLICY)
+    assert [c.aspect for c in found] == [True, False]
+    # half of "EU policy" is not enough when the missing half is the policy
+    assert not found[0].named_in({"eu"}, "EU")
+    decisions = screening_decisions(POLICY, None, POLICY_RECORDS, embedder=embedder)
+    assert decisions[0].reason == "does not address: EU policy"
+    assert [d.included for d in decisions[1:]] == [True, True, True]
+
+
+HAIR_CRITERIA = read_criteria("We included studies of hair cortisol and obesity. We excluded "
+                              "case reports, animal studies and review articles.")
+
+
+@pytest.mark.parametrize(("title", "abstract", "animal"), [
+    ("Hair cortisol and body condition in a dairy herd",
+     "Hair of 120 Holstein cows was sampled; cortisol rose with body condition score.", True),
+    ("Hair cortisol in obese dogs and cats", "", True),
+    ("Veterinary hair cortisol assays", "Assays were validated on samples from clinics.", True),
+    ("Hair cortisol and obesity in women", "In 150 women hair cortisol rose with waist "
+     "circumference, as it does in animal species such as sheep.", False),
+    ("Measles outbreaks below herd immunity", "Coverage fell below the herd immunity "
+     "threshold in three districts.", False),
+    ("Brucellosis among cattle farmers", "Farmers handling cattle were tested yearly.", False),
+    ("Cortisol assay in cultured keratinocytes", "Cells grew in fetal bovine serum.", False),
+])
+def test_livestock_and_veterinary_records_are_animal_studies(title, abstract, animal):
+    """An animal design is read from farm and companion animals and veterinary words as from
+    rats; a study of people that mentions animals, herd immunity or farmers' cattle is not one,
+    nor is a cell culture's serum."""
+    assert ("animal" in record_designs(title, abstract)) is animal
+    reason = design_reason(record_designs(title, abstract), HAIR_CRITERIA)
+    assert (reason == "design: animal; the criteria exclude animal studies") is animal
+
+
+def test_an_aspect_is_the_head_of_its_phrase_and_a_cost_question_asks_for_costs(embedder):
+    """"cost-effectiveness" and "EU policy" are aspects; "low-cost sensors" are sensors and
+    "policy gradient methods" methods. A trial of a vaccine's efficacy says nothing of its
+    cost; an evaluation in QALYs does."""
+    aspects = {c.text: c.aspect for q in ("cost-effectiveness of HPV vaccination",
+                                          "low-cost sensors for air quality",
+                                          "policy gradient methods in robotics")
+               for c in concepts(q)}
+    assert aspects == {"cost-effectiveness": True, "HPV vaccination": False,
+                       "low-cost sensors": False, "air quality": False,
+                       "policy gradient methods": False, "robotics": False}
+    trial = ("Efficacy of a nonavalent HPV vaccination in girls aged 9 to 14",
+             "In a randomised trial of 2,400 girls, HPV vaccination prevented 96% of persistent "
+             "infections over five years.")
+    evaluation = ("HPV vaccination of boys in a national programme",
+                  "Adding boys to HPV vaccination gained 1,200 QALYs at 18,000 euros each.")
+    decisions = screening_decisions("cost-effectiveness of HPV vaccination", None,
+                                    [trial, evaluation], embedder=embedder)
+    assert decisions[0].reason == "does not address: cost-effectiveness"
+    assert decisions[1].included

@@ -61,8 +61,10 @@ def test_results_become_web_works_with_unwrapped_links(web: ReplayServer) -> Non
     urls = [work.url for work in result.works]
     assert urls[:4] == [MEDIUM, STACKPATH, STACKOVERFLOW, WIKIPEDIA]
     assert "https://www.youtube.com/watch?v=Gta9XZ3fu6Q" not in urls  # a video: left out
-    assert len(urls) == 5 and not any("duckduckgo.com" in url for url in urls)
-    assert result.notes == ["Web: left out 1 search result with no text to quote (1 video)"]
+    assert not any("gist.github.com" in url for url in urls)  # a code listing: left out
+    assert len(urls) == 4 and not any("duckduckgo.com" in url for url in urls)
+    assert result.notes == ["Web: left out 2 search results as no work to quote "
+                            "(1 code listing, 1 video)"]
     first = result.works[0]
     assert (first.kind, first.venue, first.sources) == ("web", "medium.com", ["web"])
     assert first.title.startswith("Fake and free Bypass-on-Cookie")
@@ -251,8 +253,10 @@ def test_a_failed_news_search_is_a_note_and_the_web_results_stay(web: ReplayServ
         result = agent(max_pages=0).search(
             SearchRequest(query="perovskite stability", limit=5, news_window="month"))
 
-    assert len(result.works) == 5 and {work.kind for work in result.works} == {"web"}
-    [note] = result.notes
+    # five results asked for, one of them a gist of code, left out
+    assert len(result.works) == 4 and {work.kind for work in result.works} == {"web"}
+    left, note = result.notes
+    assert left == "Web: left out 1 search result as no work to quote (1 code listing)"
     assert "news search for 'perovskite stability' failed" in note and "vqd" in note
 
 

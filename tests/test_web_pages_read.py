@@ -115,11 +115,38 @@ def test_ads_and_videos_are_no_evidence_to_read(href: str, reason: str | None) -
     assert left_out({"href": href, "title": "t", "body": "b"}) == reason
 
 
-def test_the_recorded_results_video_is_left_out_with_a_note(web: ReplayServer) -> None:
-    """The recorded DuckDuckGo page (a real 2020 answer) holds one YouTube result among 25."""
+@pytest.mark.parametrize(("href", "title", "reason"), [
+    ("https://knowyourmeme.com/memes/pesticide-guy", "Pesticide guy", "meme"),
+    ("https://www.reddit.com/r/memes/comments/abc/eu_regulations/", "EU regulations", "meme"),
+    ("https://www.reddit.com/r/europe/comments/abc/", "EU pesticide memes thread", "meme"),
+    ("https://www.reddit.com/r/europe/comments/abc/", "EU votes to extend glyphosate", None),
+    ("https://raw.githubusercontent.com/o/r/main/scrape.py", "scrape.py", "code listing"),
+    ("https://github.com/o/r/blob/main/src/consent.js", "consent.js at main", "code listing"),
+    ("https://gist.github.com/someone/0123abcd", "cookie banner clicker", "code listing"),
+    ("https://github.com/o/r", "o/r: a scraping library", None),
+    ("https://github.com/o/r/issues/12", "Cookie banners block scraping", None),
+    ("https://food.ec.europa.eu/plants/pesticides_en", "Pesticides - Food Safety", None),
+])
+def test_meme_threads_and_code_listings_are_no_work_to_read(href: str, title: str,
+                                                           reason: str | None) -> None:
+    """A meme, on a meme site or a forum thread saying so, and a source file or paste are not
+    works a review cites; a forum thread, a repository's page or issue and an agency's page
+    stay."""
+    assert left_out({"href": href, "title": title, "body": "b"}) == reason
+
+
+def test_the_recorded_results_video_meme_and_code_are_left_out_with_a_note(
+        web: ReplayServer) -> None:
+    """The recorded DuckDuckGo page (a real 2020 answer) holds, among 25 results, one YouTube
+    video, one thread of r/dankmemes and one gist of JavaScript; a forum thread served by
+    ``showthread.php`` is a page, and stays."""
     result = WebAgent(robots=RobotsCache(), max_pages=0).search(
         SearchRequest(query="fake cache bypass", limit=25))
 
-    assert len(result.works) == 24
-    assert not any("youtube.com" in (work.url or "") for work in result.works)
-    assert result.notes == ["Web: left out 1 search result with no text to quote (1 video)"]
+    urls = [work.url or "" for work in result.works]
+    assert len(urls) == 22
+    assert not any(site in url for url in urls
+                   for site in ("youtube.com", "dankmemes", "gist.github.com"))
+    assert any("showthread.php" in url for url in urls)
+    assert result.notes == ["Web: left out 3 search results as no work to quote "
+                            "(1 code listing, 1 meme, 1 video)"]

@@ -318,15 +318,44 @@ VIDEO_HOSTS = frozenset(["youtube.com", "m.youtube.com", "youtu.be", "vimeo.com"
 """Sites whose result pages are videos: nothing on them to quote but a description."""
 
 
+MEME_HOSTS = frozenset(["knowyourmeme.com", "9gag.com", "imgflip.com", "memedroid.com",
+                        "ifunny.co", "me.me", "memegenerator.net", "makeameme.org"])
+"""Sites of memes: image jokes and their threads, not works a review can cite."""
+THREAD_HOSTS = frozenset(["reddit.com", "old.reddit.com", "4chan.org", "boards.4chan.org",
+                          "tumblr.com", "pinterest.com", "instagram.com", "facebook.com",
+                          "x.com", "twitter.com"])
+"""Forums and social sites, whose threads are memes when their title or address says so."""
+MEME = re.compile(r"\bmemes?\b|/r/(?:\w*memes?\w*|funny|shitposting)\b", re.IGNORECASE)
+CODE_HOSTS = frozenset(["raw.githubusercontent.com", "gist.github.com",
+                        "gist.githubusercontent.com", "pastebin.com", "paste.ubuntu.com",
+                        "hastebin.com", "codepen.io", "jsfiddle.net"])
+"""Sites serving code listings and pastes rather than pages about them."""
+CODE_FILE = re.compile(r"\.(?:py|ipynb|js|mjs|ts|java|c|cc|cpp|h|hpp|cs|go|rs|rb|sh|r|"
+                       r"scala|kt|swift|m|jl|lua)$", re.IGNORECASE)
+"""A path ending in a source file's extension: the file itself (GitHub's ``/blob/`` view of one
+included), not a document. A repository's README, issues and documentation stay."""
+
+
 def left_out(hit: dict[str, Any]) -> str | None:
-    """Why a search result is no evidence to read ("ad", "video"), or None to keep it."""
+    """Why a search result is no evidence to read ("ad", "video", "meme", "code listing"), or
+    None to keep it. A meme thread or a source file found for "EU policy on pesticide use" or
+    "how do web scraping libraries handle cookie banners" was screened as a work before, and
+    kept when its words matched: it is neither a study nor a document a reviewer cites."""
     href = str(hit.get("href") or "")
     url = unwrap_redirect(href) or href
     target = url.split("//", 1)[-1]
     if AD_LINKS.match(target) or AD_LINKS.match(href.split("//", 1)[-1]):
         return "ad"
-    if urlsplit(url).netloc.lower().removeprefix("www.") in VIDEO_HOSTS:
+    parts = urlsplit(url)
+    host = parts.netloc.lower().removeprefix("www.")
+    if host in VIDEO_HOSTS:
         return "video"
+    title = str(hit.get("title") or "")
+    if host in MEME_HOSTS or (host in THREAD_HOSTS
+                              and (MEME.search(title) or MEME.search(parts.path))):
+        return "meme"
+    if host in CODE_HOSTS or CODE_FILE.search(parts.path):
+        return "code listing"
     return None
 
 
@@ -336,8 +365,8 @@ def _left_out_note(reasons: list[str]) -> list[str]:
         return []
     counts = Counter(reasons)
     said = ", ".join(counted(n, reason) for reason, n in sorted(counts.items()))
-    return [f"Web: left out {counted(len(reasons), 'search result')} with no text to quote "
-            f"({said})"]
+    return [f"Web: left out {counted(len(reasons), 'search result')} as no work to "
+            f"quote ({said})"]
 
 
 def work_from_hit(hit: dict[str, Any]) -> Work | None:
