@@ -55,7 +55,7 @@ from scholargraph.deterministic.text import (
     run_together,
 )
 from scholargraph.exports.screening import label
-from scholargraph.fulltext.legible import garbled, table_as_text
+from scholargraph.fulltext.legible import code_as_text, garbled, table_as_text
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import LexicalIndex, mmr, terms_named, tokenize
@@ -651,12 +651,15 @@ CITED = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\bet al\.|"
                    r"\((?:[A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?,? \d{4}[a-z]?;? ?)+\)")
 """A citation in a full text's sentence ("[10-13]", "Smith et al.", "(Heinrich 1989;
 Richner 1989a)"): what it states is the cited work's."""
-SET_ASIDE = frozenset({"caption", "table", "garbled", "example", "pointer"})
+SET_ASIDE = frozenset({"caption", "table", "garbled", "example", "pointer", "code"})
 """Sentences of a full text that state no result, whatever their words: a figure's or table's
 caption, a table's row (``Passage.kind`` 'table', or a PDF's table of words read as text:
 :func:`~scholargraph.fulltext.legible.table_as_text`), text the page does not print as read
-(:func:`~scholargraph.fulltext.legible.garbled`), an example (:data:`EXAMPLE`) and a pointer
-to a table's or figure's results (:data:`POINTER`)."""
+(:func:`~scholargraph.fulltext.legible.garbled`), an example (:data:`EXAMPLE`), a pointer
+to a table's or figure's results (:data:`POINTER`) and a program's text read as a sentence
+(:func:`~scholargraph.fulltext.legible.code_as_text`: none of SciFact's 44,726 abstract
+sentences; in science-parse's 29 test PDFs, read without the fixed-pitch rule of
+:mod:`scholargraph.fulltext.layout`, the 3 'sentences' of MapReduce's listings)."""
 POINTER = re.compile(
     r"^(?:(?:as )?(?:shown|illustrated|listed|reported|summari[sz]ed) in )?(?:Tables?|Figures?|"
     r"Fig\.)\s+\S+(?:\s+and\s+\S+)?\s+(?:shows?|lists?|summari[sz]es|presents?|reports?|gives?|"
@@ -815,6 +818,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {"garbled"}  # not what the page prints: no reader can check it
         elif passage.page is not None and table_as_text(text):
             facets = {"table"}  # a PDF's table of words, read as a line of text
+        elif passage.section not in ("abstract", "title") and code_as_text(text):
+            facets = {"code"}  # a program's lines, read as a sentence of a full text
         elif example_only(text, facets):
             facets = {"example"}  # illustrates; reports nothing
         elif POINTER.match(text) or (POINTED_TO.search(text) and not MEASURED.search(text)):
@@ -911,13 +916,64 @@ def rank_candidates(sub: SubQuestion, passages: list[Passage], keywords: list[st
         facet = _facet_score(candidate.facets, wanted)
         position = ((passage.start + candidate.quote.end)  # where it ends: a lone sentence is 1
                     / (extent[passage.work_id, passage.section] or 1))
+        role = section_role(passage.section)
+        placed = min(1.0, position / RESULTS_FROM) if role is None else float(role == "result")
         relevance = (weights["lexical"] * float(lexical[index]) + weights["facet"] * facet
                      + weights["prior"] / (1 + passage_rank[candidate.quote.passage_id])
-                     + weights["position"] * min(1.0, position / RESULTS_FROM)
+                     + weights["position"] * placed
                      + (weights["dense"] * float(dense[index]) if dense is not None else 0.0))
         scored.append(_with_relevance(candidate, round(relevance, 6)))
     scored.sort(key=lambda c: (-c.relevance, c.quote.passage_id, c.quote.start))
     return scored
+
+
+RESULT_SECTIONS = re.compile(
+    rf"{NUMBERED}(?:results?|findings|(?:main |experimental )?results and discussion|"
+    r"experiments?|experimental results|evaluation|efficacy|outcomes?|conclusions?|"
+    r"summary)\b(?!\s+(?:setup|design|data|protocol|methods?)\b)", re.IGNORECASE)
+"""Sections of a full text where a work states its results ('Results > Efficacy', '5 Results',
+'4 Experiments', 'Conclusion'), though not an experiment's setup."""
+METHOD_SECTIONS = re.compile(
+    rf"{NUMBERED}(?:(?:materials and |patients and |subjects and )?methods?|methodology|"
+    r"materials|study design|design|experimental (?:setup|design|protocol|procedures?)|setup|"
+    r"data(?:sets?| sets?| collection| sources?)?|participants|subjects|patients|procedures?|"
+    r"statistical analys[ie]s|model|models|approach|implementation|training|baselines?|"
+    r"task|framework|architecture)\b", re.IGNORECASE)
+"""Sections of a full text that say what was done: data, design, model, setup."""
+APPENDIX_SECTIONS = re.compile(r"(?:[A-H]\.?\s+)?(?i:appendix|appendices|supplement\w*)\b|"
+                               r"[A-H]\.\d+(?:\.\d+)*\.?\s+[A-Z]")
+"""An appendix ('Appendix A - Baseline Details', or a subsection lettered as a PDF numbers
+one: 'B.1 Reading source documents'; a lone letter is as often an article, 'A Novel ...'):
+details of what was done, whose sentences are the main text's results only as often as a
+method section's ('We found that these pretrained embeddings
+substantially outperform alternative off-the-shelf embeddings.', of SPECTER's appendix on its
+baselines, is about the baselines)."""
+
+
+def section_role(section: str) -> str | None:
+    """'result' or 'method' for a full text's section by its deepest heading that names one
+    ('4 Experiments > 4.1 Experimental Setup' is the setup, a method; 'RESULTS > Subgroup
+    size' a result; an appendix is 'method', :data:`APPENDIX_SECTIONS`), None for an abstract,
+    a title or a section naming neither.
+
+    Where a sentence lies in its part of the work says where results are in an abstract
+    (``RESULTS_FROM``), not in a full text's section, whose results come under their own
+    heading: the recorded SPECTER PDF's 'A citation from one document to another suggests that
+    the documents are related.', ending the short '2.3 Citation-Based Pretraining Objective',
+    ranked first for 'What do studies report on citation-informed transformers for scientific
+    document embeddings?', above its '5 Results' ('our method slightly outperforms Citeomatic
+    on the direct citation task, while substantially outperforming it on co-citations')."""
+    if section in ("abstract", "title", "full_text"):
+        return None
+    headings = section.split(" > ")
+    if APPENDIX_SECTIONS.match(headings[0]):
+        return "method"
+    for heading in reversed(headings):
+        if RESULT_SECTIONS.match(heading):
+            return "result"
+        if METHOD_SECTIONS.match(heading):
+            return "method"
+    return None
 
 
 def work_contexts(passages: list[Passage]) -> dict[str, str]:

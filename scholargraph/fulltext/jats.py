@@ -36,6 +36,17 @@ CONTAINERS = ("list", "list-item", "boxed-text", "disp-quote", "statement", "def
 LEFT_OUT = frozenset({"ref-list", "ack", "fn-group", "ref", "fn", "glossary", "notes",
                       "table", "alternatives", "object-id", "graphic", "media",
                       "supplementary-material", "tex-math", "permissions"})
+LISTINGS = ("code", "preformat")
+"""A program's text (``<code>``, JATS 1.1 on) and preformatted text (``<preformat>``: a
+listing, a command session, a sequence alignment), set apart from the prose: never a sentence
+of the paragraph around it. A short one-line ``<code>`` inside a sentence (:data:`INLINE_CODE`)
+is a word of the sentence ('the <code>glm</code> function')."""
+LISTING_BREAK = "\x00"
+"""Where a listing stood in a paragraph's text, for :func:`_read_paragraph` to end the
+paragraph there (a space in any other text)."""
+INLINE_CODE = 40
+"""Characters a one-line ``<code>`` or ``<preformat>`` has at most to be read as a word of its
+sentence; a longer one, or one of several lines, is a listing."""
 FORMULAS = ("disp-formula", "disp-formula-group")
 """Display formulas: read as a line of text (:func:`formula_text`) where they stand, so a
 sentence stated around one ('... estimated as <formula> where FS is ...') keeps its meaning."""
@@ -334,7 +345,8 @@ def _read_formula(formula: etree._Element, section: str, document: FullTextDocum
 
 
 def _read_paragraph(p: etree._Element, section: str, document: FullTextDocument) -> None:
-    text = _text(p)
+    pieces = _paragraph_pieces(_text(p, listing_breaks=True))
+    text = pieces[0] if pieces else ""
     after = p.getprevious()
     last = _open_paragraph(document, section) \
         if after is not None and after.tag in FORMULAS else None
@@ -342,9 +354,25 @@ def _read_paragraph(p: etree._Element, section: str, document: FullTextDocument)
         last.text = f"{last.text} {text}"
     elif text:
         document.blocks.append(TextBlock(text=text, section=section))
+    document.blocks.extend(TextBlock(text=piece, section=section) for piece in pieces[1:])
     for child in p.iter(*FLOATS):
         if child.getparent() is not None and not _inside_float(child.getparent()):
             _read_float(child, section, document)
+
+
+def _paragraph_pieces(text: str) -> list[str]:
+    """A paragraph's text cut where a listing stood (:data:`LISTING_BREAK`): the prose after a
+    listing is a paragraph of its own ('... loaded as follows:' [listing] 'The tool then
+    ...'), unless it goes on with the sentence before it in lower case ('where x is ...')."""
+    pieces: list[str] = []
+    for piece in (_clean(part) for part in text.split(LISTING_BREAK)):
+        if not piece:
+            continue
+        if pieces and piece[:1].islower():
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces
 
 
 def _inside_float(element: etree._Element) -> bool:
@@ -473,7 +501,7 @@ def _stub_width(header: list[str], row: list[str]) -> int:
     return width
 
 
-def _text(element: etree._Element | None) -> str:
+def _text(element: etree._Element | None, listing_breaks: bool = False) -> str:
     """The element's words, floats and left-out elements skipped, whitespace normalised; a
     superscript exponent marked ('10<sup>7</sup> CFU' is '10^7 CFU', not '107 CFU'), one that
     is a citation or footnote mark left out (:func:`_is_mark`); a line break a space. A
@@ -483,7 +511,8 @@ def _text(element: etree._Element | None) -> str:
         return ""
     parts: list[str] = []
     _collect(element, parts, top=True)
-    return _clean("".join(parts))
+    text = "".join(parts)
+    return _clean(text if listing_breaks else text.replace(LISTING_BREAK, " "))
 
 
 def _collect(element: etree._Element, parts: list[str], top: bool = False) -> None:
@@ -498,6 +527,9 @@ def _collect(element: etree._Element, parts: list[str], top: bool = False) -> No
     if not top and tag in ("list", "def-list"):
         skip = True
         parts.append(f" {_list_text(element)} ")
+    if not top and tag in LISTINGS and is_listing(element):
+        skip = True
+        parts.append(LISTING_BREAK)  # the prose on either side stays apart
     if not skip and isinstance(element.tag, str):
         start = len(parts)
         if element.text:
@@ -512,6 +544,13 @@ def _collect(element: etree._Element, parts: list[str], top: bool = False) -> No
             parts.append(" ")
     if not top and element.tail:
         parts.append(element.tail)
+
+
+def is_listing(element: etree._Element) -> bool:
+    """Whether a ``<code>`` or ``<preformat>`` is a listing set apart from the prose: it holds
+    a line break or is longer than :data:`INLINE_CODE`."""
+    text = "".join(element.itertext()).strip()
+    return "\n" in text or len(text) > INLINE_CODE
 
 
 ITEM_END = re.compile(r"[;,.:!?]$")

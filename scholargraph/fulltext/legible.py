@@ -145,3 +145,32 @@ def table_as_text(sentence: str) -> bool:
         boundaries[left, right] = right
     return len(boundaries) >= CELLS_IN_TABLE or (
         len(boundaries) >= 2 and any(word in CELL_OPENERS for word in boundaries.values()))
+
+
+CODE_SIGNS = (
+    re.compile(r"\b[A-Za-z_][\w.]*\s*(?:<-|:=|\+=|-=|==|!=)\s*\S"),  # assignment, comparison
+    re.compile(r"\b[a-z_]\w*\.[a-z_]\w*\("),  # a method's call: 'np.mean(', 'df.groupby('
+    re.compile(r"\b[a-z]+_[a-z0-9_]+\("),  # a snake_case function's call: 'read_csv('
+    re.compile(r"\b\w+\([^()\s]*[=\"'][^()]*\)"),  # a call with a keyword or a string argument
+    re.compile(r"(?:^|[\s;:])(?:import [\w.]+(?:\s+as\s+\w+)?\s*$|from [\w.]+ import \w|"
+               r"def \w+\(|#include\b|library\(|print\()"),
+    re.compile(r"[{};]\s*$|\{\s*$|^\s*\}|&&|\|\||\+\+|->|=>"),  # braces, statement ends, operators
+    re.compile(r"\b(?:for|while|if)\s*\((?=[^)]*[<>=!])|\bfor \w+ in (?:range\(|[\w.]+:)|"
+               r"\belse\s*[:{]"),  # control flow
+)
+"""Signs of a program's text read as a sentence (a listing set in the text's own font, or one
+a publisher pasted into a paragraph): an assignment ('fit <- glm(', 'x = y'), a method's or a
+snake_case function's call, a call with a keyword or string argument ('glm(y ~ x, family =
+binomial)', 'load_dataset("x")'), a keyword opening a statement, braces, a statement's ';'
+end and C-like operators, and control flow."""
+CODE_SIGNS_MIN = 2
+"""Different signs that make a 'sentence' a program's text: one alone is prose's as often ('the
+p-value (p = 0.03)', 'in Eq. (2)', 'mean(SD)')."""
+
+
+def code_as_text(sentence: str) -> bool:
+    """Whether a 'sentence' is a program's lines read as running text: :data:`CODE_SIGNS_MIN`
+    different :data:`CODE_SIGNS`. A listing in a fixed-pitch font and a JATS ``<code>`` are
+    kept out of the text as they are read (:mod:`scholargraph.fulltext.layout`,
+    :data:`scholargraph.fulltext.jats.LISTINGS`); this is for the code neither tells."""
+    return sum(1 for sign in CODE_SIGNS if sign.search(sentence)) >= CODE_SIGNS_MIN

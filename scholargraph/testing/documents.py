@@ -6,21 +6,50 @@ from __future__ import annotations
 
 from scholargraph.testing.messages import ReplayRequest, ReplayResponse
 
+Line = str | tuple[str, list[str]]
+"""A line of a page written by :func:`text_pdf`: text in the body font, or a group of lines
+drawn otherwise: ``("figure", lines)`` inside a figure (a form XObject with its own font, as a
+plot or diagram is placed on a page) or ``("code", lines)`` in Courier (a listing)."""
 
-def text_pdf(pages: list[list[str]], title: str, info: str = "") -> bytes:
+
+def _shown(line: str) -> str:
+    return "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") '"
+
+
+def text_pdf(pages: list[list[Line]], title: str, info: str = "") -> bytes:
     """A PDF of pages of text lines, the title (and ``info``: more document information
     entries, such as ``/Author (Rossi, Marco)``) in its metadata, written to the PDF 1.4
-    specification (catalog, pages, font, a content stream and a page each, info, xref)."""
+    specification (catalog, pages, fonts, a content stream and a page each, info, xref). Body
+    lines are set in Helvetica; a ``("code", lines)`` group in Courier, and a ``("figure",
+    lines)`` group is a form XObject of its own, its words in Times-Roman, drawn where it
+    stands among the lines (:data:`Line`)."""
     objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 "
-               "/BaseFont /Helvetica >>", f"<< /Title ({title}) {info}>>"]
+               "/BaseFont /Helvetica >>", f"<< /Title ({title}) {info}>>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>"]
     kids = []
     for lines in pages:
-        text = "BT /F1 10 Tf 72 740 Td 12 TL " + " ".join(
-            "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") '"
-            for line in lines) + " ET"
+        forms: list[str] = []
+        text = "BT /F1 10 Tf 72 740 Td 12 TL "
+        for line in lines:
+            if isinstance(line, str):
+                text += _shown(line) + " "
+            elif line[0] == "code":
+                text += "/F2 10 Tf " + " ".join(_shown(row) for row in line[1]) + " /F1 10 Tf "
+            else:
+                form = ("BT /F3 8 Tf 10 100 Td 10 TL " + " ".join(_shown(row) for row in line[1])
+                        + " ET")
+                objects.append("<< /Type /XObject /Subtype /Form /BBox [0 0 400 120] "
+                               "/Resources << /Font << /F3 6 0 R >> >> "
+                               f"/Length {len(form)} >>\nstream\n{form}\nendstream")
+                forms.append(f"/Fm{len(forms)} {len(objects)} 0 R")
+                text += (f"ET q 1 0 0 1 72 300 cm /Fm{len(forms) - 1} Do Q "
+                         "BT /F1 10 Tf 72 280 Td 12 TL ")
+        text += "ET"
         objects.append(f"<< /Length {len(text)} >>\nstream\n{text}\nendstream")
         objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
-                       f"<< /Font << /F1 3 0 R >> >> /Contents {len(objects)} 0 R >>")
+                       "<< /Font << /F1 3 0 R /F2 5 0 R >> "
+                       f"/XObject << {' '.join(forms)} >> >> /Contents {len(objects)} 0 R >>")
         kids.append(f"{len(objects)} 0 R")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
     out = bytearray(b"%PDF-1.4\n")
