@@ -225,8 +225,8 @@ def add_update_command(commands: Any) -> None:
 
 
 def run_update(args: argparse.Namespace) -> int:
-    from scholargraph.updating import option_words as _words
     from scholargraph.updating import update
+    from scholargraph.wording import option_words as _words
 
     options = {name: getattr(args, name)
                for name in ("offline", "max_results", "model", "full_text", "no_cache",

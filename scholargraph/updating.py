@@ -64,7 +64,7 @@ from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.sources.library import EVERY_RECORD
 from scholargraph.sources.registry import source_names
-from scholargraph.wording import counted
+from scholargraph.wording import counted, option_value, option_words
 
 HISTORY_DIR = "history"
 NOT_REPEATED = ("library",)
@@ -155,24 +155,9 @@ class KeptOptions:
                                      for name, value in self.kept.items()) + ")")
         if self.overridden:
             parts.append("given for this update instead: " + ", ".join(
-                f"{option_words(name, now)} (the review's {_option_value(before)})"
+                f"{option_words(name, now)} (the review's {option_value(before)})"
                 for name, (before, now) in self.overridden.items()))
         return "; ".join(parts)
-
-
-def option_words(name: str, value: Any) -> str:
-    """'--max-results 50', '--snowball', '--no snowball' as a reviewer would type them."""
-    flag = "--" + name.replace("_", "-")
-    if value is True:
-        return flag
-    if value is False:
-        return f"without {flag}"
-    return f"{flag} {_option_value(value)}"
-
-
-def _option_value(value: Any) -> str:
-    return "none" if value is None else "on" if value is True else "off" \
-        if value is False else str(value)
 
 
 def review_options(earlier: Report, given: dict[str, Any]

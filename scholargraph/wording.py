@@ -3,6 +3,8 @@ the few sentences every rendering of a review says alike."""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def counted(count: int, singular: str, plural: str | None = None) -> str:
     """``count`` followed by the noun phrase in the number it takes (``plural`` defaults to the
@@ -19,3 +21,20 @@ def answered_line(answered: int, total: int) -> str:
 NO_PASSAGE = "No passage answered this sub-question."
 """What a sub-question without findings says in every rendering of a review (see
 :meth:`scholargraph.report.Report.unanswered_note`)."""
+
+
+def option_words(name: str, value: Any) -> str:
+    """A run option as a reviewer would type it: '--max-results 50', '--snowball', 'without
+    --snowball'."""
+    flag = "--" + name.replace("_", "-")
+    if value is True:
+        return flag
+    if value is False:
+        return f"without {flag}"
+    return f"{flag} {option_value(value)}"
+
+
+def option_value(value: Any) -> str:
+    """An option's value in words: 'none', 'on', 'off', or the value itself."""
+    return "none" if value is None else "on" if value is True else "off" \
+        if value is False else str(value)

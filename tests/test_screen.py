@@ -508,10 +508,14 @@ def _spawn(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, int]
 
 
 def _read_until(primary: int, text: str, timeout: float = 120) -> str:
+    """What the terminal showed up to ``text``. Polled, not selected: select() refuses a
+    descriptor numbered past 1,023, which a long test session can reach."""
     seen = b""
     deadline = time.monotonic() + timeout
+    poller = select.poll()
+    poller.register(primary, select.POLLIN)
     while text.encode() not in seen:
-        ready, _, _ = select.select([primary], [], [], max(0.0, deadline - time.monotonic()))
+        ready = poller.poll(max(0.0, deadline - time.monotonic()) * 1000)
         if not ready:
             raise AssertionError(f"never saw {text!r}; the screen showed: {seen[-2000:]!r}")
         try:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from scholargraph.agents.schemas import Finding
 from scholargraph.history import UpdateSection
-from scholargraph.wording import counted
+from scholargraph.wording import counted, option_words
 
 if TYPE_CHECKING:
     from scholargraph.report import Report
@@ -51,8 +51,6 @@ def options_sentence(section: UpdateSection) -> str:
     this update.' (with a space before it), or '' when the update kept no option of the
     review's and was given none: the reader of the update can tell its method from the
     review's."""
-    from scholargraph.updating import option_words
-
     kept = ", ".join(option_words(name, value) for name, value in section.options_kept.items())
     given = ", ".join(option_words(name, value)
                       for name, value in section.options_given.items())
