@@ -27,7 +27,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import standing_unknown
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
-from scholargraph.deterministic.questions import stance_claim
+from scholargraph.deterministic.questions import is_claim, is_question, stance_claim, statement
 from scholargraph.engines import engine_name
 from scholargraph.errors import ScholargraphError
 from scholargraph.exports.citation import citation_keys
@@ -423,12 +423,25 @@ claim (over the recorded corpus, "Vitamin D supplementation prevents influenza i
 children.")."""
 
 
-def balance_line(stances: list[WorkStance], claim: bool = False) -> str:
+def balance_subject(question: str) -> str:
+    """What the balance line says the studies support: "the claim" a claim states, or, for a
+    yes/no question, what it asks, as a clause ("that the source of stem cells has an effect
+    on knee osteoarthritis"). "Of the 574 included studies, 10 support the claim" read over a
+    question that named no claim."""
+    clause = statement(question) if not is_claim(question) and is_question(question) else None
+    if clause and clause.startswith("whether "):
+        return f"that {clause.removeprefix('whether ')}"
+    return "the claim"
+
+
+def balance_line(stances: list[WorkStance], claim: bool = False,
+                 subject: str = "the claim") -> str:
     """The balance of the studies that test a claim, each cited: "Of the 4 included studies, 2
     support the claim [1][3], 1 contradicts it [2], 1 finds no effect [4]."; a study not cited
     (it states no result) is counted without a number; empty without stances. The claim is
     named where the line first points at it ("Of the 5 included studies read against the
-    claim, 1 supports it" read to scientists as if the studies opposed it). For a ``claim``
+    claim, 1 supports it" read to scientists as if the studies opposed it), as ``subject``
+    says it (:func:`balance_subject`). For a ``claim``
     (or a yes/no question) that no included study was read on, ``NO_STUDY_TESTS``."""
     if not stances:
         return NO_STUDY_TESTS if claim else ""
@@ -439,7 +452,7 @@ def balance_line(stances: list[WorkStance], claim: bool = False) -> str:
         if count:
             cited = "".join(f"[{number}]" for number in numbers)
             parts.append(f"{count} {one if count == 1 else several}{' ' + cited if cited else ''}")
-    line = ", ".join(parts).replace(" it", " the claim", 1)
+    line = ", ".join(parts).replace(" it", f" {subject}", 1)
     if len(stances) == 1:
         return f"The one included study {line.removeprefix('1 ')}."
     return f"Of the {len(stances)} included studies, {line}."
@@ -567,7 +580,8 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         sub_questions=state.get("sub_questions", []),
         summary=" ".join(part for part in [draft.summary if draft else "",
                                            balance_line(stances, stance_claim(question)
-                                                        is not None)] if part),
+                                                        is not None,
+                                                        balance_subject(question))] if part),
         stances=stances,
         papers=state.get("papers", []),
         materials=list({m.material_id: m for m in state.get("materials", [])}.values()),

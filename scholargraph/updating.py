@@ -53,7 +53,14 @@ from scholargraph.history import (
 from scholargraph.ledger import CARRIED_REASON, RETRIEVED, ScreenedWork, record_content
 from scholargraph.options import check_day
 from scholargraph.records import Passage, SearchLogEntry, Work
-from scholargraph.report import Reference, Report, ReviewCounts, balance_line, review_counts
+from scholargraph.report import (
+    Reference,
+    Report,
+    ReviewCounts,
+    balance_line,
+    balance_subject,
+    review_counts,
+)
 from scholargraph.runs import (
     LATEST_RECORDING,
     PendingApproval,
@@ -626,7 +633,8 @@ def merge_update(earlier: Report, fresh: Report, since: date, check: NoticeCheck
     for flag in flags:
         flag.reference = number_of.get(flag.work_id)
     stances = merged_stances(earlier.stances, fresh.stances, folded.moved, number_of)
-    balance = balance_line(stances, stance_claim(earlier.question) is not None) \
+    balance = balance_line(stances, stance_claim(earlier.question) is not None,
+                           balance_subject(earlier.question)) \
         if stances != earlier.stances and stances else ""
 
     passages: dict[str, Passage] = {}

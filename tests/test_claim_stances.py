@@ -28,7 +28,7 @@ from scholargraph.deterministic.stance import (
     tokenize,
 )
 from scholargraph.records import Passage, Work
-from scholargraph.report import balance_line
+from scholargraph.report import balance_line, balance_subject
 
 CLAIM = "A deficiency of folate increases blood levels of homocysteine."
 
@@ -166,6 +166,12 @@ def test_the_balance_line_counts_each_reading_and_cites_each_study():
     assert balance_line(stances) == ("Of the 5 included studies, 2 support the claim [1][3], "
                                      "1 contradicts it [2], 2 find no effect [4][5].")
     assert balance_line([]) == ""
+    # a yes/no question names what it asks, not a claim nobody stated
+    question = "Does the source of stem cells have an effect on knee osteoarthritis?"
+    assert balance_line(stances[:2], True, balance_subject(question)) == (
+        "Of the 2 included studies, 1 supports that the source of stem cells has an effect on "
+        "knee osteoarthritis [1], 1 contradicts it [2].")
+    assert balance_subject("Aspirin lowers the risk of colorectal cancer.") == "the claim"
     # a claim no included study was read on says so plainly
     assert balance_line([], claim=True) == (
         "No included study tests the claim, so this review neither supports nor contradicts it.")

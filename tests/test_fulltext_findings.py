@@ -223,7 +223,10 @@ def test_a_trial_judged_highly_effective_supports_the_claim_asked_either_way(
     assert study.reading == "supports"
     assert study.quote is not None
     assert "highly effective" in study.quote.text or "compare favorably" in study.quote.text
-    assert report.summary.endswith("The one included study supports the claim [1].")
+    # the question's balance names what it asks; no claim was typed
+    said = "the claim" if asked == CLAIM else (
+        "that erlotinib improves survival in EGFR-mutant non-small cell lung cancer")
+    assert report.summary.endswith(f"The one included study supports {said} [1].")
 
 
 def test_every_included_study_of_a_claim_is_heard_under_the_claim_itself():
