@@ -23,6 +23,7 @@ from scholargraph.exports.updates import counts_sentence
 from scholargraph.ledger import ScreenedWork, record_digest
 from scholargraph.records import Passage, Work
 from scholargraph.report import Reference, Report, ReviewCounts, window_reason
+from scholargraph.testing.documents import ris_library
 from scholargraph.updating import CARRIED_REASON, NoticeCheck, merge_update
 
 QUESTION = "zinc therapy for Wilson disease"
@@ -145,16 +146,6 @@ def test_a_record_of_the_new_export_marked_retracted_is_flagged() -> None:
     assert [work.is_retracted for work in updated.papers] == [True]
 
 
-def _ris(records: list[tuple[str, str, str, int | None]]) -> str:
-    lines = []
-    for record_id, title, abstract, year in records:
-        lines += ["TY  - JOUR", f"ID  - {record_id}", f"TI  - {title}"]
-        lines += [f"AB  - {abstract}"] if abstract else []
-        lines += [f"PY  - {year}"] if year else []
-        lines += ["ER  - ", ""]
-    return "\n".join(lines)
-
-
 RECORDS = [
     ("r1", "Zinc acetate maintenance therapy in Wilson disease",
      "Forty patients with Wilson disease took zinc acetate for five years.", 2016),
@@ -175,10 +166,10 @@ def test_a_library_review_counts_records_outside_its_years_and_its_update_keeps_
     its update keeps the review's years, screens only the record added since, and keeps the
     others' decisions."""
     first, second = tmp_path / "search-2024.ris", tmp_path / "search-2025.ris"
-    first.write_text(_ris(RECORDS), encoding="utf-8")
+    first.write_text(ris_library(RECORDS), encoding="utf-8")
     added = ("r6", "Zinc and trientine in children with Wilson disease",
              "Thirty children with Wilson disease took zinc or trientine.", 2024)
-    second.write_text(_ris([*RECORDS, added]), encoding="utf-8")
+    second.write_text(ris_library([*RECORDS, added]), encoding="utf-8")
     folder = tmp_path / "review"
     earlier = review(QUESTION, sources=["library"], library=str(first), criteria=CRITERIA,
                      since=2010, offline=True, max_iterations=1, full_text=0, out=folder)

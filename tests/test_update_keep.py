@@ -22,6 +22,7 @@ from scholargraph.dedup import deduplicate
 from scholargraph.ledger import ScreenedWork, record_digest
 from scholargraph.records import Work
 from scholargraph.report import Report, ReviewCounts
+from scholargraph.testing.documents import ris_library
 from scholargraph.updating import NoticeCheck, merge_update, update
 
 QUESTION = "zinc therapy for Wilson disease"
@@ -101,22 +102,13 @@ FILLED = ("r4", RECORDS[3][1],
           "Fifty adults with hepatic Wilson disease took trientine or zinc for two years.", 2019)
 
 
-def _ris(records: list[tuple[str, str, str, int]]) -> str:
-    lines = []
-    for record_id, title, abstract, year in records:
-        lines += ["TY  - JOUR", f"ID  - {record_id}", f"TI  - {title}", f"PY  - {year}"]
-        lines += [f"AB  - {abstract}"] if abstract else []
-        lines += ["ER  - ", ""]
-    return "\n".join(lines)
-
-
 @pytest.fixture
 def reviewed(tmp_path: Path) -> dict[str, Any]:
     """A library review run with its own options (--max-results 7, --full-text 0, one
     round), and the next export of its search: one record added, one abstract filled in."""
     first, second = tmp_path / "search-2024.ris", tmp_path / "search-2025.ris"
-    first.write_text(_ris(RECORDS), encoding="utf-8")
-    second.write_text(_ris([*RECORDS[:3], FILLED, ADDED]), encoding="utf-8")
+    first.write_text(ris_library(RECORDS), encoding="utf-8")
+    second.write_text(ris_library([*RECORDS[:3], FILLED, ADDED]), encoding="utf-8")
     folder = tmp_path / "review"
     earlier = review(QUESTION, sources=["library"], library=str(first), criteria=CRITERIA,
                      offline=True, max_iterations=1, max_results=7, full_text=0, out=folder)
@@ -259,8 +251,9 @@ def test_an_update_joins_the_published_article_to_the_preprint_the_review_includ
     preprint = entry(2023, "medRxiv", "10.1101/2023.02.01.23285301")
     article = entry(2024, "Hepatology", "10.1002/hep.32999")
     first, second = tmp_path / "search-1.ris", tmp_path / "search-2.ris"
-    first.write_text("\n".join([*preprint, *_ris(RECORDS[:3]).splitlines()]), encoding="utf-8")
-    second.write_text("\n".join([*preprint, *article, *_ris(RECORDS[:3]).splitlines()]),
+    first.write_text("\n".join([*preprint, *ris_library(RECORDS[:3]).splitlines()]),
+                     encoding="utf-8")
+    second.write_text("\n".join([*preprint, *article, *ris_library(RECORDS[:3]).splitlines()]),
                       encoding="utf-8")
     folder = tmp_path / "review"
     earlier = review(QUESTION, sources=["library"], library=str(first), criteria=CRITERIA,

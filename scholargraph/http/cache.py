@@ -36,7 +36,7 @@ from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import requests
@@ -142,8 +142,21 @@ _written: ContextVar[list[tuple[SQLiteCache, str]] | None] = ContextVar(
     "scholargraph_cache_written", default=None)
 
 
+T = TypeVar("T")
+
 _answered: ContextVar[list[datetime] | None] = ContextVar("scholargraph_cache_answered",
                                                           default=None)
+
+
+@contextmanager
+def _collected(variable: ContextVar[list[T] | None]) -> Iterator[list[T]]:
+    """A fresh list that ``variable`` holds within the block, for the code below to add to."""
+    collected: list[T] = []
+    token = variable.set(collected)
+    try:
+        yield collected
+    finally:
+        variable.reset(token)
 
 
 @contextmanager
@@ -151,12 +164,8 @@ def cached_answer_times() -> Iterator[list[datetime]]:
     """Within the block, the times (UTC) at which the cached answers served were stored: a
     search answered from the cache reached the catalogue as it was then, not as it is now, and
     its log entry and the day an update searches from must say so."""
-    times: list[datetime] = []
-    token = _answered.set(times)
-    try:
+    with _collected(_answered) as times:
         yield times
-    finally:
-        _answered.reset(token)
 
 
 _sent: ContextVar[list[str] | None] = ContextVar("scholargraph_requests_sent", default=None)
@@ -170,12 +179,8 @@ def requests_sent() -> Iterator[list[str]]:
     ``METHOD URL`` with a POST's form fields as the URL's query: what a search asked of its
     service, date filter and page size included, so the search log says what a colleague sends
     to run it again. Keys and contact addresses are left out (:func:`recorded_request`)."""
-    lines: list[str] = []
-    token = _sent.set(lines)
-    try:
+    with _collected(_sent) as lines:
         yield lines
-    finally:
-        _sent.reset(token)
 
 
 @contextmanager

@@ -1,6 +1,7 @@
 """Invented documents for tests, written to their formats' specifications: a PDF of text lines
-(to read pages, headings and metadata without a recorded file), and a replay endpoint that
-answers every request with one body (a feed edited from a recorded one)."""
+(to read pages, headings and metadata without a recorded file), an RIS library of records, and
+a replay endpoint that answers every request with one body (a feed edited from a recorded
+one)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,18 @@ Line = str | tuple[str, list[str]]
 """A line of a page written by :func:`text_pdf`: text in the body font, or a group of lines
 drawn otherwise: ``("figure", lines)`` inside a figure (a form XObject with its own font, as a
 plot or diagram is placed on a page) or ``("code", lines)`` in Courier (a listing)."""
+
+
+def ris_library(records: list[tuple[str, str, str, int | None]]) -> str:
+    """An RIS export of journal records, each ``(id, title, abstract, year)``: an empty
+    abstract and a year of None are left out, as a reference manager leaves them out."""
+    lines: list[str] = []
+    for record_id, title, abstract, year in records:
+        lines += ["TY  - JOUR", f"ID  - {record_id}", f"TI  - {title}"]
+        lines += [f"AB  - {abstract}"] if abstract else []
+        lines += [f"PY  - {year}"] if year else []
+        lines += ["ER  - ", ""]
+    return "\n".join(lines)
 
 
 def _shown(line: str) -> str:
