@@ -27,7 +27,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import standing_unknown
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
-from scholargraph.deterministic.questions import is_claim, is_question, stance_claim, statement
+from scholargraph.deterministic.questions import stance_claim, yes_no_clause
 from scholargraph.engines import engine_name
 from scholargraph.errors import ScholargraphError
 from scholargraph.exports.citation import citation_keys
@@ -428,10 +428,8 @@ def balance_subject(question: str) -> str:
     yes/no question, what it asks, as a clause ("that the source of stem cells has an effect
     on knee osteoarthritis"). "Of the 574 included studies, 10 support the claim" read over a
     question that named no claim."""
-    clause = statement(question) if not is_claim(question) and is_question(question) else None
-    if clause and clause.startswith("whether "):
-        return f"that {clause.removeprefix('whether ')}"
-    return "the claim"
+    asked = yes_no_clause(question)
+    return f"that {asked}" if asked else "the claim"
 
 
 def balance_line(stances: list[WorkStance], claim: bool = False,

@@ -31,6 +31,7 @@ from scholargraph.deterministic.questions import (
     statement,
     topic,
     with_alternative,
+    yes_no_clause,
 )
 from scholargraph.deterministic.text import content_words, is_generic
 from scholargraph.engines import session_for
@@ -104,8 +105,8 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
     facets = _facets(question, intent)
     subject = (claim_clause(question) if is_claim(question)
                else asked_noun_phrase(question) or topic(question, leave_out=TEMPLATE_WORDS))
-    if facets is FACETS["default"] and (statement(question) or "").startswith("whether "):
-        subject = statement(question) or subject
+    if facets is FACETS["default"] and (asked := yes_no_clause(question)):
+        subject = f"whether {asked}"
     subs = [SubQuestion(id="q1", text=direct_question(question, subject),
                         answer_shape=DIRECT_SHAPE)]
     group = alternatives(question) if intent.kind != "comparative" else []

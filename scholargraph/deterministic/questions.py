@@ -371,8 +371,16 @@ def stance_claim(question: str) -> str | None:
     decided as for any question. None for other questions and topics (what, how, which)."""
     if is_claim(question):
         return question
-    clause = statement(question) if is_question(question) else None
+    asked = yes_no_clause(question)
+    return f"{asked[:1].upper()}{asked[1:]}." if asked else None
+
+
+def yes_no_clause(question: str) -> str | None:
+    """What a yes/no question asks, as a clause without its "whether" ("Does X have an effect
+    on Y?" -> "X has an effect on Y"); None for a claim, a topic or any other question. The
+    claim its studies are read against (:func:`stance_claim`), its sub-questions and its
+    balance line all say it from here."""
+    clause = statement(question) if is_question(question) and not is_claim(question) else None
     if clause is None or not clause.startswith("whether "):
         return None
-    asked = clause.removeprefix("whether ")
-    return f"{asked[:1].upper()}{asked[1:]}."
+    return clause.removeprefix("whether ")
