@@ -210,6 +210,22 @@ class Silent(OpenAICompatible):
         return 500, {"error": {"message": "too late"}}
 
 
+def model_of_silent_server(monkeypatch: pytest.MonkeyPatch, endpoint: Silent,
+                           timeout: str) -> tuple[ReviewContext, Any]:
+    """The run context and chat model of a run pointed at `endpoint` with a model time limit
+    of `timeout` seconds, as a user sets them (environment, then settings)."""
+    from scholargraph.settings import get_settings
+
+    monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("SCHOLARGRAPH_MODEL_TIMEOUT", timeout)
+    context = ReviewContext(model="openai:smollm2", settings=get_settings())
+    model = chat_model_for(context)
+    assert model is not None
+    return context, model
+
+
 def test_a_server_that_never_answers_costs_the_step_no_more_than_the_time_limit(monkeypatch):
     """Without a limit, a server that accepted a request and hung held the review forever (the
     OpenAI client's default timeout was replaced by none): now each request waits
@@ -217,16 +233,10 @@ def test_a_server_that_never_answers_costs_the_step_no_more_than_the_time_limit(
     import time
 
     from scholargraph.engines import CLIENT_RETRIES
-    from scholargraph.settings import get_settings
 
     with Silent([]) as endpoint:
-        monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        monkeypatch.setenv("SCHOLARGRAPH_MODEL_TIMEOUT", "0.5")
-        context = ReviewContext(model="openai:smollm2", settings=get_settings())
-        model = chat_model_for(context)
-        assert model is not None and model.request_timeout == 0.5  # type: ignore[attr-defined]
+        _context, model = model_of_silent_server(monkeypatch, endpoint, timeout="0.5")
+        assert model.request_timeout == 0.5  # type: ignore[attr-defined]
         fallback = detect_intent(QUESTION)
         started = time.monotonic()
         answer, (note,) = ask_structured(model, Intent, system="s", user="u", agent="intent",
@@ -400,16 +410,9 @@ def test_a_slow_answer_falls_back_for_its_step_and_a_stuck_server_stops_the_run(
     again, and only a server that answered none of STUCK_AFTER requests in a row stops the
     run, saying so in one line."""
     from scholargraph.engines import CLIENT_RETRIES, STUCK_AFTER, ModelSession
-    from scholargraph.settings import get_settings
 
     with Silent([]) as endpoint:
-        monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-dummy")
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        monkeypatch.setenv("SCHOLARGRAPH_MODEL_TIMEOUT", "0.3")
-        context = ReviewContext(model="openai:smollm2", settings=get_settings())
-        model = chat_model_for(context)
-        assert model is not None
+        context, model = model_of_silent_server(monkeypatch, endpoint, timeout="0.3")
         fallback = detect_intent(QUESTION)
         steps: list[Any] = []
         for n in range(1, STUCK_AFTER):
@@ -435,10 +438,10 @@ def test_a_slow_answer_falls_back_for_its_step_and_a_stuck_server_stops_the_run(
 
 
 def test_an_answer_between_two_timeouts_resets_the_count():
+    """Timeouts count only in a row: a server that answered in between is slow, not stuck."""
     from scholargraph.agents.schemas import ModelStep
     from scholargraph.engines import STUCK_AFTER, ModelSession
 
-    """Timeouts count only in a row: a server that answered in between is slow, not stuck."""
     late = [ModelStep(step="a", method="function_calling", timed_out=True)]
     answered = [ModelStep(step="b", method="function_calling", answered_by="model")]
     session = ModelSession(ScriptedChatModel(responses=[]),
