@@ -55,6 +55,17 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_models:
     monkeypatch.setenv("SCHOLARGRAPH_NO_CACHE", "1")
 
 
+@pytest.fixture(autouse=True)
+def cache_files_closed() -> Iterator[None]:
+    """Each test's cache files are closed after it: its home is not used again, and a process
+    keeping them open ran up several file handles per test, past the 256 a macOS shell
+    allows."""
+    yield
+    from scholargraph.http.cache import close_cache_files
+
+    close_cache_files()
+
+
 @pytest.fixture(scope="session")
 def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One vector store for the reviews of a test session: the same recorded papers come back in

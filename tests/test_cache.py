@@ -261,3 +261,34 @@ def test_a_cached_answer_dates_the_search_to_when_it_was_stored() -> None:
                           at="2026-11-01T10:00:00+00:00")]
     assert searches_reached(log, today) == date(2026, 11, 24)  # a failed search reached nothing
     assert searches_reached([], today) == today
+
+
+def open_handles_on(path: Path) -> list[str]:
+    """This process's open file handles on ``path`` or its SQLite journal files."""
+    import os
+
+    handles = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            handles.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except FileNotFoundError:  # the listing's own handle, closed once listed
+            continue
+    return [h for h in handles if h.startswith(str(path))]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc to count handles")
+def test_a_home_done_with_can_have_its_cache_file_closed(cached: ReplayServer) -> None:
+    """A process kept every cache file it used open until it ended (a few handles per home; the
+    test suite, with a fresh home per test, ran up hundreds). ``close_cache_files`` closes them,
+    and a later request reopens the file and still answers from it."""
+    from scholargraph.http.cache import close_cache_files
+
+    agent = OpenAlexAgent()
+    first = agent.search(SearchRequest(query="open access", limit=5))
+    assert open_handles_on(cache_file())
+    close_cache_files(cache_file())
+    assert open_handles_on(cache_file()) == []
+
+    sent = cached.count()
+    again = agent.search(SearchRequest(query="open access", limit=5))
+    assert cached.count() == sent and again.works == first.works

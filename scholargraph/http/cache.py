@@ -355,6 +355,9 @@ class ResultStore:
             answered.append(datetime.fromtimestamp(entry["stored"], UTC))
         return entry["value"]
 
+    def close(self) -> None:
+        self._table.close()
+
     def put(self, key: str, value: Any, expire_after: timedelta = EXPIRE_AFTER) -> None:
         now = time.time()
         entry = {"expires": now + expire_after.total_seconds(), "stored": now, "value": value}
@@ -413,12 +416,20 @@ def clear_cache(settings: Settings) -> int:
     if not path.exists():
         return 0
     held = sum(rows for table, rows in _table_counts(path).items() if table != "redirects")
-    with _backends_lock:
-        for backend in [b for p, b in _backends.items() if p == path]:
-            backend.close()
-        _backends.pop(path, None)
-        for key in [k for k in _stores if k[0] == path]:
-            _stores.pop(key)
+    close_cache_files(path)
     for file in _cache_files(settings):
         file.unlink()
     return held
+
+
+def close_cache_files(path: Path | None = None) -> None:
+    """Close the cache file at ``path`` (every one this process opened when ``None``).
+
+    A process keeps each cache file it used open for the next request; one that moves on from a
+    home (the test suite gives every test a fresh one) would otherwise hold several file
+    handles per home until it ends. A session that asks again later reopens the file."""
+    with _backends_lock:
+        for opened in [p for p in _backends if path in (None, p)]:
+            _backends.pop(opened).close()
+        for key in [k for k in _stores if path in (None, k[0])]:
+            _stores.pop(key).close()
