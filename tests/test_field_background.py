@@ -257,3 +257,30 @@ def test_an_aim_to_improve_is_no_result_and_a_failure_to_improve_is_one():
         "Adding radiotherapy improved survival in patients with brain metastases.")
     assert "result" not in aim.facets
     assert "result" in failed.facets and "result" in improved.facets
+
+
+@pytest.mark.parametrize("opening", [
+    "Latent growth models are increasingly applied in educational research.",
+    "Mixture models are of growing interest, as they improve fit in heterogeneous samples.",
+    "Factor analysis is a popular statistical technique that reduces survey data to a few "
+    "factors.",
+    "An important issue in the analysis of panel data is the higher attrition in later waves.",
+])
+def test_where_a_method_or_problem_stands_in_its_field_is_no_result(opening):
+    """A statistics review quoted such openings as the results comparing two estimators, an
+    'increasing' read as a direction; the study's own result is quoted instead."""
+    text = (f"{opening} We compared two estimators in a simulation study. "
+            "The Bayesian estimator showed lower bias than maximum likelihood in samples "
+            "below 50.")
+    assert quoted_as_results(abstract_sentences(text)) == [
+        "The Bayesian estimator showed lower bias than maximum likelihood in samples below 50."]
+
+
+def test_a_sentence_opening_on_the_authors_it_cites_reports_their_work():
+    """A commentary opens on the work it answers: that work's proposal is not its finding."""
+    text = ("Lopez and Ward (2015) have proposed an approach to estimating factor models with "
+            "informative priors that improved accuracy in small samples. We argue that their "
+            "priors need justification.")
+    quoted = abstract_sentences(text)
+    assert quoted[0].facets == {"others"}
+    assert not [q for q in quoted_as_results(quoted) if q.startswith("Lopez")]
