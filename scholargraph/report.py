@@ -361,13 +361,18 @@ class Report(Record):
         """What the review can say of a finding's sources' standing: "" when one of them is
         strong enough, "peer review unknown" when every work it cites is a scholarly record
         naming no venue (a library exported without journal names: its works may well be
-        journal articles), else "weak sources only" (preprints, news, pages)."""
+        journal articles), else "weak sources only" (preprints, news, pages). When no cited
+        work names a venue the tag would be on every finding, and is left to the one gap that
+        says so."""
         if not finding.weak_sources:
             return ""
         numbers = set(finding.citations)
         works = [self.work(r.work_id) for r in self.references if r.number in numbers]
-        return "peer review unknown" if works and all(map(standing_unknown, works)) else (
-            "weak sources only")
+        if not (works and all(map(standing_unknown, works))):
+            return "weak sources only"
+        if all(map(standing_unknown, self.cited_works())):
+            return ""  # true of every finding: the gaps say it once (NO_VENUE_NAMED)
+        return "peer review unknown"
 
     def passage(self, passage_id: str) -> Passage:
         for passage in self.passages:

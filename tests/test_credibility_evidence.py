@@ -134,6 +134,37 @@ def test_records_naming_no_venue_are_of_unknown_standing_not_called_unreviewed()
     assert "Emicizumab levels were stable in adults. [2] (weak sources only)" in markdown
 
 
+def test_a_review_whose_cited_works_all_name_no_venue_says_so_once():
+    """A 2,622-record CSV library without journal names: its review said "rests only on records
+    that name no venue" once per sub-question and tagged every finding "peer review unknown".
+    Said of every finding, the tag told nothing of any one: the review says it once, as a gap."""
+    from scholargraph.agents.evaluation import NO_VENUE_NAMED
+    from scholargraph.exports.markdown import render
+    from scholargraph.report import Reference, Report
+
+    records = [Work(title=f"Bayesian factor models, study {n}", sources=["library"],
+                    abstract=f"The Bayesian estimator showed lower bias in study {n}.")
+               for n in (1, 2)]
+    passages = [chunk_work(record)[-1] for record in records]
+    subs = [SubQuestion(id=f"q{n}", text=f"Bias of Bayesian estimators, part {n}?",
+                        answer_shape="values") for n in (1, 2)]
+    findings = [Finding(text=p.text, passage_ids=[p.id], sub_question_id=sub.id,
+                        citations=[n], weak_sources=True)
+                for n, (p, sub) in enumerate(zip(passages, subs), start=1)]
+    result = score(subs, Draft(summary="", findings=findings), passages, records, ["library"],
+                   YEAR)
+    report = Report(question="Bias of Bayesian estimators", papers=records, findings=findings,
+                    passages=passages, sub_questions=subs, gaps=result.gaps,
+                    references=[Reference(number=n, work_id=r.id, passage_ids=[p.id])
+                                for n, (r, p) in enumerate(zip(records, passages), start=1)])
+
+    assert NO_VENUE_NAMED in result.gaps
+    assert not [gap for gap in result.gaps if "rests only on" in gap]
+    markdown = render(report)
+    assert "The Bayesian estimator showed lower bias in study 1. [1]\n" in markdown
+    assert "peer review unknown" not in markdown and markdown.count("No cited work names") == 1
+
+
 def test_the_deterministic_table_quotes_the_odds_ratio_with_its_interval():
     passages = chunk_work(TELOMERE)
     rows = extract_rows("Is telomere length associated with pancreatic cancer risk?",

@@ -138,6 +138,15 @@ def score(subs: list[SubQuestion], draft: Draft, passages: list[Passage], papers
                       retracted=retracted, overall=round(overall, 3), gaps=gaps)
 
 
+NO_VENUE_NAMED = ("No cited work names its venue (journal, publisher or server), so whether "
+                  "they are peer reviewed is unknown; a library exported with journal names "
+                  "lets the review tell")
+"""The one gap of a review whose cited works all name no venue (a library exported without
+journal names): a 2,622-record CSV library's review repeated the point once per sub-question
+and tagged every finding "peer review unknown", which told the reader nothing about any one
+finding (:meth:`~scholargraph.report.Report.weakness_note` leaves the tag out then)."""
+
+
 def weak_source_gaps(subs: list[SubQuestion], draft: Draft, passages: list[Passage],
                      papers: list[Work], this_year: int) -> list[str]:
     """A gap for each sub-question whose findings all rest on weak sources only (preprints,
@@ -146,6 +155,9 @@ def weak_source_gaps(subs: list[SubQuestion], draft: Draft, passages: list[Passa
     (:func:`~scholargraph.deterministic.credibility.standing_unknown`), the gap says their peer
     review is unknown, not that none is peer reviewed."""
     work_of = passage_works(passages, papers)
+    cited_works = [work_of[i] for f in draft.findings for i in f.passage_ids if i in work_of]
+    if cited_works and all(map(standing_unknown, cited_works)):
+        return [NO_VENUE_NAMED]
     gaps = []
     for sub in subs:
         cited = [i for f in findings_of(sub, draft) for i in f.passage_ids]
