@@ -295,3 +295,26 @@ def test_what_is_usually_done_is_background_and_what_a_study_saw_usually_is_not(
         "In our trial, adverse events were usually mild and resolved within a week.")
     assert "background" in usual.facets and not states_finding(usual, {"result"})
     assert "background" not in seen.facets
+
+
+@pytest.mark.parametrize("opening", [
+    "In today's laboratories, assays are run that frequently lack validation data.",
+    "Over the last decades, mixed models have become a better choice for repeated measures.",
+    "Recently, pair programming increased in popularity among student teams.",
+    "Model-driven engineering has been promoted as a way to reduce development effort.",
+])
+def test_the_fields_recent_past_is_background_unless_the_sentence_names_its_work(opening):
+    """A software-engineering library's topic review quoted such openings as what studies
+    report; the same opening naming the work ('Recently, we showed ...') stays its own."""
+    text = f"{opening} The new assay reduced false positives by 40% in our validation set."
+    assert quoted_as_results(abstract_sentences(text)) == [
+        "The new assay reduced false positives by 40% in our validation set."]
+    own, = abstract_sentences("Recently, we showed that the assay reduced false positives.")
+    assert "background" not in own.facets
+
+
+def test_a_sentence_ending_on_what_the_paper_discusses_is_no_finding():
+    text = ("We surveyed 120 laboratories. Assay validation was reported by 31% of them. "
+            "Implications for accreditation bodies are discussed.")
+    assert quoted_as_results(abstract_sentences(text)) == [
+        "Assay validation was reported by 31% of them."]

@@ -262,6 +262,16 @@ finding: a statistics review quoted four such openings as the results comparing 
 frequentist estimation, their "increasing" read as a direction. Over SciFact's abstracts they
 match 25 sentences, none a rationale sentence; over the nine shared screening reviews' 190,
 154 of them an abstract's first or second sentence."""
+LEFT_TO_DISCUSS = re.compile(
+    r"\b(?:are|is|will be) (?:also |then |further |briefly )?(?:discussed|presented|highlighted|"
+    r"outlined|described|summari[sz]ed|considered|reviewed)\.?$"
+    r"|\b(?:the|this) (?:paper|article|chapter|report) (?:concludes|ends|closes) (?:with|in|by)\b",
+    re.IGNORECASE)
+"""A sentence that ends on what the paper goes on to discuss ("Implications for practitioners
+are discussed.", "Maximum likelihood methods for estimation and model comparison are
+discussed.", "... and the paper concludes in a discussion on the applicability of the
+method"): it says what the paper does, never what it found. Over SciFact's abstracts 99
+sentences, none a rationale sentence."""
 USUAL_PRACTICE = re.compile(
     r"\b(?:is|are) (?:most |very )?(?:often|usually|typically|commonly|traditionally|generally|"
     r"conventionally|mostly) (?:\w+ed|done|made|taken|run|built|seen)\b", re.IGNORECASE)
@@ -437,12 +447,20 @@ sentences have their only result word in such a phrase, none a rationale sentenc
 EARLIER_FINDINGS = re.compile(
     r"\b(?:has|have) been (?:\w+ )?(?:linked|associated|implicated|reported|shown|found|related|"
     r"correlated|suggested|proposed|described|demonstrated|established|documented|recogni[sz]ed|"
-    r"identified|observed)\b", re.IGNORECASE)
+    r"identified|observed)\b"
+    r"|\b(?:has|have) been (?:\w+ )?(?:promoted|advocated|touted|heralded|hailed) as\b"
+    r"|^(?:in today's|today,|in recent (?:years|decades)|recently,|(?:over|in) the (?:past|last) "
+    r"(?:few |several |two |three )?(?:years|decades))", re.IGNORECASE)
 """What has been found before ("increased long-term cortisol levels have been linked to
 cardiovascular disease", "Long-term cortisone and cortisol have been associated with obesity
 ..."), "The chelating agent Trientine has been demonstrated to be an effective second-line
 treatment ..."): background, unless the sentence names its own work ("we", "this study"). Of
-SciFact's 5,183 abstracts, 584 sentences are so, 2 of them rationale sentences."""
+SciFact's 5,183 abstracts, 584 sentences are so, 2 of them rationale sentences. So are what
+a thing has been put forward as ("Model-Driven Engineering (MDE) has been promoted as a
+solution to ...") and a sentence opening on the field's recent past ("In recent years, ...",
+"Recently, ...", "Over the last decades, ...", "In today's software development
+organizations, methods and tools are employed that ..."): 79 SciFact sentences not naming
+their own work, one a rationale sentence ("Recently, it has become evident that ...")."""
 DEFINITION = re.compile(
     r"^(?:[\w'-]+ ){1,5}(?:is|are) an? (?:[\w-]+ ){0,3}?(?:disorder|disease|condition|syndrome|"
     r"protein|enzyme|receptor|molecule|antibody|drug|compound|cytokine|hormone|pathogen|virus|"
@@ -859,7 +877,8 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {"example"}  # illustrates; reports nothing
         elif POINTER.match(text) or (POINTED_TO.search(text) and not MEASURED.search(text)):
             facets = {"pointer"}  # says where the results are, not what they are
-        elif PAPER_DOES.search(text) or bare_aim(text) or text.rstrip().endswith("?") or (
+        elif PAPER_DOES.search(text) or LEFT_TO_DISCUSS.search(text) or bare_aim(text) or (
+                text.rstrip().endswith("?")) or (
                 passage.section == "title" and "result" not in facets):
             facets = {"aim"}  # says what a paper does or is about; states no finding
         elif (cites and not THIS_WORK.search(text)) or others_statement(passage.section, text):
