@@ -330,7 +330,10 @@ the Journal of Labor Economics, whose record had no DOI, was cited with 10.2139/
 preprint's identifiers stay in ``version_ids``."""
 
 
-MP_METHOD = "GGA/GGA+U (PBE) as the Materials Project computes it"
+MP_FUNCTIONAL = "GGA/GGA+U (PBE)"
+"""The functionals of the Materials Project's summary values (PBE; +U for some transition-metal
+oxides and fluorides)."""
+MP_METHOD = f"{MP_FUNCTIONAL} as the Materials Project computes it"
 """How the Materials Project computes the values of its summary records. The summary route
 names no functional per record, so every value it gives is described this way."""
 COMPUTED_CAVEATS = {
@@ -362,6 +365,23 @@ class Material(Record):
     def url(self) -> str:
         return f"https://next-gen.materialsproject.org/materials/{self.material_id}"
 
+    @property
+    def structure(self) -> str:
+        """The structure the record states ("tetragonal I4_1/amd"), "" when it states none.
+
+        It is what tells apart the entries of one formula (its polymorphs): "band gap of
+        anatase and rutile TiO2" gave "2.06 eV computed (Materials Project mp-390)" with
+        nothing to say which polymorph mp-390 is. The summary record names no mineral, so
+        none is named: the crystal system and space group are the record's own words."""
+        system = (self.crystal_system or "").lower()
+        return " ".join(part for part in (system, self.space_group or "") if part)
+
+    @property
+    def entry(self) -> str:
+        """The entry as tables and the summary name it: its id and structure ("mp-390,
+        tetragonal I4_1/amd")."""
+        return ", ".join(part for part in (self.material_id, self.structure) if part)
+
     def as_work(self) -> Work:
         """The material as a citable work whose 'abstract' states its computed properties."""
         return Work(
@@ -389,7 +409,8 @@ class Material(Record):
         if self.density_g_cm3 is not None:
             facts.append(f"density {self.density_g_cm3:.3g} g/cm3")
         if self.is_stable is not None:
-            facts.append("thermodynamically stable" if self.is_stable else "not on the convex hull")
+            facts.append("stable at 0 K on the computed convex hull" if self.is_stable
+                         else "not stable at 0 K: above the computed convex hull")
         said = "The Materials Project reports " + ", ".join(facts) + "."
         computed = [self.band_gap_ev, self.formation_energy_ev_per_atom,
                     self.energy_above_hull_ev_per_atom, self.density_g_cm3]

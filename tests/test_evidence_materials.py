@@ -100,9 +100,9 @@ def test_computed_values_stand_beside_measured_ones_in_the_summary() -> None:
     assert "no paper" not in summary.lower()
 
 
-def test_each_entry_of_a_formula_is_named_by_its_id_in_the_summary() -> None:
+def test_each_entry_of_a_formula_is_named_by_its_id_and_structure_in_the_summary() -> None:
     """Two polymorphs share a formula: the summary names the entry each computed value is
-    from, never one entry's value as the formula's own."""
+    from, with the structure its record states, never one entry's value as the formula's own."""
     question = "What is the band gap of anatase and rutile TiO2?"
     anatase = Material(material_id="mp-390", formula="TiO2", band_gap_ev=2.06,
                        space_group="I4_1/amd")
@@ -113,8 +113,8 @@ def test_each_entry_of_a_formula_is_named_by_its_id_in_the_summary() -> None:
                              [anatase, rutile], None)
 
     assert values_summary(rows).startswith(
-        "Values: band gap of TiO2: 2.06 eV computed (Materials Project mp-390), 1.78 eV "
-        "computed (Materials Project mp-2657).")
+        "Values: band gap of TiO2: 2.06 eV computed (Materials Project mp-390, I4_1/amd), "
+        "1.78 eV computed (Materials Project mp-2657, P4_2/mnm).")
 
 
 def test_a_value_an_entry_leaves_out_is_said_not_passed_over() -> None:
@@ -129,7 +129,8 @@ def test_a_value_an_entry_leaves_out_is_said_not_passed_over() -> None:
     complete = Material(material_id="mp-149", formula="Si", band_gap_ev=0.61)
 
     assert stated == ("The Materials Project states no formation energy for GaAs (mp-2534); no "
-                      "band gap, energy above hull or formation energy for LiFePO4 (mp-19017).")
+                      "band gap, energy above hull or formation energy for LiFePO4 (mp-19017, "
+                      "orthorhombic).")
     assert only_included == "The Materials Project states no formation energy for GaAs (mp-2534)."
     assert unstated_values("What is the band gap of silicon?", [complete], [complete.as_work()],
                            intent) == ""

@@ -55,6 +55,9 @@ def test_a_material_the_corpus_lacks_says_so_in_the_search_log(
     assert log["formula=GaN"].note == "GaN: no Materials Project record in the recorded corpus"
     assert log["formula=Si"].n_results == 1 and log["formula=Si"].note is None
     assert [m.formula for m in reviews["gan-silicon"].materials] == ["Si"]
+    assert ("The Materials Project holds no record of GaN in the recorded corpus."
+            in reviews["gan-silicon"].summary)
+    assert "holds no record" not in reviews["si-gaas"].summary
 
 
 def test_symbols_keep_their_case_in_sub_questions_and_queries(reviews: dict[str, Report]) -> None:
@@ -143,5 +146,6 @@ def test_an_entry_without_the_value_asked_is_said_in_the_summary(
 
     assert [e.query for e in report.search_log if e.source == "materials"] == ["formula=LiFePO4"]
     assert [(m.formula, m.band_gap_ev) for m in report.materials] == [("LiFePO4", None)]
-    assert "The Materials Project states no band gap for LiFePO4 (mp-19017)." in report.summary
+    assert ("The Materials Project states no band gap for LiFePO4 (mp-19017, orthorhombic "
+            "Pnma).") in report.summary
     assert "states no" not in reviews["si-gaas"].summary

@@ -163,7 +163,8 @@ def test_a_review_by_ids_tables_each_entrys_computed_value(reviews: dict[str, Re
 
     assert sent == ["ids=mp-149", "ids=mp-2534"]
     assert {m.material_id for m in report.materials} == {"mp-149", "mp-2534"}
-    assert {("Si (mp-149)", "0.61", "eV"), ("GaAs (mp-2534)", "0.19", "eV")} <= rows
+    assert {("Si (mp-149, cubic Fd-3m)", "0.61", "eV"),
+            ("GaAs (mp-2534, cubic F-43m)", "0.19", "eV")} <= rows
 
 
 def test_an_entry_named_by_id_is_included_though_it_lacks_the_value_asked(
@@ -174,7 +175,8 @@ def test_an_entry_named_by_id_is_included_though_it_lacks_the_value_asked(
 
     assert {p.title for p in report.papers} >= {"Materials Project entry mp-19017: LiFePO4",
                                                 "Materials Project entry mp-2534: GaAs"}
-    assert "The Materials Project states no band gap for LiFePO4 (mp-19017)." in report.summary
+    assert ("The Materials Project states no band gap for LiFePO4 (mp-19017, orthorhombic "
+            "Pnma).") in report.summary
 
 
 def test_a_review_of_a_chemical_system_finds_its_phases(reviews: dict[str, Report]) -> None:

@@ -239,8 +239,9 @@ def test_a_requested_source_without_a_query_says_so_in_the_search_log(replay, tm
         report = review("How do grain boundaries affect ionic conductivity?",
                         sources=["materials"], out=tmp_path / "out")
     (entry,) = [e for e in report.search_log if e.source == "materials"]
-    assert entry.status == "skipped" and "names no material" in entry.error
-    assert "names no material" in (tmp_path / "out" / "review.md").read_text()
+    assert entry.status == "skipped" and "names no formula, element" in entry.error
+    assert "nor would it give ionic conductivity" in entry.error
+    assert "names no formula, element" in (tmp_path / "out" / "review.md").read_text()
 
 
 def test_crispr_review_sends_sickle_cell_disease_to_every_source(replay, tmp_path):

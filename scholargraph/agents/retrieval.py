@@ -325,7 +325,11 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
     direct test while stating no result to weigh: it is kept, after the works that test the
     claim and unread for or against it, when its title reports on the claim's relation
     (:func:`reports_on_relation`: a reviewer keeps it for its full text), and excluded when its
-    title does not (issue 21: lacking an abstract is never the reason by itself). A question's or
+    title does not (issue 21: lacking an abstract is never the reason by itself). A database
+    entry (a Materials Project record, ``Work.kind`` 'material') is no study and is not ranked
+    as one: it is kept after the works that test the claim, its computed values set in the
+    evidence table ("Rutile is the most stable polymorph of TiO2." excluded the entry on the
+    hull, mp-390, as "does not test the claim", and kept the one above it). A question's or
     topic's works keep their reasons and are ranked by their screening score, closest to the
     question first (works not judged by it, snowballed ones and named Materials Project
     entries, after them as found): the review quotes and lists its included works in that
@@ -345,8 +349,10 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
     reasons = [EXCLUSION_TITLE_ONLY if work.id in bare
                and not reports_on_relation(question, work.title) else reason
                for work, reason in zip(works, reasons, strict=True)]
+    entries = {work.id for work, reason in zip(works, reasons, strict=True)
+               if reason is None and work.kind == "material"}
     screened_in = [work for work, reason in zip(works, reasons, strict=True)
-                   if reason is None and work.id not in bare]
+                   if reason is None and work.id not in bare | entries]
     say(NODE, f"ranking {counted(len(screened_in), 'work')} screened in against the claim")
     ranked, warnings = rank_works(question, screened_in, settings)
     testing = works_testing_claim(ranked, class_claim_studies(question, screened_in),
@@ -355,7 +361,7 @@ def rank(works: list[Work], screened: Screened, question: str, settings: Setting
     read = bool(ranked) and ranked[0].relation is not None
     why = {work.work_id: not_testing_reason(work, read) for work in ranked}
     reasons = [why.get(work.id, EXCLUSION_RANKED_FAR)
-               if reason is None and work.id not in testing and work.id not in bare
+               if reason is None and work.id not in testing and work.id not in bare | entries
                else reason for work, reason in zip(works, reasons, strict=True)]
     return reasons, {work_id: position for position, work_id in enumerate(testing)}
 

@@ -29,7 +29,9 @@ from scholargraph.deterministic.credibility import flag_weak_findings
 from scholargraph.deterministic.evidence_table import (
     evidence_passages,
     evidence_table,
+    formula_entries,
     is_materials_question,
+    unfound_line,
     unstated_values,
     values_summary,
 )
@@ -278,7 +280,11 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
                                            state.get("materials", []), session)
         draft = draft.model_copy(update={"evidence_table": rows})
         notes += table_notes
-        unstated = unstated_values(question, state.get("materials", []), papers, state["intent"])
+        materials = state.get("materials", [])
+        unstated = " ".join(part for part in (
+            unfound_line(state.get("search_log", [])),
+            formula_entries(materials, papers),
+            unstated_values(question, materials, papers, state["intent"])) if part)
     else:
         unstated = ""
     claim = stance_claim(question)

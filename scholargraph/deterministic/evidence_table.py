@@ -27,16 +27,23 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import Field
 
 from scholargraph.agents.schemas import EvidenceRow, EvidenceTable, Intent
-from scholargraph.deterministic.material_names import NamedMaterial, named_materials
+from scholargraph.deterministic.material_names import (
+    NamedMaterial,
+    named_materials,
+    reduced_formula,
+    unheld_properties,
+)
 from scholargraph.deterministic.text import SECTION_WORDS, chemical_formulas, content_words
 from scholargraph.engines import ModelSession, fence, passages_within
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import (
     COMPUTED_CAVEATS,
+    MP_FUNCTIONAL,
     MP_METHOD,
     Material,
     Passage,
     Record,
+    SearchLogEntry,
     Work,
 )
 
@@ -198,7 +205,8 @@ def material_sentence_rows(question: str, intent: Intent, passages: list[Passage
             if not mentions:
                 continue
             for match in MATERIAL_QUANTITY.finditer(sentence):
-                measure = _property_before(sentence, match.start()) or asked[0]
+                measure = _property_before(sentence, match.start()) or (
+                    asked[0] if asked else "")
                 if match.group(2) not in PROPERTY_UNITS.get(measure, ()):
                     continue
                 material = _owner(sentence, mentions, match.start(), match.end())
@@ -283,7 +291,26 @@ def asked_properties(question: str, intent: Intent) -> list[str]:
              if any(re.search(rf"\b{cue}", lowered) for cue in cues)]
     comparing = intent.kind == "comparative" or bool(COMPARING.search(question))
     deciding = list(DECIDING_PROPERTIES) if comparing else []
-    return list(dict.fromkeys([*named, *deciding])) or ["band gap"]
+    asked = list(dict.fromkeys([*named, *deciding]))
+    if asked or unheld_properties(question):
+        return asked
+    return ["band gap"]
+
+
+HELD_PROPERTIES = "computed band gap, formation energy, energy above hull, density and structure"
+"""What the review reads from a Materials Project entry, as the summary says it."""
+
+
+def unheld_line(question: str) -> str:
+    """What the summary says of a property asked that the entries do not give ("The Materials
+    Project values read here include no thermal conductivity: ..."), "" when none is asked."""
+    unheld = unheld_properties(question)
+    if not unheld:
+        return ""
+    names = unheld[0] if len(unheld) == 1 else f"{', '.join(unheld[:-1])} or {unheld[-1]}"
+    return (f"The Materials Project values this review reads include no {names}: its entries "
+            f"give {HELD_PROPERTIES}, which the Materials table lists; {names} can come only "
+            "from the included papers.")
 
 
 def extract_rows(question: str, intent: Intent, passages: list[Passage]) -> list[EvidenceRow]:
@@ -441,7 +468,7 @@ def material_rows(question: str, materials: list[Material], papers: list[Work],
             at = passage.text.find(stated)
             rows.append(EvidenceRow(
                 measure=f"{name} (computed)", value=f"{value:.3g}", unit=unit,
-                subject=f"{material.formula} ({material.material_id})", passage_id=passage.id,
+                subject=f"{material.formula} ({material.entry})", passage_id=passage.id,
                 quote=stated, start=at, end=at + len(stated), method=f"computed, {MP_METHOD}",
                 caveat=COMPUTED_CAVEATS.get(name, "")))
     return rows
@@ -456,6 +483,8 @@ def unstated_values(question: str, materials: list[Material], papers: list[Work]
     evidence, which reads as if the database was never searched."""
     asked = asked_properties(question, intent)
     included = {work.id for work in papers}
+    unheld = unheld_line(question) if any(
+        m.as_work().id in included for m in materials) else ""
     lacking = []
     for material in {m.material_id: m for m in materials}.values():
         missing = [name for name in asked
@@ -463,8 +492,101 @@ def unstated_values(question: str, materials: list[Material], papers: list[Work]
         if missing and material.as_work().id in included:
             names = (missing[0] if len(missing) == 1
                      else f"{', '.join(missing[:-1])} or {missing[-1]}")
-            lacking.append(f"no {names} for {material.formula} ({material.material_id})")
-    return f"The Materials Project states {'; '.join(lacking)}." if lacking else ""
+            lacking.append(f"no {names} for {material.formula} ({material.entry})")
+    stated = f"The Materials Project states {'; '.join(lacking)}." if lacking else ""
+    return " ".join(part for part in (unheld, stated) if part)
+
+
+NO_RECORD = re.compile(r"^(?P<name>.+?): no Materials Project record(?P<where> in the recorded "
+                       r"corpus)?$")
+"""One part of a Materials Project search's note
+(:func:`~scholargraph.sources.materials.absent_note`): what was asked and not found."""
+
+
+def unfound_line(log: list[SearchLogEntry]) -> str:
+    """What the Materials Project was asked for and does not hold, for the summary ("The
+    Materials Project holds no record of GaN or SiC in the recorded corpus."), "" when it found
+    everything asked. "GaN vs SiC for power electronics" said only that the review "screened 0
+    works": a reader could not tell the database was asked, and said so only in the search
+    log's note column."""
+    names: list[str] = []
+    where = ""
+    for entry in log:
+        if entry.source != "materials" or not entry.note:
+            continue
+        for part in entry.note.split("; "):
+            if match := NO_RECORD.match(part):
+                names.append(match.group("name"))
+                where = where or (match.group("where") or "")
+    names = list(dict.fromkeys(names))
+    if not names:
+        return ""
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return f"The Materials Project holds no record of {listed}{where}."
+
+
+MAX_ENTRIES_NAMED = 5
+"""Entries of one formula the summary names one by one: the live database holds dozens for a
+common oxide (most of them hypothetical structures); the rest are in the Materials table."""
+
+
+def hull_distance(material: Material) -> float | None:
+    """How far above the computed convex hull the entry lies (eV/atom): the value its record
+    states, else 0 for an entry it says is stable; ``None`` when it states neither."""
+    if material.energy_above_hull_ev_per_atom is not None:
+        return material.energy_above_hull_ev_per_atom
+    return 0.0 if material.is_stable else None
+
+
+def _standing(material: Material) -> str:
+    """Where an entry stands against the computed hull, in the record's own terms."""
+    distance = hull_distance(material)
+    if distance is not None:
+        return ("on the computed convex hull" if distance == 0
+                else f"{distance:.3g} eV/atom above the computed convex hull")
+    if material.is_stable is False:
+        return "above the computed convex hull (by how much the record does not state)"
+    return "stability not stated"
+
+
+def formula_entries(materials: list[Material], papers: list[Work]) -> str:
+    """For each formula with several included entries (its polymorphs), which entry is which,
+    by the structure its record states, and which lies lowest in computed energy.
+
+    "band gap of anatase and rutile TiO2" gave "2.06 eV computed (Materials Project mp-390)"
+    and "Which TiO2 polymorph is most stable?" the energy above hull of mp-390 alone, leaving
+    the reader to find out which polymorph mp-390 is and that the other entry lies above the
+    hull. The summary records name no mineral, so the entries are told apart by crystal system
+    and space group only; the lowest is the entry nearest the computed hull
+    (:func:`hull_distance`), a 0 K GGA/GGA+U ordering that the functional or temperature can
+    reverse for polymorphs close in energy. "" when no formula has two included entries."""
+    included = {work.id for work in papers}
+    by_formula: dict[str, list[Material]] = {}
+    for material in {m.material_id: m for m in materials}.values():
+        if material.as_work().id in included:
+            by_formula.setdefault(reduced_formula(material.formula), []).append(material)
+    lines = []
+    for formula, entries in by_formula.items():
+        if len(entries) < 2:
+            continue
+        known = [m for m in entries if hull_distance(m) is not None]
+        entries.sort(key=lambda m: (hull_distance(m) is None, hull_distance(m) or 0.0,
+                                    m.material_id))
+        named = "; ".join(f"{m.material_id} ({m.structure or 'structure not stated'}), "
+                          f"{_standing(m)}" for m in entries[:MAX_ENTRIES_NAMED])
+        more = (f"; {len(entries) - MAX_ENTRIES_NAMED} more under Materials"
+                if len(entries) > MAX_ENTRIES_NAMED else "")
+        line = (f"The Materials Project holds {len(entries)} entries for {formula}, told apart "
+                f"by the structure each record states (the records name no mineral): "
+                f"{named}{more}.")
+        if known:
+            lowest = min(hull_distance(m) or 0.0 for m in known)
+            first = [m.material_id for m in known if hull_distance(m) == lowest]
+            line += (f" Lowest in computed energy: {' and '.join(first)} (a 0 K {MP_FUNCTIONAL} "
+                     "ordering, which another functional or temperature can reverse for "
+                     "polymorphs close in energy).")
+        lines.append(line)
+    return " ".join(lines)
 
 
 def caveat_lines(rows: list[EvidenceRow]) -> list[str]:
@@ -487,7 +609,8 @@ def values_summary(rows: list[EvidenceRow]) -> str:
     The entry is named because a formula can have several (its polymorphs): "band gap of
     anatase and rutile TiO2" read "band gap of TiO2: 2.06 eV computed (Materials Project)",
     the gap of the anatase entry (mp-390) given as TiO2's own beside a rutile entry (mp-2657)
-    that states none."""
+    that states none; the entry's structure follows its id (``Material.entry``: "mp-390,
+    tetragonal I4_1/amd"), for the id alone does not tell a reader which polymorph it is."""
     kept = [r for r in rows if r.measure.split(" (")[0] in MATERIAL_PROPERTIES]
     if not kept:
         return ""

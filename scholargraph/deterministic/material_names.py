@@ -358,3 +358,25 @@ def working_ions(text: str) -> list[str]:
     """The element symbols ``text`` names as working ions ("lithium-ion": Li)."""
     return list(dict.fromkeys(symbol for m in WORKING_ION.finditer(text)
                               if (symbol := _symbol_of(m.group(1).lower()))))
+
+
+UNHELD_PROPERTY = re.compile(
+    r"\b(?:(?:thermal|electrical|ionic|electronic|proton) )?conductivit(?:y|ies)|"
+    r"(?:carrier |electron |hole )?mobilit(?:y|ies)|(?:elastic |bulk |shear |young's )?"
+    r"modul(?:us|i)|hardness|(?:specific |storage |gravimetric )?capacit(?:y|ies)|"
+    r"(?:average |operating )?voltages?|melting (?:points?|temperatures?)|thermal expansion|"
+    r"refractive ind(?:ex|ices)|dielectric constants?|permittivit(?:y|ies)|"
+    r"lattice (?:constants?|parameters?)|(?:tensile |yield )?strength|toughness|"
+    r"diffusivit(?:y|ies)|resistivit(?:y|ies)|magneti[sz]ation|seebeck coefficients?",
+    re.IGNORECASE)
+"""Properties a question may ask that the Materials Project values this review reads
+(:data:`~scholargraph.sources.materials.SUMMARY_FIELDS`) do not include: "thermal conductivity
+of silicon" was answered with the computed band gap of Si, the property assumed when a question
+names none of
+:data:`~scholargraph.deterministic.evidence_table.MATERIAL_PROPERTIES`."""
+
+
+def unheld_properties(question: str) -> list[str]:
+    """The properties the question asks that the Materials Project values read here do not
+    include (:data:`UNHELD_PROPERTY`), as written, lower-cased, each once."""
+    return list(dict.fromkeys(m.group(0).lower() for m in UNHELD_PROPERTY.finditer(question)))

@@ -40,6 +40,7 @@ from scholargraph.deterministic.material_names import (
     named_materials,
     reduced_formula,
     system_of,
+    unheld_properties,
     working_ions,
 )
 from scholargraph.deterministic.text import ELEMENTS, chemical_formulas
@@ -238,13 +239,22 @@ class MaterialsAgent(SourceAgent):
         """Why a question naming no compound is not searched here, in a scientist's words: a
         kind of material ("lithium-ion cathode", "perovskite") has no formula to look up, and a
         search by a working ion's element alone (every compound holding Li) would not single out
-        the kind asked about; the summary records carry no capacity or device figures."""
+        the kind asked about; the summary records carry no capacity or device figures. A name
+        the source cannot search by ("graphene") is still a material to a scientist: "the
+        question names no material" said otherwise of "thermal conductivity of graphene", so
+        the note says what was not found, and that the property asked is not among the values
+        read here (:func:`unheld_properties`)."""
         text = " ".join(intent.keywords)
         kinds = material_classes(text)
+        unheld = unheld_properties(text)
+        held = ("; nor would it give " + " or ".join(unheld) + ": its values read here are "
+                "computed band gap, formation energy, energy above hull, density and structure"
+                if unheld else "")
         if not kinds:
-            return ("the question names no material: the Materials Project is searched by "
-                    "formula (TiO2), elements (lithium cobalt oxide), chemical system (Li-Fe-O), "
-                    "entry id (mp-149) or a band-gap range")
+            return ("the question names no formula, element, compound name, chemical system or "
+                    "entry id, which is what the Materials Project is searched by: formula "
+                    "(TiO2), elements (lithium cobalt oxide), chemical system (Li-Fe-O), entry "
+                    f"id (mp-149) or a band-gap range{held}")
         ions = working_ions(text)
         every = (f"; a search for every compound containing {', '.join(ions)} would not "
                  f"single out the {plural(kinds[0])}" if ions else "")
