@@ -67,18 +67,53 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     from scholargraph.options import ReviewOptions
 
     for option in fields(ReviewOptions):
-        spec = option.metadata.get("cli")
-        if spec is None:
+        if option.metadata.get("cli") is None:
             continue
-        spec = dict(spec)
-        flag = spec.pop("flag", "--" + option.name.replace("_", "-"))
+        flag, spec = _cli_spec(option)
         kwargs: dict[str, Any] = {"dest": option.name, "default": option.default,
                                   "help": option.metadata["description"]}
         if option.default is False:
             kwargs["action"] = "store_true"
-        if isinstance(spec.get("type"), str):
-            spec["type"] = ARGUMENT_TYPES[spec["type"]]
         parser.add_argument(flag, **kwargs, **spec)
+
+
+def _cli_spec(option: Any) -> tuple[str, dict[str, Any]]:
+    """An option's flag and its extra ``argparse`` settings, as the schema declares them."""
+    spec = dict(option.metadata["cli"])
+    flag = spec.pop("flag", "--" + option.name.replace("_", "-"))
+    if isinstance(spec.get("type"), str):
+        spec["type"] = ARGUMENT_TYPES[spec["type"]]
+    return flag, spec
+
+
+def add_update_options(parser: argparse.ArgumentParser) -> None:
+    """The run options ``scholargraph update`` takes, from the schema (each option's
+    ``update`` role): every option it carries from the review can be given instead, a carried
+    yes/no option both ways (``--snowball``/``--no-snowball``, ``--offline``/``--online``);
+    one not given is left unset (None), which leaves it to the review."""
+    from scholargraph.context import GIVEN
+    from scholargraph.options import ReviewOptions, negation_flag
+
+    for option in fields(ReviewOptions):
+        role = option.metadata.get("update")
+        if role is None:
+            continue
+        flag, spec = _cli_spec(option)
+        flag = option.metadata.get("update_flag") or flag
+        text = option.metadata.get("update_help") or option.metadata["description"]
+        if role != GIVEN and not option.metadata.get("update_help"):
+            text += " (default: the review's own)"
+        if option.default is not False:
+            parser.add_argument(flag, dest=option.name, default=None, help=text, **spec)
+        elif role == GIVEN:
+            parser.add_argument(flag, dest=option.name, action="store_true", help=text)
+        else:
+            either = parser.add_mutually_exclusive_group()
+            either.add_argument(flag, dest=option.name, action="store_const", const=True,
+                                default=None, help=text)
+            either.add_argument(negation_flag(option.name), dest=option.name,
+                                action="store_const", const=False, default=None,
+                                help=f"not {flag}, whatever the review was run with")
 
 
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -192,32 +227,14 @@ def run_review(args: argparse.Namespace) -> int:
 
 def add_update_command(commands: Any) -> None:
     """``scholargraph update DIR [--since DATE]``: the review in DIR, with what was added since."""
-    from scholargraph.options import ReviewOptions
-    from scholargraph.updating import CARRIED_OPTIONS
-
-    defaults = {option.name: option for option in fields(ReviewOptions)}
     update = commands.add_parser(
         "update", formatter_class=_HelpFormatter,
         help="add to a review what the services added since it was run")
     update.add_argument("directory", metavar="DIR", help="the folder a review was written to")
-    update.add_argument("--since", metavar="DATE", default=None,
-                        help="search from this day, YYYY-MM-DD (default: the review's day)")
-    for name, extra in (("offline", {}), ("max_results", {"type": int}),
-                        ("model", {}), ("full_text", {"type": int, "metavar": "N"}),
-                        ("no_cache", {}), ("library", {"metavar": "PATH"}),
-                        ("criteria", {})):
-        option = defaults[name]
-        kwargs: dict[str, Any] = {"dest": name, "default": option.default,
-                                  "help": option.metadata["description"], **extra}
-        if option.default is False:
-            kwargs["action"] = "store_true"
-        elif name in CARRIED_OPTIONS:  # unset: the review's own (run.options)
-            kwargs.update(default=None, help=f"{kwargs['help']} (default: the review's own)")
-        update.add_argument("--" + name.replace("_", "-"), **kwargs)
-    update.add_argument("--sources", type=_source_list, default=None, metavar="LIST",
-                        help="services to search for new records, comma-separated (default: "
-                             "those the review searched; needed for a review of a library "
-                             "alone)")
+    update.add_argument("--since", metavar="DATE", default=None, dest="added_since",
+                        help="search for records added from this day, YYYY-MM-DD (default: "
+                             "the review's day)")
+    add_update_options(update)
     update.add_argument("--quiet", action="store_true", help="print nothing but errors")
     update.add_argument("--events", choices=["jsonl"], default=None,
                         help="print one JSON object per step on standard output, for machines")
@@ -225,15 +242,15 @@ def add_update_command(commands: Any) -> None:
 
 
 def run_update(args: argparse.Namespace) -> int:
+    from scholargraph.options import option_words as _words
+    from scholargraph.options import update_options
     from scholargraph.updating import update
-    from scholargraph.wording import option_words as _words
 
-    options = {name: getattr(args, name)
-               for name in ("offline", "max_results", "model", "full_text", "no_cache",
-                            "sources", "library", "criteria")}
+    options = {name: getattr(args, name) for name in update_options()}
+    years = (options.pop("since"), options.pop("until"))  # publication years, not the day
     try:
-        report = update(args.directory, since=args.since, on_progress=progress_callback(args),
-                        **options)
+        report = update(args.directory, since=args.added_since, years=years,
+                        on_progress=progress_callback(args), **options)
     except FilesNotWritten as exc:
         for item in exc.not_written:
             print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)

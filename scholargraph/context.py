@@ -27,13 +27,33 @@ MAX_FULL_TEXTS = 200
 """Full texts one review may read at most: beyond, the run would be a crawl."""
 
 
+CARRIED = "carried"
+"""An option ``scholargraph update`` takes from the review's run (``run.options``) unless it is
+given one (:func:`scholargraph.updating.review_options`)."""
+OWN = "own"
+"""An option an update takes from the review by a rule of its own unless given (the sources it
+searched, its criteria: :func:`scholargraph.updating.update`)."""
+GIVEN = "given"
+"""An option an update takes only when given (a new library export, the cache policy)."""
+UPDATE_ROLES = (CARRIED, OWN, GIVEN)
+
+
 def option(default: Any, description: str, *, cli: dict[str, Any] | None = None,
-           form: bool = False) -> Any:
+           form: bool = False, update: str | None = None, negation: str | None = None,
+           update_help: str | None = None, update_flag: str | None = None) -> Any:
     """A run option, written once: its default and description serve Studio's context form, the
     Python API and, with ``cli`` (extra ``argparse`` settings; ``{}`` for none), the command
-    line (``--max-results`` from ``max_results``); ``form``: the live page may set it."""
+    line (``--max-results`` from ``max_results``); ``form``: the live page may set it;
+    ``update``: how ``scholargraph update`` takes it (:data:`CARRIED`, :data:`OWN`,
+    :data:`GIVEN`; unset: not at all), so its command line offers it; ``negation``: a carried
+    yes/no option's flag for "no" on ``update`` (default ``--no-NAME``); ``update_help``: what
+    it means there, where that is not ``description``; ``update_flag``: its flag there, where
+    the review's means something else on ``update`` (``--since`` is a day there)."""
+    assert update is None or update in UPDATE_ROLES, update
     return field(default=default, metadata={"description": description, "cli": cli,
-                                            "form": form})
+                                            "form": form, "update": update,
+                                            "negation": negation, "update_help": update_help,
+                                            "update_flag": update_flag})
 
 
 @dataclass(kw_only=True)
@@ -44,22 +64,26 @@ class ReviewContext:
 
     model: str | None = option(
         None, "chat model for the LLM engine, e.g. openai:gpt-4o-mini (unset: "
-        "SCHOLARGRAPH_MODEL, else the deterministic engine)", cli={})
+        "SCHOLARGRAPH_MODEL, else the deterministic engine)", cli={}, update=CARRIED)
     sources: list[str] | None = option(
         None, "sources to search, comma-separated on the command line: library, pubmed, arxiv, "
         "openalex, materials, web and plug-ins (unset: chosen from the question)",
-        cli={"type": "source_list"}, form=True)
+        cli={"type": "source_list"}, form=True, update=OWN,
+        update_help="services to search for new records, comma-separated (default: those the "
+        "review searched; needed for a review of a library alone)")
     max_results: int = option(20, "records asked of each source per query (1-2000)",
-                              cli={"type": int})
-    since: int | None = option(None, "earliest publication year", cli={"type": int}, form=True)
-    until: int | None = option(None, "latest publication year", cli={"type": int}, form=True)
+                              cli={"type": int}, update=CARRIED)
+    since: int | None = option(None, "earliest publication year", form=True, update=OWN,
+                               cli={"type": int, "metavar": "YEAR"}, update_flag="--from-year")
+    until: int | None = option(None, "latest publication year", form=True, update=OWN,
+                               cli={"type": int, "metavar": "YEAR"})
     max_iterations: int = option(2, "rounds of search and synthesis at most (1-10)",
-                                 cli={"type": int})
+                                 cli={"type": int}, update=CARRIED)
     passages_per_question: int = option(6, "passages kept per sub-question by the RAG filter",
-                                        cli={"type": int})
+                                        cli={"type": int}, update=CARRIED)
     snowball: bool = option(
         False, "also follow citations one step from the works found (the works they cite and "
-        "the works citing them), through OpenAlex", cli={})
+        "the works citing them), through OpenAlex", cli={}, update=CARRIED)
     approve_plan: bool = option(
         False, "pause after planning to accept, edit or reject the sub-questions and sources "
         "(on the command line, answered on standard input)", cli={}, form=True)
@@ -70,32 +94,37 @@ class ReviewContext:
         cli={"metavar": "JSON"})
     judge: bool = option(
         False, "with a model: also ask it whether each finding it wrote is stated by the "
-        "passages it cites, and remove those it is not (one more call)", cli={})
+        "passages it cites, and remove those it is not (one more call)", cli={},
+        update=CARRIED)
     library: str | None = option(
         None, "your own records, read whole (every record screened, whatever --max-results): "
         "a BibTeX .bib, RIS .ris, MEDLINE .nbib, EndNote .enw, tagged .txt, CSL-JSON .json, "
         ".jsonl or .pdf file, a PubMed, EndNote or JATS .xml/.nxml file, a .csv/.tsv with title "
         "and abstract columns, or a folder of them (unset: SCHOLARGRAPH_LIBRARY); PDFs and JATS "
         "are read in full",
-        cli={"metavar": "PATH"})
+        cli={"metavar": "PATH"}, update=GIVEN,
+        update_help="the new export of your search (a file or folder, as for a review), "
+        "screened whole: the records the review holds are counted as such, the others added")
     criteria: str | None = option(
         None, "eligibility criteria, as text or a file: records are screened against them as "
         "well as the question (the study designs they include or exclude, and what they are "
         "about); with a model, it also judges each record the rules keep against them",
-        cli={"metavar": "TEXT|FILE"}, form=True)
+        cli={"metavar": "TEXT|FILE"}, form=True, update=OWN)
     full_text: int = option(
         10, "included works read in full where they are open access (PMC, arXiv, open-access "
         "copies), best ranked first (0-200; 0: abstracts only)",
-        cli={"type": int, "metavar": "N"})
+        cli={"type": int, "metavar": "N"}, update=CARRIED)
     citation_style: str = option(
         "apa", "citation style of the reference lists: apa or a CSL style name such as ieee, "
-        "nature, chicago-author-date", cli={"flag": "--style", "metavar": "NAME"})
+        "nature, chicago-author-date", cli={"flag": "--style", "metavar": "NAME"},
+        update=CARRIED)
     structured_output: str | None = option(
         None, "how to ask the model for structured output: json_schema, tools or json_object "
-        "(unset: SCHOLARGRAPH_STRUCTURED_OUTPUT, else the first the server accepts)", cli={})
+        "(unset: SCHOLARGRAPH_STRUCTURED_OUTPUT, else the first the server accepts)", cli={},
+        update=CARRIED)
     model_context: int | None = option(
         None, "the model's context size in tokens (unset: SCHOLARGRAPH_MODEL_CONTEXT, else asked "
-        "of the server where it says, else 4096)", cli={"type": int})
+        "of the server where it says, else 4096)", cli={"type": int}, update=CARRIED)
     chat_model: SkipJsonSchema[Any] = option(
         None, "a chat model object (Python callers, tests); wins over model")
     """Left out of the JSON schema: Studio's form and a Server run's JSON context cannot hold

@@ -2,7 +2,10 @@
 
 :class:`ReviewOptions` is what the Python API (:func:`scholargraph.review`), the CLI and the web
 page hand to a run; it turns into the run's :class:`~scholargraph.context.ReviewContext` and its
-:class:`~scholargraph.settings.Settings`.
+:class:`~scholargraph.settings.Settings`. The schema also says how each option is typed
+(:func:`option_flag`, :func:`option_words`) and which ``scholargraph update`` takes
+(:func:`update_options`), so the review's command line, the update's and the recorded re-run
+commands are made from the one declaration.
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from scholargraph.context import ReviewContext, option
+from scholargraph.context import CARRIED, GIVEN, UPDATE_ROLES, ReviewContext, option
 from scholargraph.engines import load_chat_model, parse_method
 from scholargraph.errors import InputError
 from scholargraph.exports.styles import check_style
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.sources.library import load_library
+from scholargraph.wording import option_value
 
 
 @dataclass(kw_only=True)
@@ -31,10 +35,10 @@ class ReviewOptions(ReviewContext):
         cli={})
     offline: bool = option(
         False, "search the small recorded corpus shipped with scholargraph instead of the live "
-        "services (no network needed)", cli={}, form=True)
+        "services (no network needed)", cli={}, form=True, update=CARRIED, negation="--online")
     no_cache: bool = option(
         False, "ask the services afresh: neither read nor write the on-disk cache of their "
-        "answers", cli={})
+        "answers", cli={}, update=GIVEN)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -103,3 +107,53 @@ def options_from(values: dict[str, Any]) -> ReviewOptions:
         return ReviewOptions(**values)
     except TypeError as exc:
         raise InputError(f"unknown option: {exc}") from exc
+
+
+def option_flag(name: str, on_update: bool = False) -> str:
+    """The command-line flag of run option ``name`` (``--style`` for ``citation_style``);
+    ``on_update``: on ``scholargraph update`` (``--from-year`` for ``since``)."""
+    for item in fields(ReviewOptions):
+        if item.name == name:
+            if on_update and item.metadata.get("update_flag"):
+                return str(item.metadata["update_flag"])
+            return str((item.metadata.get("cli") or {}).get("flag", _flag(name)))
+    return _flag(name)
+
+
+def negation_flag(name: str) -> str:
+    """The flag that turns yes/no option ``name`` off on ``scholargraph update``: the one the
+    schema declares (``--online`` for ``offline``), else ``--no-NAME``."""
+    return declared_negation(name) or "--no-" + name.replace("_", "-")
+
+
+def declared_negation(name: str) -> str | None:
+    """The "no" flag the schema declares for yes/no option ``name``, or None."""
+    for item in fields(ReviewOptions):
+        if item.name == name:
+            return item.metadata.get("negation")
+    return None
+
+
+def update_options(*roles: str) -> tuple[str, ...]:
+    """The run options ``scholargraph update`` takes in ``roles`` (all three unless named), in
+    the schema's order: the one list the update's command line, its carrying and its recorded
+    command are made from."""
+    wanted = roles or UPDATE_ROLES
+    return tuple(item.name for item in fields(ReviewOptions)
+                 if item.metadata.get("update") in wanted)
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def option_words(name: str, value: Any) -> str:
+    """A run option as a reviewer would type it: '--max-results 50', '--style ieee',
+    '--snowball', 'without --snowball', '--online' (a switch's own "no" flag where the schema
+    declares one)."""
+    flag = option_flag(name)
+    if value is True:
+        return flag
+    if value is False:
+        return declared_negation(name) or f"without {flag}"
+    return f"{flag} {option_value(value)}"

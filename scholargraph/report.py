@@ -228,11 +228,17 @@ class RunRecord(Record):
 
     command: str = Field("", description="The shell command that runs this review again, "
                          "every option that differs from its default spelled out (the values "
-                         "the environment gave included), writing to the folder 'rerun'")
+                         "the environment gave included: as their options, or as the variables "
+                         "of 'environment' before the command), writing to the folder 'rerun'")
     options: dict[str, Any] = Field(
         default_factory=dict, description="Every option of the run by its keyword of "
         "scholargraph.review() (question apart): review(report.question, **options) runs it "
         "again from Python")
+    environment: dict[str, str] = Field(
+        default_factory=dict, description="The variables the run was given that shaped what "
+        "it did and no option carries (the embedding model, a mirror's address, plug-ins "
+        "registered by SCHOLARGRAPH_SOURCES and their addresses), by name, as the command sets "
+        "them before scholargraph; never a key")
     offline: bool = Field(False, description="Searched the recorded corpus, not the services")
     corpus_as_of: str | None = Field(None, description="Offline: the day the recorded corpus "
                                      "is served as of (YYYY-MM-DD)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import shlex
 import uuid
@@ -21,22 +22,27 @@ from datetime import UTC, date, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from langgraph.types import Command
 
 from scholargraph.agents.approval import parse_decision
 from scholargraph.checkpoints import memory_checkpointer, run_checkpointer, run_options_file
+from scholargraph.context import CARRIED
 from scholargraph.errors import InputError
 from scholargraph.http.cache import recorded_as
 from scholargraph.http.policy import configured
-from scholargraph.options import ReviewOptions
+from scholargraph.options import ReviewOptions, negation_flag, option_flag, update_options
 from scholargraph.progress import PROGRESS
 from scholargraph.records import SearchLogEntry
 from scholargraph.report import Report, RunRecord, report_from_state
 from scholargraph.screening.relevance import read_criteria
-from scholargraph.settings import Settings
-from scholargraph.sources.registry import agent_classes, plugin_names, plugins
+from scholargraph.settings import Settings, without_credentials
+from scholargraph.sources.registry import (
+    agent_classes,
+    plugin_names,
+    plugins,
+    plugins_variable,
+)
 from scholargraph.state import ReviewState
 
 ProgressCallback = Callable[[str, dict[str, Any]], None]
@@ -128,10 +134,17 @@ class ReviewRun:
 
     def _recorded_options(self) -> dict[str, Any]:
         """The options that shape the review, as ``run.options`` records them (the citation
-        style apart: a finished thread may be written again in another style)."""
+        style apart: a finished thread may be written again in another style), and the
+        variables that shaped it (``run.environment``) where there are any: a thread started
+        with ``SCHOLARGRAPH_EMBEDDINGS=none`` and resumed without it would mix two rankings in
+        one review."""
         values = effective_options(self.options)
-        return json.loads(json.dumps({name: value for name, value in values.items()
-                                      if name not in (*NOT_RECORDED, *RESTYLED)}, default=str))
+        kept = {name: value for name, value in values.items()
+                if name not in (*NOT_RECORDED, *RESTYLED)}
+        environment = shaping_environment(self.settings, values.get("model"))
+        if environment:
+            kept["environment"] = environment
+        return json.loads(json.dumps(kept, default=str))
 
     def _keep_options(self) -> None:
         """A named thread's options at its first start, beside its checkpoints."""
@@ -268,8 +281,10 @@ def run_record(question: str, options: ReviewOptions, settings: Settings,
 
     values = with_plan(effective_options(options), plan_decision)
     library = values.get("library")
+    environment = shaping_environment(settings, values.get("model"))
     return RunRecord(
-        command=rerun_command(question, values),
+        command=rerun_command(question, values, environment),
+        environment=environment,
         options={name: value for name, value in values.items() if name not in NOT_RECORDED},
         offline=options.offline,
         corpus_as_of=(recording_day(options.added_since).isoformat() if options.offline
@@ -309,39 +324,82 @@ def with_plan(values: dict[str, Any], decision: dict[str, Any] | None) -> dict[s
             "plan": json.dumps(decision, ensure_ascii=False, sort_keys=True)}
 
 
-UPDATE_OPTIONS = ("sources", "max_results", "model", "library", "criteria", "full_text",
-                  "offline")
-"""The options ``scholargraph update`` takes besides ``--since``."""
+UPDATE_OPTIONS = update_options()
+"""The options ``scholargraph update`` takes besides ``--since`` (the schema's ``update``
+roles)."""
 
 
-def rerun_command(question: str, values: dict[str, Any]) -> str:
+MODEL_SERVERS = {"openai:": "OPENAI_BASE_URL"}
+"""The variable that points a model provider's client at a server (an Ollama or vLLM server
+speaking OpenAI's API), by the prefix of the model's name: the client reads it from the process
+environment, and the model server is what answered the run."""
+
+
+def shaping_environment(settings: Settings, model: str | None = None) -> dict[str, str]:
+    """The variables a re-run must be given to do what this run did, by name: the settings
+    that shaped it and no option carries (:meth:`Settings.shaping`: the embedding model, a
+    mirror), the plug-ins registered by ``SCHOLARGRAPH_SOURCES`` and the addresses their
+    variables pointed at, and the server of the chat ``model`` or the embedding model
+    (:data:`MODEL_SERVERS`); never a key. A colleague's environment is not this one: a review
+    made with ``SCHOLARGRAPH_EMBEDDINGS=none``, re-run by its recorded command without it,
+    included 12 works where it had 21 (the recorded corpus; --sources, --since, --criteria,
+    --max-results, --full-text 0, --library and --snowball given)."""
+    found = settings.shaping()
+    registered = plugins_variable()
+    if registered:
+        found["SCHOLARGRAPH_SOURCES"] = registered
+    for prefix, variable in MODEL_SERVERS.items():
+        server = os.environ.get(variable)
+        names = (model or "", settings.embedding_model or "")
+        if server and any(name.startswith(prefix) for name in names):
+            found[variable] = without_credentials(server)
+    return {**found, **plugin_endpoints(settings)}
+
+
+def rerun_command(question: str, values: dict[str, Any],
+                  environment: dict[str, str] | None = None,
+                  carried: dict[str, Any] | None = None) -> str:
     """``scholargraph review 'QUESTION' --offline --max-results 30 ... --out rerun``: every
-    command-line option whose value differs from its default, quoted for a POSIX shell. An
-    update's run (``added_since`` set) is ``scholargraph update rerun --since DAY ...``: it
-    updates the review its history keeps (``history/DAY/review.json``, whose own command
-    writes ``rerun``), and is run after it."""
+    command-line option whose value differs from its default, quoted for a POSIX shell, after
+    the ``environment`` variables the run was given (``SCHOLARGRAPH_EMBEDDINGS=none
+    scholargraph review ...``). An update's run (``added_since`` set) is ``scholargraph update
+    rerun --since DAY ...``: it updates the review its history keeps (``history/DAY/review.json``,
+    whose own command writes ``rerun``), and is run after it; ``carried``: that review's
+    options, which the update takes unless told otherwise, so an option given against them is
+    spelled out even at its default (``--max-results 20``, ``--online``)."""
+    head = [f"{name}={shlex.quote(value)}" for name, value in (environment or {}).items()]
     if values.get("added_since"):
-        head = ["scholargraph", "update", RERUN_OUT, "--since", str(values["added_since"])]
-        return shlex.join([*head, *_flags(values, UPDATE_OPTIONS)])
-    return shlex.join(["scholargraph", "review", question, *_flags(values),
-                       "--out", RERUN_OUT])
+        words = ["scholargraph", "update", RERUN_OUT, "--since", str(values["added_since"]),
+                 *_flags(values, UPDATE_OPTIONS, carried or {})]
+    else:
+        words = ["scholargraph", "review", question, *_flags(values), "--out", RERUN_OUT]
+    return " ".join([*head, shlex.join(words)])
 
 
-def _flags(values: dict[str, Any], only: tuple[str, ...] | None = None) -> list[str]:
-    """The command-line words of the options whose values differ from their defaults."""
+def _flags(values: dict[str, Any], only: tuple[str, ...] | None = None,
+           carried: dict[str, Any] | None = None) -> list[str]:
+    """The command-line words of the options whose values differ from their defaults, or, for
+    an option an update carries, from the value ``carried`` (a switch turned off against it:
+    its "no" flag)."""
     words: list[str] = []
     for option in fields(ReviewOptions):
         spec = option.metadata.get("cli")
         value = values.get(option.name)
-        if spec is None or option.name in NOT_IN_COMMAND or value == option.default \
+        before = option.default
+        if carried is not None and option.metadata.get("update") == CARRIED:
+            before = carried.get(option.name, option.default)
+        if spec is None or option.name in NOT_IN_COMMAND \
+                or (value == option.default and value == before) \
                 or (only is not None and option.name not in only):
             continue
-        flag = spec.get("flag", "--" + option.name.replace("_", "-"))
+        flag = option_flag(option.name, on_update=carried is not None)
         if value is True:
             words.append(flag)
+        elif value is False:
+            words.append(negation_flag(option.name))
         elif isinstance(value, list):
             words += [flag, ",".join(value)]
-        elif value is not None and value is not False:
+        elif value is not None:
             words += [flag, str(value)]
     return words
 
@@ -352,7 +410,7 @@ def changed_endpoints(settings: Settings) -> dict[str, str]:
     for name in ENDPOINTS:
         value = getattr(settings, name, None)
         if value and value != type(settings).model_fields[name].default:
-            changed[name] = _without_credentials(str(value))
+            changed[name] = without_credentials(str(value))
     return changed
 
 
@@ -365,14 +423,8 @@ def plugin_endpoints(settings: Settings) -> dict[str, str]:
                 if cls.name in names and cls.politeness is not None)
     values = {variable: configured(variable, settings) for variables in declared
               for variable in variables}
-    return {variable: _without_credentials(value) for variable, value in values.items()
+    return {variable: without_credentials(value) for variable, value in values.items()
             if value}
-
-
-def _without_credentials(url: str) -> str:
-    """``url`` without a user name, password, query or fragment."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
 
 
 def library_digest(path: Path) -> str | None:

@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic.config import JsonDict
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from scholargraph.errors import ConfigurationError
@@ -25,6 +27,16 @@ from scholargraph.errors import ConfigurationError
 
 def _env(*names: str) -> AliasChoices:
     return AliasChoices(*names)
+
+
+SHAPES_RUN: JsonDict = {"shapes_run": True}
+"""Marks a setting that changes what a run finds or writes, given the same answers of the same
+services (where the searches go, which pages are rendered, the embedding model) and that no run
+option sets: the run record names it and its re-run command sets it (:meth:`Settings.shaping`).
+The model, its structured-output method and context size and the library shape a run too, and
+are carried by the run options that set them (``--model``...); keys never are (a re-run needs
+the colleague's own), nor what only sets how patient, polite or cached this machine's requests
+are (timeouts, rates, the user agent, the cache) or where its files live."""
 
 
 class Settings(BaseSettings):
@@ -37,43 +49,51 @@ class Settings(BaseSettings):
 
     pubmed_url: str = Field(
         "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/",
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_PUBMED_URL"),
         description="E-utilities base; requests go to {url}esearch.fcgi and {url}efetch.fcgi",
     )
     arxiv_url: str = Field(
         "https://export.arxiv.org/api/query",
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_ARXIV_URL"),
         description="arXiv API query endpoint",
     )
     openalex_url: str = Field(
         "https://api.openalex.org",
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_OPENALEX_URL"),
         description="OpenAlex API root; requests go to {url}/works",
     )
     mp_url: str = Field(
         "https://api.materialsproject.org/",
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_MP_URL"),
         description="Materials Project API root",
     )
     ddg_url: str | None = Field(
         None,
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_DDG_URL"),
         description="Unset: ddgs chooses its backends. Set: DuckDuckGo HTML backend at this URL",
     )
     ddg_news_url: str | None = Field(
         None,
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_DDG_NEWS_URL"),
         description="Unset: ddgs chooses its news backends (none while SCHOLARGRAPH_DDG_URL is "
         "set). Set: DuckDuckGo's news.js at this URL, its token page beside it",
     )
     chromium: str | None = Field(
         None,
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_CHROMIUM"),
         description="Chromium binary that renders pages needing a browser; unset: "
         "/usr/bin/chromium or chromium on PATH; 'none': never render",
     )
     web_mirror: str | None = Field(
         None,
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_WEB_MIRROR"),
         description="Fetch web pages from {mirror}{host}/{path} instead of the live site "
         "(a local web archive, or the replay server)",
@@ -99,6 +119,7 @@ class Settings(BaseSettings):
     )
     embedding_model: str | None = Field(
         None,
+        json_schema_extra=SHAPES_RUN,
         validation_alias=_env("SCHOLARGRAPH_EMBEDDINGS"),
         description="Unset or 'all-MiniLM-L6-v2-int8': the bundled all-MiniLM-L6-v2 in ONNX "
         "Runtime with int8 arithmetic (no PyTorch); 'all-MiniLM-L6-v2': the same model in "
@@ -204,6 +225,21 @@ class Settings(BaseSettings):
             value = value.get_secret_value()
         return str(value) if value else None
 
+    def shaping(self) -> dict[str, str]:
+        """The settings marked :data:`SHAPES_RUN` that are not at their defaults, by the
+        variable that sets them, addresses without credentials or query: what a colleague's
+        re-run must be given to do what this run did (``SCHOLARGRAPH_EMBEDDINGS=none``, a
+        mirror's address), never a key."""
+        variables = {field: variable for variable, field in env_fields().items()}
+        shaped = {}
+        for name, info in type(self).model_fields.items():
+            value = getattr(self, name)
+            if info.json_schema_extra != SHAPES_RUN or value in (None, "", info.default):
+                continue
+            text = str(value)
+            shaped[variables[name]] = without_credentials(text) if "://" in text else text
+        return shaped
+
     def secrets(self) -> list[str]:
         """The key values in force, so outputs can be checked and scrubbed of them."""
         keys = (self.ncbi_api_key, self.openalex_api_key, self.mp_api_key)
@@ -211,6 +247,12 @@ class Settings(BaseSettings):
 
 
 @cache
+def without_credentials(url: str) -> str:
+    """``url`` without a user name, password, query or fragment."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
 def env_fields() -> dict[str, str]:
     """Settings field name by the environment variable it reads."""
     fields: dict[str, str] = {}

@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from scholargraph.agents.schemas import Finding, WorkStance
 from scholargraph.api import start_review
+from scholargraph.context import CARRIED
 from scholargraph.dedup import deduplicate
 from scholargraph.deterministic.questions import stance_claim
 from scholargraph.errors import InputError, SourceError
@@ -51,7 +52,7 @@ from scholargraph.history import (
     UpdateSection,
 )
 from scholargraph.ledger import CARRIED_REASON, RETRIEVED, ScreenedWork, record_content
-from scholargraph.options import check_day
+from scholargraph.options import check_day, option_words, update_options
 from scholargraph.records import Passage, SearchLogEntry, Work
 from scholargraph.report import (
     Reference,
@@ -66,12 +67,13 @@ from scholargraph.runs import (
     PendingApproval,
     ProgressCallback,
     offline_services,
+    rerun_command,
 )
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.settings import Settings
 from scholargraph.sources.library import EVERY_RECORD
 from scholargraph.sources.registry import source_names
-from scholargraph.wording import counted, option_value, option_words
+from scholargraph.wording import counted, option_value
 
 HISTORY_DIR = "history"
 NOT_REPEATED = ("library",)
@@ -100,10 +102,11 @@ def update(directory: str | Path, *, since: str | None = None,
            on_progress: ProgressCallback | None = None, **options: Any) -> Report:
     """Update the review in ``directory`` with what the services added since its day (or
     ``since``, YYYY-MM-DD), write it back (the earlier files kept under ``history/DATE/``) and
-    return it. ``options`` are a review's (``offline``, ``max_results``, ``model``...); the
-    question, citation style and publication years (``years``: first and last, else the
-    review's own) are the review's own, and so are its sources unless ``options`` names
-    others (``sources``; see :func:`update_sources`)."""
+    return it. ``options`` are a review's (``offline``, ``max_results``, ``model``...), each of
+    :data:`CARRIED_OPTIONS` not given the review's own (:func:`review_options`); the question
+    is the review's own, and so are its publication years (``years``: first and last, each
+    None: the review's), sources and criteria unless others are given (``sources``, see
+    :func:`update_sources`; ``criteria``)."""
     folder = Path(directory).expanduser()
     earlier = read_review(folder)
     start = check_day(since, "--since") if since else date.fromisoformat(earlier.day)
@@ -113,8 +116,9 @@ def update(directory: str | Path, *, since: str | None = None,
     if options.get("criteria") is None and earlier.criteria:  # the review's own, unless given
         options["criteria"] = earlier.criteria
     options["decided_before"] = decided_digests(earlier, options.get("criteria"))
-    window = dict(zip(("since", "until"), years or earlier.years, strict=True))
-    values = {"sources": sources, "style": earlier.citation_style, **options,
+    window = {name: year if year is not None else before for name, year, before in zip(
+        ("since", "until"), years or (None, None), earlier.years, strict=True)}
+    values = {"sources": sources, "citation_style": earlier.citation_style, **options,
               **{name: year for name, year in window.items() if year is not None},
               "added_since": start.isoformat()}
     run = start_review(earlier.question, on_progress=on_progress, **values)
@@ -124,6 +128,10 @@ def update(directory: str | Path, *, since: str | None = None,
         if isinstance(fresh, PendingApproval):
             raise InputError("an update does not pause for plan approval")
         checked = check_notices(earlier.papers, settings, fresh.iterations or 1)
+    if fresh.run is not None:  # the update's command, against the options the review carries
+        fresh.run.command = rerun_command(earlier.question, fresh.run.options,
+                                          fresh.run.environment,
+                                          earlier.run.options if earlier.run else {})
     kept = history_folder(folder, earlier.day)
     updated = merge_update(earlier, fresh, start, checked,
                            kept.relative_to(folder).as_posix() + "/", kept_options)
@@ -132,15 +140,17 @@ def update(directory: str | Path, *, since: str | None = None,
     return updated
 
 
-CARRIED_OPTIONS = ("max_results", "full_text", "max_iterations", "passages_per_question",
-                   "snowball", "judge", "model", "structured_output", "model_context")
+CARRIED_OPTIONS = update_options(CARRIED)
 """Run options an update takes from the review's own run (``run.options`` in ``review.json``)
-unless it is given them: how much each source is asked for, how many works are read in full,
-the engine and its model. A review run with ``--max-results 50 --full-text 0`` was updated
-with 20 records a query and ten full texts sought, the defaults, so the update's flow and
-findings were not the review's method, and nothing said so. The question, sources, criteria,
-years and citation style are carried apart (:func:`update`); where the searches go
-(``offline``), the cache, a thread and plan approval are this machine's and this run's."""
+unless it is given them (the schema marks them: ``option(..., update=CARRIED)``): how much each
+source is asked for, how many works are read in full, the engine and its model, the citation
+style, and whether the searches go to the recorded corpus (``offline``). A review run with
+``--max-results 50 --full-text 0`` was updated with 20 records a query and ten full texts
+sought, the defaults, so the update's flow and findings were not the review's method, and
+nothing said so; an ``--offline`` review updated without ``--offline`` went to the live
+services, and its new works were the catalogues' of today beside the corpus's of 2023. The
+question, sources, criteria and years are carried apart (:func:`update`); the cache, a thread
+and plan approval are this machine's and this run's."""
 
 
 @dataclass
@@ -171,7 +181,9 @@ def review_options(earlier: Report, given: dict[str, Any]
                    ) -> tuple[dict[str, Any], KeptOptions]:
     """The options an update runs with: those ``given`` (an option given as None is not
     given: the CLI's way of leaving it to the review), and for each of :data:`CARRIED_OPTIONS`
-    not given, the review's own as its run recorded them. A review written before runs were
+    not given, the review's own as its run recorded them; one given as the review had it is
+    the review's own too (``kept``), so the re-run of an update, whose command gives every
+    option, says what the update said. A review written before runs were
     recorded (no ``run``) keeps the defaults, as before."""
     from scholargraph.options import ReviewOptions
 
@@ -183,11 +195,11 @@ def review_options(earlier: Report, given: dict[str, Any]
         if name not in recorded:
             continue
         before = recorded[name]
-        if name in options:
-            if options[name] != before:
-                carried.overridden[name] = (before, options[name])
-            continue
-        if before is not None and before != defaults.get(name):
+        if name in options and options[name] != before:
+            carried.overridden[name] = (before, options[name])
+        elif before is not None and before != defaults.get(name):
+            # given as the review had it (an update's recorded command spells it out) or not
+            # given: either way the review's own, and said alike
             options[name] = before
             carried.kept[name] = before
     return options, carried

@@ -23,17 +23,6 @@ NO_PASSAGE = "No passage answered this sub-question."
 :meth:`scholargraph.report.Report.unanswered_note`)."""
 
 
-def option_words(name: str, value: Any) -> str:
-    """A run option as a reviewer would type it: '--max-results 50', '--snowball', 'without
-    --snowball'."""
-    flag = "--" + name.replace("_", "-")
-    if value is True:
-        return flag
-    if value is False:
-        return f"without {flag}"
-    return f"{flag} {option_value(value)}"
-
-
 def option_value(value: Any) -> str:
     """An option's value in words: 'none', 'on', 'off', or the value itself."""
     return "none" if value is None else "on" if value is True else "off" \

@@ -4,6 +4,7 @@ its declared order."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -215,6 +216,14 @@ def test_a_review_with_the_plug_in(crossref: ReplayServer) -> None:
     assert entries and all(entry.status in ("ok", "empty") for entry in entries)
     assert len(entries) == crossref.count("crossref")
     assert report.prisma["identified"].get("crossref", 0) >= 1
+    # a colleague's shell registers no plug-in and points it nowhere: the command does both
+    assert report.run is not None
+    words = shlex.split(report.run.command)
+    variables = dict(word.split("=", 1) for word in words[:words.index("scholargraph")])
+    assert variables["SCHOLARGRAPH_SOURCES"] == AGENT_PATH
+    assert variables["SCHOLARGRAPH_CROSSREF_URL"] == report.run.endpoints[
+        "SCHOLARGRAPH_CROSSREF_URL"]
+    assert report.run.environment == variables
 
 
 @pytest.mark.parametrize("value, message", [

@@ -134,10 +134,31 @@ def test_an_updates_command_updates_the_review_its_history_keeps() -> None:
     command = rerun_command("machine learning for public health surveillance",
                             effective_options(options))
     assert command == ("scholargraph update rerun --since 2023-06-30 --sources pubmed,openalex "
-                       "--max-results 30 --offline")
+                       "--max-results 30 --style ieee --offline")
     args = build_parser().parse_args(shlex.split(command)[1:])
-    assert (args.command, args.directory, args.since, args.sources, args.max_results,
-            args.offline) == ("update", RERUN_OUT, "2023-06-30", ["pubmed", "openalex"], 30, True)
+    assert (args.command, args.directory, args.added_since, args.sources, args.max_results,
+            args.citation_style, args.offline) == (
+        "update", RERUN_OUT, "2023-06-30", ["pubmed", "openalex"], 30, "ieee", True)
+
+
+def test_an_updates_command_says_what_it_gave_against_the_reviews_own() -> None:
+    """An update takes the review's options unless given others: given the default
+    (--max-results 20 against the review's 50) or a switch turned off (--online, --no-snowball),
+    its command must say so, or the re-run of the update would take the review's again."""
+    options = ReviewOptions(added_since="2023-06-30", max_results=20, sources=["openalex"],
+                            since=2015, until=2026)
+    review_own = {"max_results": 50, "offline": True, "snowball": True, "full_text": 0,
+                  "since": 2015, "until": 2020}
+    words = shlex.split(rerun_command(QUESTION, effective_options(options), carried=review_own))
+    assert words[words.index("--max-results") + 1] == "20"
+    assert {"--online", "--no-snowball"} <= set(words)
+    assert words[words.index("--full-text") + 1] == "10"
+    # the publication years as the update's flags: its --since is the day records were added
+    assert words[words.index("--from-year") + 1] == "2015" and words.count("--since") == 1
+    args = build_parser().parse_args(words[1:])
+    assert (args.max_results, args.offline, args.snowball, args.full_text) == (20, False,
+                                                                              False, 10)
+    assert (args.added_since, args.since, args.until) == ("2023-06-30", 2015, 2026)
 
 
 def test_the_review_says_how_to_run_it_again_beside_its_searches() -> None:

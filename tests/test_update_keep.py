@@ -9,6 +9,8 @@ Every record here is invented for these tests; no data set is copied in.
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import fields
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,13 +19,14 @@ import pytest
 
 from scholargraph import review
 from scholargraph.agents.retrieval import decided_before
-from scholargraph.cli import main
+from scholargraph.cli import build_parser, main
 from scholargraph.dedup import deduplicate
 from scholargraph.ledger import ScreenedWork, record_digest
+from scholargraph.options import ReviewOptions, option_flag
 from scholargraph.records import Work
 from scholargraph.report import Report, ReviewCounts
 from scholargraph.testing.documents import ris_library
-from scholargraph.updating import NoticeCheck, merge_update, update
+from scholargraph.updating import CARRIED_OPTIONS, NoticeCheck, merge_update, update
 
 QUESTION = "zinc therapy for Wilson disease"
 CRITERIA = "We included trials of zinc in people with Wilson disease."
@@ -132,14 +135,15 @@ def test_an_update_runs_with_the_reviews_own_options_and_says_so(
                                                         "max_iterations")} == {
         "max_results": 7, "full_text": 0, "max_iterations": 1}
     assert report.update.options_kept == {"max_results": 7, "max_iterations": 1,
-                                          "full_text": 0}
+                                          "full_text": 0, "offline": True}
     assert "reports_sought" not in report.prisma  # --full-text 0: no full-text stage
     said = capsys.readouterr().err
-    assert "update run with the review's own --max-results 7, --full-text 0, " \
-           "--max-iterations 1" in said
+    assert "update run with the review's own --max-results 7, --max-iterations 1, " \
+           "--full-text 0" in said
     assert any("run with the review's own options (--max-results 7" in note
                for note in report.notes)
-    assert "Run with the review's own --max-results 7, --full-text 0, --max-iterations 1." \
+    assert "Run with the review's own --max-results 7, --max-iterations 1, --full-text 0, " \
+           "--offline." \
         in (folder / "review.md").read_text(encoding="utf-8")
     # the next update, given --max-results 30, keeps the rest and names the one given
     assert main(["update", str(folder), "--offline", "--library", str(reviewed["second"]),
@@ -150,6 +154,65 @@ def test_an_update_runs_with_the_reviews_own_options_and_says_so(
     assert again.run.options["max_results"] == 30 and again.run.options["full_text"] == 0
     assert any("given for this update instead: --max-results 30 (the review's 7)" in note
                for note in again.notes)
+
+
+def test_an_offline_review_is_updated_offline_unless_told_online(
+        reviewed: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """A review of the recorded corpus, updated without --offline, was updated from the live
+    services: its new works came from the catalogues of today beside a corpus of 2023, and a
+    reviewer without network got failed searches. The update takes the review's --offline as it
+    takes its --max-results, says so, records it, and its command spells it out."""
+    folder = reviewed["folder"]
+    assert main(["update", str(folder), "--library", str(reviewed["second"])]) == 0
+    report = _read(folder)
+    assert report.run is not None and report.update is not None
+    assert report.run.offline and report.run.corpus_as_of is not None
+    assert report.update.options_kept["offline"] is True
+    assert "update run with the review's own " in capsys.readouterr().err
+    assert any("--offline" in note for note in report.notes if "review's own" in note)
+    words = shlex.split(report.run.command)
+    assert words[:3] == ["scholargraph", "update", "rerun"] and "--offline" in words
+    args = build_parser().parse_args(words[1:])
+    assert (args.offline, args.max_results, args.full_text) == (True, 7, 0)
+    assert build_parser().parse_args(["update", "DIR", "--online"]).offline is False
+    assert build_parser().parse_args(["update", "DIR"]).offline is None  # left to the review
+
+
+def test_an_update_may_be_given_other_publication_years(reviewed: dict[str, Any]) -> None:
+    """A review limited to studies up to some year keeps that limit in its updates; given
+    ``--until`` (or ``--from-year``: the update's ``--since`` is the day records were added),
+    the update searches the years given, records them, and its command says so."""
+    folder = reviewed["folder"]
+    assert main(["update", str(folder), "--library", str(reviewed["second"]),
+                 "--from-year", "2017", "--quiet"]) == 0
+    report = _read(folder)
+    assert report.years == (2017, None) and report.run is not None
+    words = shlex.split(report.run.command)
+    assert words[words.index("--from-year") + 1] == "2017"
+    assert build_parser().parse_args(words[1:]).since == 2017
+
+
+def test_every_option_an_update_carries_can_be_given_on_its_command_line() -> None:
+    """The options an update takes from the review come from the one schema, and each can be
+    given instead on ``scholargraph update``: a value, or a switch either way. Before, the
+    update carried --max-iterations, --snowball, --judge, --passages-per-question,
+    --structured-output and --model-context from the review, and refused them when given."""
+    assert {"max_results", "full_text", "max_iterations", "passages_per_question", "snowball",
+            "judge", "model", "structured_output", "model_context", "citation_style",
+            "offline"} <= set(CARRIED_OPTIONS)
+    parser = build_parser()
+    schema = {option.name: option for option in fields(ReviewOptions)}
+    for name in CARRIED_OPTIONS:
+        option, flag = schema[name], option_flag(name)
+        if option.default is False:
+            negation = "--online" if name == "offline" else "--no-" + name.replace("_", "-")
+            assert getattr(parser.parse_args(["update", "DIR", flag]), name) is True
+            assert getattr(parser.parse_args(["update", "DIR", negation]), name) is False
+            continue
+        typed = option.metadata["cli"].get("type") is int
+        given = parser.parse_args(["update", "DIR", flag, "3" if typed else "ieee"])
+        assert getattr(given, name) == (3 if typed else "ieee"), name
+        assert getattr(parser.parse_args(["update", "DIR"]), name) is None, name
 
 
 def test_records_whose_decisions_stand_are_not_screened_again(

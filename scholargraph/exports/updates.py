@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from scholargraph.agents.schemas import Finding
 from scholargraph.history import UpdateSection
-from scholargraph.wording import counted, option_words
+from scholargraph.options import option_words
+from scholargraph.wording import counted
 
 if TYPE_CHECKING:
     from scholargraph.report import Report

@@ -177,6 +177,15 @@ def plugins() -> dict[str, str]:
             if entry.origin != BUILT_IN}
 
 
+def plugins_variable() -> str | None:
+    """The plug-ins ``SCHOLARGRAPH_SOURCES`` registers for this process, as its value (dotted
+    paths, comma-separated), or None: a re-run needs them registered the same way, and the run
+    record's command sets the variable (the registry is the process's, so it is read here)."""
+    env_value = os.environ.get(SOURCES_ENV, "")
+    dotted = [path.strip() for path, origin in _plugin_paths(env_value) if origin == SOURCES_ENV]
+    return ",".join(dotted) or None
+
+
 def plugin_names() -> list[str]:
     """The names of the plug-ins (the sources not built in), in tool-loop order."""
     return [entry.agent_class.name for entry in _registered(os.environ.get(SOURCES_ENV, ""))
