@@ -152,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="reviews run at once; more wait their turn (default: one per CPU, "
                            "at most 4)")
     page.add_argument("--debug", action="store_true", help="log details and show tracebacks")
+    thread = commands.add_parser(
+        "thread", help="write the review of a LangGraph Studio or Server thread",
+        formatter_class=_HelpFormatter)
+    thread.add_argument("thread_id", help="the thread's id, as Studio or the SDK shows it")
+    thread.add_argument("--out", required=True, help="directory for review.md, review.json, ...")
+    thread.add_argument("--server", default="http://127.0.0.1:2024",
+                        help="the server's address (langgraph dev's by default)")
+    thread.add_argument("--debug", action="store_true", help="log details and show tracebacks")
     cache = commands.add_parser("cache", help="show or clear the on-disk cache of service answers",
                                 formatter_class=_HelpFormatter)
     cache.add_argument("action", choices=["info", "clear"],
@@ -363,8 +371,29 @@ def run_cache(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_thread(args: argparse.Namespace) -> int:
+    from scholargraph.exports.files import prepare_out_dir
+    from scholargraph.studio import fetch_thread, thread_report
+
+    values, context = fetch_thread(args.server, args.thread_id)
+    report = thread_report(values, context)
+    prepare_out_dir(args.out)
+    try:
+        written = report.write(args.out)
+    except FilesNotWritten as exc:
+        for item in exc.not_written:
+            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        return EXIT_FAILURE
+    counts = report.counts
+    print(f"wrote {args.out}/review.md and {len(written) - 1} more files: "
+          f"{counted(counts.screened, 'work')} screened, {counts.included} included, "
+          f"{counted(counts.findings, 'finding')}, {counted(counts.cited_works, 'reference')}",
+          file=sys.stderr)
+    return EXIT_OK
+
+
 COMMANDS = {"review": run_review, "update": run_update, "screen": run_screen,
-            "serve": run_serve, "cache": run_cache}
+            "serve": run_serve, "thread": run_thread, "cache": run_cache}
 
 
 def main(argv: list[str] | None = None) -> int:

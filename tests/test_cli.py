@@ -77,7 +77,7 @@ def test_version_help_and_bare_command(capsys):
     assert raised.value.code == 0
     assert capsys.readouterr().out.strip() == f"scholargraph {version('scholargraph')}"
     assert main([]) == 0
-    assert "{review,update,screen,serve,cache}" in capsys.readouterr().out
+    assert "{review,update,screen,serve,thread,cache}" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["review", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())

@@ -66,6 +66,7 @@ def test_every_review_option_is_in_the_readme_table_and_every_row_is_an_option()
     ("update", "Keeping a review current"),
     ("screen", "Screening a library with a person in the loop"),
     ("serve", "Live review page"),
+    ("thread", "LangGraph Studio"),
 ])
 def test_every_option_of_the_other_commands_is_in_its_section(command: str, title: str) -> None:
     named = set(re.findall(r"--[a-z][a-z-]+", section(title)))

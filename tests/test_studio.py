@@ -1,5 +1,6 @@
 """LangGraph Studio's engine: `langgraph dev` loads the graph and runs a review over its API."""
 
+import json
 import os
 import shutil
 import socket
@@ -52,8 +53,12 @@ def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
         (assistant,) = client.assistants.search(graph_id="scholargraph")
         result = client.runs.wait(None, assistant["assistant_id"], input={"question": QUESTION},
                                   context={"sources": ["pubmed", "openalex"]})
-        approved = approve_through_sdk(client, assistant["assistant_id"])
+        approved, approved_thread = approve_through_sdk(client, assistant["assistant_id"])
         side_by_side = two_threads_with_their_own_endpoints(client, assistant["assistant_id"])
+        from scholargraph.cli import main
+
+        written = main(["thread", approved_thread, "--server", f"http://127.0.0.1:{port}",
+                        "--out", str(tmp_path / "thread")])
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -64,6 +69,12 @@ def test_langgraph_dev_runs_a_review_through_the_sdk(replay, tmp_path):
     assert {entry["source"] for entry in result["search_log"]} == {"pubmed", "openalex"}
     assert replay.count("pubmed") and replay.count("openalex") and not replay.count("arxiv")
     assert [s["text"] for s in approved["sub_questions"]] == ["Which genetic variants?"]
+    assert written == 0
+    review = json.loads((tmp_path / "thread" / "review.json").read_text())
+    assert [s["text"] for s in review["sub_questions"]] == ["Which genetic variants?"]
+    assert review["papers"] and [p["id"] for p in review["papers"]] == [
+        p["id"] for p in approved["papers"]]
+    assert review["summary"] == approved["draft"]["summary"]
     assert {entry["source"] for entry in approved["search_log"]} == {"openalex"}
     for label, state in side_by_side.items():
         assert state["papers"], label
@@ -95,9 +106,9 @@ def two_threads_with_their_own_endpoints(client, assistant_id: str) -> dict[str,
     return states
 
 
-def approve_through_sdk(client, assistant_id: str) -> dict:
+def approve_through_sdk(client, assistant_id: str) -> tuple[dict, str]:
     """Plan approval as Studio does it: the run pauses, the thread shows the interrupt, and a
-    ``Command(resume=...)`` continues it."""
+    ``Command(resume=...)`` continues it. The run's output and its thread's id."""
     thread = client.threads.create()
     context = {"sources": ["pubmed", "openalex"], "approve_plan": True}
     client.runs.wait(thread["thread_id"], assistant_id, input={"question": QUESTION},
@@ -109,4 +120,64 @@ def approve_through_sdk(client, assistant_id: str) -> dict:
     decision = {"action": "edit", "sub_questions": ["Which genetic variants?"],
                 "sources": ["openalex"]}
     return client.runs.wait(thread["thread_id"], assistant_id, command={"resume": decision},
-                            context=context)
+                            context=context), thread["thread_id"]
+
+
+def test_the_corpus_served_for_studio_answers_a_run_given_the_context_it_prints(
+        shared_store, monkeypatch):
+    """``python -m scholargraph.testing`` is Studio's ``--offline``: the context it prints, given
+    to a run as Studio gives it (JSON), sends every search to the recorded corpus."""
+    monkeypatch.setenv("SCHOLARGRAPH_STORE", str(shared_store))
+    process = subprocess.Popen([sys.executable, "-m", "scholargraph.testing", "--port", "0"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        printed: list[str] = []
+        while not printed or printed[-1] != "}":
+            line = process.stdout.readline()
+            assert line, f"the server stopped: {process.stderr.read()}"
+            printed.append(line.rstrip("\n"))
+        context = json.loads("\n".join(printed))
+        from scholargraph.graph import compile_graph
+
+        state = compile_graph().invoke(
+            {"question": "machine learning for public health surveillance"},
+            context={**context, "sources": ["openalex"], "max_iterations": 1})
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    served = context["settings"]["SCHOLARGRAPH_OPENALEX_URL"]
+    assert served.startswith("http://127.0.0.1:")
+    assert state["papers"] and state["draft"].findings
+    assert {entry.status for entry in state["search_log"]} == {"ok"}
+    assert all(sent.startswith(f"GET {served}/works")
+               for entry in state["search_log"] for sent in entry.sent)
+
+
+def test_a_threads_state_as_the_server_gives_it_writes_the_review_a_run_writes(replay, tmp_path):
+    """``scholargraph thread``: the state of a finished run, as JSON (what the server's API
+    answers) with the context the run was given, writes the files the typed state writes, in
+    the run's citation style."""
+    from pydantic import TypeAdapter
+
+    from scholargraph.context import ReviewContext
+    from scholargraph.graph import compile_graph
+    from scholargraph.report import report_from_state
+    from scholargraph.state import ReviewState
+    from scholargraph.studio import ThreadUnavailable, thread_report
+
+    context = {"sources": ["pubmed", "openalex"], "max_iterations": 1, "citation_style": "ieee"}
+    state = compile_graph().invoke({"question": QUESTION}, context=context)
+    values = json.loads(json.dumps(TypeAdapter(ReviewState).dump_python(state, mode="json")))
+    from_json = thread_report(values, {**context, "langgraph_request_id": "a server's own key"})
+    typed = report_from_state(QUESTION, state, ReviewContext(**context))
+    written = from_json.write(tmp_path / "thread")
+    typed.write(tmp_path / "typed")
+    assert from_json.findings and from_json.citation_style == "ieee"
+    for name in written:
+        if name not in ("review.json", "review.md", "review.html"):  # they carry the time
+            assert (tmp_path / "thread" / name).read_bytes() == \
+                (tmp_path / "typed" / name).read_bytes(), name
+    assert json.loads(from_json.to_json())["findings"] == json.loads(typed.to_json())["findings"]
+    with pytest.raises(ThreadUnavailable, match="no finished review"):
+        thread_report({"question": QUESTION}, context)

@@ -19,9 +19,9 @@ from itertools import pairwise
 from scholargraph.deterministic.text import (
     PREDICATE_VERBS,
     PREDICATES,
-    STOPWORDS,
     is_generic,
     phrase_spans,
+    stopwords,
 )
 
 REVIEW_SUBTITLE = re.compile(
@@ -301,7 +301,7 @@ def statement(question: str) -> str | None:
     if rest[0].lower() == "there":
         return " ".join([lead, "there", auxiliary, *rest[1:]])
     at = _predicate_at(rest, auxiliary)
-    if at is None and auxiliary in ("does", "do", "did") and not STOPWORDS.intersection(
+    if at is None and auxiliary in ("does", "do", "did") and not stopwords().intersection(
             word.lower() for word in rest):
         at = len(rest) - 1  # "Why do large language models hallucinate?": the verb comes last
     if at is None or at == 0:
@@ -340,7 +340,7 @@ def _predicate_at(rest: list[str], auxiliary: str) -> int | None:
 def _starts_predicate(word: str, before: str) -> bool:
     if word in PREDICATES or word in ("more", "less", "associated", "linked", "related"):
         return True
-    return word in ("a", "an", "the") and before.lower() not in STOPWORDS
+    return word in ("a", "an", "the") and before.lower() not in stopwords()
 
 
 def _sentence_case(token: str) -> str:

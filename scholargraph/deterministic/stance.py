@@ -131,13 +131,19 @@ the other figures and those held out (400-808) unchanged."""
 BENEFIT = re.compile(r"improv\w*|better", re.IGNORECASE)
 """Words of benefit rather than of size: "improved survival" is more survival, but "improved
 function and pain" is less pain."""
-HARMS = frozenset(tokenize(
-    "pain symptoms mortality fatigue nausea disability stiffness inflammation anxiety "
-    "depression insomnia dyspnea pruritus swelling"))
+HARM_WORDS = ("pain symptoms mortality fatigue nausea disability stiffness inflammation anxiety "
+              "depression insomnia dyspnea pruritus swelling")
 """Outcomes a benefit lowers. A benefit cue whose outcome is one of them reads as an effect of
 unstated sign (``EFFECT_CUES``): it points the way a claim of benefit does ("Intra-articular
 stem cell injection reduces pain" by "... improved function and pain of the knee joint", which
 read as evidence against it), and against a claim of no effect."""
+
+
+@lru_cache(maxsize=1)
+def harms() -> frozenset[str]:
+    """The stems of :data:`HARM_WORDS`, made on first use (stemming reads the stop words, which
+    import bm25s and SciPy: not while the graph loads)."""
+    return frozenset(tokenize(HARM_WORDS))
 
 WINDOW_AFTER = 8
 WINDOW_BEFORE = 4
@@ -207,7 +213,7 @@ def stance(sentence: str) -> Stance:
             taken.append(span)
             after = _window(sentence, tokens, span, reach=0, stops=SETTING_WORDS)
             if direction == "up" and BENEFIT.fullmatch(match.group(0)) and (
-                    after & HARMS or _improvement_of_harm(sentence, tokens, span, after)):
+                    after & harms() or _improvement_of_harm(sentence, tokens, span, after)):
                 direction = "effect"  # "improved pain": the pain eased, it did not grow
             if direction in ("up", "down") and DEFENCE_AFTER.match(sentence, span[1]):
                 direction = "up" if direction == "down" else "down"  # "impairs the barrier to"
@@ -237,7 +243,7 @@ def _improvement_of_harm(sentence: str, tokens: list[tuple[int, int]], span: tup
     if not sentence[span[0]:span[1]].lower().endswith(("ment", "ments")):
         return False
     before = _window(sentence, tokens, span, reach=BENEFIT_NOUN_REACH) - after
-    return bool(before & HARMS)
+    return bool(before & harms())
 
 
 BENEFIT_NOUN_REACH = 3

@@ -7,11 +7,7 @@ always gives the same plan and queries, and a scientist can predict what will be
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-
-import ftfy
-from bm25s.stopwords import STOPWORDS_EN_PLUS
-from wordfreq import zipf_frequency
+from functools import cache, lru_cache
 
 QUESTION_WORDS = frozenset(
     ["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do", "did",
@@ -24,12 +20,23 @@ QUESTION_WORDS = frozenset(
      "until", "from", "during", "last", "past", "according", "report", "reported", "show", "shown",
      "find", "found", "give", "list", "explain", "describe"]
 )
-STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | frozenset(
+_OWN_STOPWORDS = frozenset(
     ["a", "an", "and", "or", "of", "the", "in", "on", "for", "to", "with", "by", "at", "as", "be",
      "been", "being", "than", "then", "also", "into", "over", "under", "such", "any", "all", "each",
      "other", "more", "most", "less", "least", "very", "much", "many", "some", "no", "not", "only",
      "own", "same", "so", "too", "just", "e.g", "i.e", "etc"]
 )
+
+
+@cache
+def stopwords() -> frozenset[str]:
+    """bm25s's extended English stop words and a few of our own.
+
+    Read on first use: ``bm25s`` imports SciPy and NumPy with it (about a second), which loading
+    the graph (LangGraph Studio, ``scholargraph --help``) need not pay."""
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+    return frozenset(STOPWORDS_EN_PLUS) | _OWN_STOPWORDS
 _BREAKS = re.compile("\r\n?|[\x0b\x0c\x1c-\x1e\x85]")
 """Line and page breaks other than '\\n' (carriage returns, form feeds, vertical tabs)."""
 _UNWANTED = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f\u00ad\u200b\u2060\ufeff\ufffe]")
@@ -58,6 +65,8 @@ def clean_text(text: str) -> str:
     become line breaks, and every other C0 and C1 control character is dropped.
     """
     if _MOJIBAKE.search(text):
+        import ftfy  # rarely needed, and slow to import
+
         text = ftfy.fix_encoding(text)
     if text.isprintable():
         return text
@@ -211,9 +220,10 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words that carry meaning: no stop words, question words or bare numbers."""
+    stop = stopwords()
     return [
         token.lower() for token in words(text)
-        if token.lower() not in STOPWORDS and token.lower() not in QUESTION_WORDS
+        if token.lower() not in stop and token.lower() not in QUESTION_WORDS
         and not token.isdigit() and len(token) > 1
     ]
 
@@ -313,7 +323,7 @@ def _token_kind(token: str) -> str:
         return "number"
     if re.fullmatch(r"[A-Z]", token):
         return "letter"
-    if (lower in STOPWORDS or lower in QUESTION_WORDS or lower in PREDICATES
+    if (lower in stopwords() or lower in QUESTION_WORDS or lower in PREDICATES
             or len(token) < 2):
         return "break"
     return "content"
@@ -348,8 +358,11 @@ def commonness(word: str) -> float:
 
     The rarer a word, the more it says what a question is about: "HNF4A" and "diabetes" locate
     the evidence for "a mutation in HNF4A leads to diabetes", "leads" does not. The counts are
-    wordfreq's own general-English data, shipped in its wheel, so nothing is downloaded.
+    wordfreq's own general-English data, shipped in its wheel, so nothing is downloaded
+    (imported on first use: it takes a third of a second).
     """
+    from wordfreq import zipf_frequency
+
     return zipf_frequency(word, "en")
 
 

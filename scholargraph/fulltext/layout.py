@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pypdf import PageObject
+if TYPE_CHECKING:
+    from pypdf import PageObject
 
 MONOSPACE_NAME = re.compile(
     r"courier|mono|typewriter|consol|inconsolata|menlo|monaco|cmtt|sftt|\btt\d|t1xtt|txtt|"

@@ -43,14 +43,14 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Literal
-
-from pypdf import PageObject, PdfReader
-from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
+from typing import TYPE_CHECKING, Literal
 
 from scholargraph.errors import InputError
 from scholargraph.fulltext.layout import Piece, StyledLine, body_font, page_pieces, styled_lines
 from scholargraph.fulltext.model import FullTextDocument, TextBlock
+
+if TYPE_CHECKING:
+    from pypdf import PageObject, PdfReader
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +81,12 @@ _MAX_HEADING_WORDS = 10
 def parse_pdf(data: bytes) -> FullTextDocument:
     """The PDF's text as blocks carrying their page and section.
 
-    Raises :class:`InputError` when ``data`` is not a readable PDF.
+    Raises :class:`InputError` when ``data`` is not a readable PDF. pypdf is imported here, by
+    the first PDF read, not with the graph.
     """
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError, PyPdfError
+
     try:
         reader = PdfReader(io.BytesIO(data))
         extracted = [_page_pieces(page) for page in reader.pages[:MAX_PAGES]]
@@ -128,6 +132,8 @@ LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0x
 
 
 def _page_pieces(page: PageObject) -> tuple[str, list[Piece]]:
+    from pypdf.errors import DependencyError, PyPdfError
+
     try:
         return page_pieces(page)
     except DependencyError:

@@ -11,17 +11,23 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
-import bm25s
 import numpy as np
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
 
 from scholargraph.deterministic.text import specific_words
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
-_STOPWORDS = frozenset(STOPWORDS_EN)
+
+
+@cache
+def _stopwords() -> frozenset[str]:
+    """bm25s's English stop words, read on first use (bm25s imports SciPy: about a second that
+    loading the graph need not pay)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,8 @@ def _stemmer() -> Stemmer.Stemmer:
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased, stop-word-free, Snowball-stemmed word tokens."""
-    words = [w for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS]
+    stop = _stopwords()
+    words = [w for w in _TOKEN.findall(text.lower()) if w not in stop]
     return _stemmer().stemWords(words)
 
 
@@ -81,6 +88,8 @@ class LexicalIndex:
 
     def __init__(self, texts: Sequence[str], k1: float = DEFAULT_PARAMS.k1,
                  b: float = DEFAULT_PARAMS.b) -> None:
+        import bm25s  # imported by the first index built: it brings SciPy
+
         self.size = len(texts)
         self.bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
         self.bm25.index([tokenize(text) or [""] for text in texts], show_progress=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from chromadb.errors import ChromaError
 
 from scholargraph.agents.schemas import SubQuestion
 from scholargraph.rag.chunking import chunk_work, statement_text
@@ -27,7 +26,14 @@ CANDIDATES = 50
 MAX_PER_WORK = 2
 SCORE_DECIMALS = 6
 """Scores are rounded before ranking so float noise cannot reorder ties between runs."""
-STORE_ERRORS = (ChromaError, ValueError, OSError, ConnectionError)
+
+
+def store_errors() -> tuple[type[Exception], ...]:
+    """What opening or reading the vector store may raise when it is unavailable (Chroma's own
+    errors, imported only when a store is opened: Chroma is slow to import)."""
+    from chromadb.errors import ChromaError
+
+    return (ChromaError, ValueError, OSError, ConnectionError)
 
 
 def select_passages(sub_questions: list[SubQuestion], works: list[Work], *, per_question: int,
@@ -112,7 +118,7 @@ def stored_vectors(texts: Sequence[str], work_ids: Sequence[str], embedder: Embe
         try:
             store = PassageStore(open_client(settings), embedder)
             return store.embeddings(texts, [{"work_id": work_id} for work_id in work_ids])
-        except STORE_ERRORS as error:
+        except store_errors() as error:
             warnings.append(f"vector store unavailable ({error}); embeddings not cached")
             return embedder.embed_documents(texts)
     except EmbeddingUnavailable as error:

@@ -18,15 +18,16 @@ import hashlib
 import re
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import chromadb
 import numpy as np
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
-from chromadb.config import Settings as ChromaSettings
 
 from scholargraph.rag.embeddings import Embedder
 from scholargraph.settings import Settings
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
 
 LOOKUP_BATCH = 500
 
@@ -45,7 +46,12 @@ def open_client(settings: Settings) -> ClientAPI:
 
     Clients are made one at a time: Chroma shares one system per path within a process, and two
     runs starting their first client on it together (two concurrent reviews) race in its set-up.
+    Chroma is imported here, by the first run that opens the store: it takes a second or two to
+    import, which loading the graph (LangGraph Studio, the CLI's input checks) need not pay.
     """
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     with _clients_lock:
         if settings.chroma_host:

@@ -68,13 +68,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
 
 from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.deterministic.stance import ACRONYM, long_forms
@@ -84,6 +81,9 @@ from scholargraph.rag.chunking import split_sentences, statement_text
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
 from scholargraph.rag.ranking import tokenize
 from scholargraph.records import Work
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 Design = Literal["randomised trial", "cohort", "case-control", "case report", "case series",
                  "animal", "in vitro", "review", "protocol", "editorial",
@@ -1308,6 +1308,9 @@ def _feedback(texts: Sequence[str], vectors: np.ndarray | None, first: np.ndarra
     bottom = int(FEEDBACK_BOTTOM * size)
     if top + bottom > size:
         return None
+    from scipy import sparse  # scikit-learn and SciPy take seconds to import: only when learning
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     try:
         words = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2,
                                 dtype=np.float32).fit_transform(
@@ -1330,6 +1333,8 @@ def _feedback(texts: Sequence[str], vectors: np.ndarray | None, first: np.ndarra
 def _learned(matrix: sparse.csr_matrix, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """A logistic regression fitted on ``rows`` of ``matrix`` (``truth``: taken as included);
     its decision value for every row."""
+    from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=1.0, class_weight="balanced", solver="liblinear")
     model.fit(matrix[rows], truth)
     return np.asarray(model.decision_function(matrix), dtype=np.float64)
@@ -1551,6 +1556,8 @@ def _lexical(tokens: Sequence[Sequence[str]], query: Sequence[str]) -> np.ndarra
     query: a drug's or task's rare name counts for more than a word every record uses."""
     if not query:
         return np.zeros(len(tokens))
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(analyzer=list, sublinear_tf=True)
     try:
         matrix = vectorizer.fit_transform([list(words) for words in tokens])

@@ -75,9 +75,11 @@ class ReplayServer:
 
     def __init__(self, handlers: Iterable[ServiceHandler], *,
                  latency: Mapping[str, float] | None = None,
-                 rate_limits: Mapping[str, RateLimit] | None = None) -> None:
+                 rate_limits: Mapping[str, RateLimit] | None = None, port: int = 0) -> None:
         """``latency``: seconds every answer of a service is delayed (a realistic round trip).
-        ``rate_limits``: limits the server enforces per service (see :class:`RateLimit`)."""
+        ``rate_limits``: limits the server enforces per service (see :class:`RateLimit`).
+        ``port``: the port on 127.0.0.1 (0: any free one, as tests want)."""
+        self._port = port
         self._handlers = {handler.prefix: handler for handler in handlers}
         self._faults: dict[str, list[Fault]] = {}
         self._latency = dict(latency or {})
@@ -164,7 +166,7 @@ class ReplayServer:
         return [later - earlier for earlier, later in zip(times, times[1:])]
 
     def start(self) -> ReplayServer:
-        self._httpd = _QuietServer(("127.0.0.1", 0), self._request_handler_class())
+        self._httpd = _QuietServer(("127.0.0.1", self._port), self._request_handler_class())
         self._httpd.daemon_threads = True
         # A short poll interval lets stop() return at once instead of after up to 0.5 s.
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)

@@ -44,7 +44,6 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import lxml.html
 import requests
-import trafilatura
 from protego import Protego
 
 from scholargraph.http.cache import EXPIRE_AFTER, ROBOTS_EXPIRE_AFTER, ResultStore, result_store
@@ -422,7 +421,10 @@ def read_html(body: bytes, url: str) -> HtmlPage:
     """Main text (trafilatura), title and same-host links of an HTML page at ``url``.
 
     The text is what a browser running scripts shows: ``<noscript>`` fallbacks are left out.
+    trafilatura is imported by the first page read, not with the graph.
     """
+    import trafilatura
+
     document = trafilatura.load_html(body)
     if document is None:
         return HtmlPage(text=None)
@@ -444,6 +446,8 @@ def published_day(document: lxml.html.HtmlElement, url: str) -> str | None:
     trafilatura reads it (through htmldate) from the page's meta tags, JSON-LD and ``<time>``
     elements, without its extensive search of the text, so a date in a sentence or a copyright
     line is not taken for the page's."""
+    import trafilatura
+
     try:
         metadata = trafilatura.extract_metadata(document, default_url=url)
     except Exception:  # noqa: BLE001 - a page's metadata is optional; any failure means none
