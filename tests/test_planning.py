@@ -137,8 +137,10 @@ def test_broken_noun_phrases_are_gone():
 
 def test_judging_words_are_not_concepts_and_a_general_word_keeps_its_complement():
     _, subs = _plan("What materials are promising for solid-state lithium battery electrolytes?")
-    assert all("materials for solid-state lithium battery electrolytes" in s.text for s in subs)
-    assert not any("promising" in s.text for s in subs)
+    # what the question asks of its materials stays theirs, never a concept of its own
+    assert all("the materials that are promising for solid-state lithium battery electrolytes"
+               in s.text for s in subs)
+    assert not any(re.search(r"promising(?:,| and)", s.text) for s in subs)
     phrases = key_phrases("Which cathode materials offer the highest capacity for sodium-ion "
                           "batteries?")
     assert set(phrases) == {"cathode materials", "capacity", "sodium-ion batteries"}
@@ -446,3 +448,91 @@ def test_a_statement_the_model_writes_as_a_sub_question_is_dropped():
     assert [s.text for s in update["sub_questions"][1:]] == [
         "What are the dietary sources of folate?", "How is homocysteine measured in blood?"]
     assert any("(a statement, not a question)" in n for n in update["notes"])
+
+
+def test_a_setting_put_first_is_said_last_and_kept_out_of_the_comparison():
+    # A PICO question opens on its population; before, the plan compared the population with
+    # the comparator ("What results compare type 2 diabetes with sulfonylureas ...").
+    question = ("In older adults with hip fracture, does early surgery compared with delayed "
+                "surgery reduce mortality?")
+    _, subs = _plan(question)
+    assert [s.text for s in subs] == [
+        "What do studies report on whether early surgery compared with delayed surgery "
+        "reduces mortality in older adults with hip fracture?",
+        "What results compare early surgery with delayed surgery on mortality in older adults "
+        "with hip fracture?",
+        "Under which conditions does early surgery or delayed surgery perform better on "
+        "mortality in older adults with hip fracture?"]
+    assert statement("Among smokers, how does nicotine affect sleep quality?") == (
+        "how nicotine affects sleep quality among smokers")
+    from scholargraph.deterministic.questions import stance_claim
+    assert stance_claim("In children with asthma, does vitamin D supplementation reduce "
+                        "exacerbations?") == ("Vitamin D supplementation reduces exacerbations "
+                                              "in children with asthma.")
+    assert statement("In the long run, what matters?") is None
+
+
+def test_how_adjective_questions_keep_what_they_ask():
+    assert statement("How accurate are smartwatch ECGs for detecting atrial fibrillation?") == (
+        "how accurate smartwatch ECGs are for detecting atrial fibrillation")
+    assert statement("How often is delirium missed in intensive care units?") == (
+        "how often delirium is missed in intensive care units")
+    assert statement("How reliable is imaging of the wrist?") == (
+        "how reliable imaging of the wrist is")
+    assert statement("How many children have myopia?") is None
+    _, subs = _plan("How effective is yoga for chronic neck pain?")
+    assert all("how effective yoga is for chronic neck pain" in s.text for s in subs)
+
+
+def test_which_questions_ask_for_the_things_they_name():
+    _, subs = _plan("Which biomarkers are used to diagnose early sepsis in neonates?")
+    assert subs[0].text == ("What do studies report on the biomarkers used to diagnose early "
+                            "sepsis in neonates?")
+    _, subs = _plan("What factors predict dropout from exercise programmes?")
+    assert all("the factors that predict dropout from exercise programmes" in s.text
+               for s in subs)
+    _, subs = _plan("Which wearable sensors offer the longest battery life?")
+    assert "the wearable sensors that offer the longest battery life" in subs[0].text
+    # a question of another kind keeps its own facets around its topic
+    _, subs = _plan("Which datasets exist for clinical named entity recognition?")
+    assert not any("datasets that exist" in s.text for s in subs)
+
+
+def test_a_complement_stays_with_its_concept_and_framing_words_go():
+    from scholargraph.deterministic.questions import concepts, join
+    question = "Exercise, role of diet and severity of knee pain?"
+    assert join(concepts(question), question) == "exercise, diet and severity of knee pain"
+    question = "Source of stem cells, management of cartilage defects of the knee?"
+    assert join(concepts(question), question) == (
+        "source of stem cells and cartilage defects of the knee")
+
+
+def test_questions_asking_about_what_follows_keep_it_as_typed():
+    _, subs = _plan("What is known about the use of honey for wound healing?")
+    assert subs[0].text == "What do studies report on the use of honey for wound healing?"
+    _, subs = _plan("What mechanisms underlie insulin resistance in obesity?")
+    assert "What mechanisms have been proposed for insulin resistance in obesity?" in [
+        s.text for s in subs]
+    assert not any("underlie" in s.text.split("mechanisms", 1)[-1] for s in subs)
+
+
+def test_a_question_asking_for_methods_asks_how_they_were_evaluated():
+    _, subs = _plan("Which statistical methods are used to estimate vaccine effectiveness?")
+    texts = [s.text for s in subs]
+    assert texts[1] == ("How have the statistical methods used to estimate vaccine effectiveness "
+                        "been evaluated, and on which data?")
+    assert not any(t.startswith("What methods and data") for t in texts)
+    # a question asking for other things keeps the default facets
+    _, subs = _plan("What factors predict dropout from exercise programmes?")
+    assert subs[1].text.startswith("What methods and data have been used to study the factors")
+
+
+def test_the_verb_of_a_compared_pair_agrees_with_the_nearer():
+    _, subs = _plan("Beta blockers versus calcium channel blockers for atrial fibrillation")
+    assert ("Under which conditions do beta blockers or calcium channel blockers perform better "
+            "for atrial fibrillation?") in [s.text for s in subs]
+    _, subs = _plan("Are Bayesian methods better than frequentist analysis for small samples?")
+    assert any(s.text.startswith("Under which conditions does bayesian methods or frequentist "
+                                 "analysis perform better") for s in subs)
+    _, subs = _plan("Is ultrasound better than CT for appendicitis in children?")
+    assert any(s.text.startswith("Under which conditions does ultrasound or CT") for s in subs)

@@ -21,6 +21,7 @@ from scholargraph.deterministic.questions import (
     Comparison,
     Concept,
     alternatives,
+    asked_about,
     asked_noun_phrase,
     claim_clause,
     comparison,
@@ -30,10 +31,11 @@ from scholargraph.deterministic.questions import (
     join,
     statement,
     topic,
+    which_noun_phrase,
     with_alternative,
     yes_no_clause,
 )
-from scholargraph.deterministic.text import content_words, is_generic
+from scholargraph.deterministic.text import commonness, content_words, is_generic
 from scholargraph.engines import session_for
 from scholargraph.records import Record
 from scholargraph.state import ReviewState
@@ -46,7 +48,7 @@ FACETS: dict[str, list[tuple[str, str]]] = {
     "comparative": [
         ("What results compare {a} with {b} {context}?",
          "studies that evaluate both side by side, with outcome measures"),
-        ("Under which conditions does {a} or {b} perform better {context}?",
+        ("Under which conditions {does} {a} or {b} perform better {context}?",
          "subgroup, dataset or condition-specific results"),
     ],
     "mechanism": [
@@ -69,6 +71,12 @@ FACETS: dict[str, list[tuple[str, str]]] = {
         ("Which datasets or benchmarks exist for {topic}?", "dataset papers, size, licence"),
         ("How have datasets for {topic} been used and evaluated?",
          "studies reporting results on them"),
+    ],
+    "methods": [
+        ("How have {topic} been evaluated, and on which data?",
+         "evaluation designs, datasets, outcome measures"),
+        ("What are the main findings and limitations of studies on {topic}?",
+         "reported results, effect sizes, stated limitations"),
     ],
     "default": [
         ("What methods and data have been used to study {topic}?",
@@ -93,6 +101,13 @@ PROPERTY = re.compile(r"\b(band ?gaps?|formation energ(?:y|ies)|lattice (?:const
                       re.IGNORECASE)
 
 
+METHOD_NOUNS = re.compile(r"^the (?:[\w\-]+ ){0,5}(?:methods|approaches|techniques|tools|"
+                          r"algorithms|models)\b", re.IGNORECASE)
+"""A "Which methods ...?" question asks for methods: the default facet asking which methods
+studied them ("What methods and data have been used to study the methods used to detect
+...?") goes round in a circle; it is asked how they were evaluated instead."""
+
+
 def plan_from_template(question: str, intent: Intent) -> Plan:
     """Sub-questions a reviewer would ask: the direct evidence on the question first, then one
     per alternative of an "A or B" question, then the facets of the question's kind. A claim,
@@ -104,9 +119,16 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
     intent = _materials_kind(question, intent)
     facets = _facets(question, intent)
     subject = (claim_clause(question) if is_claim(question)
-               else asked_noun_phrase(question) or topic(question, leave_out=TEMPLATE_WORDS))
+               else asked_noun_phrase(question) or asked_about(question)
+               or topic(question, leave_out=TEMPLATE_WORDS))
     if facets is FACETS["default"] and (asked := yes_no_clause(question)):
         subject = f"whether {asked}"
+    elif facets is FACETS["default"] and (how := _how_clause(question)):
+        subject = how
+    elif facets is FACETS["default"] and (things := which_noun_phrase(question)):
+        subject = things
+        if METHOD_NOUNS.search(things.split(" that ")[0]):
+            facets = FACETS["methods"]
     subs = [SubQuestion(id="q1", text=direct_question(question, subject),
                         answer_shape=DIRECT_SHAPE)]
     group = alternatives(question) if intent.kind != "comparative" else []
@@ -119,6 +141,21 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
     unique = list({s.text.lower(): s for s in subs}.values())[:MAX_SUB_QUESTIONS]
     return Plan(sub_questions=[s.model_copy(update={"id": f"q{i}"})
                                for i, s in enumerate(unique, 1)])
+
+
+MODALS = frozenset(["can", "could", "should", "will", "would", "may", "might", "must"])
+
+
+def _how_clause(question: str) -> str | None:
+    """A "How <adjective> is X ...?" or "How is/are X <participle> ...?" question as a clause
+    the facets can hold ("how effective cognitive behavioural therapy is for insomnia"): asked
+    of its nouns alone it asked the studies "on cognitive behavioural therapy for insomnia".
+    Not after a modal ("How can ...?"), whose clause is less often read right."""
+    clause = statement(question) or ""
+    words = question.lower().split()
+    if not clause.startswith("how ") or len(words) < 2 or words[1] in MODALS:
+        return None
+    return clause
 
 
 def direct_question(question: str, subject: str) -> str:
@@ -190,9 +227,26 @@ def _slots(question: str, subject: str, intent: Intent) -> dict[str, str]:
     clause = statement(question) or ""
     return {"a": pair.a if pair else "", "b": pair.b if pair else "",
             "context": pair.context if pair else "", "clause": clause,
+            "does": "do" if pair and _plural(pair.b) else "does",
             "body": clause.split(" ", 1)[-1], "topic": subject,
             "property": found.group(0).lower() if found else "",
             **({"topic": _material(question)} if found and _material(question) else {})}
+
+
+PLURAL_MARGIN = 0.5
+"""How much rarer (in Zipf units) than the word its singular may be and still be one: a word
+in -s whose stem is no word of its own, or a much rarer one, is singular ("diabetes",
+"measles", "series", "physics")."""
+
+
+def _plural(noun: str) -> bool:
+    """Whether a noun phrase's head is plural ("GLP-1 receptor agonists"): the verb of "A or
+    B" agrees with B ("do metformin or sulfonylureas perform better")."""
+    head = noun.split()[-1].lower() if noun.split() else ""
+    if not head.endswith("s") or head.endswith(("ss", "is", "us")) or len(head) <= 3:
+        return False
+    stem = commonness(head[:-1])
+    return stem > 0 and stem >= commonness(head) - PLURAL_MARGIN
 
 
 NOT_MATERIAL_WORDS = frozenset({

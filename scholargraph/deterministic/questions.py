@@ -102,33 +102,55 @@ def comparison(question: str) -> Comparison | None:
     They stand on either side of "versus", "or", "than"..., except after "compared with", which
     compares with the question's subject: "Do e-cigarettes help smokers quit compared with
     nicotine replacement therapy?" compares e-cigarettes, not smokers."""
+    setting = leading_setting(question)
+    body = setting[1] if setting else 0
     found = concepts(question)
     for i, (left, right) in enumerate(pairwise(found)):
         link = between(question, left, right)
-        if COMPARISON.match(link):
+        if COMPARISON.match(link) and left.start >= body:
             if "compared" in link.lower():
-                left = next(c for c in found[:i + 1] if not is_generic(c.text) or c is left)
-            rest = [c for c in found if c not in (left, right)]
-            return Comparison(left.text, right.text, _context(question, rest, right))
+                left = next(c for c in found[:i + 1]
+                            if c.start >= body and (not is_generic(c.text) or c is left))
+            rest = [c for c in found if c not in (left, right) and c.start >= body]
+            context = _context(question, rest, right)
+            if setting:
+                context = f"{context} {setting[0]}".strip()
+            return Comparison(left.text, right.text, context)
     return None
 
 
 def _context(question: str, rest: list[Concept], right: Concept) -> str:
     """What the pair is compared for: the concepts after it, led by the question's own
-    preposition ("for type 2 diabetes"), and specific ones before it ("in terms of formation
-    energy"); general words in between ("smokers") stay in the first sub-question only."""
+    preposition ("for type 2 diabetes", "on" after a verb: "reduce cardiovascular events"),
+    and specific ones before it ("in terms of formation energy"); general words in between
+    ("smokers") stay in the first sub-question only."""
     inner = [c for c in rest if c.start < right.start and not is_generic(c.text)]
     after = [c for c in rest if c.start > right.start]
     parts = [f"in terms of {join(inner, question)}"] if inner else []
     if after:
-        lead = CONTEXT_PREPOSITION.search(question[:after[0].start])
-        parts.append(f"{lead.group(1).lower() if lead else 'in'} {join(after, question)}")
+        before = question[:after[0].start]
+        lead = CONTEXT_PREPOSITION.search(before)
+        verb = re.search(r"(\w+)\s+$", before)
+        word = (lead.group(1).lower() if lead else
+                "on" if verb and verb.group(1).lower() in PREDICATE_VERBS else "in")
+        parts.append(f"{word} {join(after, question)}")
     return " ".join(parts)
+
+
+OF_LINK = re.compile(r"^\s*(of(?:\s+the)?)\s*$", re.IGNORECASE)
+FILLER_HEADS = frozenset(["role", "roles", "management", "use", "usage", "utility", "utilization",
+                          "utilisation", "application", "applications", "importance"])
+"""Words that, before "of", frame the concept rather than name one: "the role of gut
+microbiota", "the management of osteoarthritis". Listed with the other concepts they read
+as concepts of their own ("source, mesenchymal stem cells, management, osteoarthritis and
+knee"); the concept they frame is said instead."""
 
 
 def join(items: list[Concept], question: str) -> str:
     """Concepts as one readable phrase: qualifiers stay attached ("sickle cell disease in
-    adults"), alternatives keep their "or", the rest are listed with "and"."""
+    adults"), a complement stays with the concept it completes ("source of mesenchymal stem
+    cells", "osteoarthritis of the knee"; a framing word before it goes: :data:`FILLER_HEADS`),
+    alternatives keep their "or", the rest are listed with "and"."""
     groups: list[str] = []
     for i, concept in enumerate(items):
         link = between(question, items[i - 1], concept) if i else ""
@@ -137,6 +159,9 @@ def join(items: list[Concept], question: str) -> str:
         elif i and is_generic(items[i - 1].text.split()[-1]) and (
                 complement := COMPLEMENT.match(_without_judging(link))):
             groups[-1] += f" {complement.group(1).lower()} {concept.text}"
+        elif i and (of := OF_LINK.match(link)):
+            groups[-1] = (concept.text if groups[-1].lower() in FILLER_HEADS
+                          else f"{groups[-1]} {of.group(1).lower()} {concept.text}")
         elif i and ALTERNATIVE.match(link) and re.search(r"\bor\b", link, re.IGNORECASE):
             groups[-1] += f" or {concept.text}"
         elif i and ALTERNATIVE.match(link) and i + 1 < len(items) and re.search(
@@ -277,6 +302,101 @@ def asked_noun_phrase(question: str) -> str | None:
     return phrase
 
 
+ASKED_ABOUT = re.compile(
+    r"^what\s+(?:is|was)\s+(?:currently\s+)?known\s+about\s+|"
+    r"^what\s+(?:do|does|did|can)\s+(?:we|studies|research|the\s+literature|the\s+evidence|"
+    r"trials|the\s+data)\s+(?:know|say|show|tell\s+us|report|learn)\s+(?:about|on|from)\s+|"
+    r"^(?:which|what)\s+(?:mechanisms?|pathways?|processes)\s+(?:underlie|underlies|explain|"
+    r"explains|drive|drives|govern|governs|mediate|mediates|cause|causes)\s+",
+    re.IGNORECASE)
+"""Openings that ask about what follows them, as typed: "What is known about the use of honey
+for wound healing?", "What mechanisms underlie insulin resistance in obesity?". Read as
+concepts, the verb joined them ("know, honey and wound healing"; "mechanisms underlie insulin
+resistance in obesity", "underlie" being no verb the concepts break at)."""
+
+
+def asked_about(question: str) -> str | None:
+    """What a question opening on :data:`ASKED_ABOUT` asks about, as typed ("the use of honey
+    for wound healing"); None for any other question, or one asking a second question."""
+    text = question.strip().rstrip("?.! ")
+    found = ASKED_ABOUT.match(text)
+    if found is None:
+        return None
+    phrase = text[found.end():]
+    if not phrase.split() or SECOND_QUESTION.search(phrase) or "?" in phrase:
+        return None
+    return _sentence_cased(phrase)
+
+
+def _sentence_cased(phrase: str) -> str:
+    """The phrase in sentence case: a title's capitals ("Defect Detection Methods") lower-cased
+    except in names ("DNA", "COVID-19"); a phrase typed in sentence case keeps its own
+    ("Wilson disease" stays), only its first word lower-cased."""
+    words = phrase.split()
+    long = [word for word in words if len(word) > 3]
+    if long and sum(word[:1].isupper() for word in long) * 2 > len(long):
+        return " ".join(_sentence_case(word) for word in words)
+    return _lower_first(phrase)
+
+
+WHICH_OPENERS = frozenset(["which", "what"])
+MAX_ASKED_NOUN_WORDS = 6
+ASKED_VERBS = frozenset(["offer", "provide", "show", "yield", "achieve", "give"])
+"""Verbs a "Which X ...?" question asks its things to do ("Which cathode materials offer the
+highest capacity?") beyond :data:`~scholargraph.deterministic.text.PREDICATE_VERBS`."""
+IRREGULAR_PARTICIPLES = frozenset(["used", "known", "shown", "found", "made", "built", "done",
+                                   "seen", "given", "taken", "chosen", "applied", "studied"])
+
+
+def which_noun_phrase(question: str) -> str | None:
+    """The things a "Which/What <things> ...?" question asks for, as a noun phrase: "Which
+    methods are used to detect influenza outbreaks?" -> "the methods used to detect influenza
+    outbreaks"; "What factors predict relapse after surgery?" -> "the factors that predict
+    relapse after surgery". Joined as concepts they read "methods and influenza outbreaks", and
+    what is asked of them (used to detect, predict) was lost. None when the words after the
+    noun are neither a passive, a copula before an adjective, nor a verb of research questions
+    (:data:`~scholargraph.deterministic.text.PREDICATE_VERBS`)."""
+    text = question.strip().rstrip("?.! ")
+    tokens = text.split()
+    if len(tokens) < 4 or tokens[0].lower() not in WHICH_OPENERS or SECOND_QUESTION.search(
+            " ".join(tokens[2:])) or "?" in text:
+        return None
+    for end in range(2, min(len(tokens) - 1, MAX_ASKED_NOUN_WORDS + 2)):
+        if tokens[end - 1].lower() in STOPWORDS | PREDICATES:
+            return None
+        phrase = _asked_after(_lower_first(" ".join(tokens[1:end])), tokens[end:])
+        if phrase:
+            return phrase
+    return None
+
+
+def _asked_after(noun: str, tokens: list[str]) -> str | None:
+    """The noun phrase of :func:`which_noun_phrase` when ``tokens`` go on with its verb."""
+    verb = tokens[0].lower()
+    if verb in ("has", "have") and len(tokens) > 2 and tokens[1].lower() == "been":
+        verb, tokens = "are", tokens[1:]
+    if verb in COPULAS:
+        rest = tokens[1:]
+        if len(rest) < 2 or rest[0].lower() in STOPWORDS:
+            return None
+        if rest[0].lower().endswith("ed") or rest[0].lower() in IRREGULAR_PARTICIPLES:
+            return " ".join(["the", noun, *rest])
+        return " ".join(["the", noun, "that", "is" if verb in ("is", "was") else "are", *rest])
+    if (_base_verb(verb) in PREDICATE_VERBS | ASKED_VERBS) and len(tokens) > 1:
+        return " ".join(["the", noun, "that", verb, *tokens[1:]])
+    return None
+
+
+def _base_verb(word: str) -> str:
+    """A verb form back to the form :data:`PREDICATE_VERBS` lists ("predicts", "reduced")."""
+    for ending, base in (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", ""),
+                         ("d", "")):
+        if word.endswith(ending) and (word[: len(word) - len(ending)] + base
+                                      in PREDICATE_VERBS | ASKED_VERBS):
+            return word[: len(word) - len(ending)] + base
+    return word
+
+
 def _lower_first(text: str) -> str:
     """The text with its first word lower-cased, unless that word is a name ("TiO2", "DNA")."""
     first, _, rest = text.partition(" ")
@@ -288,10 +408,45 @@ def with_alternative(question: str, group: list[Concept], choice: Concept) -> st
     return question[:group[0].start] + choice.text + question[group[-1].end:]
 
 
+LEADING_SETTING = re.compile(
+    r"^\s*(?P<setting>(?:in|among|for)\s+[^,?]+?)\s*,\s*"
+    r"(?=(?:does|do|did|is|are|was|were|can|could|should|will|would|may|might|has|have|how|why|"
+    r"what|which)\b)", re.IGNORECASE)
+"""A setting put before the question proper, as a PICO question opens on its population: "In
+adults with type 2 diabetes, does metformin compared with sulfonylureas reduce cardiovascular
+events?". It is no part of the subject: the question is read without it and the setting is
+said last ("whether metformin ... reduces cardiovascular events in adults with type 2
+diabetes")."""
+
+
+def leading_setting(question: str) -> tuple[str, int] | None:
+    """The setting a question opens on (:data:`LEADING_SETTING`), its first word lower-cased,
+    and where the question proper starts; None when it opens on the question."""
+    found = LEADING_SETTING.match(question)
+    if found is None:
+        return None
+    return _lower_first(found.group("setting")), found.end()
+
+
 def statement(question: str) -> str | None:
     """A yes/no or how/why question as a clause: "Does X cure Y?" -> "whether X cures Y",
-    "How does X reduce Y?" -> "how X reduces Y". None when its verb cannot be found."""
+    "How does X reduce Y?" -> "how X reduces Y", "How effective is X for Y?" -> "how
+    effective X is for Y"; a setting the question opens on is said last
+    (:func:`leading_setting`). A question typed in Title Case is said in sentence case
+    ("whether the source of mesenchymal stem cell has an effect ..."). None when its verb
+    cannot be found."""
+    clause = _statement(question)
+    return _sentence_cased(clause) if clause else None
+
+
+def _statement(question: str) -> str | None:
+    setting = leading_setting(question)
+    if setting is not None:
+        clause = _statement(question[setting[1]:])
+        return f"{clause} {setting[0]}" if clause else None
     tokens = question.strip().rstrip("?.! ").split()
+    if (how := _how_adjective(tokens)) is not None:
+        return how
     lead = "whether"
     if len(tokens) > 2 and tokens[0].lower() in ("how", "why") and tokens[1].lower() in AUXILIARIES:
         lead, tokens = tokens[0].lower(), tokens[1:]
@@ -313,6 +468,44 @@ def statement(question: str) -> str | None:
                 else inflect[auxiliary](rest[at].lower()))
         return " ".join([lead, *subject, verb, *rest[at + 1:]])
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
+
+
+COPULAS = frozenset(["is", "are", "was", "were"])
+SUBJECT_ENDS = frozenset([
+    "for", "in", "among", "at", "against", "during", "on", "compared", "versus", "vs", "vs.",
+    "than", "when", "after", "before", "with", "without", "to", "as", "across", "within",
+])
+"""Words that close the subject of "How effective is X for Y?": the copula goes before them
+("how effective X is for Y"). "of" is not among them: it continues the subject ("how accurate
+is CT of the chest")."""
+
+
+def _how_adjective(tokens: list[str]) -> str | None:
+    """ "How <adjective> is/are X ...?" as a clause: "How effective is cognitive behavioural
+    therapy for insomnia?" -> "how effective cognitive behavioural therapy is for insomnia".
+    Read as a list of its nouns it asked about "cognitive behavioural therapy for insomnia"
+    and lost what was asked of it (how effective). None for any other question, and for
+    "How many/much ...", which asks for a count, and "How is X ...?"."""
+    if len(tokens) < 4 or tokens[0].lower() != "how" or tokens[2].lower() not in COPULAS:
+        return None
+    adjective = tokens[1].lower()
+    if adjective in ("many", "much") or adjective in STOPWORDS - {"well", "often", "long"}:
+        return None
+    rest = tokens[3:]
+    end = next((i for i, word in enumerate(rest[1:], 1)
+                if word.lower().strip(",") in SUBJECT_ENDS
+                or _participle(word, rest[i - 1])), len(rest))
+    subject = [_sentence_case(rest[0]), *rest[1:end]]
+    if subject[0].lower() in ("it", "there"):
+        return None
+    return " ".join(["how", adjective, *subject, tokens[2].lower(), *rest[end:]])
+
+
+def _participle(word: str, before: str) -> bool:
+    """A past participle closing a passive subject ("How often is sepsis missed ...?"), not
+    an adjective after an article ("a combined approach")."""
+    return (len(word) > 4 and word.lower().endswith("ed") and "-" not in word
+            and before.lower() not in STOPWORDS)
 
 
 HAVE_FORMS = {"does": "has", "do": "have", "did": "had"}
