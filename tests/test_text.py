@@ -15,6 +15,23 @@ def test_key_phrases_keep_multiword_terms_and_formula_case():
     assert "TiO2 exposure" in phrases
 
 
+def test_a_concept_ends_before_the_questions_participle():
+    """'How are systematic literature reviews conducted ...' screened every record for
+    "systematic" and "reviews conducted": the participle is the question's verb, and
+    "literature" (a question word in "what does the literature say") is part of the term."""
+    assert key_phrases("How are systematic literature reviews conducted and reported in "
+                       "software engineering?") == ["systematic literature reviews",
+                                                    "software engineering"]
+    assert set(key_phrases("Are children exposed to lead at risk of anaemia?")) == {
+        "children", "lead", "risk", "anaemia"}
+    assert key_phrases("randomized controlled trials of wind speed forecasting") == [
+        "randomized controlled trials", "wind speed forecasting"]
+    assert key_phrases("Are pseudoknots evolutionarily conserved?") == [
+        "pseudoknots evolutionarily conserved"]  # as before: the adverb keeps its participle
+    assert not [p for p in key_phrases("What does the literature say about statins?")
+                if "literature" in p]
+
+
 def test_content_words_drop_question_and_stop_words():
     assert content_words("What is the effect of aspirin on the risk of stroke?") == [
         "aspirin", "risk", "stroke"]

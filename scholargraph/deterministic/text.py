@@ -302,17 +302,42 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
             kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else "break"
         elif kind == "letter":
             kinds[i] = "content" if i and kinds[i - 1] == "content" else "break"
+        elif tokens[i][0].lower() in BRIDGING_NOUNS and 0 < i < len(kinds) - 1:
+            kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else kind
     runs: list[list[int]] = [[]]
     for i, kind in enumerate(kinds):
         if kind == "content":
             runs[-1].append(i)
         elif runs[-1]:
             runs.append([])
+    runs = [_without_trailing_participle(run, tokens) for run in runs]
     spans = []
     for run in (r[-MAX_PHRASE_WORDS:] for r in runs if r):
         phrase = " ".join(_cased(tokens[i][0]) for i in run)
         spans.append((phrase, tokens[run[0]][1], tokens[run[-1]][2]))
     return spans
+
+
+BRIDGING_NOUNS = frozenset(["literature", "evidence", "research", "review", "study"])
+"""Question words ("what does the literature say") that are part of a term between two content
+words: "systematic literature reviews", "cancer research funding"."""
+NOUNS_IN_ED = frozenset(["speed", "breed", "hundred", "seed", "feed", "need", "weed", "bleed"])
+"""Nouns ending in -ed that can close a concept ("wind speed", "dog breed")."""
+
+
+def _without_trailing_participle(run: list[int], tokens: list[tuple[str, int, int]]
+                                 ) -> list[int]:
+    """A run of content words without the participle that closes it: the question's verb, not
+    its concept ("How are systematic reviews conducted and reported ...": "reviews", not
+    "reviews conducted"; "patients exposed to radiation": "patients"). After an adverb it is
+    what the claim says ("are evolutionarily conserved") and stays. Of SciFact's 809
+    training claims, 22 had a concept closed by a participle or verb, 18 of them after a
+    noun."""
+    last = tokens[run[-1]][0].lower() if run else ""
+    if len(run) < 2 or not last.endswith("ed") or len(last) <= 4 or last in NOUNS_IN_ED:
+        return run
+    kept = run[:-1]
+    return run if tokens[kept[-1]][0].lower().endswith("ly") else kept
 
 
 def _token_kind(token: str) -> str:
