@@ -362,7 +362,7 @@ def which_noun_phrase(question: str) -> str | None:
             " ".join(tokens[2:])) or "?" in text:
         return None
     for end in range(2, min(len(tokens) - 1, MAX_ASKED_NOUN_WORDS + 2)):
-        if tokens[end - 1].lower() in STOPWORDS | PREDICATES:
+        if tokens[end - 1].lower() in stopwords() | PREDICATES:
             return None
         phrase = _asked_after(_lower_first(" ".join(tokens[1:end])), tokens[end:])
         if phrase:
@@ -377,7 +377,7 @@ def _asked_after(noun: str, tokens: list[str]) -> str | None:
         verb, tokens = "are", tokens[1:]
     if verb in COPULAS:
         rest = tokens[1:]
-        if len(rest) < 2 or rest[0].lower() in STOPWORDS:
+        if len(rest) < 2 or rest[0].lower() in stopwords():
             return None
         if rest[0].lower().endswith("ed") or rest[0].lower() in IRREGULAR_PARTICIPLES:
             return " ".join(["the", noun, *rest])
@@ -489,7 +489,7 @@ def _how_adjective(tokens: list[str]) -> str | None:
     if len(tokens) < 4 or tokens[0].lower() != "how" or tokens[2].lower() not in COPULAS:
         return None
     adjective = tokens[1].lower()
-    if adjective in ("many", "much") or adjective in STOPWORDS - {"well", "often", "long"}:
+    if adjective in ("many", "much") or adjective in stopwords() - {"well", "often", "long"}:
         return None
     rest = tokens[3:]
     end = next((i for i, word in enumerate(rest[1:], 1)
@@ -505,7 +505,7 @@ def _participle(word: str, before: str) -> bool:
     """A past participle closing a passive subject ("How often is sepsis missed ...?"), not
     an adjective after an article ("a combined approach")."""
     return (len(word) > 4 and word.lower().endswith("ed") and "-" not in word
-            and before.lower() not in STOPWORDS)
+            and before.lower() not in stopwords())
 
 
 HAVE_FORMS = {"does": "has", "do": "have", "did": "had"}
