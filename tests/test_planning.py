@@ -493,6 +493,10 @@ def test_which_questions_ask_for_the_things_they_name():
                for s in subs)
     _, subs = _plan("Which wearable sensors offer the longest battery life?")
     assert "the wearable sensors that offer the longest battery life" in subs[0].text
+    # a superlative stays a question of which: the studies may not agree on one
+    _, subs = _plan("Which cathode coating is the most durable in humid air?")
+    assert all("which cathode coating is the most durable in humid air" in s.text
+               for s in subs)
     # a question of another kind keeps its own facets around its topic
     _, subs = _plan("Which datasets exist for clinical named entity recognition?")
     assert not any("datasets that exist" in s.text for s in subs)

@@ -344,6 +344,11 @@ MAX_ASKED_NOUN_WORDS = 6
 ASKED_VERBS = frozenset(["offer", "provide", "show", "yield", "achieve", "give"])
 """Verbs a "Which X ...?" question asks its things to do ("Which cathode materials offer the
 highest capacity?") beyond :data:`~scholargraph.deterministic.text.PREDICATE_VERBS`."""
+SUPERLATIVE_LEADS = frozenset(["most", "least", "the"])
+"""Stop words that open a superlative a "Which X is ...?" question asks of its things: "Which
+TiO2 polymorph is most stable?" is asked as "which TiO2 polymorph is most stable", where its
+concepts joined read "TiO2 polymorph and stable". It stays an indirect question: "the
+polymorph that is most stable" would presume the studies agree on one."""
 IRREGULAR_PARTICIPLES = frozenset(["used", "known", "shown", "found", "made", "built", "done",
                                    "seen", "given", "taken", "chosen", "applied", "studied"])
 
@@ -377,8 +382,11 @@ def _asked_after(noun: str, tokens: list[str]) -> str | None:
         verb, tokens = "are", tokens[1:]
     if verb in COPULAS:
         rest = tokens[1:]
-        if len(rest) < 2 or rest[0].lower() in stopwords():
+        if len(rest) < 2 or (rest[0].lower() in stopwords()
+                             and rest[0].lower() not in SUPERLATIVE_LEADS):
             return None
+        if rest[0].lower() in SUPERLATIVE_LEADS:
+            return " ".join(["which", noun, verb, *rest])  # asks which, presumes none is
         if rest[0].lower().endswith("ed") or rest[0].lower() in IRREGULAR_PARTICIPLES:
             return " ".join(["the", noun, *rest])
         return " ".join(["the", noun, "that", "is" if verb in ("is", "was") else "are", *rest])
