@@ -639,3 +639,102 @@ def test_an_aspect_is_the_head_of_its_phrase_and_a_cost_question_asks_for_costs(
                                     [trial, evaluation], embedder=embedder)
     assert decisions[0].reason == "does not address: cost-effectiveness"
     assert decisions[1].included
+
+
+def test_a_negated_word_is_not_the_concepts():
+    """"non-human animals" is about animals: a study of patients does not address it (it did by
+    "human", half its words), one in rats or "in vivo" does; "non-communicable diseases" is not
+    named by "communicable"."""
+    found = concepts("Modelling depression in non-human animals")
+    animals = found[-1]
+    assert animals.text == "non-human animals" and animals.stems == frozenset({"anim"})
+    assert not mentions(found, "Sertraline for depression in adult patients", "").named[-1]
+    assert mentions(found, "Sertraline reduces immobility of rats in the forced swim test",
+                    "").named[-1]
+    assert mentions(found, "A new antidepressant active in vivo", "").named[-1]
+    assert mentions(found, "Serotonin and action potentials in the mollusc Aplysia", "").named[-1]
+    diseases = concepts("air pollution and non-communicable diseases")
+    assert mentions(diseases, "Communicable disease notifications in schools", "").named == [
+        False, True]  # "disease" names it; "communicable" adds nothing
+    assert not mentions(diseases, "Communicable infections in schools", "").named[-1]
+
+
+def test_a_reason_names_the_concept_without_the_generic_words_before_it(embedder):
+    """A reason names what a record was asked to address: "in-vivo modelling", not
+    "Understanding in-vivo modelling"; a generic word heading the phrase stays ("systematic
+    literature reviews")."""
+    assert [c.text for c in concepts("Understanding in vivo modelling of depression")] == [
+        "in-vivo modelling", "depression"]
+    assert [c.text for c in concepts("Systematic literature reviews in software engineering")
+            ] == ["Systematic literature reviews", "software engineering"]
+    decision, = screening_decisions(
+        "Understanding in vivo modelling of depression",
+        None, [("Tariffs on imported steel and the trade balance",
+                "Tariffs raised the price of steel in three economies.")], embedder=embedder)
+    assert decision.reason == "does not address: in-vivo modelling; depression"
+
+
+def test_a_review_is_not_read_as_the_trials_it_reviews():
+    """A review's abstract names the designs of the studies it pools: they are not its own, so
+    criteria asking for trials and excluding reviews set it aside. A title naming a trial or a
+    case of its own keeps that design."""
+    review = record_designs("Treatments for cartilage defects of the shoulder: a systematic "
+                            "review", "We included randomised controlled trials and prospective "
+                            "cohort studies; case reports were excluded.")
+    assert review == ["review"]
+    assert design_reason(review, read_criteria(CRITERIA)) == (
+        "design: review; the criteria exclude reviews")
+    assert record_designs("Review of a phase II clinical trial of a cartilage implant",
+                          "Forty patients were randomised to implant or microfracture.") == [
+        "randomised trial", "review"]
+    assert record_designs("Hepatic tumour in a young woman: a review",
+                          "We report an unusual case of a hepatic tumour in a young woman. "
+                          "Our literature review found ten similar cases.") == [
+        "case report", "review"]
+    assert record_designs("Autoimmune disease after surgery: case reports and literature review",
+                          "We followed 140 patients after surgery.") == ["case report", "review"]
+
+
+def test_criteria_asking_for_original_studies_set_aside_reviews_and_editorials():
+    """"original data" or "no primary literature" excluded ask for studies of their own, which a
+    review or an editorial is not; the reviewers' own "systematic review" in the criteria asks
+    for no design."""
+    criteria = read_criteria("The following inclusion criteria were applied: studies of the "
+                             "antibody providing (1) data on humans, (2) original PK data.")
+    assert criteria.original_only and criteria.wanted_designs == []
+    assert design_reason(["review"], criteria) == (
+        "design: review; the criteria ask for original studies")
+    assert design_reason(["editorial"], criteria) is not None
+    assert design_reason(["randomised trial"], criteria) is None
+    listed = read_criteria("Inclusion criteria for the systematic review were: (1) rodents, "
+                           "(2) the maze task. Studies had to be included in the meta-analysis. "
+                           "Exclusion criteria were: 1) no primary literature in English; "
+                           "2) other tasks.")
+    assert listed.original_only and "review" not in listed.wanted_designs
+    assert design_reason(["review"], listed) is not None
+    plain = read_criteria("We included simulation studies; the original authors stated the "
+                          "sample sizes.")
+    assert not plain.original_only and design_reason(["review"], plain) is None
+    wanting = read_criteria("We included systematic reviews of original studies.")
+    assert wanting.wanted_designs == ["review"] and design_reason(["review"], wanting) is None
+
+
+@pytest.mark.parametrize(("title", "abstract"), [
+    ("Cartilage repair in the Göttingen minipig", "Defects were made in both knees."),
+    ("Hair cortisol of red deer in two hunting areas", "Hair of 40 deer was sampled."),
+    ("Object memory in Mongolian gerbils", "Gerbils explored two objects."),
+    ("Stress hormones in wildlife", "Hair was collected from trapped foxes."),
+])
+def test_wild_and_laboratory_animals_are_animal_studies(title, abstract):
+    assert "animal" in record_designs(title, abstract)
+    assert design_reason(record_designs(title, abstract), HAIR_CRITERIA) == (
+        "design: animal; the criteria exclude animal studies")
+
+
+def test_a_glucocorticoid_or_a_population_is_named_by_its_members():
+    """Cortisol is a glucocorticoid; children are people."""
+    found = concepts("glucocorticoids and obesity in humans")
+    named = mentions(found, "Hair cortisol and waist circumference in children", "").named
+    assert named == [True, False, True]
+    assert mentions(found, "Obesity in rats given a high-fat diet", "").named == [
+        False, True, False]
