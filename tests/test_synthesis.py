@@ -21,6 +21,7 @@ from scholargraph.agents.schemas import Draft, Finding, Intent, SubQuestion
 from scholargraph.agents.synthesis import check_draft, no_direct_evidence_line, synthesis
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.extractive import (
+    agreements,
     contradictions,
     evidence_gaps,
     extractive_draft,
@@ -189,6 +190,20 @@ def test_the_contradictions_function_pairs_statements_of_one_sub_question_only()
     elsewhere = other.model_copy(update={"sub_question_id": "q2"})
     assert [f.kind for f in contradictions([one, other])] == ["contradiction"]
     assert contradictions([one, elsewhere]) == []
+
+
+def test_two_trials_that_lowered_one_outcome_agree_on_a_decrease_of_it():
+    """Two trials of a prophylaxis in people 'without inhibitors' were said to agree that "both
+    report no effect" on "prophylaxis, significantly, reduced": who was studied read as the
+    result, and the direction words as what changed."""
+    one = Finding(text="Weekly prophylaxis significantly reduced bleeding rates in adults "
+                       "without inhibitors.", passage_ids=["a#0-1"], sub_question_id="q1")
+    other = Finding(text="In a phase 3 trial of 88 children, prophylaxis given every month "
+                         "significantly reduced bleeding rates with or without inhibitors and "
+                         "was well tolerated.", passage_ids=["b#0-1"], sub_question_id="q1")
+    assert [f.text for f in agreements([one, other], limit=1)] == [
+        "Sources agree on prophylaxis, bleeding, rates: both report a decrease."]
+    assert contradictions([one, other]) == []
 
 
 def test_works_oppose_only_on_what_one_of_them_says_changed():

@@ -187,8 +187,13 @@ class Stance:
 
     @property
     def main(self) -> Direction | None:
-        """The sentence's overall reading: none wins over any effect; otherwise a single sign."""
-        found = self.directions
+        """The sentence's overall reading: none wins over any effect; otherwise a single sign.
+        Cues naming who was studied (:attr:`Cue.modifier`: "in PwHA without inhibitors") are
+        read only when the sentence has no other: "Emicizumab prophylaxis significantly reduced
+        bleed rates in PwHA without inhibitors" read as reporting no effect, and two such
+        trials were said to agree that "both report no effect"."""
+        results = {cue.direction for cue in self.cues if not cue.modifier}
+        found = results or self.directions
         if "null" in found:
             return "null"
         signs = found & {"up", "down"}
