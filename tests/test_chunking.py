@@ -105,3 +105,17 @@ def test_a_stop_after_an_acronym_with_no_space_ends_a_sentence() -> None:
         "We stopped."]
     initial = "Growth of E.Coli was slowed in group B.Modern methods helped."
     assert [initial[start:end] for start, end in split_sentences(initial)] == [initial]
+
+
+def test_a_stop_after_a_named_letter_ends_a_sentence_before_an_opening_word() -> None:
+    """"... variation in haemophilia A. In this survey, ..." was quoted as one finding: the
+    letter was read as an initial. An initial stays one ("J. Smith"), and a letter before a
+    name is not taken for a sentence end."""
+    text = ("Practice varied widely in haemophilia A. In this survey, preference was the top "
+            "reason. Levels of vitamin D. The cohort was small. We thank J. Smith for help. "
+            "Group A. Streptococcus was grown.")
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "Practice varied widely in haemophilia A.",
+        "In this survey, preference was the top reason.",
+        "Levels of vitamin D.", "The cohort was small.", "We thank J. Smith for help.",
+        "Group A. Streptococcus was grown."]
