@@ -318,3 +318,16 @@ def test_a_sentence_ending_on_what_the_paper_discusses_is_no_finding():
             "Implications for accreditation bodies are discussed.")
     assert quoted_as_results(abstract_sentences(text)) == [
         "Assay validation was reported by 31% of them."]
+
+
+def test_a_commentary_on_a_paper_reports_that_papers_result_not_its_own():
+    text = ("In this issue, Lopez et al describe a 90% reduction in bleeding with weekly "
+            "prophylaxis. We discuss what this means for dosing.")
+    assert quoted_as_results(abstract_sentences(text)) == []
+
+
+def test_a_drug_defined_with_its_brand_in_brackets_is_background():
+    text = ("Lumetab (Lumex(R)) is a bispecific monoclonal antibody that restores clotting in "
+            "people with haemophilia A. In 40 adults, weekly lumetab reduced bleeding by 80%.")
+    assert quoted_as_results(abstract_sentences(text)) == [
+        "In 40 adults, weekly lumetab reduced bleeding by 80%."]
