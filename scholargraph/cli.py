@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scholargraph.errors import (
     ConfigurationError,
@@ -22,6 +22,11 @@ from scholargraph.errors import (
     ScholargraphError,
 )
 from scholargraph.wording import counted
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from scholargraph.report import Report
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -214,23 +219,41 @@ def run_review(args: argparse.Namespace) -> int:
     outcome = run.start()
     while isinstance(outcome, PendingApproval):
         outcome = run.resume(ask_plan_decision(outcome.plan))
-    try:
-        written = outcome.write(args.out)
-    except FilesNotWritten as exc:
-        for item in exc.not_written:
-            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+    written = write_review_files(outcome, args.out)
+    if written is None:
         return EXIT_FAILURE
     if not args.quiet:
         failed = ", ".join(f.source for f in outcome.sources_failed)
-        counts = outcome.counts
-        print(f"wrote {args.out}/review.md and {len(written) - 1} more files: "
-              f"{counted(counts.screened, 'work')} screened, "
-              f"{counts.included} included, {counted(counts.findings, 'finding')}, "
-              f"{counted(counts.cited_works, 'reference')}"
+        print(wrote_line(outcome, args.out, written)
               + (f"; failed sources: {failed}" if failed else "")
               + (f"; {outcome.stop_reason}" if outcome.stop_reason.startswith("plan rejected")
                  else ""), file=sys.stderr)
     return EXIT_OK
+
+
+def write_review_files(report: Report, out: str | Path) -> dict[str, Path] | None:
+    """The review's files written to ``out``; None, each file not written said on its own line,
+    when one could not be."""
+    try:
+        return report.write(out)
+    except FilesNotWritten as exc:
+        say_not_written(exc)
+        return None
+
+
+def say_not_written(exc: FilesNotWritten) -> None:
+    """Each file a review could not write, on its own line."""
+    for item in exc.not_written:
+        print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+
+
+def wrote_line(report: Report, out: str | Path, written: dict[str, Path]) -> str:
+    """"wrote DIR/review.md and 8 more files: 27 works screened, ...", as review and thread
+    end."""
+    counts = report.counts
+    return (f"wrote {out}/review.md and {len(written) - 1} more files: "
+            f"{counted(counts.screened, 'work')} screened, {counts.included} included, "
+            f"{counted(counts.findings, 'finding')}, {counted(counts.cited_works, 'reference')}")
 
 
 def add_update_command(commands: Any) -> None:
@@ -260,8 +283,7 @@ def run_update(args: argparse.Namespace) -> int:
         report = update(args.directory, since=args.added_since, years=years,
                         on_progress=progress_callback(args), **options)
     except FilesNotWritten as exc:
-        for item in exc.not_written:
-            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+        say_not_written(exc)
         return EXIT_FAILURE
     if not args.quiet and report.update is not None:
         change = report.update
@@ -378,17 +400,10 @@ def run_thread(args: argparse.Namespace) -> int:
     values, context = fetch_thread(args.server, args.thread_id)
     report = thread_report(values, context)
     prepare_out_dir(args.out)
-    try:
-        written = report.write(args.out)
-    except FilesNotWritten as exc:
-        for item in exc.not_written:
-            print(f"scholargraph: not written: {item.path}: {item.reason}", file=sys.stderr)
+    written = write_review_files(report, args.out)
+    if written is None:
         return EXIT_FAILURE
-    counts = report.counts
-    print(f"wrote {args.out}/review.md and {len(written) - 1} more files: "
-          f"{counted(counts.screened, 'work')} screened, {counts.included} included, "
-          f"{counted(counts.findings, 'finding')}, {counted(counts.cited_works, 'reference')}",
-          file=sys.stderr)
+    print(wrote_line(report, args.out, written), file=sys.stderr)
     return EXIT_OK
 
 

@@ -7,11 +7,9 @@ and mp-2657, tetragonal P4_2/mnm, above it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from scholargraph import review
 from scholargraph.agents.intent import detect_intent
 from scholargraph.deterministic.evidence_table import (
     asked_properties,
@@ -24,9 +22,7 @@ from scholargraph.deterministic.material_names import unheld_properties
 from scholargraph.records import Material, SearchLogEntry
 from scholargraph.report import Report
 from scholargraph.sources.materials import MaterialsAgent
-from scholargraph.testing import ReplayServer
-
-FAKE_KEY = "0123456789abcdef0123456789abcdef"  # 32 characters, as mp_api demands
+from scholargraph.testing.reviews import corpus_reviews
 
 QUESTIONS = {
     "gaps": "band gap of anatase and rutile TiO2",
@@ -39,11 +35,8 @@ QUESTIONS = {
 @pytest.fixture(scope="module")
 def reviews(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Report]]:
     """Each question reviewed once over the whole recorded corpus."""
-    home = tmp_path_factory.mktemp("home")
-    with ReplayServer.default() as server, server.environment(
-            SCHOLARGRAPH_HOME=str(Path(home)), SCHOLARGRAPH_RATE_SCALE="1000",
-            SCHOLARGRAPH_NO_CACHE="1", MP_API_KEY=FAKE_KEY):
-        yield {name: review(question) for name, question in QUESTIONS.items()}
+    with corpus_reviews(QUESTIONS, tmp_path_factory.mktemp("home")) as reviewed:
+        yield reviewed
 
 
 def test_a_computed_value_names_its_entry_and_structure(reviews: dict[str, Report]) -> None:

@@ -6,11 +6,9 @@ the Materials Project."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from scholargraph import review
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.deterministic.material_names import named_materials
@@ -18,9 +16,10 @@ from scholargraph.report import Report
 from scholargraph.sources.base import SearchRequest
 from scholargraph.sources.materials import MaterialsAgent, MaterialsQuery
 from scholargraph.testing import ReplayServer
+from scholargraph.testing.reviews import MP_TEST_KEY, corpus_reviews
 from scholargraph.testing.services.materials import MaterialsService
 
-FAKE_KEY = "0123456789abcdef0123456789abcdef"  # 32 characters, as mp_api demands
+FAKE_KEY = MP_TEST_KEY
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -148,11 +147,8 @@ QUESTIONS = {
 @pytest.fixture(scope="module")
 def reviews(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Report]]:
     """Each question reviewed once over the whole recorded corpus."""
-    home = tmp_path_factory.mktemp("home")
-    with ReplayServer.default() as server, server.environment(
-            SCHOLARGRAPH_HOME=str(Path(home)), SCHOLARGRAPH_RATE_SCALE="1000",
-            SCHOLARGRAPH_NO_CACHE="1", MP_API_KEY=FAKE_KEY):
-        yield {name: review(question) for name, question in QUESTIONS.items()}
+    with corpus_reviews(QUESTIONS, tmp_path_factory.mktemp("home")) as reviewed:
+        yield reviewed
 
 
 def test_a_review_by_ids_tables_each_entrys_computed_value(reviews: dict[str, Report]) -> None:
