@@ -129,9 +129,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         spaced = bool(match.group(0))  # else a stop with no space after it (the lookbehind)
         noted = match.group(0)[:1].isdigit()  # a note number after the stop
         stop = match.start() + 1 if spaced and not noted else match.start()
-        if _ends_with_abbreviation(text[start:stop]) and not _SECTION_NEXT.match(
-                text, match.end()) and not _named_letter_ends(text[start:stop], text,
-                                                              match.end()):
+        sentence = text[start:stop]
+        if _ends_with_abbreviation(sentence) and not _SECTION_NEXT.match(
+                text, match.end()) and not _named_letter_ends(sentence, text, match.end()):
             continue
         if not spaced and _inside_address(text, match.end()):
             continue
@@ -163,6 +163,7 @@ def _ends_with_abbreviation(sentence: str) -> bool:
 
 
 _NAMED_LETTER = re.compile(r"\b[a-z]{3,} [A-Z][.!?]$")
+_NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
 _OPENERS = frozenset([
     "the", "this", "these", "those", "in", "we", "our", "a", "an", "it", "its", "there", "of",
     "for", "to", "among", "after", "during", "however", "moreover", "furthermore", "all",
@@ -177,9 +178,10 @@ def _named_letter_ends(sentence: str, text: str, position: int) -> bool:
     opens sentences after it ("... in haemophilia A. In this survey, ..."). An initial stands
     after a capital or at the start ("J. Smith"), and before a surname. In SciFact's abstracts
     19 such stops fall inside one of its sentences, none of them before a surname."""
-    following = re.match(r"\s*([A-Za-z]+)", text[position:])
-    return bool(_NAMED_LETTER.search(sentence.rstrip())) and bool(
-        following and following.group(1).lower() in _OPENERS)
+    if not _NAMED_LETTER.search(sentence.rstrip()):
+        return False
+    following = _NEXT_WORD.match(text, position)
+    return bool(following and following.group(1).lower() in _OPENERS)
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
