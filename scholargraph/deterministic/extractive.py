@@ -1447,7 +1447,7 @@ def contradictions(statements: list[Finding], limit: int | None = None,
             continue
         used.update((id(a), id(b)))
         seen.add(pair)
-        outcome = _outcome_words(result, a, b) or "the same outcome"
+        outcome = _outcome_words(result, a) or "the same outcome"
         text = (f"Sources disagree on {outcome}: one reports {DIRECTION_WORDS[result.first]}, "
                 f"the other {DIRECTION_WORDS[result.second]}.")
         found.append(_paired(text, a, b, "contradiction"))
@@ -1466,21 +1466,19 @@ def agreements(statements: list[Finding], limit: int, topic: frozenset[str] = fr
         pair = frozenset(_works(a) | _works(b))
         if result.relation == "agree" and len(found) < limit and pair not in seen:
             seen.add(pair)
-            outcome = _outcome_words(result, a, b)
+            outcome = _outcome_words(result, a)
             found.append(_paired(f"Sources agree on {outcome}: both report "
                                  f"{DIRECTION_WORDS[result.first]}.", a, b, "agreement"))
     return found
 
 
-def _outcome_words(result: Comparison, a: Finding, b: Finding) -> str:
+def _outcome_words(result: Comparison, a: Finding) -> str:
     """The words of ``a`` naming what two statements agree or disagree on, without the
-    direction words themselves: "Sources agree on prophylaxis, significantly, reduced: both
-    report a decrease" named the cue ("significantly reduced") as what changed, where the
-    sentences' outcome was the bleeding rate. The shared terms as they were when nothing else
-    is left."""
-    cue_terms = {term for statement in (a, b) for cue in stance(_quoted(statement)).cues
-                 for term in tokenize(cue.text)}
-    named = surface_terms(_quoted(a), result.shared - cue_terms)
+    direction words themselves (``Comparison.cue_terms``): "Sources agree on prophylaxis,
+    significantly, reduced: both report a decrease" named the cue ("significantly reduced") as
+    what changed, where the sentences' outcome was the bleeding rate. The shared terms as they
+    were when nothing else is left."""
+    named = surface_terms(_quoted(a), result.shared - result.cue_terms)
     return ", ".join(named or surface_terms(_quoted(a), result.shared))
 
 

@@ -354,6 +354,9 @@ class Comparison:
     shared: frozenset[str]
     first: Direction
     second: Direction
+    cue_terms: frozenset[str] = frozenset()
+    """The stems of both sentences' direction words ("significantly", "reduced"): part of the
+    shared terms, but not what the sentences say changed."""
 
 
 def compare(first: Stance, second: Stance) -> Comparison | None:
@@ -366,6 +369,8 @@ def compare(first: Stance, second: Stance) -> Comparison | None:
     shared_terms = first.terms & second.terms
     if len(shared_terms) < MIN_SHARED_TERMS:
         return None
+    cue_terms = frozenset(term for cue in (*first.cues, *second.cues)
+                          for term in stems(cue.text))
     best: Comparison | None = None
     for a in first.cues:
         aligned = _aligned(a, second.cues, first.cues, shared_terms)
@@ -373,7 +378,7 @@ def compare(first: Stance, second: Stance) -> Comparison | None:
             continue
         b, outcome = aligned
         if opposite(a.direction, b.direction) and (best is None or len(outcome) > len(best.shared)):
-            best = Comparison("oppose", outcome, a.direction, b.direction)
+            best = Comparison("oppose", outcome, a.direction, b.direction, cue_terms)
     if best is not None:
         return best
     main_a, main_b = first.main, second.main
@@ -381,7 +386,7 @@ def compare(first: Stance, second: Stance) -> Comparison | None:
         outcome = frozenset().union(*(c.outcome for c in first.cues)) & frozenset().union(
             *(c.outcome for c in second.cues)) & shared_terms
         if len(outcome) >= MIN_SHARED_TERMS:
-            return Comparison("agree", outcome, main_a, main_b)
+            return Comparison("agree", outcome, main_a, main_b, cue_terms)
     return None
 
 
