@@ -518,7 +518,7 @@ def with_kept_reasons(rows: list[ScreenedWork], papers: list[Work], question: st
     the design read), where screening gave it none: a systematic reviewer checks an inclusion
     as they check an exclusion, and a blank reason tells them nothing. ``verdicts``, when the
     model screened against the criteria: each included row also says whether the model judged
-    it include or gave no verdict (:func:`~scholargraph.screening.llm_criteria.model_part`)."""
+    it include or could not judge it (:func:`~scholargraph.screening.llm_criteria.model_part`)."""
     from scholargraph.screening.llm_criteria import model_part
 
     by_id = {paper.id: paper for paper in papers}

@@ -72,8 +72,8 @@ PREFIX = "criteria (model): "
 INCLUDED = PREFIX + "include"
 """What an included work's screening reason adds when the model judged it and kept it."""
 UNJUDGED = PREFIX + "the model could not judge it"
-"""What it adds when the model was asked, and asked again, and gave no usable verdict (the
-note says why)."""
+"""What it adds when the model gave no usable verdict for it, though asked again about it alone
+where it judged others of its batch (the note says why)."""
 
 
 def model_part(work: Work, verdicts: Mapping[str, str | None]) -> str:
