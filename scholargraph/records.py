@@ -486,6 +486,10 @@ class SearchLogEntry(Record):
     """Each request the search made, as sent (``GET URL?QUERY``, a POST's form fields as its
     query), keys and contact addresses left out: ``query`` is the search's words, this is what
     the service was asked, with the date filter and page size, for a colleague to send again."""
+    record_ids: list[str] = Field(default_factory=list)
+    """The ids of the works the search returned, in the source's order (``n_results`` of them,
+    before deduplication and screening): which query found which work, and what a person
+    watching the run in LangGraph Studio sees of them, without their abstracts."""
 
 
 _RETRACTED_TITLE = re.compile(r"^\W*retracted(?: article)?\s*[:.\]]", re.IGNORECASE)

@@ -130,6 +130,8 @@ class StepUsage(Record):
     fallbacks: int = Field(0, description="Asks the deterministic engine answered instead")
     cut: int = Field(0, description="Replies cut at the token limit")
     timed_out: int = Field(0, description="Asks the model did not answer within the time limit")
+    unjudged: int = Field(0, description="Items left without a valid answer after every retry "
+                          "(screening: records kept without the model's verdict)")
     set_aside: list[StructuredMethod] = Field(
         default_factory=list, description="Methods the model answered with plain text in this "
         "step, which then asked the next way (for itself only)")
@@ -204,6 +206,7 @@ def engine_section(model: str, steps: list[ModelStep]) -> EngineSection:
         total.fallbacks += step.answered_by == "fallback"
         total.cut += step.cut
         total.timed_out += step.timed_out
+        total.unjudged += step.unjudged
         total.set_aside = list(dict.fromkeys([*total.set_aside, *step.set_aside]))
         total.tokens_in += step.tokens_in
         total.tokens_out += step.tokens_out
@@ -515,7 +518,7 @@ def with_kept_reasons(rows: list[ScreenedWork], papers: list[Work], question: st
     the design read), where screening gave it none: a systematic reviewer checks an inclusion
     as they check an exclusion, and a blank reason tells them nothing. ``verdicts``, when the
     model screened against the criteria: each included row also says whether the model judged
-    it include or gave no verdict (:func:`~scholargraph.screening.llm_criteria.model_part`)."""
+    it include or could not judge it (:func:`~scholargraph.screening.llm_criteria.model_part`)."""
     from scholargraph.screening.llm_criteria import model_part
 
     by_id = {paper.id: paper for paper in papers}

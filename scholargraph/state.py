@@ -54,13 +54,18 @@ class InputState(TypedDict):
 
 
 class OutputState(TypedDict, total=False):
-    """What a caller gets back (and Studio shows at the end of a run)."""
+    """What a caller gets back, and what LangGraph Studio and Server show of the state after
+    each step (they stream the output's keys only): the queries and, in ``search_log``, the
+    ids of the works each query returned, but not ``records``, the works with their abstracts
+    as every source gave them (``papers`` holds them once screened)."""
 
     question: str
     cleaned_question: str
     intent: Intent
     active_sources: list[str]
     sub_questions: list[SubQuestion]
+    queries: list[SourceQuery]
+    """This round's queries, one per source and sub-question (query generation owns them)."""
     papers: list[Work]
     materials: Annotated[list[Material], operator.add]
     passages: list[Passage]
@@ -79,7 +84,6 @@ class OutputState(TypedDict, total=False):
 class ReviewState(OutputState, total=False):
     """The working state: the output plus what only the nodes need."""
 
-    queries: list[SourceQuery]
     plan_decision: dict[str, Any]
     """The decision taken on the plan (approval or ``plan``), as JSON-ready values: the run's
     record replays it (``--plan``) so a re-run searches the plan the reviewer approved."""

@@ -521,3 +521,47 @@ def test_a_name_is_known_from_the_abstract_only_inside_its_sentences() -> None:
     prose = ("Gaussian processes were fitted. We compare a Gaussian kernel with Matern ones. "
              "Survival was longer; the Survival curves and survival tables agree.")
     assert bibtex.proper_words(prose) == {"gaussian", "matern"}
+
+
+LIBRARY_BIB = r"""@article{fibrils,
+  title = {Stability of $\alpha$-synuclein fibrils \& "quoted" aggregates in Parkinson's disease},
+  author = {Smith, John and Doe, Jane}, journal = {J. Neurochem.}, year = {2020},
+  abstract = {We measured the stability of alpha-synuclein fibrils in Parkinson's disease
+              models and report their aggregation kinetics.}
+}
+"""
+LIBRARY_TITLES = ['Synuclein & tau: "quoted" $\\beta$-sheet aggregation\nin Parkinson\'s disease',
+                  "Alpha-synuclein aggregation, 50% faster at pH 5 ~ 6 #2 {seeded}"]
+
+
+def test_titles_with_latex_and_special_characters_survive_the_review_files(
+        tmp_path: Path) -> None:
+    """A scientist's library titles holding LaTeX, '&', quotes and a line break: screening.csv,
+    read back with the csv module, holds each title as the record has it (the line break is
+    whitespace the record folds), nothing escaped; references.bib escapes its own way and reads
+    back to the same title."""
+    import csv
+
+    from scholargraph import review
+
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "fibrils.bib").write_text(LIBRARY_BIB, encoding="utf-8")
+    with (library / "export.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Title", "Year", "Abstract"])
+        for year, title in enumerate(LIBRARY_TITLES, 2019):
+            writer.writerow([title, year, "Alpha-synuclein aggregation in Parkinson's disease "
+                             "models, measured in seeded fibrils."])
+    report = review("alpha-synuclein aggregation in Parkinson's disease", offline=True,
+                    library=str(library), sources=["library"], out=tmp_path / "out")
+    expected = {"Stability of α-synuclein fibrils & \"quoted\" aggregates in Parkinson's disease",
+                *(" ".join(title.split()) for title in LIBRARY_TITLES)}
+    assert {paper.title for paper in report.papers} == expected
+    with (tmp_path / "out" / "screening.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {row["title"] for row in rows} == expected
+    bib = parse_string((tmp_path / "out" / "references.bib").read_text("utf-8"), "bibtex")
+    reader = _latex_reader()
+    cited = {_text(reader, entry.fields["title"]) for entry in bib.entries.values()}
+    assert cited and cited <= expected

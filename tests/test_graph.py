@@ -105,3 +105,35 @@ def test_a_studio_context_may_name_settings_as_the_form_shows_them():
     by_field = ReviewContext(settings={"openalex_url": "http://127.0.0.1:9/oa"})
     assert by_variable.run_settings.openalex_url == by_field.run_settings.openalex_url \
         == "http://127.0.0.1:9/oa"
+
+
+def test_studio_sees_each_steps_queries_and_the_ids_each_query_found(replay):
+    """LangGraph Server streams a run's values by the output's keys, and the queries and the
+    records lived in the working state only: a person watching in Studio saw no query before
+    the search log and no record before screening. The queries are now in the output, and each
+    search's entry names the works it returned by id; the works themselves, with their
+    abstracts, stay out of the steps until screened (``papers``)."""
+    graph = load_langgraph_json_graph()
+    context = ReviewContext(sources=["pubmed", "openalex"], max_iterations=1, max_results=5)
+    steps, node = [], None
+    question = "What is known about genetic variants and screening?"
+    for mode, chunk in graph.stream({"question": question}, context=context,
+                                    stream_mode=["updates", "values"],
+                                    output_keys=graph.output_channels):
+        if mode == "updates":
+            node = next(iter(chunk))
+        else:
+            steps.append((node, chunk))
+    seen = dict(steps)
+    assert all("records" not in values for _, values in steps)
+    queries = seen["query_generation"]["queries"]
+    assert {q.source for q in queries} == {"pubmed", "openalex"}
+    searched = seen["openalex"]["search_log"]
+    assert [e.query for e in searched] == [q.query for q in queries if q.source in (
+        "pubmed", "openalex")]
+    assert any(e.record_ids for e in searched)
+    assert all(len(e.record_ids) == e.n_results for e in searched)
+    found = {i for e in searched for i in e.record_ids}
+    for row in seen["retrieval"]["screening"]:  # each screened work is one a query found
+        merged = {record.partition(":")[2] for record in row.merged_records}
+        assert {row.work_id, *merged} & found, row.work_id

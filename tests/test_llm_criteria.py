@@ -20,6 +20,7 @@ from scholargraph.screening.llm_criteria import (
     CriteriaJudge,
     CriteriaVerdicts,
     RecordVerdict,
+    quoted_title,
 )
 from scholargraph.screening.relevance import read_criteria
 from scholargraph.testing import (
@@ -95,57 +96,92 @@ def test_records_go_to_the_model_in_batches_numbered_within_each():
     assert [(s.step, s.calls, s.answered_by) for s in judge.steps] == [(STEP, 1, "model")] * 2
 
 
-def test_a_record_the_model_gives_no_verdict_for_is_kept_with_a_note():
-    judge, _ = _judge(structured_reply(_verdicts((1, "exclude", "animal study"),
-                                                 (2, "include", "meets the criteria"))))
-    notes: list[str] = []
-    reasons = judge.screen(WORKS[:3], notes)
-    assert reasons == [PREFIX + "animal study", None, None]
-    assert notes[-1] == (f"{STEP}: 1 record was kept without the model's judgement: "
-                         "1 it gave no verdict for")
-    assert work_key(WORKS[2]) not in judge.verdicts  # asked again in a later round
-
-
 def _title(work: Work) -> str:
-    return repr(work.title)
+    return quoted_title(work)
 
 
-@pytest.mark.parametrize("reply, reasons, why", [
+def test_records_left_unjudged_are_asked_about_again_alone_and_then_kept():
+    """A reply judging some records of a batch used to leave the others unjudged for the run
+    (or, with no valid verdict at all, cost the batch a second full request). The records left
+    are now asked about once more as a smaller batch, never the ones already judged; those
+    still unjudged are kept, counted on the engine record's step."""
+    batch = WORKS[:5]
+    judge, model = _judge(
+        structured_reply(_verdicts((1, "exclude", "animal study"), (2, "exclude", ""),
+                                   (3, "include", "meets the criteria"))),
+        structured_reply(_verdicts((1, "exclude", "no evaluation on real data"),
+                                   (2, "exclude", "none"))),
+    )
+    notes: list[str] = []
+    reasons = judge.screen(batch, notes)
+    assert reasons == [PREFIX + "animal study", PREFIX + "no evaluation on real data", None,
+                       None, None]
+    assert model.remaining == 0
+    again = str(model.received[1][-1].content)
+    assert "numbered 1 to 3" in again
+    assert all(batch[i].title in again for i in (1, 3, 4))
+    assert batch[0].title not in again and batch[2].title not in again
+    assert notes[0].startswith(f"{STEP}: the model judged 3 of 5 records kept by the rules "
+                               "against the criteria in 2 calls and excluded 2")
+    assert notes[1] == (f"{STEP}: 2 records were kept without the model's judgement: "
+                        f"1 it gave no verdict for; 1 with a verdict not valid "
+                        f"({_title(batch[3])}: excluded without a reason)")
+    assert work_key(batch[3]) not in judge.verdicts  # asked again in a later round
+    assert [(s.calls, s.answered_by, s.unjudged) for s in judge.steps] == [
+        (1, "model", 0), (1, "model", 2)]
+    assert engine_section("scripted", judge.steps).steps[0].unjudged == 2
+
+
+def test_a_record_judged_on_the_second_ask_needs_no_note():
+    judge, model = _judge(structured_reply(_verdicts((1, "exclude", "animal study"),
+                                                     (2, "include", "meets the criteria"))),
+                          structured_reply(_verdicts((1, "include", "human surveillance"))))
+    notes: list[str] = []
+    assert judge.screen(WORKS[:3], notes) == [PREFIX + "animal study", None, None]
+    assert model.remaining == 0 and len(notes) == 1
+    assert judge.verdicts[work_key(WORKS[2])] is None
+    assert sum(step.unjudged for step in judge.steps) == 0
+
+
+@pytest.mark.parametrize("reply, reasons", [
     (_verdicts((1, "exclude", "animal study"), (2, "exclude", ""), (3, "include", "")),
-     [PREFIX + "animal study", None, None],
-     f"1 with a verdict not valid ({_title(WORKS[1])}: excluded without a reason)"),
+     [PREFIX + "animal study", None, None]),
     (_verdicts((1, "exclude", "animal study"), (2, "exclude", "N/A"), (3, "include", "")),
-     [PREFIX + "animal study", None, None],
-     f"1 with a verdict not valid ({_title(WORKS[1])}: excluded without a reason)"),
+     [PREFIX + "animal study", None, None]),
     (_verdicts((1, "exclude", "animal study"), (2, "include", "fits"), (2, "exclude", "no"),
                (3, "include", "")),
-     [PREFIX + "animal study", None, None],
-     f"1 with a verdict not valid ({_title(WORKS[1])}: both included and excluded)"),
+     [PREFIX + "animal study", None, None]),
     ([{"record": 1, "verdict": "exclude", "reason": "animal study"},
       {"record": 2, "verdict": "probably", "reason": "unclear"},
       {"record": 3, "verdict": "include", "reason": ""},
       {"record": 9, "verdict": "exclude", "reason": "review"}],
-     [PREFIX + "animal study", None, None],
-     f"1 with a verdict not valid ({_title(WORKS[1])}: a verdict other than include or "
-     "exclude)"),
+     [PREFIX + "animal study", None, None]),
 ])
 def test_one_invalid_verdict_keeps_its_record_and_the_batchs_valid_verdicts_stand(
-        reply, reasons, why):
+        reply, reasons):
     """A small model's one reasonless exclusion (or 'probably', or two verdicts for a record)
     cost the whole batch's judgements: the reply was asked again and then not used. Each
-    verdict is now checked on its own: the invalid one's record is kept and named in the
-    note, the others are applied, and nothing is asked again."""
-    judge, model = _judge(tool_call_reply(CriteriaVerdicts, {"verdicts": reply}) if isinstance(
-        reply, list) else structured_reply(reply))
+    verdict is now checked on its own: the others are applied, only the invalid one's record
+    is asked about again, alone, and, invalid again, is kept with a note."""
+    first = tool_call_reply(CriteriaVerdicts, {"verdicts": reply}) if isinstance(
+        reply, list) else structured_reply(reply)
+    again = tool_call_reply(CriteriaVerdicts, {"verdicts": [
+        {"record": 1, "verdict": "exclude", "reason": ""}]})
+    judge, model = _judge(first, again, again)
     notes: list[str] = []
     assert judge.screen(WORKS[:3], notes) == reasons
-    assert model.remaining == 0 and len(model.received) == 1
+    assert model.remaining == 0 and len(model.received) == 3
+    assert WORKS[0].title not in str(model.received[1][-1].content)
     assert notes[0].startswith(f"{STEP}: the model judged 2 of 3 records")
-    assert notes[1] == f"{STEP}: 1 record was kept without the model's judgement: {why}"
+    assert notes[1] == (f"{STEP}: 1 record was kept without the model's judgement: 1 in replies "
+                        "not used (the model's reply was malformed twice (no valid verdict "
+                        "(record 1: excluded without a reason)))")
+    assert WORKS[1].title in str(model.received[1][-1].content)
     assert judge.verdicts == {work_key(WORKS[0]): PREFIX + "animal study",
                               work_key(WORKS[2]): None}
-    (step,) = judge.steps
-    assert step.answered_by == "model" and step.calls == 1
+    first, second = judge.steps
+    assert (first.answered_by, first.calls, first.unjudged) == ("model", 1, 0)
+    assert (second.answered_by, second.calls, second.unjudged) == ("fallback", 2, 1)
 
 
 def test_a_reply_without_one_valid_verdict_is_asked_again_then_every_record_is_kept():
@@ -269,7 +305,8 @@ def test_an_included_rows_reason_says_whether_the_model_judged_it():
     from scholargraph.screening.llm_criteria import INCLUDED, UNJUDGED
 
     model = ScriptedChatModel(responses=[structured_reply(_verdicts(
-        (1, "include", "meets the criteria"), (3, "exclude", "animal surveillance only")))])
+        (1, "include", "meets the criteria"), (3, "exclude", "animal surveillance only"))),
+        *[structured_reply(_verdicts())] * 2])  # asked again about the second, no verdict
     context = ReviewContext(chat_model=model, criteria=CRITERIA)
     state = _state(WORKS[:3])
     report = report_from_state(QUESTION, {**state, **retrieval(state, Runtime(context=context))},
@@ -277,7 +314,8 @@ def test_an_included_rows_reason_says_whether_the_model_judged_it():
     reasons = {row.title: row.reason for row in report.screening}
     assert reasons[WORKS[0].title].startswith("kept: addresses: ")
     assert reasons[WORKS[0].title].endswith(f"; {INCLUDED}")
-    assert reasons[WORKS[1].title].endswith(f"; {UNJUDGED}")  # the model said nothing of it
+    assert reasons[WORKS[1].title].endswith(
+        "; criteria (model): the model could not judge it") and UNJUDGED in reasons[WORKS[1].title]
     assert reasons[WORKS[2].title] == PREFIX + "animal surveillance only"
     plain = ReviewContext(criteria=CRITERIA)  # the deterministic engine's rows are unchanged
     rules = report_from_state(QUESTION, {**state, **retrieval(state, Runtime(context=plain))},

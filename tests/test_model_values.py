@@ -192,3 +192,21 @@ def test_a_source_named_by_its_host_and_a_query_with_an_invented_id_are_read_sen
     assert {q.source for q in update["queries"][1:]} == {"openalex"}  # the template's
     assert "read as q2" in update["notes"][0] and "is not searched" in update["notes"][1]
     assert update["model_steps"][0].answered_by == "model"
+
+
+def test_a_model_reading_a_materials_question_as_biomedical_does_not_send_it_to_pubmed():
+    """Biomedical is a neighbour of chemistry, and the polymorph question reads as chemistry
+    by its meaning: a model naming it biomedical sent it to PubMed. For a materials question
+    the health side must be read from the question itself."""
+    question = "Which polymorph of TiO2 is most stable?"
+    answer = Intent(kind="factual", domains=["materials", "chemistry", "biomedical"],
+                    keywords=["TiO2", "polymorph", "stability"], formula="TiO2")
+    update, _ = _run(intent, {"cleaned_question": question}, structured_reply(answer))
+    assert update["intent"].domains == ["materials", "chemistry"]
+    assert update["active_sources"] == ["arxiv", "openalex", "materials"]
+    assert update["notes"] == ["intent: dropped the model's domains ['biomedical'] (no word of "
+                               "the question belongs to those fields)"]
+    health = "Toxicity of TiO2 nanoparticles in the lung"
+    answer = answer.model_copy(update={"keywords": ["TiO2 nanoparticles", "toxicity"]})
+    update, _ = _run(intent, {"cleaned_question": health}, structured_reply(answer))
+    assert "biomedical" in update["intent"].domains and "pubmed" in update["active_sources"]

@@ -128,3 +128,36 @@ def test_history_ecology_and_economics_stay_general(question, embedder):
                                       "Gravitational wave detection with laser interferometers"])
 def test_cue_words_decide_first_and_the_meaning_adds_no_other_field(question, embedder):
     assert detect_intent(question, embedder=embedder).domains == detect_intent(question).domains
+
+
+@pytest.mark.parametrize("question", ["Is LiFePO4 thermodynamically stable?",
+                                      "Which polymorph of TiO2 is most stable?",
+                                      "Formation energy of Li-Fe-O compounds",
+                                      "Is CsPbI3 thermodynamically stable at room temperature?"])
+def test_a_materials_property_question_asks_the_materials_sources_not_pubmed(question,
+                                                                              embedder):
+    """A polymorph or formation-energy question reads as chemistry as well as materials (by
+    its meaning or its words), and chemistry used to ask PubMed, which answered with
+    toxicology. A question that reads as materials science and not as biomedical asks the
+    Materials Project, arXiv and OpenAlex."""
+    found = detect_intent(question, this_year=2026, embedder=embedder)
+    assert "materials" in found.domains and "biomedical" not in found.domains
+    assert active_sources(found, ReviewContext()) == ["arxiv", "openalex", "materials"]
+
+
+@pytest.mark.parametrize("question", ["Toxicity of TiO2 nanoparticles in the lung",
+                                      "Biocompatibility of titanium alloy implants",
+                                      "Cytotoxicity of graphene oxide",
+                                      "Does zinc oxide in sunscreen penetrate human skin?"])
+def test_a_materials_question_about_health_still_asks_pubmed(question, embedder):
+    """Its health side is read by cue words or by meaning (a sketch of toxicity and
+    biocompatibility among the life sciences' sketches), not from a list of materials."""
+    found = detect_intent(question, this_year=2026, embedder=embedder)
+    assert "biomedical" in found.domains
+    assert "pubmed" in active_sources(found, ReviewContext())
+
+
+def test_chemistry_that_is_not_a_materials_question_still_asks_pubmed(embedder):
+    found = detect_intent("Enantioselective hydrogenation of ketones", embedder=embedder)
+    assert found.domains == ["chemistry"]
+    assert "pubmed" in active_sources(found, ReviewContext())

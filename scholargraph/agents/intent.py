@@ -214,8 +214,10 @@ def checked_intent(found: Intent, question: str, *, this_year: int | None = None
     A model value must pass the rule its option passes from a user (years 1800-2100, since before
     until) and have evidence in the question: a year window or news window only when the
     question states one, a formula only one the question names, a domain only one its words
-    touches (or a neighbour of one it touches; any, when it touches none); key terms must be
-    searchable (not blank, at most 80 characters).
+    touches (or a neighbour of one it touches; any, when it touches none; biomedical, which
+    asks PubMed, never as a neighbour of a materials question: a model called "Which polymorph
+    of TiO2 is most stable?" biomedical by way of chemistry); key terms must be searchable (not
+    blank, at most 80 characters).
     """
     this_year = this_year or date.today().year
     rules = detect_intent(question, this_year=this_year, embedder=embedder)
@@ -246,6 +248,8 @@ def checked_intent(found: Intent, question: str, *, this_year: int | None = None
              None)
     known = set(rules.domains) - {"general"}
     near = known | {n for d in known for n in NEIGHBOUR_DOMAINS.get(d, ())}
+    if "materials" in known and "biomedical" not in known:
+        near.discard("biomedical")  # a materials question's health side is read, not assumed
     unsupported = [d for d in found.domains if known and d not in near and d != "general"]
     if unsupported:
         kept = [d for d in found.domains if d not in unsupported]

@@ -180,3 +180,5 @@ class ModelStep(Record):
                             "limit: this step fell back")
     max_tokens: int | None = Field(None, description="The token limit sent with each call")
     context_tokens: int | None = Field(None, description="The model's context size used")
+    unjudged: int = Field(0, description="Items this ask left without a valid answer after "
+                          "every retry (screening: records kept without the model's verdict)")

@@ -78,6 +78,7 @@ def make_source_node(name: str) -> SourceNode:
             materials.extend(result.materials)
             notes.extend(result.notes)
             log.append(SearchLogEntry(source=name, query=query.query, n_results=len(result.works),
+                                      record_ids=[work.id for work in result.works],
                                       status="ok" if len(result) else "empty",
                                       note=_with_cache_note(result.log_note, stored),
                                       round=round_number, sent=_as_sent(sent, context),

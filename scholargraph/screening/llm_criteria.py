@@ -14,11 +14,15 @@ one-line reason. Recall comes first, as in the deterministic screen:
   Each record's verdict is checked on its own: one giving a verdict other than include/exclude,
   excluding without a reason, or contradicting another verdict for the same record is not used,
   and a verdict for a record not asked about is ignored; the batch's valid verdicts stand (a
-  small model's one bare exclusion cost the whole batch's judgements). A reply with no valid
+  small model's one bare exclusion cost the whole batch's judgements). The records of a batch
+  left without a valid verdict are asked about once more, alone (a smaller batch, which a small
+  model keeps straight more often), never the records already judged. A reply with no valid
   verdict at all is asked again once (:meth:`scholargraph.engines.ModelSession.ask`) and, if
   still without one, not used. A record the model did not judge validly (no verdict for it, an
   invalid one, a reply not used, a request the server failed or did not answer in time) is
-  **kept**, and a note says how many and why;
+  **kept**: its screening reason says ``the model could not judge it`` (:data:`UNJUDGED`), a
+  note says how many and why, and the ask that left it counts it (``unjudged`` on the
+  ``engine`` record's step);
 - what the model said of a record is kept for the run's later rounds (``criteria_verdicts`` in
   the state, by :func:`~scholargraph.ledger.work_key`), so a record is not asked about again.
 
@@ -67,8 +71,9 @@ PREFIX = "criteria (model): "
 
 INCLUDED = PREFIX + "include"
 """What an included work's screening reason adds when the model judged it and kept it."""
-UNJUDGED = PREFIX + "no verdict, kept"
-"""What it adds when the model was asked and gave no usable verdict (the note says why)."""
+UNJUDGED = PREFIX + "the model could not judge it"
+"""What it adds when the model gave no usable verdict for it, though asked again about it alone
+where it judged others of its batch (the note says why)."""
 
 
 def model_part(work: Work, verdicts: Mapping[str, str | None]) -> str:
@@ -209,10 +214,7 @@ def reply_problems(answer: CriteriaVerdicts, asked: int) -> list[str]:
         return []
     if not found.set_aside:
         return ["no verdict for any record"]
-    said = [str(e) for e in found.set_aside]
-    more = len(said) - MAX_ERRORS_SHOWN
-    return [f"no valid verdict ({'; '.join(said[:MAX_ERRORS_SHOWN])}"
-            + (f"; {more} more" if more > 0 else "") + ")"]
+    return [f"no valid verdict ({first_few([str(e) for e in found.set_aside])})"]
 
 
 EMPTY_REASONS = frozenset({"none", "null", "n/a", "na", "exclude", "excluded", "reason",
@@ -240,6 +242,55 @@ def record_block(number: int, work: Work, tokens: int) -> str:
     _, _, abstract = record_text(work).partition("\n")
     text = f"Title: {work.title}\nAbstract: {abstract or '(none)'}"
     return f"Record {number}:\n{fence(f'record {number}', trim_to_tokens(text, tokens))}"
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    """Why the model did not judge a record: it gave no verdict for it (``silent``), its verdict
+    was not valid (``invalid``, why), or the whole reply was not used (``unused``, why)."""
+
+    kind: Literal["silent", "invalid", "unused"]
+    why: str = ""
+
+
+@dataclass
+class Unjudged:
+    """The records the model left unjudged after every ask (kept), and why, for the note."""
+
+    silent: int = 0
+    invalid: list[str] = field(default_factory=list)
+    unused: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def kept(self) -> int:
+        return self.silent + len(self.invalid) + sum(self.unused.values())
+
+    def add(self, works: list[Work], rest: Mapping[int, NotJudged]) -> None:
+        """Counts the works at the keys of ``rest`` as left unjudged, each for its reason."""
+        for i, left in sorted(rest.items()):
+            if left.kind == "silent":
+                self.silent += 1
+            elif left.kind == "invalid":
+                self.invalid.append(f"{quoted_title(works[i])}: {left.why}")
+            else:
+                self.unused[left.why] += 1
+
+    def said(self) -> str:
+        """How many for each reason: the first few reasons named, since they repeat."""
+        why = [f"{self.silent} it gave no verdict for"] if self.silent else []
+        if self.invalid:
+            why.append(f"{len(self.invalid)} with a verdict not valid "
+                       f"({first_few(self.invalid)})")
+        if self.unused:
+            why.append(f"{sum(self.unused.values())} in replies not used "
+                       f"({first_few(list(self.unused))})")
+        return "; ".join(why)
+
+
+def first_few(reasons: list[str]) -> str:
+    """The first :data:`MAX_ERRORS_SHOWN` reasons and how many more."""
+    more = len(reasons) - MAX_ERRORS_SHOWN
+    return "; ".join(reasons[:MAX_ERRORS_SHOWN]) + (f"; {more} more" if more > 0 else "")
 
 
 @dataclass
@@ -277,31 +328,43 @@ class CriteriaJudge:
                 reasons[i] = self.known[key]
             else:
                 ask.append(i)
-        unanswered = 0
-        invalid: list[str] = []
-        unused: Counter[str] = Counter()
+        left = Unjudged()
         calls_before = sum(step.calls for step in self.steps)
         for start in range(0, len(ask), self.batch_size):
             batch = ask[start:start + self.batch_size]
             about = (f"records {start + 1}-{start + len(batch)} of {len(ask)} against the "
                      "criteria")
-            found, error = self._judge_batch([works[i] for i in batch], about)
-            if error is not None:
-                unused[error] += len(batch)
-                continue
-            invalid += [f"{quoted_title(works[batch[number - 1]])}: {why}"
-                        for number, why in sorted(found.invalid().items())]
-            for number, i in enumerate(batch, 1):
-                if number not in found.judged:
-                    unanswered += 1
-                    continue
-                reasons[i] = found.judged[number]
-                self.verdicts[work_key(works[i])] = found.judged[number]
+            rest = self._judge_records(works, batch, about, reasons)
+            if rest and len(rest) < len(batch):  # ask again about those alone, once
+                again = (f"the {counted(len(rest), 'record')} of records {start + 1}-"
+                         f"{start + len(batch)} not judged, again")
+                rest = self._judge_records(works, list(rest), again, reasons)
+            if rest:
+                self.steps[-1].unjudged += len(rest)
+                left.add(works, rest)
         if works:
             excluded = sum(reasons[i] is not None for i in ask)
-            notes += self._notes(len(works), len(ask), excluded, unanswered, invalid, unused,
+            notes += self._notes(len(works), len(ask), excluded, left,
                                  sum(step.calls for step in self.steps) - calls_before)
         return reasons
+
+    def _judge_records(self, works: list[Work], asked: list[int], about: str,
+                       reasons: list[str | None]) -> dict[int, NotJudged]:
+        """Asks about the works at ``asked`` as one batch, applies its valid verdicts to
+        ``reasons``, and returns the others, each with why it was not judged."""
+        found, error = self._judge_batch([works[i] for i in asked], about)
+        invalid = found.invalid()
+        rest: dict[int, NotJudged] = {}
+        for number, i in enumerate(asked, 1):
+            if number in found.judged:
+                reasons[i] = found.judged[number]
+                self.verdicts[work_key(works[i])] = found.judged[number]
+            elif error is not None:
+                rest[i] = NotJudged("unused", error)
+            else:
+                rest[i] = NotJudged("invalid", invalid[number]) if number in invalid \
+                    else NotJudged("silent")
+        return rest
 
     def _judge_batch(self, works: list[Work], about: str = ""
                      ) -> tuple[BatchVerdicts, str | None]:
@@ -324,32 +387,17 @@ class CriteriaJudge:
         return batch_verdicts(reply, len(works)), None
 
     @staticmethod
-    def _notes(total: int, asked: int, excluded: int, unanswered: int, invalid: list[str],
-               unused: Counter[str], calls: int) -> list[str]:
+    def _notes(total: int, asked: int, excluded: int, left: Unjudged, calls: int) -> list[str]:
         """What the model did, and which records it left unjudged and why (kept)."""
         earlier = total - asked
-        kept_unjudged = unanswered + sum(unused.values())
-        judged = asked - kept_unjudged
+        judged = asked - left.kept
         notes = [f"{STEP}: the model judged {judged} of {counted(total, 'record')} kept by the "
                  f"rules against the criteria in {counted(calls, 'call')} and excluded {excluded}"
                  + (f" ({earlier} judged in an earlier round, not asked again)" if earlier else "")
                  + (f"; its exclusions read '{PREFIX}...'" if excluded else "")]
-        if kept_unjudged:
-            silent = unanswered - len(invalid)
-            why = [f"{silent} it gave no verdict for"] if silent > 0 else []
-            if invalid:
-                shown = "; ".join(invalid[:MAX_ERRORS_SHOWN]) + (
-                    f"; {len(invalid) - MAX_ERRORS_SHOWN} more"
-                    if len(invalid) > MAX_ERRORS_SHOWN else "")
-                why.append(f"{len(invalid)} with a verdict not valid ({shown})")
-            if unused:  # the reasons of the first few replies not used: they repeat
-                errors = list(unused)
-                shown = "; ".join(errors[:MAX_ERRORS_SHOWN]) + (
-                    f"; {len(errors) - MAX_ERRORS_SHOWN} more" if len(errors) > MAX_ERRORS_SHOWN
-                    else "")
-                why.append(f"{sum(unused.values())} in replies not used ({shown})")
-            notes.append(f"{STEP}: {counted(kept_unjudged, 'record was', 'records were')} kept "
-                         f"without the model's judgement: {'; '.join(why)}")
+        if left.kept:
+            notes.append(f"{STEP}: {counted(left.kept, 'record was', 'records were')} kept "
+                         f"without the model's judgement: {left.said()}")
         return notes
 
 

@@ -110,6 +110,18 @@ class PubMedAgent(SourceAgent):
         super().__init__(settings)
         self.batch_size = max(1, min(batch_size, ESEARCH_MAX))
 
+    def is_relevant(self, intent: Intent) -> bool:
+        """The life sciences, and chemistry unless the question reads as materials science.
+
+        PubMed indexes the chemistry of drugs, cells and exposure, not the stability or
+        structure of solids: "Which polymorph of TiO2 is most stable?" (chemistry by its
+        meaning, materials by its formula) asked PubMed and screened its toxicology papers.
+        A materials question about health reads as biomedical as well (toxicity, cells,
+        implants: by its words or its meaning, :mod:`scholargraph.deterministic.fields`) and
+        asks PubMed for that reading, whatever its materials side."""
+        domains = set(intent.domains)
+        return "biomedical" in domains or ("chemistry" in domains and "materials" not in domains)
+
     def build_query(self, terms: list[str], intent: Intent) -> str:
         """The first (most specific) term is required, any of the others may join it."""
         return first_and_any([_term_group(term) for term in clean_terms(terms, '"()[]')])
