@@ -10,6 +10,7 @@ from scholargraph.deterministic.extractive import (
     NEVER_FINDINGS,
     Candidate,
     claim_candidates,
+    extractive_draft,
     quotable,
     states_finding,
     wanted_facets,
@@ -120,3 +121,20 @@ def test_what_a_field_needs_is_background():
     for result in ("Unmet need for respite care was reported by 42% of carers.",
                    "Emicizumab prophylaxis reduced the need for factor VIII infusions."):
         assert "background" not in sentences_of(result)[0].facets, result
+
+
+def test_no_sub_question_of_a_claim_quotes_background():
+    survey = SURVEY.model_copy(update={"abstract": (
+        "Emicizumab is used for routine prophylaxis to prevent bleeding episodes in people with "
+        "severe haemophilia. Weekly emicizumab prophylaxis lowered treated bleeds by 70% in the 36 "
+        "adults of the survey.")})
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {CLAIM}",
+                         answer_shape="studies testing it")
+    passages = [p.model_copy(update={"sub_question_id": sub.id, "score": 1.0})
+                for sub in (itself, METHODS) for p in chunk_work(survey)]
+    draft = extractive_draft([itself, METHODS], passages, [survey],
+                             ["emicizumab", "prophylaxis", "bleeding", "haemophilia"],
+                             claim_sub=itself)
+    quoted = [f.text for f in draft.findings if f.kind == "finding"]
+    assert quoted == ["Weekly emicizumab prophylaxis lowered treated bleeds by 70% in the 36 "
+                      "adults of the survey."]

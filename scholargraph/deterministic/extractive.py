@@ -1637,7 +1637,10 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     its own passages' sentences are taken from it instead of being ranked a second time.
 
     The other sub-questions of a claim quote only the works that test it most directly
-    (:func:`beside_the_claim`)."""
+    (:func:`beside_the_claim`), and no sub-question of a claim quotes background (what a field
+    has become, needs or does in practice: "Machine learning approaches are utilized in
+    healthcare for computational decision-making ...", quoted as the methods of a claim's
+    review of machine learning in public-health surveillance)."""
     years = {work.id: work.year for work in papers}
     used: set[str] = set()
     ranked: dict[str, list[Candidate]] = {}
@@ -1675,8 +1678,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         quotable_here = [c for c in ranked[sub.id]
                          if c.work_id not in claim_works and c.work_id not in no_study
                          and (not beside or c.work_id in direct)
-                         and (claim_sub is not None or (states_finding(c, wanted_facets(sub))
-                                                        and c.work_id not in opinions))]
+                         and (states_finding(c, wanted_facets(sub)) and c.work_id not in opinions
+                              if claim_sub is None else "background" not in c.facets)]
         if claim_sub is not None and sub.id == claim_sub.id:
             quotable_here = results_first(quotable_here)
         chosen = [f.model_copy(update={"sub_question_id": sub.id})
