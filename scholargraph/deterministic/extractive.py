@@ -39,6 +39,7 @@ from scholargraph.deterministic.relevance import (
 )
 from scholargraph.deterministic.stance import (
     DIRECTION_WORDS,
+    THAN,
     Comparison,
     Stance,
     claim_subject,
@@ -51,6 +52,7 @@ from scholargraph.deterministic.text import (
     ASKS_METHODS,
     METHOD_CUES,
     SECTION_WORDS,
+    funding_line,
     reference_debris,
     run_together,
 )
@@ -145,6 +147,33 @@ sample so with no result word, none of them a rationale sentence of a train clai
 categories of misunderstanding were identified" and "We identified 14 categories of
 misunderstanding" are a qualitative study's result: "identified" counts a sample only of
 people."""
+DONE_TO = re.compile(
+    r"\b(?:was|were) (?:\w+ly )?(?:then |also |first |further |again )?(?:randomi[sz]ed|assigned|"
+    r"allocated|treated|administered|given|dosed|injected|infused|followed|monitored|"
+    r"interviewed|surveyed|asked|invited|instructed|trained|scanned|sampled|screened|stratified|"
+    r"matched|categori[sz]ed|classified|grouped|divided|exposed|fed|housed|immuni[sz]ed|"
+    r"vaccinated|implanted|transplanted|switched|genotyped|performed|conducted|carried out|"
+    r"undertaken|applied|fitted|extracted|abstracted|coded|selected|excluded|defined)\b",
+    re.IGNORECASE)
+"""What was done to a study's subjects or data, in the passive past ("Patients were randomised
+to emicizumab or no prophylaxis and followed for 12 months", "Bleeds were classified as
+spontaneous or traumatic"): a method, unless the sentence also states what came of it
+(:func:`procedure_only`). Over SciFact's 5,183 abstracts 380 sentences of no kind, or read as
+a result only from a structured abstract's Results label ("56 patients were treated with a
+single dose of 131I, 12 with two doses, ..."), become methods so, none a rationale
+sentence."""
+
+
+def procedure_only(text: str) -> bool:
+    """Whether a sentence only says what was done (:data:`DONE_TO`): it states no result (no
+    result cue, no direction word read by :func:`~scholargraph.deterministic.stance.stance`, no
+    comparison of one arm with another). A figure alone is no result: "12 months" and "3 mg/kg"
+    say how long and how much, not what changed. Such a sentence answers a sub-question on
+    methods, never one on results, and a claim's study is never read by it."""
+    return bool(DONE_TO.search(text)) and not FACET_CUES["result"].search(text) and not (
+        THAN.search(text)) and not stance(text).cues
+
+
 LABEL_FACETS = {
     "background": "background", "introduction": "background", "objective": "background",
     "objectives": "background", "aim": "background", "aims": "background",
@@ -280,6 +309,32 @@ are most often estimated from a frequentist framework", "Cartilage damage is typ
 by ..."): background, as :data:`WIDELY_USED`, unless the sentence also reports a result. Over
 SciFact's abstracts it matches 112 sentences, none a rationale sentence; a study's own
 observation is in the past tense ("symptoms were usually mild")."""
+PRACTICE = re.compile(
+    r"\b(?:is|are|has been|have been) (?:\w+ly )?(?:now |also |still )?(?:used|utili[sz]ed|"
+    r"employed|indicated|approved|licensed|recommended|prescribed|offered) (?:\w+ ){0,3}?"
+    r"(?:for|as|in|to)\b", re.IGNORECASE)
+"""What a treatment or method is for in practice ("Emicizumab is used for routine prophylaxis
+to prevent bleeding episodes in haemophilia A", "Machine learning approaches are utilized in
+healthcare for computational decision-making ..."): its indication or use, background, never a
+finding nor a study's support of a claim that it works, unless the sentence also reports a
+result or names its own work ("In this study, a random forest is used to ..."). Over SciFact's
+5,183 abstracts 79 sentences become background so ("Different coatings are used to improve
+polypropylene mesh properties."), none a rationale sentence."""
+FIELD_NEED = re.compile(
+    r"\bin (?:\w+ )?need of\b"
+    r"|\bthere (?:is|are|remains?|exists?|has been) (?:\w+ ){0,3}?(?:needs?|demands?|calls?)\b"
+    r"|\b(?:growing|increasing|rising|urgent|pressing|critical|clear) "
+    r"(?:\w+ )?(?:needs?|demands?) (?:for|to|of)\b"
+    r"|\b(?:needs?|demands?) (?:for (?:[\w-]+ ){1,4}?)?(?:(?:is|are|has|have) )?(?:been )?"
+    r"(?:growing|increasing|rising)\b", re.IGNORECASE)
+"""What a field or its people need ("Academics are also in need of tools to ...", "There is a
+growing need for ...", "The demand for automated outbreak detection has been increasing"):
+background, its "increasing" no result, unless the sentence gives a figure or names its own
+work ("Unmet need for respite care was reported by 42% of carers" is a survey's result). A
+need a study removed is no need of its field: "reduced the need for transfusion", "there was
+no need for dose adjustment" (in the past tense) are results, and so is an unmet need a
+study counted. Over SciFact's abstracts it makes 28 more sentences background, none a
+rationale sentence."""
 PAPER_DOES = re.compile(
     r"\b(?:in this (?:talk|paper|article|chapter|review|report|study|work|protocol)|here)\b,? "
     r"(?:we|I) (?:present|describe|review|discuss|propose|introduce|outline|summari[sz]e|"
@@ -837,20 +892,22 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         if glued := GLUED_REFERENCE.search(passage.text, start, end):
             end, cites = glued.start(), True
         text = passage.text[start:end]
-        if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text):
+        if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text) or (
+                funding_line(text)):
             continue
         if reference_debris(text) or run_together(text):
             continue
         cued = INNER_PURPOSE.sub(" ", PURPOSE_CLAUSE.sub("", text, count=1))  # an aim's words
         facets = {name for name, cue in FACET_CUES.items()
                   if cue.search(cued if name == "result" else text) and name != "limitation"}
-        if PURPOSE_CLAUSE.match(text) and "result" not in facets:
-            facets.add("method")  # what was done, and what for
+        if (PURPOSE_CLAUSE.match(text) or procedure_only(text)) and "result" not in facets:
+            facets.add("method")  # what was done (and what for), nothing found
         if REVIEW_CONDUCT.search(text):
             facets = {"method"}  # how a review searched and what it found to include
         if states_limitation(text) and (facet != "method" or LIMITATION_STATED.search(text)):
             facets.add("limitation")  # under Methods, "confounders" are what was measured
-        if facet == "result" and "result" not in facets and ENROLMENT.search(text):
+        if facet == "result" and "result" not in facets and (
+                ENROLMENT.search(text) or procedure_only(text)):
             facet = "method"  # "RESULTS A total of 9020 patients were included."
         if facet:
             facets = {facet} | (facets & {"limitation"})
@@ -858,8 +915,11 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = (facets - {"result"}) | {"background"}  # a field's promise, opening it
         elif FIELD_BACKGROUND.search(text) or FIELD_STANDING.search(text) or (
                 EXPLANATION.search(text)) or (
-                (WIDELY_USED.search(text) or USUAL_PRACTICE.search(text))
+                (WIDELY_USED.search(text) or USUAL_PRACTICE.search(text)
+                 or (PRACTICE.search(text) and not THIS_WORK.search(text)))
                 and "result" not in facets) or (
+                FIELD_NEED.search(text) and not MEASURED.search(text)
+                and not THIS_WORK.search(text)) or (
                 (EARLIER_FINDINGS.search(text) or DEFINITION.search(text))
                 and not THIS_WORK.search(text)):
             facets = (facets - {"result"}) | {"background"}  # what the field has become or lacks
@@ -1577,7 +1637,10 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
     its own passages' sentences are taken from it instead of being ranked a second time.
 
     The other sub-questions of a claim quote only the works that test it most directly
-    (:func:`beside_the_claim`)."""
+    (:func:`beside_the_claim`), and no sub-question of a claim quotes background (what a field
+    has become, needs or does in practice: "Machine learning approaches are utilized in
+    healthcare for computational decision-making ...", quoted as the methods of a claim's
+    review of machine learning in public-health surveillance)."""
     years = {work.id: work.year for work in papers}
     used: set[str] = set()
     ranked: dict[str, list[Candidate]] = {}
@@ -1615,8 +1678,8 @@ def extractive_draft(subs: list[SubQuestion], passages: list[Passage], papers: l
         quotable_here = [c for c in ranked[sub.id]
                          if c.work_id not in claim_works and c.work_id not in no_study
                          and (not beside or c.work_id in direct)
-                         and (claim_sub is not None or (states_finding(c, wanted_facets(sub))
-                                                        and c.work_id not in opinions))]
+                         and (states_finding(c, wanted_facets(sub)) and c.work_id not in opinions
+                              if claim_sub is None else "background" not in c.facets)]
         if claim_sub is not None and sub.id == claim_sub.id:
             quotable_here = results_first(quotable_here)
         chosen = [f.model_copy(update={"sub_question_id": sub.id})

@@ -128,6 +128,25 @@ def reference_debris(sentence: str) -> bool:
                 or re.search(r"\bdoi\b|\bet al\b", sentence, re.IGNORECASE))
 
 
+FUNDING = re.compile(
+    r"(?:[A-Z][\w.&'-]*,? (?:and |& )?){1,6}(?:\w+ )?(?:funded|sponsored|financed) (?:the|this) "
+    r"(?:study|trial|work|research|analysis|project)\b"
+    r"|(?:the|this) (?:study|trial|work|research|project) was (?:\w+ )?(?:partly |partially |"
+    r"fully )?(?:funded|sponsored|financed|supported) (?:in part )?by\b"
+    r"|(?:funding|funded by|sponsored by|supported by (?:grants?|the))\b", re.IGNORECASE)
+"""Who paid for a study ("F Hoffmann-La Roche funded the study.", "This work was supported by
+grant ...", "Funded by the National Institute for Health Research."): a record's funding line,
+not a finding. Matched at a sentence's start, it also ends the sentence before it where an
+export glued it on after a name's letter ("... in haemophilia A.F Hoffmann-La Roche funded
+the study", :func:`~scholargraph.rag.chunking.split_sentences`), and no such line is quoted
+(:func:`funding_line`)."""
+
+
+def funding_line(sentence: str) -> bool:
+    """Whether a sentence is a funding line (:data:`FUNDING`, matched at its start)."""
+    return FUNDING.match(sentence.lstrip()) is not None
+
+
 _LICENCE_NOTICE = re.compile(
     r"\bthis is an? open[- ]access (?:article|publication|paper)\b"
     r"|\bopen[- ]access this (?:article|chapter|book) is\b"

@@ -17,7 +17,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from scholargraph.deterministic.text import SECTION_WORDS, not_a_statement, references_start
+from scholargraph.deterministic.text import (
+    FUNDING,
+    SECTION_WORDS,
+    not_a_statement,
+    references_start,
+)
 from scholargraph.records import Passage, TextSpan, Work
 
 DEFAULT_MAX_CHARS = 600
@@ -32,7 +37,8 @@ _SENTENCE_END = re.compile(
     r"|(?<=[a-z0-9)%\],][.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
     r"|(?<=[A-Z]{2}[.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
     r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])"
-    rf"|(?<=[A-Z]{{2}}[.!?])(?=(?:{SECTION_WORDS}):)")
+    rf"|(?<=[A-Z]{{2}}[.!?])(?=(?:{SECTION_WORDS}):)"
+    r"|(?<=[A-Z][.])(?=[A-Z])(?=(?:[A-Z][\w.&'-]*,? ){1,6}(?:\w+ )?(?:funded|sponsored) )")
 """The end of a sentence: a full stop (or ! ?) and a space before a capital, a digit or a
 copyright sign ('... age-related bone loss. \u00a9 2016 American Society ...': the notice is a
 sentence of its own, left out of what is screened and quoted, not the end of a finding); or,
@@ -48,7 +54,10 @@ stop is in (:func:`_inside_address`). A note number after the stop ('...a variet
 diseases.15 Science Clips, a weekly...') ends the sentence, and is left out of both. A
 structured abstract's label with its colon glued to an abbreviation's stop ('... enacted stigma
 towards IBD.Conclusion: For people living with IBD ...', a PsycINFO record) starts a sentence
-too: a capital before the stop is otherwise read as an initial or a name ('E.Coli')."""
+too: a capital before the stop is otherwise read as an initial or a name ('E.Coli'); so does
+a funding line glued to a name's letter ('... in haemophilia A.F Hoffmann-La Roche funded the
+study', :data:`~scholargraph.deterministic.text.FUNDING`), which is then left out of what is
+quoted."""
 _SECTION_NEXT = re.compile(rf"(?:{SECTION_WORDS}):?\s+[A-Z]")
 """A structured abstract's next label ('...were conducted in R. Results The model...'): the
 stop before it ends a sentence even after what reads as an initial."""
@@ -131,7 +140,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         stop = match.start() + 1 if spaced and not noted else match.start()
         sentence = text[start:stop]
         if _ends_with_abbreviation(sentence) and not _SECTION_NEXT.match(
-                text, match.end()) and not _named_letter_ends(sentence, text, match.end()):
+                text, match.end()) and not _named_letter_ends(sentence, text, match.end()) and (
+                not FUNDING.match(text, match.end())):
             continue
         if not spaced and _inside_address(text, match.end()):
             continue

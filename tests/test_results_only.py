@@ -1,0 +1,140 @@
+"""Findings quote results and conclusions, never background, aims, methods or a funding line
+(issue 22), for a claim and for a topic: four kinds of sentence seen quoted by hand in reviews
+of haemophilia and public-health records, each written here as such an abstract would."""
+
+from __future__ import annotations
+
+from scholargraph.agents.schemas import Draft, SubQuestion
+from scholargraph.agents.synthesis import with_stances
+from scholargraph.deterministic.extractive import (
+    NEVER_FINDINGS,
+    Candidate,
+    claim_candidates,
+    extractive_draft,
+    quotable,
+    states_finding,
+    wanted_facets,
+)
+from scholargraph.rag.chunking import chunk_work, split_sentences
+from scholargraph.records import Passage, Work
+
+CLAIM = "Emicizumab prophylaxis reduces bleeding in haemophilia A."
+RESULTS = SubQuestion(id="q3", text="What are the main findings of studies on emicizumab "
+                      "prophylaxis in haemophilia A?", answer_shape="results")
+METHODS = SubQuestion(id="q2", text="What methods and data have been used to study emicizumab "
+                      "prophylaxis in haemophilia A?", answer_shape="methods")
+
+
+def sentences_of(text: str) -> list[Candidate]:
+    """The quotable sentences of ``text`` read as a work's abstract."""
+    return quotable(Passage(id="w#abstract", work_id="w", text=text, start=0, end=len(text),
+                            section="abstract"), 2022)
+
+
+def quoted_for(sub: SubQuestion, text: str) -> list[str]:
+    """The sentences of ``text`` a review may quote as findings of ``sub``."""
+    wanted = wanted_facets(sub)
+    return [c.quote.text for c in sentences_of(text)
+            if states_finding(c, wanted) and not c.facets & NEVER_FINDINGS]
+
+
+TRIAL = ("Bleeding remains the main burden of severe haemophilia A in adolescents. "
+         "Patients were randomised to weekly emicizumab prophylaxis or on-demand factor VIII "
+         "and followed for 12 months. "
+         "Bleeds were classified as spontaneous or traumatic by the treating physician. "
+         "Emicizumab prophylaxis lowered the annualised bleeding rate by 87% compared with "
+         "on-demand treatment.")
+
+
+def test_what_was_done_to_the_patients_is_a_method_not_a_result():
+    assert quoted_for(RESULTS, TRIAL) == [
+        "Emicizumab prophylaxis lowered the annualised bleeding rate by 87% compared with "
+        "on-demand treatment."]
+    methods = quoted_for(METHODS, TRIAL)
+    assert "Bleeds were classified as spontaneous or traumatic by the treating physician." in (
+        methods)
+    assert any(text.startswith("Patients were randomised") for text in methods)
+
+
+def test_a_procedure_that_states_what_came_of_it_is_a_result():
+    # a direction word, a null result or a comparison of arms is what the study found
+    for sentence in ("Patients were switched to emicizumab and their joint bleeds fell to zero.",
+                     "Patients were followed for two years and no inhibitors developed.",
+                     "Children were treated with emicizumab and bled less often than on "
+                     "factor VIII."):
+        kinds = {c.quote.text: c.facets for c in sentences_of(sentence)}
+        assert "method" not in kinds[sentence], sentence
+    # under a Results label, what was done alone is still a method
+    labelled = "RESULTS: All 48 patients were followed for a median of 14 months."
+    assert [c.facets for c in sentences_of(labelled)] == [frozenset({"method"})]
+
+
+def test_a_funding_line_glued_to_the_last_sentence_is_split_off_and_never_quoted():
+    text = ("Emicizumab prophylaxis lowered treated bleeds by 68% in adults with haemophilia "
+            "A.F Hoffmann-La Roche funded the study.")
+    spans = [text[start:end] for start, end in split_sentences(text)]
+    assert spans == ["Emicizumab prophylaxis lowered treated bleeds by 68% in adults with "
+                     "haemophilia A.", "F Hoffmann-La Roche funded the study."]
+    assert quoted_for(RESULTS, text) == [spans[0]]
+    spaced = text.replace("A.F", "A. F")
+    assert quoted_for(RESULTS, spaced) == [spans[0]]
+    # an initial before a surname is not a stop
+    assert len(split_sentences("Samples were read blind by A.F. Smith and J. Lee.")) == 1
+    for line in ("This work was supported in part by grant R01 HL123 from the NHLBI.",
+                 "Funded by the National Institute for Health Research."):
+        result = "Prophylaxis reduced bleed rates by half in 40 adults with haemophilia A."
+        assert quoted_for(RESULTS, f"{result} {line}") == [result]
+
+
+SURVEY = Work(
+    title="Prophylaxis practice in haemophilia treatment centres: a national survey",
+    doi="10.1000/survey", year=2023, sources=["pubmed"],
+    abstract="Emicizumab is used for routine prophylaxis to prevent bleeding episodes in "
+             "people with haemophilia A. We surveyed the 36 treatment centres of one country "
+             "about how they start and monitor prophylaxis.")
+
+
+def test_a_statement_of_practice_neither_supports_nor_contradicts_the_claim():
+    practice = sentences_of(SURVEY.abstract or "")[0]
+    assert "background" in practice.facets
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {CLAIM}",
+                         answer_shape="studies testing it")
+    ranked = claim_candidates(itself, chunk_work(SURVEY), [SURVEY],
+                              ["emicizumab", "prophylaxis", "bleeding", "haemophilia"])
+    draft = with_stances(Draft(summary="", findings=[]), CLAIM, itself, ranked, [SURVEY])
+    assert [(s.work_id, s.reading) for s in draft.stances] == [(SURVEY.id, "neither")]
+    # in the tense of a study's own result it does count
+    found = "Emicizumab prophylaxis prevented bleeding episodes in 30 of 36 adults."
+    assert "background" not in sentences_of(found)[0].facets
+
+
+def test_what_a_field_needs_is_background():
+    text = ("Academics are also in need of tools that track how surveillance systems perform. "
+            "There is a growing need for machine learning methods in public health. "
+            "The demand for automated outbreak detection has been increasing. "
+            "Our classifier detected influenza outbreaks 9 days earlier than the reports.")
+    surveillance = SubQuestion(id="q1", text="What are the main findings of studies on machine "
+                               "learning for public health surveillance?", answer_shape="results")
+    assert quoted_for(surveillance, text) == [
+        "Our classifier detected influenza outbreaks 9 days earlier than the reports."]
+    # a need a study measured is its result
+    for result in ("Unmet need for respite care was reported by 42% of carers.",
+                   "Emicizumab prophylaxis reduced the need for factor VIII infusions."):
+        assert "background" not in sentences_of(result)[0].facets, result
+
+
+def test_no_sub_question_of_a_claim_quotes_background():
+    survey = SURVEY.model_copy(update={"abstract": (
+        "Emicizumab is used for routine prophylaxis to prevent bleeding episodes in people with "
+        "severe haemophilia. Weekly emicizumab prophylaxis lowered treated bleeds by 70% in the 36 "
+        "adults of the survey.")})
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {CLAIM}",
+                         answer_shape="studies testing it")
+    passages = [p.model_copy(update={"sub_question_id": sub.id, "score": 1.0})
+                for sub in (itself, METHODS) for p in chunk_work(survey)]
+    draft = extractive_draft([itself, METHODS], passages, [survey],
+                             ["emicizumab", "prophylaxis", "bleeding", "haemophilia"],
+                             claim_sub=itself)
+    quoted = [f.text for f in draft.findings if f.kind == "finding"]
+    assert quoted == ["Weekly emicizumab prophylaxis lowered treated bleeds by 70% in the 36 "
+                      "adults of the survey."]
