@@ -25,8 +25,8 @@ from scholargraph.agents.synthesis import run_embedder
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import (
     credibility_of,
+    no_venue_named,
     passage_works,
-    standing_unknown,
     weak_only,
 )
 from scholargraph.deterministic.extractive import database_entries, quoted_for_results
@@ -152,18 +152,18 @@ def weak_source_gaps(subs: list[SubQuestion], draft: Draft, passages: list[Passa
     """A gap for each sub-question whose findings all rest on weak sources only (preprints,
     news, unknown pages): the answer may be right, but nothing stronger bears it out yet. When
     every one of those sources is a scholarly record naming no venue
-    (:func:`~scholargraph.deterministic.credibility.standing_unknown`), the gap says their peer
+    (:func:`~scholargraph.deterministic.credibility.no_venue_named`), the gap says their peer
     review is unknown, not that none is peer reviewed."""
     work_of = passage_works(passages, papers)
     cited_works = [work_of[i] for f in draft.findings for i in f.passage_ids if i in work_of]
-    if cited_works and all(map(standing_unknown, cited_works)):
+    if no_venue_named(cited_works):
         return [NO_VENUE_NAMED]
     gaps = []
     for sub in subs:
         cited = [i for f in findings_of(sub, draft) for i in f.passage_ids]
         if not cited or not weak_only(cited, work_of, this_year):
             continue
-        if all(standing_unknown(work_of[i]) for i in cited if i in work_of):
+        if no_venue_named([work_of[i] for i in cited if i in work_of]):
             gaps.append(f"{sub.text} (rests only on records that name no venue: whether any is "
                         "peer reviewed is unknown)")
         else:
