@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from scholargraph.agents.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
-from scholargraph.agents.synthesis import run_embedder
+from scholargraph.agents.synthesis import TERM_OVERLAP_ONLY
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import (
     credibility_of,
@@ -40,6 +40,7 @@ from scholargraph.deterministic.relevance import (
 from scholargraph.deterministic.support import LEXICAL_WITH_DENSE, lexical_support
 from scholargraph.engines import fence, session_for, trim_to_tokens
 from scholargraph.rag.embeddings import Embedder
+from scholargraph.rag.select import load_run_embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.state import ReviewState
 from scholargraph.wording import counted
@@ -247,7 +248,8 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     subs, draft = state["sub_questions"], state["draft"]
     passages, papers = state.get("passages", []), state.get("papers", [])
     notes: list[str] = []
-    embedder = run_embedder(context.run_settings, notes) if draft.findings else None
+    embedder = (load_run_embedder(context.run_settings, notes, TERM_OVERLAP_ONLY)
+                if draft.findings else None)
     question = state.get("cleaned_question") or state.get("question", "")
     claim_sub = question_itself(subs, question) if is_claim(question) else None
     beside = frozenset(sub.id for sub in quoted_for_results(subs, draft.findings, claim_sub,
