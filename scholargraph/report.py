@@ -24,7 +24,7 @@ from scholargraph.agents.schemas import (
     WorkStance,
 )
 from scholargraph.context import ReviewContext
-from scholargraph.deterministic.credibility import standing_unknown
+from scholargraph.deterministic.credibility import no_venue_named
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
 from scholargraph.deterministic.questions import stance_claim, yes_no_clause
@@ -377,9 +377,9 @@ class Report(Record):
             return ""
         numbers = set(finding.citations)
         works = [self.work(r.work_id) for r in self.references if r.number in numbers]
-        if not (works and all(map(standing_unknown, works))):
+        if not no_venue_named(works):
             return "weak sources only"
-        if all(map(standing_unknown, self.cited_works())):
+        if no_venue_named(self.cited_works()):
             return ""  # true of every finding: the gaps say it once (NO_VENUE_NAMED)
         return "peer review unknown"
 

@@ -36,7 +36,7 @@ from scholargraph.progress import PROGRESS
 from scholargraph.records import SearchLogEntry
 from scholargraph.report import Report, RunRecord, report_from_state
 from scholargraph.screening.relevance import read_criteria
-from scholargraph.settings import Settings, without_credentials
+from scholargraph.settings import Settings, service_addresses, without_credentials
 from scholargraph.sources.registry import (
     agent_classes,
     plugin_names,
@@ -234,7 +234,7 @@ def official_addresses(replaying: Settings, settings: Settings) -> dict[str, str
     a loopback port that changes from run to run, so an offline review and its re-run log the
     same requests."""
     addresses = {}
-    for name in ENDPOINTS:
+    for name in service_addresses():
         served, meant = getattr(replaying, name, None), getattr(settings, name, None)
         meant = meant or OFFICIAL_WEB_SEARCH.get(name)
         if served and meant and served != meant:
@@ -269,8 +269,6 @@ VERSIONED = ("langgraph", "langchain-core", "pydantic", "chromadb", "bm25s", "on
 """Packages whose versions shape a review's answer (the graph, ranking, embedding, screening,
 the specificity of words, the formatted references), recorded beside scholargraph's and
 Python's: a colleague whose re-run differs can see whether the versions do."""
-ENDPOINTS = ("pubmed_url", "arxiv_url", "openalex_url", "mp_url", "ddg_url", "ddg_news_url",
-             "web_mirror")
 
 
 def run_record(question: str, options: ReviewOptions, settings: Settings,
@@ -289,7 +287,7 @@ def run_record(question: str, options: ReviewOptions, settings: Settings,
         offline=options.offline,
         corpus_as_of=(recording_day(options.added_since).isoformat() if options.offline
                       else None),
-        endpoints={**({} if options.offline else changed_endpoints(settings)),
+        endpoints={**({} if options.offline else settings.changed_endpoints()),
                    **plugin_endpoints(settings)},
         plugins=plugins(),
         embedding_model=settings.embedding_model or DEFAULT_MODEL,
@@ -402,16 +400,6 @@ def _flags(values: dict[str, Any], only: tuple[str, ...] | None = None,
         elif value is not None:
             words += [flag, str(value)]
     return words
-
-
-def changed_endpoints(settings: Settings) -> dict[str, str]:
-    """The service addresses that are not the official ones, without credentials or query."""
-    changed = {}
-    for name in ENDPOINTS:
-        value = getattr(settings, name, None)
-        if value and value != type(settings).model_fields[name].default:
-            changed[name] = without_credentials(str(value))
-    return changed
 
 
 def plugin_endpoints(settings: Settings) -> dict[str, str]:

@@ -37,6 +37,11 @@ The model, its structured-output method and context size and the library shape a
 are carried by the run options that set them (``--model``...); keys never are (a re-run needs
 the colleague's own), nor what only sets how patient, polite or cached this machine's requests
 are (timeouts, rates, the user agent, the cache) or where its files live."""
+SERVICE_ADDRESS: JsonDict = {**SHAPES_RUN, "service_address": True}
+"""Marks a setting that shapes a run (:data:`SHAPES_RUN`) as the address a source sends its
+requests to: the run record lists those that are not the official ones
+(:meth:`Settings.changed_endpoints`), and an offline run's search log names them where the
+replay server answered (:func:`scholargraph.runs.official_addresses`)."""
 
 
 class Settings(BaseSettings):
@@ -49,37 +54,37 @@ class Settings(BaseSettings):
 
     pubmed_url: str = Field(
         "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/",
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_PUBMED_URL"),
         description="E-utilities base; requests go to {url}esearch.fcgi and {url}efetch.fcgi",
     )
     arxiv_url: str = Field(
         "https://export.arxiv.org/api/query",
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_ARXIV_URL"),
         description="arXiv API query endpoint",
     )
     openalex_url: str = Field(
         "https://api.openalex.org",
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_OPENALEX_URL"),
         description="OpenAlex API root; requests go to {url}/works",
     )
     mp_url: str = Field(
         "https://api.materialsproject.org/",
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_MP_URL"),
         description="Materials Project API root",
     )
     ddg_url: str | None = Field(
         None,
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_DDG_URL"),
         description="Unset: ddgs chooses its backends. Set: DuckDuckGo HTML backend at this URL",
     )
     ddg_news_url: str | None = Field(
         None,
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_DDG_NEWS_URL"),
         description="Unset: ddgs chooses its news backends (none while SCHOLARGRAPH_DDG_URL is "
         "set). Set: DuckDuckGo's news.js at this URL, its token page beside it",
@@ -93,7 +98,7 @@ class Settings(BaseSettings):
     )
     web_mirror: str | None = Field(
         None,
-        json_schema_extra=SHAPES_RUN,
+        json_schema_extra=SERVICE_ADDRESS,
         validation_alias=_env("SCHOLARGRAPH_WEB_MIRROR"),
         description="Fetch web pages from {mirror}{host}/{path} instead of the live site "
         "(a local web archive, or the replay server)",
@@ -231,14 +236,27 @@ class Settings(BaseSettings):
         re-run must be given to do what this run did (``SCHOLARGRAPH_EMBEDDINGS=none``, a
         mirror's address), never a key."""
         variables = {field: variable for variable, field in env_fields().items()}
-        shaped = {}
+        return {variables[name]: value for name, value in self._changed("shapes_run").items()}
+
+    def changed_endpoints(self) -> dict[str, str]:
+        """The service addresses (:data:`SERVICE_ADDRESS`) that are not the official ones, by
+        field name, without credentials or query: ``run.endpoints`` of a review."""
+        return self._changed("service_address")
+
+    def _changed(self, mark: str) -> dict[str, str]:
+        """The fields marked ``mark`` whose values are not their defaults, by name, as a record
+        may show them: an address (a service's, or any value with a scheme) without credentials
+        or query, since a re-run command or ``review.json`` is shared."""
+        changed = {}
         for name, info in type(self).model_fields.items():
-            value = getattr(self, name)
-            if info.json_schema_extra != SHAPES_RUN or value in (None, "", info.default):
+            extra, value = info.json_schema_extra, getattr(self, name)
+            if not isinstance(extra, dict) or not extra.get(mark) \
+                    or value in (None, "", info.default):
                 continue
             text = str(value)
-            shaped[variables[name]] = without_credentials(text) if "://" in text else text
-        return shaped
+            address = extra.get("service_address") or "://" in text
+            changed[name] = without_credentials(text) if address else text
+        return changed
 
     def secrets(self) -> list[str]:
         """The key values in force, so outputs can be checked and scrubbed of them."""
@@ -251,6 +269,12 @@ def without_credentials(url: str) -> str:
     """``url`` without a user name, password, query or fragment."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))
+
+
+def service_addresses() -> list[str]:
+    """The names of the fields marked :data:`SERVICE_ADDRESS`, in the order they are declared."""
+    return [name for name, info in Settings.model_fields.items()
+            if info.json_schema_extra == SERVICE_ADDRESS]
 
 
 def env_fields() -> dict[str, str]:

@@ -484,6 +484,26 @@ def test_how_adjective_questions_keep_what_they_ask():
     assert all("how effective yoga is for chronic neck pain" in s.text for s in subs)
 
 
+def test_a_participle_is_read_alike_by_concepts_and_by_clauses():
+    """One reading (past_participle): a participle closes no concept and ends a how-question's
+    subject; a noun in -ed ("speed") and a short word in -ed ("red") are no participle."""
+    from scholargraph.deterministic.questions import which_noun_phrase
+    from scholargraph.deterministic.text import phrase_spans
+
+    assert [p for p, _, _ in phrase_spans("How are systematic reviews conducted in public "
+                                           "health?")] == ["systematic reviews", "public health"]
+    assert statement("How often is sepsis missed in emergency departments?") == (
+        "how often sepsis is missed in emergency departments")
+    assert statement("How accurate is wind speed forecasting in coastal areas?") == (
+        "how accurate wind speed forecasting is in coastal areas")
+    assert which_noun_phrase("Which reviews are conducted in public health?") == (
+        "the reviews conducted in public health")
+    assert which_noun_phrase("Which patients are aged over 65 in these trials?") == (
+        "the patients aged over 65 in these trials")
+    assert which_noun_phrase("Which flowers are red in colour?") == (
+        "the flowers that are red in colour")
+
+
 def test_which_questions_ask_for_the_things_they_name():
     _, subs = _plan("Which biomarkers are used to diagnose early sepsis in neonates?")
     assert subs[0].text == ("What do studies report on the biomarkers used to diagnose early "

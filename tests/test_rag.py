@@ -27,7 +27,7 @@ from scholargraph.rag.embeddings import (
     int8_model_path,
     load_embedder,
 )
-from scholargraph.rag.select import per_work
+from scholargraph.rag.select import load_run_embedder, per_work
 from scholargraph.rag.store import PassageStore, open_client
 from scholargraph.records import Work
 from scholargraph.settings import Settings
@@ -212,6 +212,18 @@ def test_missing_model_degrades_to_lexical_ranking_with_a_warning(tmp_path: Path
     assert "ranked lexically" in warnings[0]
     assert selected["q1"][0].work_id == "doi:10.1000/perovskite"
     assert all(p.work_id == "doi:10.1000/perovskite" for p in selected["q1"])
+
+
+def test_synthesis_says_in_its_own_words_that_it_goes_on_without_the_model(
+        tmp_path: Path) -> None:
+    """One loader for every step; each says what it does without the model."""
+    from scholargraph.agents.synthesis import TERM_OVERLAP_ONLY
+
+    settings = Settings(home=tmp_path, embedding_model=str(tmp_path / "no-such-model"))
+    notes: list[str] = []
+    assert load_run_embedder(settings, notes, TERM_OVERLAP_ONLY) is None
+    assert len(notes) == 1
+    assert notes[0].startswith("synthesis: sentences ranked and checked by term overlap only (")
 
 
 def test_no_works_gives_empty_selections(settings: Settings) -> None:

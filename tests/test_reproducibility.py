@@ -21,7 +21,6 @@ from scholargraph.options import ReviewOptions
 from scholargraph.report import Report, RunRecord
 from scholargraph.runs import (
     RERUN_OUT,
-    changed_endpoints,
     effective_options,
     library_digest,
     rerun_command,
@@ -110,8 +109,10 @@ def test_endpoints_are_recorded_without_credentials_and_only_when_not_the_offici
         monkeypatch.delenv(f"SCHOLARGRAPH_{variable}", raising=False)
     mirror = Settings().with_variables({
         "SCHOLARGRAPH_OPENALEX_URL": "http://someone:secret@mirror.local:8080/openalex?api_key=k"})
-    assert changed_endpoints(mirror) == {"openalex_url": "http://mirror.local:8080/openalex"}
-    assert changed_endpoints(Settings()) == {}
+    assert mirror.changed_endpoints() == {"openalex_url": "http://mirror.local:8080/openalex"}
+    # the same setting, by its variable, is what the re-run command is given
+    assert mirror.shaping() == {"SCHOLARGRAPH_OPENALEX_URL": "http://mirror.local:8080/openalex"}
+    assert Settings().changed_endpoints() == {}
 
 
 def test_the_library_digest_tells_a_changed_library_from_the_same_one(tmp_path: Path) -> None:

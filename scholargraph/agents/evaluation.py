@@ -21,12 +21,12 @@ from langgraph.runtime import Runtime
 from pydantic import Field
 
 from scholargraph.agents.schemas import Draft, Evaluation, Finding, Quote, SubQuestion, Verdict
-from scholargraph.agents.synthesis import run_embedder
+from scholargraph.agents.synthesis import TERM_OVERLAP_ONLY
 from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import (
     credibility_of,
+    no_venue_named,
     passage_works,
-    standing_unknown,
     weak_only,
 )
 from scholargraph.deterministic.extractive import database_entries, quoted_for_results
@@ -40,6 +40,7 @@ from scholargraph.deterministic.relevance import (
 from scholargraph.deterministic.support import LEXICAL_WITH_DENSE, lexical_support
 from scholargraph.engines import fence, session_for, trim_to_tokens
 from scholargraph.rag.embeddings import Embedder
+from scholargraph.rag.select import load_run_embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.state import ReviewState
 from scholargraph.wording import counted
@@ -152,18 +153,18 @@ def weak_source_gaps(subs: list[SubQuestion], draft: Draft, passages: list[Passa
     """A gap for each sub-question whose findings all rest on weak sources only (preprints,
     news, unknown pages): the answer may be right, but nothing stronger bears it out yet. When
     every one of those sources is a scholarly record naming no venue
-    (:func:`~scholargraph.deterministic.credibility.standing_unknown`), the gap says their peer
+    (:func:`~scholargraph.deterministic.credibility.no_venue_named`), the gap says their peer
     review is unknown, not that none is peer reviewed."""
     work_of = passage_works(passages, papers)
     cited_works = [work_of[i] for f in draft.findings for i in f.passage_ids if i in work_of]
-    if cited_works and all(map(standing_unknown, cited_works)):
+    if no_venue_named(cited_works):
         return [NO_VENUE_NAMED]
     gaps = []
     for sub in subs:
         cited = [i for f in findings_of(sub, draft) for i in f.passage_ids]
         if not cited or not weak_only(cited, work_of, this_year):
             continue
-        if all(standing_unknown(work_of[i]) for i in cited if i in work_of):
+        if no_venue_named([work_of[i] for i in cited if i in work_of]):
             gaps.append(f"{sub.text} (rests only on records that name no venue: whether any is "
                         "peer reviewed is unknown)")
         else:
@@ -247,7 +248,8 @@ def evaluation(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     subs, draft = state["sub_questions"], state["draft"]
     passages, papers = state.get("passages", []), state.get("papers", [])
     notes: list[str] = []
-    embedder = run_embedder(context.run_settings, notes) if draft.findings else None
+    embedder = (load_run_embedder(context.run_settings, notes, TERM_OVERLAP_ONLY)
+                if draft.findings else None)
     question = state.get("cleaned_question") or state.get("question", "")
     claim_sub = question_itself(subs, question) if is_claim(question) else None
     beside = frozenset(sub.id for sub in quoted_for_results(subs, draft.findings, claim_sub,

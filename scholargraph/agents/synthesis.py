@@ -76,10 +76,10 @@ from scholargraph.deterministic.stance_weights import FITTED_EMBEDDER, SupportFe
 from scholargraph.deterministic.support import SupportChecker
 from scholargraph.engines import ModelSession, fence, passages_within, session_for
 from scholargraph.rag.chunking import chunk_work, split_sentences
-from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable, load_embedder
+from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
+from scholargraph.rag.select import load_run_embedder
 from scholargraph.records import Passage, Record, Work
 from scholargraph.report import cited_work_ids, review_counts
-from scholargraph.settings import Settings
 from scholargraph.state import ReviewState
 from scholargraph.wording import answered_line, counted
 
@@ -247,13 +247,9 @@ def _prompt(subs: list[SubQuestion], passages: list[tuple[Passage, str]]) -> str
     return "\n".join(parts)
 
 
-def run_embedder(settings: Settings, notes: list[str]) -> Embedder | None:
-    """The run's embedding model (the RAG filter's, already loaded), or None with a note."""
-    try:
-        return load_embedder(settings.embedding_model, models_dir=settings.models_path)
-    except EmbeddingUnavailable as error:
-        notes.append(f"synthesis: sentences ranked and checked by term overlap only ({error})")
-        return None
+TERM_OVERLAP_ONLY = "synthesis: sentences ranked and checked by term overlap only ({error})"
+"""What synthesis and evaluation note when the embedding model cannot be had
+(:func:`~scholargraph.rag.select.load_run_embedder`)."""
 
 
 def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
@@ -263,7 +259,8 @@ def synthesis(state: ReviewState, runtime: Runtime[ReviewContext]) -> dict:
     context = runtime.context or ReviewContext()
     notes: list[str] = []
     passages = state.get("passages", [])
-    embedder = run_embedder(context.run_settings, notes) if passages else None
+    embedder = (load_run_embedder(context.run_settings, notes, TERM_OVERLAP_ONLY)
+                if passages else None)
     session = session_for(context, state)
     papers = state.get("papers", [])
     question = state.get("cleaned_question") or state.get("question", "")

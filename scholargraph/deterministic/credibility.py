@@ -20,7 +20,8 @@ from scholargraph.identifiers import is_preprint_doi, preprint_server
 from scholargraph.records import BOOK_KINDS, Credibility, Passage, SourceType, Work
 
 __all__ = ["Credibility", "assess", "credibility_of", "flag_weak_findings", "is_official",
-           "preprint_server_of", "published_as", "source_type", "standing_unknown", "weak_only"]
+           "no_venue_named", "preprint_server_of", "published_as", "source_type",
+           "standing_unknown", "weak_only"]
 
 BASE: dict[SourceType, float] = {
     "peer_reviewed": 0.6, "official": 0.6, "book": 0.5, "preprint": 0.35, "news": 0.25,
@@ -181,6 +182,15 @@ def standing_unknown(work: Work) -> bool:
     but not known to be a preprint, news or a page."""
     kind = work.credibility.source_type if work.credibility else source_type(work)
     return kind == "other" and work.kind == "article"
+
+
+def no_venue_named(works: list[Work]) -> bool:
+    """Whether there are works and none names its venue (:func:`standing_unknown`): their peer
+    review is unknown, not absent. Of a review's cited works it is said once, as the gap
+    :data:`~scholargraph.agents.evaluation.NO_VENUE_NAMED`, not as a tag on every finding
+    (:meth:`~scholargraph.report.Report.weakness_note`); of a finding's or a sub-question's,
+    it is what their tag and gap say instead of "weak sources only"."""
+    return bool(works) and all(map(standing_unknown, works))
 
 
 def credibility_of(work: Work, this_year: int) -> Credibility:

@@ -20,6 +20,7 @@ from scholargraph.deterministic.text import (
     PREDICATE_VERBS,
     PREDICATES,
     is_generic,
+    past_participle,
     phrase_spans,
     stopwords,
 )
@@ -350,7 +351,11 @@ TiO2 polymorph is most stable?" is asked as "which TiO2 polymorph is most stable
 concepts joined read "TiO2 polymorph and stable". It stays an indirect question: "the
 polymorph that is most stable" would presume the studies agree on one."""
 IRREGULAR_PARTICIPLES = frozenset(["used", "known", "shown", "found", "made", "built", "done",
-                                   "seen", "given", "taken", "chosen", "applied", "studied"])
+                                   "seen", "given", "taken", "chosen", "applied", "studied",
+                                   "aged", "fed", "led", "bred"])
+"""Participles after the copula of "Which X are ...?" besides those
+:func:`~scholargraph.deterministic.text.past_participle` reads: irregular ones, and the short
+ones in -ed it leaves out ("Which patients are aged over 65?")."""
 
 
 def which_noun_phrase(question: str) -> str | None:
@@ -387,7 +392,7 @@ def _asked_after(noun: str, tokens: list[str]) -> str | None:
             return None
         if rest[0].lower() in SUPERLATIVE_LEADS:
             return " ".join(["which", noun, verb, *rest])  # asks which, presumes none is
-        if rest[0].lower().endswith("ed") or rest[0].lower() in IRREGULAR_PARTICIPLES:
+        if past_participle(rest[0]) or rest[0].lower() in IRREGULAR_PARTICIPLES:
             return " ".join(["the", noun, *rest])
         return " ".join(["the", noun, "that", "is" if verb in ("is", "was") else "are", *rest])
     if (_base_verb(verb) in PREDICATE_VERBS | ASKED_VERBS) and len(tokens) > 1:
@@ -492,8 +497,11 @@ def _how_adjective(tokens: list[str]) -> str | None:
     """ "How <adjective> is/are X ...?" as a clause: "How effective is cognitive behavioural
     therapy for insomnia?" -> "how effective cognitive behavioural therapy is for insomnia".
     Read as a list of its nouns it asked about "cognitive behavioural therapy for insomnia"
-    and lost what was asked of it (how effective). None for any other question, and for
-    "How many/much ...", which asks for a count, and "How is X ...?"."""
+    and lost what was asked of it (how effective). The subject ends before a word of
+    :data:`SUBJECT_ENDS` or at a :func:`past_participle` closing a passive ("How often is sepsis
+    missed ...?"), unless hyphenated or after a stop word: then it is an adjective
+    ("TNF-induced", "a combined approach"). None for any other question, and for "How
+    many/much ...", which asks for a count, and "How is X ...?"."""
     if len(tokens) < 4 or tokens[0].lower() != "how" or tokens[2].lower() not in COPULAS:
         return None
     adjective = tokens[1].lower()
@@ -502,18 +510,13 @@ def _how_adjective(tokens: list[str]) -> str | None:
     rest = tokens[3:]
     end = next((i for i, word in enumerate(rest[1:], 1)
                 if word.lower().strip(",") in SUBJECT_ENDS
-                or _participle(word, rest[i - 1])), len(rest))
+                or (past_participle(word) and "-" not in word
+                    and rest[i - 1].lower() not in stopwords())),
+               len(rest))
     subject = [_sentence_case(rest[0]), *rest[1:end]]
     if subject[0].lower() in ("it", "there"):
         return None
     return " ".join(["how", adjective, *subject, tokens[2].lower(), *rest[end:]])
-
-
-def _participle(word: str, before: str) -> bool:
-    """A past participle closing a passive subject ("How often is sepsis missed ...?"), not
-    an adjective after an article ("a combined approach")."""
-    return (len(word) > 4 and word.lower().endswith("ed") and "-" not in word
-            and before.lower() not in stopwords())
 
 
 HAVE_FORMS = {"does": "has", "do": "have", "did": "had"}

@@ -344,6 +344,17 @@ NOUNS_IN_ED = frozenset(["speed", "breed", "hundred", "seed", "feed", "need", "w
 """Nouns ending in -ed that can close a concept ("wind speed", "dog breed")."""
 
 
+def past_participle(word: str) -> bool:
+    """Whether a word reads as a regular past participle, the verb of a passive ("systematic
+    reviews conducted", "How often is sepsis missed", "Which methods are proposed"): it ends in
+    -ed, is longer than four letters ("red", "bed") and is no noun in -ed (:data:`NOUNS_IN_ED`:
+    "wind speed"). The one reading of the participle that closes a concept's run
+    (:func:`phrase_spans`), ends the subject of "How <adjective> is X ...?" and follows the
+    copula of "Which X are ...?" (:mod:`scholargraph.deterministic.questions`)."""
+    lower = word.lower()
+    return len(lower) > 4 and lower.endswith("ed") and lower not in NOUNS_IN_ED
+
+
 def _without_trailing_participle(run: list[int], tokens: list[tuple[str, int, int]]
                                  ) -> list[int]:
     """A run of content words without the participle that closes it: the question's verb, not
@@ -352,8 +363,7 @@ def _without_trailing_participle(run: list[int], tokens: list[tuple[str, int, in
     what the claim says ("are evolutionarily conserved") and stays. Of SciFact's 809
     training claims, 22 had a concept closed by a participle or verb, 18 of them after a
     noun."""
-    last = tokens[run[-1]][0].lower() if run else ""
-    if len(run) < 2 or not last.endswith("ed") or len(last) <= 4 or last in NOUNS_IN_ED:
+    if len(run) < 2 or not past_participle(tokens[run[-1]][0]):
         return run
     kept = run[:-1]
     return run if tokens[kept[-1]][0].lower().endswith("ly") else kept

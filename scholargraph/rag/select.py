@@ -100,12 +100,19 @@ def _passages(works: list[Work]) -> tuple[list[Passage], list[str], list[str]]:
             [lexical for _, lexical in texts.values()])
 
 
-def load_run_embedder(settings: Settings, warnings: list[str]) -> Embedder | None:
-    """The run's embedding model, or None with a warning saying ranking is lexical only."""
+RANKED_LEXICALLY = "dense embeddings unavailable: {error}; ranked lexically"
+"""What retrieval, the RAG filter and screening say when the embedding model cannot be had."""
+
+
+def load_run_embedder(settings: Settings, warnings: list[str],
+                      unavailable: str = RANKED_LEXICALLY) -> Embedder | None:
+    """The run's embedding model, or None with ``unavailable`` (its ``{error}``: why) added to
+    ``warnings``: every step that embeds goes on without it, on words alone, and says so in
+    its own terms."""
     try:
         return load_embedder(settings.embedding_model, models_dir=settings.models_path)
     except EmbeddingUnavailable as error:
-        warnings.append(f"dense embeddings unavailable: {error}; ranked lexically")
+        warnings.append(unavailable.format(error=error))
         return None
 
 
