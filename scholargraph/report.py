@@ -27,7 +27,7 @@ from scholargraph.context import ReviewContext
 from scholargraph.deterministic.credibility import no_venue_named
 from scholargraph.deterministic.evidence_table import evidence_passages
 from scholargraph.deterministic.extractive import QUOTED_FOR_RESULTS
-from scholargraph.deterministic.questions import stance_claim, yes_no_clause
+from scholargraph.deterministic.questions import asked, stance_claim, yes_no_clause
 from scholargraph.engines import engine_name
 from scholargraph.errors import ScholargraphError
 from scholargraph.exports.citation import citation_keys
@@ -446,6 +446,14 @@ def balance_subject(question: str) -> str:
     return f"that {asked}" if asked else "the claim"
 
 
+def asked_line(question: str) -> str:
+    """The sentence that opens the summary, naming the question the review answers as it read
+    it ("This review asks whether hair cortisol reflects long-term stress."): the summary read
+    alone (review.json, the HTML page, a reader who skips the heading) said what was screened
+    and found but not for which question, nor how the question was read."""
+    return f"This review asks {asked(question)}."
+
+
 def balance_line(stances: list[WorkStance], claim: bool = False,
                  subject: str = "the claim") -> str:
     """The balance of the studies that test a claim, each cited: "Of the 4 included studies, 2
@@ -590,7 +598,9 @@ def report_from_state(question: str, state: ReviewState, context: ReviewContext)
         engine=engine_section(engine_name(context), list(state.get("model_steps", []))),
         sources_searched=state.get("active_sources", []),
         sub_questions=state.get("sub_questions", []),
-        summary=" ".join(part for part in [draft.summary if draft else "",
+        summary=" ".join(part for part in [asked_line(state.get("cleaned_question")
+                                                      or question),
+                                           draft.summary if draft else "",
                                            balance_line(stances, stance_claim(question)
                                                         is not None,
                                                         balance_subject(question))] if part),

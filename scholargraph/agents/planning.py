@@ -23,6 +23,7 @@ from scholargraph.deterministic.questions import (
     alternatives,
     asked_about,
     asked_noun_phrase,
+    asked_of,
     claim_clause,
     comparison,
     concepts,
@@ -129,7 +130,7 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
         subject = things
         if METHOD_NOUNS.search(things.split(" that ")[0]):
             facets = FACETS["methods"]
-    subs = [SubQuestion(id="q1", text=direct_question(question, subject),
+    subs = [SubQuestion(id="q1", text=direct_question(question, asked_of(question) or subject),
                         answer_shape=DIRECT_SHAPE)]
     group = alternatives(question) if intent.kind != "comparative" else []
     for choice in group:
@@ -143,19 +144,13 @@ def plan_from_template(question: str, intent: Intent) -> Plan:
                                for i, s in enumerate(unique, 1)])
 
 
-MODALS = frozenset(["can", "could", "should", "will", "would", "may", "might", "must"])
-
-
 def _how_clause(question: str) -> str | None:
-    """A "How <adjective> is X ...?" or "How is/are X <participle> ...?" question as a clause
-    the facets can hold ("how effective cognitive behavioural therapy is for insomnia"): asked
-    of its nouns alone it asked the studies "on cognitive behavioural therapy for insomnia".
-    Not after a modal ("How can ...?"), whose clause is less often read right."""
+    """A "How <adjective> is X ...?", "How is/are X <participle> ...?" or "How can X be
+    <participle> ...?" question as a clause the facets can hold ("how effective cognitive
+    behavioural therapy is for insomnia", "how diagnostic tests can be improved"): asked of
+    its nouns alone it asked the studies "on cognitive behavioural therapy for insomnia"."""
     clause = statement(question) or ""
-    words = question.lower().split()
-    if not clause.startswith("how ") or len(words) < 2 or words[1] in MODALS:
-        return None
-    return clause
+    return clause if clause.startswith("how ") else None
 
 
 def direct_question(question: str, subject: str) -> str:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from scholargraph.deterministic.text import (
+    MODALS,
     PREDICATE_VERBS,
     PREDICATES,
+    asked_verbs,
     is_generic,
     past_participle,
     phrase_spans,
@@ -307,8 +309,8 @@ ASKED_ABOUT = re.compile(
     r"^what\s+(?:is|was)\s+(?:currently\s+)?known\s+about\s+|"
     r"^what\s+(?:do|does|did|can)\s+(?:we|studies|research|the\s+literature|the\s+evidence|"
     r"trials|the\s+data)\s+(?:know|say|show|tell\s+us|report|learn)\s+(?:about|on|from)\s+|"
-    r"^(?:which|what)\s+(?:mechanisms?|pathways?|processes)\s+(?:underlie|underlies|explain|"
-    r"explains|drive|drives|govern|governs|mediate|mediates|cause|causes)\s+",
+    r"^(?:which|what)\s+(?P<asked>mechanisms?|pathways?|processes)\s+(?:underlie|underlies|"
+    r"explain|explains|drive|drives|govern|governs|mediate|mediates|cause|causes)\s+",
     re.IGNORECASE)
 """Openings that ask about what follows them, as typed: "What is known about the use of honey
 for wound healing?", "What mechanisms underlie insulin resistance in obesity?". Read as
@@ -327,6 +329,18 @@ def asked_about(question: str) -> str | None:
     if not phrase.split() or SECOND_QUESTION.search(phrase) or "?" in phrase:
         return None
     return _sentence_cased(phrase)
+
+
+def asked_of(question: str) -> str | None:
+    """What a "What mechanisms underlie X?" question asks for, as a noun phrase: "the
+    mechanisms of insulin resistance in obesity" (the noun as typed: "pathways", "processes").
+    Its first sub-question asks for them: it asked for "insulin resistance in obesity" alone.
+    None for any other question (:func:`asked_about`)."""
+    found = ASKED_ABOUT.match(question.strip())
+    about = asked_about(question)
+    if found is None or found.group("asked") is None or about is None:
+        return None
+    return f"the {found.group('asked').lower()} of {about}"
 
 
 def _sentence_cased(phrase: str) -> str:
@@ -528,16 +542,43 @@ clause, and its sub-questions listed its nouns ("What do studies report on sourc
 mesenchymal stem cells, management, osteoarthritis and knee?")."""
 
 
+MODAL_PREDICATE_STARTS = frozenset(["be", "have", "not", "still", "also"])
+"""Words that start the predicate after a modal's subject: "How can diagnostic tests be
+improved?" is "how diagnostic tests can be improved". Read as the predicate of a copula, at
+its first judging word, it was "how diagnostic tests be can improved"."""
+
+
 def _predicate_at(rest: list[str], auxiliary: str) -> int | None:
-    """Where the predicate starts: the first known verb (or "have") after do/does/did, else
-    the first judging word, comparative or article that does not continue the subject."""
+    """Where the predicate starts: the first known verb (or "have") after do/does/did; after
+    a modal the first of :data:`MODAL_PREDICATE_STARTS`, a known verb, or a judging word;
+    else the first judging word, comparative or article that does not continue the subject.
+    After do/does/did or a modal with no known verb, the verb no list names
+    (:func:`~scholargraph.deterministic.text.asked_verbs`: "Does hair cortisol reflect ...")."""
     for i, token in enumerate(rest[1:], 1):
         word = token.lower().strip(",")
-        if auxiliary in ("does", "do", "did"):
+        if auxiliary in HAVE_FORMS:
             if word in PREDICATE_VERBS or word == "have":
                 return i
+        elif auxiliary in MODALS and (word in MODAL_PREDICATE_STARTS
+                                      or word in PREDICATE_VERBS):
+            return i
         elif _starts_predicate(word, rest[i - 1]):
             return i
+    if auxiliary in HAVE_FORMS or auxiliary in MODALS:
+        return _unlisted_verb_at(rest, auxiliary)
+    return None
+
+
+def _unlisted_verb_at(rest: list[str], auxiliary: str) -> int | None:
+    """Which word of ``rest`` is the verb of the question "<auxiliary> <rest>" that no list
+    names (:func:`~scholargraph.deterministic.text.asked_verbs`), if any."""
+    text = " ".join([auxiliary, *rest])
+    starts = {start for start, _ in asked_verbs(text)}
+    offset = len(auxiliary) + 1
+    for i, token in enumerate(rest):
+        if offset in starts:
+            return i
+        offset += len(token) + 1
     return None
 
 
@@ -588,3 +629,18 @@ def yes_no_clause(question: str) -> str | None:
     if clause is None or not clause.startswith("whether "):
         return None
     return clause.removeprefix("whether ")
+
+
+CLAUSE_LEADS = ("whether ", "how ", "why ", "which ")
+
+
+def asked(question: str) -> str:
+    """What the question asks, as the object of "asks", so that a review can say which question
+    it answers as it read it: "whether hair cortisol reflects long-term stress", "how diagnostic
+    tests can be improved", "about the mechanisms of insulin resistance in obesity", "about
+    machine learning for public health surveillance" (a topic as typed)."""
+    if is_claim(question):
+        return claim_clause(question)
+    phrase = (statement(question) or asked_of(question) or asked_noun_phrase(question)
+              or asked_about(question) or which_noun_phrase(question) or topic(question))
+    return phrase if phrase.startswith(CLAUSE_LEADS) else f"about {phrase}"

@@ -233,8 +233,9 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-+/.']*[A-Za-z0-9+]|[A-Za-z0-9]")
 
 
 def words(text: str) -> list[str]:
-    """Word tokens in their original case (hyphenated terms and formulas kept whole)."""
-    return _WORD.findall(text)
+    """Word tokens in their original case (hyphenated terms and formulas kept whole; a
+    typographic apostrophe read as "'": :data:`APOSTROPHES`)."""
+    return _WORD.findall(text.translate(APOSTROPHES))
 
 
 def content_words(text: str) -> list[str]:
@@ -275,12 +276,15 @@ PREDICATES = VERB_PREDICATES | frozenset([
     "better", "worse", "best", "worst", "effective", "efficacious", "superior", "inferior",
     "safe", "safer", "safest", "likely", "useful", "beneficial", "harmful", "accurate",
     "reliable", "possible", "true", "important", "good", "bad", "key", "main",
-    "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test", "tests",
+    "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test",
     "tested", "promising", "highest", "lowest", "greatest", "largest", "smallest", "strongest",
     "weakest", "optimal", "ideal", "suitable", "offer", "offers", "offered",
 ])
 """Verbs and judging words of research questions. They join the concepts, they are not one, so
-a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is two concepts."""
+a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is two concepts.
+"tests" is no longer among them: a question names "diagnostic tests" far more often than it
+asks what something tests, and "How can diagnostic tests be improved?" was read as about
+"diagnostic" alone."""
 
 GENERIC_TERMS = frozenset([
     "adult", "adults", "child", "children", "patient", "patients", "people", "person", "persons",
@@ -306,23 +310,32 @@ MAX_PHRASE_WORDS = 6
 """Longer runs keep their last words: an English noun phrase ends with its head."""
 
 
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'"})
+"""The typographic apostrophes a question may hold ("Wilson\u2019s disease", as a word processor
+or a phone writes it), read as the plain one: each is one character, so offsets into the text
+stay right. Read as punctuation, "Wilson\u2019s disease" was two concepts, "wilson" and
+"disease"."""
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    """Word and punctuation tokens with their offsets, a typographic apostrophe read as "'"."""
+    plain = text.translate(APOSTROPHES)
+    return [(m.group(), m.start(), m.end())
+            for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-+/']*|[^\sA-Za-z0-9]", plain)]
+
+
 def phrase_spans(text: str) -> list[tuple[str, int, int]]:
     """The question's concepts in order: (phrase, start, end) of each run of content words.
 
-    Stop words, question words, predicates and punctuation end a run; a number joins a run only
-    between two content words ("type 2 diabetes"), a capital letter only after one
-    ("vitamin D"). Acronyms and formulas keep their case.
+    Stop words, question words, predicates and punctuation end a run, and so does the verb of
+    a clause that no list names (:func:`asked_verbs`); a number joins a run only between two
+    content words ("type 2 diabetes"), a capital letter only after one ("vitamin D").
+    Acronyms and formulas keep their case.
     """
-    tokens = [(m.group(), m.start(), m.end())
-              for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9\-+/']*|[^\sA-Za-z0-9]", text)]
-    kinds = [_token_kind(token) for token, _, _ in tokens]
-    for i, kind in enumerate(kinds):
-        if kind == "number" and 0 < i < len(kinds) - 1:
-            kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else "break"
-        elif kind == "letter":
-            kinds[i] = "content" if i and kinds[i - 1] == "content" else "break"
-        elif tokens[i][0].lower() in BRIDGING_NOUNS and 0 < i < len(kinds) - 1:
-            kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else kind
+    tokens = _tokens(text)
+    kinds = _kinds(tokens)
+    for i in _clause_verbs(tokens, kinds):
+        kinds[i] = "break"
     runs: list[list[int]] = [[]]
     for i, kind in enumerate(kinds):
         if kind == "content":
@@ -335,6 +348,132 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
         phrase = " ".join(_cased(tokens[i][0]) for i in run)
         spans.append((phrase, tokens[run[0]][1], tokens[run[-1]][2]))
     return spans
+
+
+CLAUSE_OPENERS = frozenset(["does", "do", "did", "whether"])
+"""Words a clause's subject follows, its verb then coming after the subject ("Does hair cortisol
+reflect ...", "whether hair cortisol reflects ...")."""
+MODALS = frozenset(["can", "could", "should", "will", "would", "may", "might", "must"])
+LEADING_OPENERS = MODALS | {"what", "which"}
+"""Words that open a clause the same way where they open the question ("What mechanisms
+underlie ...", "Can hair cortisol reflect ...", "How can ..."): elsewhere "may" or "will"
+follows its subject ("whether X can reflect Y"), and the verb after it is the clause's."""
+VERB_FORMS_MARGIN = 0.4
+VERB_FORMS_MIN = 3.0
+"""How much rarer (wordfreq Zipf) than a word its commonest -ed or -ing form may be for the word
+to read as a verb, and how common that form must be: "reflect" 4.39 and "reflected" 4.12,
+"underlie" 2.68 and "underlying" 4.17, "impair" 2.93 and "impaired" 3.68 read as verbs; "hair"
+5.08 and "haired" 3.70, "weight" 5.02 and "weighted" 3.68, "stress" 4.73 and "stressed" 4.18,
+"fish" 4.90 and "fishing" 4.47 do not, nor "cortisol" or "growth", which have no such form."""
+
+
+def reads_as_verb(word: str) -> bool:
+    """Whether a word (base form, or third person: "reflects") is used in English as a verb at
+    least about as often as otherwise: its past or -ing form is about as common as the word
+    itself (:data:`VERB_FORMS_MARGIN`). A question's verb need not be one
+    :data:`PREDICATE_VERBS` lists ("Does hair cortisol reflect long-term stress?")."""
+    lower = word.lower()
+    if not lower.isalpha() or lower in stopwords() or lower in QUESTION_WORDS:
+        return False
+    return any(_verb_base(base) for base in _bases(lower))
+
+
+def _bases(word: str) -> list[str]:
+    """The word and, for a third-person form, the base forms it may come from."""
+    bases = [word]
+    if word.endswith("ies"):
+        bases.append(word[:-3] + "y")
+    if word.endswith("es"):
+        bases.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        bases.append(word[:-1])
+    return bases
+
+
+def _verb_base(word: str) -> bool:
+    """Whether a base form reads as a verb by its -ed and -ing forms (:func:`reads_as_verb`)."""
+    if word in PREDICATE_VERBS - _NOUN_TOO:
+        return True
+    best = max(commonness(form) for form in _verb_forms(word))
+    return best >= VERB_FORMS_MIN and best >= commonness(word) - VERB_FORMS_MARGIN
+
+
+def _verb_forms(word: str) -> set[str]:
+    """The regular -ed and -ing forms a base form may take ("underlie": "underlying")."""
+    forms = {word + "ed", word + "ing"}
+    if word.endswith("e"):
+        forms |= {word + "d", word[:-1] + "ing"}
+    if word.endswith("ie"):
+        forms.add(word[:-2] + "ying")
+    if re.search(r"[^aeiou]y$", word):
+        forms.add(word[:-1] + "ied")
+    if re.search(r"[^aeiou][aeiou][^aeiouwxy]$", word):
+        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}
+    return forms
+
+
+def _kinds(tokens: list[tuple[str, int, int]]) -> list[str]:
+    """Each token's kind, "content" or "break", read in its place: a number or a bridging noun
+    is content between two content words, a capital letter after one."""
+    kinds = [_token_kind(token) for token, _, _ in tokens]
+    for i, kind in enumerate(kinds):
+        if kind == "number" and 0 < i < len(kinds) - 1:
+            kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else "break"
+        elif kind == "letter":
+            kinds[i] = "content" if i and kinds[i - 1] == "content" else "break"
+        elif tokens[i][0].lower() in BRIDGING_NOUNS and 0 < i < len(kinds) - 1:
+            kinds[i] = "content" if kinds[i - 1] == kinds[i + 1] == "content" else kind
+    return kinds
+
+
+def asked_verbs(text: str) -> list[tuple[int, int]]:
+    """Where (start, end) the verbs stand that no list names but the text's clauses put between
+    their subject and object (:func:`_clause_verbs`): "reflect" in "Does hair cortisol reflect
+    long-term stress?". Read as a word of a concept, it made the question one concept, "hair
+    cortisol reflect long-term stress", searched as five words every record had to hold."""
+    tokens = _tokens(text)
+    found = _clause_verbs(tokens, _kinds(tokens))
+    return [(tokens[i][1], tokens[i][2]) for i in found]
+
+
+def _clause_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """The index of each clause's verb where it is a content word: after a clause opener
+    (:data:`CLAUSE_OPENERS`), before the first predicate or punctuation, a word between two
+    content words that reads as a verb (:func:`reads_as_verb`), the first one; else the last
+    such word that is also a noun ("Does climate change drive migration?": "drive"). None where
+    a listed predicate comes first: the run already breaks there."""
+    found = []
+    for i, (token, _, _) in enumerate(tokens):
+        lower = token.lower()
+        leading = i == 0 or (i == 1 and tokens[0][0].lower() in ("how", "why"))
+        if lower not in CLAUSE_OPENERS and not (leading and lower in LEADING_OPENERS):
+            continue
+        verb = _clause_verb(tokens, kinds, i + 1)
+        if verb is not None:
+            found.append(verb)
+    return found
+
+
+def _clause_verb(tokens: list[tuple[str, int, int]], kinds: list[str], start: int
+                 ) -> int | None:
+    """The verb of the clause whose subject starts at ``start`` (:func:`_clause_verbs`)."""
+    nouns_too: list[int] = []
+    for j in range(start, len(tokens)):
+        lower = tokens[j][0].lower()
+        if kinds[j] != "content":
+            if lower in PREDICATES or not lower[:1].isalnum():
+                break
+            if lower in MODALS and kinds[j + 1:j + 3] == ["content", "content"] and j > start:
+                return j + 1 if reads_as_verb(tokens[j + 1][0]) else None
+            continue
+        if not (j > start and kinds[j - 1] == "content" and j + 1 < len(tokens)
+                and kinds[j + 1] == "content"):
+            continue
+        if any(base in _NOUN_TOO for base in _bases(lower)):
+            nouns_too.append(j)
+        elif reads_as_verb(lower):
+            return j
+    return nouns_too[-1] if nouns_too else None
 
 
 BRIDGING_NOUNS = frozenset(["literature", "evidence", "research", "review", "study"])
@@ -424,12 +563,14 @@ def specific_words(text: str, limit: int | None = None) -> list[str]:
     """The distinct content words of ``text``, rarest (most specific) first; ties keep the order
     of the text. Acronyms and formulas keep their case, a possessive loses its "'s". Words
     starting with a digit ("40mg/day", "76-85") are values, not topics; predicates ("improves")
-    join concepts rather than name one; words too general to search alone
-    (:data:`GENERIC_TERMS`) come last."""
+    join concepts rather than name one, and so does a verb no list names
+    (:func:`asked_verbs`: "reflect" in "Does hair cortisol reflect long-term stress?"); words
+    too general to search alone (:data:`GENERIC_TERMS`) come last."""
     found: dict[str, str] = {}
+    verbs = {text[start:end].lower() for start, end in asked_verbs(text)}
     for token in words(text):
         word = re.sub(r"'s?$", "", token)
-        if word[:1].isalpha() and _token_kind(word) == "content":
+        if word[:1].isalpha() and _token_kind(word) == "content" and word.lower() not in verbs:
             found.setdefault(word.lower(), _cased(word))
     order = list(found)
     ranked = sorted(order, key=lambda w: (w in GENERIC_TERMS, commonness(w), order.index(w)))

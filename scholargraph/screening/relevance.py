@@ -97,7 +97,7 @@ from pydantic import BaseModel, Field
 
 from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.deterministic.stance import ACRONYM, long_forms
-from scholargraph.deterministic.text import VERB_PREDICATES
+from scholargraph.deterministic.text import VERB_PREDICATES, asked_verbs
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences, statement_text
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -515,7 +515,7 @@ def concepts(question: str) -> list[Concept]:
     ("machine learning for public health surveillance": "machine learning", "public health
     surveillance")."""
     found: list[Concept] = []
-    topic = _LATIN_IN.sub(r"in-\1", question_topic(question))
+    topic = _LATIN_IN.sub(r"in-\1", _without_asked_verbs(question_topic(question)))
     for phrase in (part for between in _CONNECTORS.split(topic)
                    for part in _split_at_verbs(between)):
         stems = frozenset(tokenize(NEGATED.sub(" ", phrase))) - GENERIC_TERMS
@@ -637,6 +637,15 @@ def _singular_and_plural(short: str) -> tuple[str, str]:
     if short.endswith("s") and (short[-2:-1].isupper() or len(short) <= 5):
         return short[:-1], short
     return short, f"{short}s"
+
+
+def _without_asked_verbs(question: str) -> str:
+    """The question with the verbs no list names cut out (:func:`asked_verbs`, "Does hair
+    cortisol reflect long-term stress?": "reflect"), so that its concepts part there as they
+    do at a listed verb ("hair cortisol", "long-term stress")."""
+    for start, end in reversed(asked_verbs(question)):
+        question = f"{question[:start]},{question[end:]}"
+    return question
 
 
 def _split_at_verbs(phrase: str) -> list[str]:

@@ -1,0 +1,137 @@
+"""How a question's words are read: the verb no list names, typographic apostrophes, modal and
+passive questions, "What mechanisms underlie X?", and the summary naming the question.
+
+Each case was read wrong by hand before (concepts, sub-questions, queries or screening terms);
+the checks are on what a scientist sees of the reading: the concepts, the plan, the queries.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scholargraph import review
+from scholargraph.agents.intent import detect_intent
+from scholargraph.agents.planning import plan_from_template
+from scholargraph.agents.query_generation import deterministic_queries
+from scholargraph.deterministic.questions import statement
+from scholargraph.deterministic.text import key_phrases, reads_as_verb, specific_words
+from scholargraph.report import asked_line
+from scholargraph.screening import relevance
+from scholargraph.screening.session import criteria_terms
+from scholargraph.sources.registry import get_agent
+
+
+def _plan(question: str) -> list[str]:
+    intent = detect_intent(question, this_year=2026)
+    return [sub.text for sub in plan_from_template(question, intent).sub_questions]
+
+
+def _queries(question: str) -> list[str]:
+    intent = detect_intent(question, this_year=2026)
+    subs = plan_from_template(question, intent).sub_questions
+    return [query.query for query in deterministic_queries(
+        [get_agent("pubmed"), get_agent("openalex")], subs, intent, round_number=1,
+        targets=[s.id for s in subs], already_sent=set(), question=question)]
+
+
+@pytest.mark.parametrize(("question", "concepts", "clause"), [
+    ("Does hair cortisol reflect long-term stress?", ["hair cortisol", "long-term stress"],
+     "whether hair cortisol reflects long-term stress"),
+    ("Can wearable sensors capture sleep quality in children?",
+     ["wearable sensors", "sleep quality", "children"],
+     "whether wearable sensors can capture sleep quality in children"),
+    ("Does fish oil lower triglycerides?", ["fish oil", "triglycerides"],
+     "whether fish oil lowers triglycerides"),
+    ("Do microplastics impair fish growth?", ["microplastics", "fish growth"],
+     "whether microplastics impair fish growth"),
+])
+def test_a_verb_no_list_names_is_the_relation_between_two_noun_phrases(
+        question, concepts, clause):
+    """Read as a word of a concept, "reflect" made the question one concept ("hair cortisol
+    reflect long-term stress", five words every record had to hold) and the clause "whether hair
+    cortisol reflect long-term stresses"."""
+    assert sorted(key_phrases(question)) == sorted(concepts)
+    assert statement(question) == clause
+    assert [c.text for c in relevance.concepts(question)] == concepts
+    for text in _plan(question):
+        assert set(key_phrases(text)) >= set(concepts) - {"children"}, text
+
+
+def test_the_relation_is_never_searched_for():
+    question = "Does hair cortisol reflect long-term stress?"
+    assert "reflect" not in specific_words(question)
+    assert "reflect" not in criteria_terms(question, "")
+    assert not any("reflect" in query for query in _queries(question))
+
+
+@pytest.mark.parametrize(("word", "verb"), [
+    ("reflect", True), ("reflects", True), ("underlie", True), ("impair", True),
+    ("hair", False), ("cortisol", False), ("weight", False), ("stress", False),
+    ("fish", False), ("growth", False),
+])
+def test_a_word_reads_as_a_verb_when_its_verb_forms_are_as_common_as_it(word, verb):
+    assert reads_as_verb(word) is verb
+
+
+def test_a_typographic_apostrophe_reads_as_the_plain_one():
+    curly, plain = "What is the treatment of Wilson\u2019s disease?", \
+        "What is the treatment of Wilson's disease?"
+    assert key_phrases(curly) == key_phrases(plain) == ["wilson's disease", "treatment"]
+    assert specific_words(curly) == specific_words(plain)
+    assert criteria_terms(curly, "") == criteria_terms(plain, "")
+    assert _queries(curly) == _queries(plain)
+
+
+@pytest.mark.parametrize(("question", "clause", "concepts"), [
+    ("How can diagnostic tests be improved?", "how diagnostic tests can be improved",
+     ["diagnostic tests"]),
+    ("How can antimicrobial resistance be reduced in hospitals?",
+     "how antimicrobial resistance can be reduced in hospitals",
+     ["antimicrobial resistance", "hospitals"]),
+    ("How could CRISPR be used to treat sickle cell disease?",
+     "how CRISPR could be used to treat sickle cell disease", ["sickle cell disease", "CRISPR"]),
+])
+def test_a_modal_and_passive_question_is_read_as_a_clause(question, clause, concepts):
+    """ "How can diagnostic tests be improved?" read "how diagnostic can tests be improved"
+    and was about "diagnostic" alone; its facets asked about its nouns, not how to improve
+    them."""
+    assert statement(question) == clause
+    assert key_phrases(question) == concepts
+    plan = _plan(question)
+    assert plan[0] == f"What do studies report on {clause}?"
+    assert all(clause in text for text in plan), plan
+
+
+def test_a_question_on_mechanisms_asks_first_for_the_mechanisms():
+    question = "What mechanisms underlie insulin resistance in obesity?"
+    plan = _plan(question)
+    assert plan[0] == "What do studies report on the mechanisms of insulin resistance in obesity?"
+    assert "mechanisms underlie insulin resistance" not in key_phrases(question)
+    assert {"insulin resistance", "obesity"} <= set(key_phrases(question))
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("Does hair cortisol reflect long-term stress?",
+     "This review asks whether hair cortisol reflects long-term stress."),
+    ("machine learning for public health surveillance",
+     "This review asks about machine learning for public health surveillance."),
+    ("What mechanisms underlie insulin resistance in obesity?",
+     "This review asks about the mechanisms of insulin resistance in obesity."),
+    ("Machine learning improves disease surveillance in public health.",
+     "This review asks whether machine learning improves disease surveillance in public "
+     "health."),
+])
+def test_the_summary_line_names_the_question_as_read(question, line):
+    assert asked_line(question) == line
+
+
+def test_the_review_summary_opens_on_the_question_it_answers(tmp_path):
+    """Read as the review read it: without the subtitle naming the kind of review."""
+    report = review("machine learning for public health surveillance: a systematic review",
+                    sources=["openalex"], max_iterations=1, offline=True,
+                    out=tmp_path / "review")
+    text = (tmp_path / "review" / "review.md").read_text()
+    summary = text.split("## Summary\n\n", 1)[1].splitlines()[0]
+    assert summary.startswith(
+        "This review asks about machine learning for public health surveillance. ")
+    assert report.summary.startswith("This review asks about")
