@@ -812,5 +812,11 @@ def test_a_measure_of_an_exposure_names_it_without_its_qualifiers():
     assert [c.text for c in found] == ["glucocorticoid exposure", "obesity"]
     assert mentions(found, "Hair cortisol and obesity in adolescents", "").named == [True, True]
     assert mentions(found, "Hair zinc and obesity in adolescents", "").named == [False, True]
+    # anthropometric measurements are taken as BMI, waist circumference, body fat
+    hair = concepts("long-term glucocorticoids in hair and anthropometric measurements")
+    assert mentions(hair, "Hair cortisol, BMI and waist circumference in adults", "").named == [
+        True, True, True]
+    assert mentions(hair, "Hair cortisol was measured in adults", "").named == [
+        True, True, False]
     assert [c.text for c in concepts("cumulative lead exposure and blood pressure levels")] == [
         "lead exposure", "blood pressure levels"]
