@@ -17,6 +17,7 @@ from scholargraph.screening.relevance import (
     concepts,
     criteria_clauses,
     design_reason,
+    kept_reason,
     mentions,
     names_a_file,
     question_topic,
@@ -738,3 +739,84 @@ def test_a_glucocorticoid_or_a_population_is_named_by_its_members():
     assert named == [True, False, True]
     assert mentions(found, "Obesity in rats given a high-fat diet", "").named == [
         False, True, False]
+
+
+HUMANS = "Pharmacokinetics of emicizumab in humans"
+EMICIZUMAB_PEOPLE = read_criteria("We included emicizumab studies providing data on humans.")
+
+
+@pytest.mark.parametrize("abstract", [
+    "Plasma concentrations were measured in 18 patients with haemophilia A.",
+    "Twelve healthy subjects received a single dose; exposure was dose proportional.",
+    "In a cohort of boys with severe haemophilia A, trough levels were stable.",
+    "Exposure rose with dose; clearance was 0.24 L/day.",
+])
+def test_a_study_of_people_addresses_humans_however_it_names_them(embedder, abstract):
+    """Patients, healthy subjects, a cohort of boys, or no population word at all: only a
+    study in animals or cells fails a question's or criteria's "humans"."""
+    record = ("Pharmacokinetics of emicizumab", abstract)
+    decision = screening_decisions(HUMANS, EMICIZUMAB_PEOPLE, [record], embedder=embedder)[0]
+    assert decision.included
+    kept = kept_reason(HUMANS, EMICIZUMAB_PEOPLE, Work(title=record[0], abstract=abstract))
+    assert "humans (" in kept and "in meaning" not in kept.split("humans (")[1][:12]
+
+
+def test_a_study_in_animals_or_cells_fails_humans_with_its_design_named(embedder):
+    monkeys = ("Pharmacokinetics of emicizumab in cynomolgus monkeys",
+               "Emicizumab was given subcutaneously to 12 monkeys; its half-life was 3 weeks.")
+    cells = ("Emicizumab binding kinetics in vitro",
+             "In vitro, emicizumab bound factor IXa in a cell line expressing factor X.")
+    assert EMICIZUMAB_PEOPLE.people_only
+    rules = [d.reason for d in screening_decisions(HUMANS, EMICIZUMAB_PEOPLE, [monkeys, cells],
+                                                   embedder=embedder)]
+    assert rules == ["design: animal; the criteria ask for studies in people",
+                     "design: in vitro; the criteria ask for studies in people"]
+    # without criteria, the question's "humans" alone sets them aside, saying why
+    alone = screening_decisions(HUMANS, None, [monkeys], embedder=embedder)[0]
+    assert alone.reason is not None and "humans (animal or in-vitro study)" in alone.reason
+    # criteria asking for people or animals ask for neither alone
+    assert not read_criteria("We included studies in people or mammalian models.").people_only
+
+
+@pytest.mark.parametrize(("title", "abstract", "review"), [
+    ("Do quality programmes work? A Meta Analysis", "", True),
+    ("Statins and dementia: metaanalysis", "", True),
+    ("Diet and health: an umbrella review", "", True),
+    ("Aspirin and colorectal cancer: a pooled analysis of six cohort studies", "", True),
+    ("Effect of statins on fracture", "In this meta-analysis we pooled 12 trials.", True),
+    ("Secondary analysis of a randomised trial of aspirin in older adults", "", False),
+    ("Post hoc analysis of a randomized trial of statins", "We pooled both arms.", False),
+    ("Statistical methods for dealing with publication bias in meta-analysis", "", False),
+])
+def test_a_meta_analysis_is_of_the_review_family_and_a_secondary_analysis_is_not(
+        title, abstract, review):
+    assert ("review" in record_designs(title, abstract)) is review
+
+
+def test_criteria_on_systematic_reviews_admit_meta_analyses_and_excluding_reviews_sets_them_aside():
+    asks = read_criteria("We included systematic reviews of environmental exposures in people "
+                         "or mammalian models. We excluded review protocols.")
+    meta = record_designs("Air pollution and asthma: a meta-analysis")
+    assert design_reason(meta, asks) is None
+    assert design_reason(meta, HAIR_CRITERIA) == "design: review; the criteria exclude reviews"
+    found = concepts("Systematic literature reviews in software engineering")
+    assert mentions(found, "Do quality programmes in software work? A Meta Analysis",
+                    "").named == [True, True]
+
+
+def test_a_measure_of_an_exposure_names_it_without_its_qualifiers():
+    """"Long-term glucocorticoid exposure" is measured as hair cortisol: the concept is the
+    glucocorticoids, which cortisol is one of (KINDS); "long-term" and "exposure" say how it
+    is measured, and a record need not write them."""
+    found = concepts("long-term glucocorticoid exposure and obesity")
+    assert [c.text for c in found] == ["glucocorticoid exposure", "obesity"]
+    assert mentions(found, "Hair cortisol and obesity in adolescents", "").named == [True, True]
+    assert mentions(found, "Hair zinc and obesity in adolescents", "").named == [False, True]
+    # anthropometric measurements are taken as BMI, waist circumference, body fat
+    hair = concepts("long-term glucocorticoids in hair and anthropometric measurements")
+    assert mentions(hair, "Hair cortisol, BMI and waist circumference in adults", "").named == [
+        True, True, True]
+    assert mentions(hair, "Hair cortisol was measured in adults", "").named == [
+        True, True, False]
+    assert [c.text for c in concepts("cumulative lead exposure and blood pressure levels")] == [
+        "lead exposure", "blood pressure levels"]
