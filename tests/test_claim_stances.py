@@ -10,9 +10,7 @@ from scholargraph.deterministic.extractive import (
     PAPER_DOES,
     Candidate,
     extractive_draft,
-    quotable,
     rank_candidates,
-    states_result,
 )
 from scholargraph.deterministic.stance import (
     about_subject,
@@ -29,7 +27,6 @@ from scholargraph.deterministic.stance import (
     stance,
     tokenize,
 )
-from scholargraph.rag.chunking import chunk_work
 from scholargraph.records import Passage, Work
 from scholargraph.report import balance_line, balance_subject
 
@@ -206,15 +203,10 @@ def test_a_broad_claim_rests_on_every_recorded_study_that_reports_on_it(broad_re
     scientist checks of the studies it rests on: several are included, each cited; each study
     read for or against the claim is quoted with a sentence of its own abstract that states a
     result (a direction word, not what the paper does) about the claim's subject; a study that
-    states no result is counted neither way, and one stating only background and methods (how
-    its field uses machine learning) is not quoted at all."""
+    states no result is counted neither way."""
     papers = {work.id: work for work in broad_review.papers}
     assert len(papers) >= 2
-    cited = {ref.work_id for ref in broad_review.references}
-    assert len(cited) >= 2
-    for work_id in set(papers) - cited:  # a chapter saying only how ML "is utilized in healthcare"
-        sentences = [c for p in chunk_work(papers[work_id]) for c in quotable(p, None)]
-        assert not any(states_result(c) for c in sentences), work_id
+    assert {ref.work_id for ref in broad_review.references} == set(papers)
     assert [s.work_id for s in broad_review.stances] == list(papers)
     read = [s for s in broad_review.stances if s.reading != "neither"]
     assert any(s.reading == "supports" for s in read)

@@ -256,6 +256,15 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     0.453; held out 400-808 0.797 -> 0.801, 0.494 -> 0.514, 0.437 -> 0.443; the 37 0.550 ->
     0.572, 0.547 -> 0.590, 0.314 -> 0.331. Still set aside on claims 0-399: 29 evidence
     abstracts, worded apart from the claim and ranked among works on its topic.
+
+    For a claim about a class (not ``technical``) the best-ranked work counts only when it
+    tests the claim as any other work must (a sentence reporting a relation close to the
+    claim), unless no work does: on the recorded "machine learning improves disease
+    surveillance in public health" a book chapter on machine learning in health care, which
+    states no result, ranked first on a machine without AVX-512 (int8 embeddings round
+    differently from one CPU to another) and was included beside the three studies. Such
+    claims are rare among SciFact's (the class rule fires on none of the fresh reviews counted
+    above), where the best-ranked work is most often the evidence and keeps counting.
     """
     if not ranked:
         return []
@@ -263,10 +272,11 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     if ranked[0].relation is None:
         close = [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
     else:
-        close = [ranked[0].work_id] + [work.work_id for work in ranked[1:]
-                                       if tests_claim(work, best, technical)]
-    return close + [work.work_id for work in ranked
-                    if work.work_id in measured and work.work_id not in close]
+        close = [work.work_id for work in ranked[:1] if technical or tests_claim(work, best, False)]
+        close += [work.work_id for work in ranked[1:] if tests_claim(work, best, technical)]
+    testing = close + [work.work_id for work in ranked
+                       if work.work_id in measured and work.work_id not in close]
+    return testing or [ranked[0].work_id]
 
 
 def not_testing_reason(work: WorkRelevance, sentences_read: bool) -> str:
