@@ -261,8 +261,9 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     tests the claim as any other work must (a sentence reporting a relation close to the
     claim), unless no work does: on the recorded "machine learning improves disease
     surveillance in public health" a book chapter on machine learning in health care, which
-    states no result, ranked first on a machine without AVX-512 (int8 embeddings round
-    differently from one CPU to another) and was included beside the three studies. Such
+    states no result, ranked first on a processor without VNNI (before the embedding weights
+    were quantised to 7 bits, :func:`~scholargraph.rag.embeddings._derive_int8`, the vectors
+    differed from one processor to another) and was included beside the three studies. Such
     claims are rare among SciFact's (the class rule fires on none of the fresh reviews counted
     above), where the best-ranked work is most often the evidence and keeps counting.
     """
@@ -272,7 +273,8 @@ def works_testing_claim(ranked: Sequence[WorkRelevance],
     if ranked[0].relation is None:
         close = [work.work_id for work in ranked if work.fused >= best - CLAIM_MARGIN]
     else:
-        close = [work.work_id for work in ranked[:1] if technical or tests_claim(work, best, False)]
+        close = [work.work_id for work in ranked[:1]
+                 if technical or tests_claim(work, best, technical)]
         close += [work.work_id for work in ranked[1:] if tests_claim(work, best, technical)]
     testing = close + [work.work_id for work in ranked
                        if work.work_id in measured and work.work_id not in close]
