@@ -671,16 +671,23 @@ SYMBOL_WORDS = frozenset(["In", "As", "At", "Be", "He", "No", "Re", "Pa", "Ho"])
 _FORMULA = re.compile(r"\b(?:[A-Z][a-z]?\d*(?:\.\d+)?){2,}\b|\b[A-Z][a-z]?\d+\b")
 
 
+PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
+"""Capitals and a closing "s": an acronym's plural ("HSCs", haematopoietic stem cells), not a
+formula ending in caesium or osmium."""
+
+
 def chemical_formulas(text: str) -> list[str]:
     """Tokens that parse as chemical formulas of real elements (``TiO2``, ``LiFePO4``, ``GaAs``).
 
-    All-capital tokens without digits (``CNN``, ``DNA``) are acronyms far more often than formulas.
+    All-capital tokens without digits (``CNN``, ``DNA``) are acronyms far more often than formulas,
+    and so are their plurals (``HSCs``, ``PCs``: :data:`PLURAL_ACRONYM`), whose "Cs" reads as
+    caesium.
     """
     found = []
     for token in _FORMULA.findall(text):
         symbols = re.findall(r"[A-Z][a-z]?", token)
         has_digit = bool(re.search(r"\d", token))
-        if not all(symbol in ELEMENTS for symbol in symbols):
+        if not all(symbol in ELEMENTS for symbol in symbols) or PLURAL_ACRONYM.fullmatch(token):
             continue
         if (token.isupper() and not has_digit) or (len(symbols) < 2 and not has_digit):
             continue
