@@ -115,6 +115,9 @@ def test_a_modal_and_passive_question_is_read_as_a_clause(question, clause, conc
      "how systematic reviews are conducted and reported", ["systematic reviews"]),
     ("Is sepsis missed in emergency departments?",
      "whether sepsis is missed in emergency departments", ["sepsis", "emergency departments"]),
+    ("Is genetically modified food safe for children?",
+     "whether genetically modified food is safe for children",
+     ["genetically modified food", "children"]),
 ])
 def test_a_passive_participle_is_the_relation_not_a_word_of_a_concept(
         question, clause, screened_for):
@@ -170,13 +173,16 @@ def test_a_judging_adjective_is_asked_of_a_record_not_named_by_it(question, scre
 
 @pytest.mark.parametrize(("question", "clause", "concept"), [
     ("Is LiFePO4 stable?", "whether LiFePO4 is stable", "LiFePO4"),
+    ("Is LiFePO4 thermodynamically stable?", "whether LiFePO4 is thermodynamically stable",
+     "LiFePO4"),
     ("Is type 2 diabetes reversible?", "whether type 2 diabetes is reversible",
      "type 2 diabetes"),
 ])
 def test_the_adjective_a_copula_question_closes_on_is_asked_of_its_subject(
         question, clause, concept):
     """ "Is LiFePO4 stable?" was asked "about LiFePO4 stable", one concept every record had
-    to name in both words."""
+    to name in both words; "Is LiFePO4 thermodynamically stable?" "whether LiFePO4
+    thermodynamically is stable"."""
     assert statement(question) == clause
     assert key_phrases(question) == [concept]
     assert [c.text for c in relevance.concepts(question)] == [concept]

@@ -495,6 +495,9 @@ def _statement(question: str) -> str | None:
         verb = (HAVE_FORMS[auxiliary] if rest[at].lower() == "have"
                 else inflect[auxiliary](rest[at].lower()))
         return " ".join([lead, *subject, verb, *rest[at + 1:]])
+    while at > 1 and rest[at - 1].lower().endswith("ly"):  # "is thermodynamically stable"
+        at -= 1
+        subject.pop()
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
 
 
@@ -617,10 +620,11 @@ def _closes_passive(word: str, before: str) -> bool:
     """Whether ``word`` is a passive's participle after its subject ("How are systematic
     reviews conducted ...?": "how systematic reviews are conducted"): a regular one
     (:func:`past_participle`, not hyphenated: "TNF-induced" is an adjective) or one of
-    :data:`IRREGULAR_PARTICIPLES`, after a word that is no stop word ("a combined approach")."""
-    lower = word.lower().strip(",")
+    :data:`IRREGULAR_PARTICIPLES`, after a word that is neither a stop word ("a combined
+    approach") nor an adverb in -ly ("Is genetically modified food safe?")."""
+    lower, before = word.lower().strip(","), before.lower()
     return ((past_participle(lower) and "-" not in lower) or lower in IRREGULAR_PARTICIPLES) \
-        and before.lower() not in stopwords()
+        and before not in stopwords() and not before.endswith("ly")
 
 
 def _unlisted_verb_at(rest: list[str], auxiliary: str) -> int | None:

@@ -531,13 +531,16 @@ COPULA_OPENERS = frozenset(["is", "are", "was", "were"])
 
 def _copula_complement(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
     """The last word of a yes/no question on a copula whose other words are all content words
-    ("Is LiFePO4 stable?", "Is vitamin D deficiency common?"): the subject's complement, what
-    is asked of it, not a word of its concept ("LiFePO4 stable")."""
+    ("Is LiFePO4 stable?"), with the adverbs before it ("thermodynamically stable"): the
+    subject's complement, what is asked of it, not a word of its concept ("LiFePO4 stable")."""
     words = [i for i, (token, _, _) in enumerate(tokens) if token[:1].isalnum()]
     if (len(words) < 3 or words[0] != 0 or tokens[0][0].lower() not in COPULA_OPENERS
             or any(kinds[i] != "content" for i in words[1:])):
         return []
-    return [words[-1]]
+    start = len(words) - 1
+    while start > 2 and tokens[words[start - 1]][0].lower().endswith("ly"):
+        start -= 1
+    return words[start:]
 
 
 def _participle_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
