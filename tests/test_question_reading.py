@@ -144,6 +144,8 @@ def test_a_participle_after_an_adjective_opens_a_reduced_relative_clause():
         "machine learning", "electronic health records", "sepsis"]
     assert statement("How often is sepsis missed in emergency departments?") == (
         "how often sepsis is missed in emergency departments")
+    assert statement("How accurate is CT compared with MRI for appendicitis?") == (
+        "how accurate CT is compared with MRI for appendicitis")
 
 
 @pytest.mark.parametrize(("question", "clause"), [

@@ -551,16 +551,12 @@ def _subject_end(rest: list[str], passive: bool) -> int:
     machine learning trained on electronic health records for sepsis?" asks "how accurate
     machine learning trained on electronic health records is for sepsis", where it read "how
     accurate machine learning is trained on ..."."""
-    relative = False
+    after_participle = False
     for i, word in enumerate(rest[1:], 1):
-        lower = word.lower().strip(",")
-        participle = _closes_passive(word, rest[i - 1])
-        if participle and passive:
-            return i
-        if participle:
-            relative = True
-        elif lower in SUBJECT_ENDS and not (relative and _closes_passive(rest[i - 1],
-                                                                          rest[i - 2])):
+        if word.lower().strip(",") in SUBJECT_ENDS and not after_participle:
+            return i  # "compared" too: "how accurate CT is compared with MRI"
+        after_participle = _closes_passive(word, rest[i - 1])
+        if after_participle and passive:
             return i
     return len(rest)
 
