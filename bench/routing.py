@@ -147,6 +147,12 @@ def pubmed_share(texts: list[str], embedder: Embedder | None = None) -> float:
     return sum(asks_pubmed(t, embedder) for t in texts) / max(1, len(texts))
 
 
+def materials_share(texts: list[str], embedder: Embedder | None = None) -> float:
+    """The share of ``texts`` whose deterministic reading asks the Materials Project: for the
+    SciFact claims, false alarms (a gene or protein name read as a formula: "C5", "H3K9")."""
+    return sum("materials" in sources_of(t, embedder) for t in texts) / max(1, len(texts))
+
+
 def claims(half: str) -> list[str]:
     path = EVALDATA / "scifact" / "claims" / "claims_train.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -199,6 +205,8 @@ def main() -> int:
         return 0
     half = args.half
     print(f"SciFact claims ({half}) asking PubMed: {pubmed_share(claims(half), embedder):.3f}")
+    print(f"SciFact claims ({half}) asking the Materials Project (false alarms): "
+          f"{materials_share(claims(half), embedder):.3f}")
     print(f"screening review titles asking PubMed: {pubmed_share(review_titles(), embedder):.3f}")
     print(f"DBLP titles ({half}) asking PubMed (false alarms): "
           f"{pubmed_share(dblp_titles(half), embedder):.3f}")

@@ -169,7 +169,7 @@ def test_a_review_of_a_trial_read_in_full_quotes_its_results(tmp_path: Path) -> 
     # "1 of 1 included works were read in full...; the others rest on their abstracts"
     assert report.summary.startswith(
         "This review asks whether erlotinib improves survival in EGFR-mutant non-small cell "
-        "lung cancer. This review screened 1 work, included 1,")
+        "lung cancer. It screened 1 work, included 1,")
     text = (tmp_path / "out" / "review.md").read_text(encoding="utf-8")
     assert "The included work was read in full" in text
     assert "the others rest" not in text and "1 works" not in text

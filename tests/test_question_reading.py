@@ -1,5 +1,6 @@
 """How a question's words are read: the verb no list names, typographic apostrophes, modal and
-passive questions, "What mechanisms underlie X?", and the summary naming the question.
+passive questions, a reduced relative clause, a noun that is also a verb, judging adjectives,
+"What mechanisms underlie X?", and the summary naming the question.
 
 Each case was read wrong by hand before (concepts, sub-questions, queries or screening terms);
 the checks are on what a scientist sees of the reading: the concepts, the plan, the queries.
@@ -107,6 +108,88 @@ def test_a_modal_and_passive_question_is_read_as_a_clause(question, clause, conc
     assert all(clause in text for text in plan), plan
 
 
+@pytest.mark.parametrize(("question", "clause", "screened_for"), [
+    ("How should depression be screened in primary care?",
+     "how depression should be screened in primary care", ["depression", "primary care"]),
+    ("How are systematic reviews conducted and reported?",
+     "how systematic reviews are conducted and reported", ["systematic reviews"]),
+    ("Is sepsis missed in emergency departments?",
+     "whether sepsis is missed in emergency departments", ["sepsis", "emergency departments"]),
+    ("Is genetically modified food safe for children?",
+     "whether genetically modified food is safe for children",
+     ["genetically modified food", "children"]),
+])
+def test_a_passive_participle_is_the_relation_not_a_word_of_a_concept(
+        question, clause, screened_for):
+    """Screening asked a record for "should depression be screened" (a modal, "be" and the
+    participle in the concept) and "systematic reviews conducted"; the clause of "How are
+    systematic reviews conducted and reported?" was lost ("about systematic reviews")."""
+    assert statement(question) == clause
+    assert asked_line(question) == f"This review asks {clause}."
+    assert [c.text for c in relevance.concepts(question)] == screened_for
+    assert sorted(key_phrases(question)) == sorted(screened_for)
+    assert _plan(question)[0] == f"What do studies report on {clause}?"
+
+
+def test_a_participle_after_an_adjective_opens_a_reduced_relative_clause():
+    """ "How accurate is X trained on Y for Z?" asks how accurate X is; "trained on Y" says
+    which X. It read "how accurate machine learning is trained on ...", and screening asked
+    every record for "accurate" and "machine learning trained". After an adverb ("how often")
+    the participle is the passive's verb, as before."""
+    question = ("How accurate is machine learning trained on electronic health records for "
+                "sepsis?")
+    assert statement(question) == ("how accurate machine learning trained on electronic health "
+                                   "records is for sepsis")
+    assert [c.text for c in relevance.concepts(question)] == [
+        "machine learning", "electronic health records", "sepsis"]
+    assert statement("How often is sepsis missed in emergency departments?") == (
+        "how often sepsis is missed in emergency departments")
+    assert statement("How accurate is CT compared with MRI for appendicitis?") == (
+        "how accurate CT is compared with MRI for appendicitis")
+
+
+@pytest.mark.parametrize(("question", "clause"), [
+    ("Does climate change drive migration?", "whether climate change drives migration"),
+    ("Does climate change lower crop yields?", "whether climate change lowers crop yields"),
+    ("Does the change in diet improve sleep?", "whether the change in diet improves sleep"),
+    ("Does exercise change mood?", "whether exercise changes mood"),
+])
+def test_a_verb_that_is_also_a_noun_is_the_verb_only_where_no_other_is(question, clause):
+    """ "change" ends the noun "climate change": read as the verb, the question asked "whether
+    climate changes drive migration"."""
+    assert statement(question) == clause
+
+
+@pytest.mark.parametrize(("question", "screened_for"), [
+    ("Is acupuncture effective for chronic low back pain?",
+     ["acupuncture", "chronic low back pain"]),
+    ("Is intermittent fasting effective for weight loss?", ["intermittent fasting", "weight loss"]),
+    ("Side effects of statins are harmful to older adults.",
+     ["Side effects", "statins", "older adults"]),
+])
+def test_a_judging_adjective_is_asked_of_a_record_not_named_by_it(question, screened_for):
+    """ "effective" is what the question asks of acupuncture: a trial of acupuncture for back
+    pain need not write it. Matched as a word, not a stem ("side effects" stays whole)."""
+    assert [c.text for c in relevance.concepts(question)] == screened_for
+
+
+@pytest.mark.parametrize(("question", "clause", "concept"), [
+    ("Is LiFePO4 stable?", "whether LiFePO4 is stable", "LiFePO4"),
+    ("Is LiFePO4 thermodynamically stable?", "whether LiFePO4 is thermodynamically stable",
+     "LiFePO4"),
+    ("Is type 2 diabetes reversible?", "whether type 2 diabetes is reversible",
+     "type 2 diabetes"),
+])
+def test_the_adjective_a_copula_question_closes_on_is_asked_of_its_subject(
+        question, clause, concept):
+    """ "Is LiFePO4 stable?" was asked "about LiFePO4 stable", one concept every record had
+    to name in both words; "Is LiFePO4 thermodynamically stable?" "whether LiFePO4
+    thermodynamically is stable"."""
+    assert statement(question) == clause
+    assert key_phrases(question) == [concept]
+    assert [c.text for c in relevance.concepts(question)] == [concept]
+
+
 def test_a_question_on_mechanisms_asks_first_for_the_mechanisms():
     question = "What mechanisms underlie insulin resistance in obesity?"
     plan = _plan(question)
@@ -138,5 +221,6 @@ def test_the_review_summary_opens_on_the_question_it_answers(tmp_path):
     text = (tmp_path / "review" / "review.md").read_text()
     summary = text.split("## Summary\n\n", 1)[1].splitlines()[0]
     assert summary.startswith(
-        "This review asks about machine learning for public health surveillance. ")
+        "This review asks about machine learning for public health surveillance. It screened ")
     assert report.summary.startswith("This review asks about")
+    assert report.summary.count("This review") == 1  # the second sentence reads on

@@ -161,3 +161,36 @@ def test_chemistry_that_is_not_a_materials_question_still_asks_pubmed(embedder):
     found = detect_intent("Enantioselective hydrogenation of ketones", embedder=embedder)
     assert found.domains == ["chemistry"]
     assert "pubmed" in active_sources(found, ReviewContext())
+
+
+@pytest.mark.parametrize("question", ["C2 deficiency increases risk of lupus.",
+                                      "Does H1N1 vaccination prevent hospitalisation?",
+                                      "HSP90 inhibition slows tumour growth in mice.",
+                                      "Vitamin B12 deficiency causes anaemia.",
+                                      "Ca2+ signalling in cardiac muscle cells",
+                                      "HSCs expand in co-culture with stromal cells."])
+def test_a_gene_protein_or_virus_name_in_a_biomedical_question_names_no_material(question,
+                                                                                 embedder):
+    """Written as formulas are (C2, H1N1, HSP90, B12, Ca2+; "HSCs" as H, S and caesium), such
+    names read as carbon or a hydrogen nitride, and made the question a materials one: the
+    Materials Project was asked for C2, and a question read as no other field left PubMed
+    out."""
+    found = detect_intent(question, this_year=2026, embedder=embedder)
+    assert "materials" not in found.domains and found.formula is None
+    asked = active_sources(found, ReviewContext())
+    assert "pubmed" in asked and "materials" not in asked
+
+
+@pytest.mark.parametrize(("question", "formula"), [("Is LiFePO4 stable?", "LiFePO4"),
+                                                   ("band gap of GaN", "GaN"),
+                                                   ("Band gap of VO2", "VO2")])
+def test_a_formula_in_a_materials_question_still_names_a_material(question, formula, embedder):
+    found = detect_intent(question, this_year=2026, embedder=embedder)
+    assert found.domains == ["materials"] and found.formula == formula
+    assert active_sources(found, ReviewContext()) == ["arxiv", "openalex", "materials"]
+
+
+def test_a_materials_question_about_health_keeps_its_formula(embedder):
+    found = detect_intent("Does TiO2 nanoparticle exposure cause lung inflammation?",
+                          this_year=2026, embedder=embedder)
+    assert {"biomedical", "materials"} <= set(found.domains) and found.formula == "TiO2"

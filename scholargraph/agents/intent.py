@@ -12,6 +12,7 @@ override what the question seems to ask.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
 
 from langgraph.runtime import Runtime
@@ -143,6 +144,25 @@ def publication_window(question: str, this_year: int) -> tuple[int | None, int |
     return year_window(question, this_year)
 
 
+GENE_LIKE = re.compile(r"[A-Z]+\d[A-Z\d]*|[A-Z][a-z]?\d+")
+"""A formula as a gene, protein or virus is named: capital letters and digits only ("C2",
+"NOS2", "HSP90", "PINK1", "H1N1", "VO2" max) or one element with a count ("C1698", "Ca2" of
+"Ca2+")."""
+
+
+def material_formulas(question: str, domains: Sequence[str]) -> list[str]:
+    """The question's chemical formulas that name a material: in a biomedical question (by its
+    words or its meaning, ``domains``) a formula written as genes and proteins are
+    (:data:`GENE_LIKE`) is one of them. "C2 deficiency increases risk of lupus." names the
+    complement protein C2, not carbon: read as a formula it made the question a materials one,
+    and the Materials Project was asked for C2. A formula in mixed case ("LiFePO4", "TiO2",
+    "GaN") names a compound in any question, so a materials question about health stays both."""
+    found = chemical_formulas(question)
+    if "biomedical" not in domains:
+        return found
+    return [formula for formula in found if not GENE_LIKE.fullmatch(formula)]
+
+
 def detect_intent(question: str, *, this_year: int | None = None,
                   embedder: Embedder | None = None) -> Intent:
     """The deterministic reading of a question. With ``embedder`` (the run's MiniLM), a question
@@ -160,7 +180,7 @@ def detect_intent(question: str, *, this_year: int | None = None,
             domains.insert(0, "biomedical")
         elif read is not None and not domains:
             domains.append(read)
-    formulas = chemical_formulas(question)
+    formulas = material_formulas(question, domains)
     named = [m for m in named_materials(question) if m.chemsys or m.material_id] \
         if re.search(CHEMICAL_NAMES, question) else []
     if (formulas or named) and "materials" not in domains:
@@ -241,7 +261,8 @@ def checked_intent(found: Intent, question: str, *, this_year: int | None = None
     until = update.get("until", found.until)
     if since is not None and until is not None and since > until:
         drop("until", until, f"it is before since {since}", stated[1])
-    if found.formula is not None and found.formula not in chemical_formulas(question):
+    if found.formula is not None and found.formula not in material_formulas(question,
+                                                                             rules.domains):
         drop("formula", found.formula, "not a chemical formula the question names", rules.formula)
     if found.news_window is not None and rules.news_window is None:
         drop("news_window", found.news_window, "the question asks for no news",

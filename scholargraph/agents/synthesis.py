@@ -601,9 +601,11 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
                    direct: dict[str, list[Finding]], prisma: dict[str, Any],
                    passages: list[Passage], papers: list[Work], unstated: str = "",
                    claim_sub: SubQuestion | None = None) -> str:
-    """The summary: the model's own words (LLM engine), then what the review did and found in
-    the review's counts (:func:`scholargraph.report.review_counts`), the materials values and
-    those the database entries leave out (``unstated``,
+    """The summary, reading on from the sentence naming the question
+    (:func:`scholargraph.report.asked_line`: "This review asks ... It screened ..."; two
+    sentences opening "This review" read as a form): what the review did, in the review's
+    counts (:func:`scholargraph.report.review_counts`), then the model's own words (LLM
+    engine), the materials values and those the database entries leave out (``unstated``,
     :func:`~scholargraph.deterministic.evidence_table.unstated_values`), which sub-questions have
     direct evidence and which have none, and how the findings bear on the question."""
     by_id = {p.id: p for p in passages}
@@ -614,14 +616,15 @@ def review_summary(model_summary: str, draft: Draft, subs: list[SubQuestion],
     span = f" published {years[0]}–{years[-1]}" if years and years[0] != years[-1] else (
         f" published in {years[0]}" if years else "")
     answered = [sub for sub in subs if direct.get(sub.id)]
-    parts = [model_summary.strip()] if model_summary.strip() else []
     if counts.included:
-        parts.append(f"This review screened {counted(counts.screened, 'work')}, included "
-                     f"{counts.included}, and cites {counts.cited_works} of them{span} in "
-                     f"{counted(counts.findings, 'finding')}.")
+        parts = [f"It screened {counted(counts.screened, 'work')}, included "
+                 f"{counts.included}, and cites {counts.cited_works} of them{span} in "
+                 f"{counted(counts.findings, 'finding')}."]
     else:  # "included 0, and cites 0 of them in 0 findings" says it less plainly
-        parts.append(f"This review screened {counted(counts.screened, 'work')} and included "
-                     "none, so it has no findings.")
+        parts = [f"It screened {counted(counts.screened, 'work')} and included "
+                 "none, so it has no findings."]
+    if model_summary.strip():
+        parts.append(model_summary.strip())
     parts.append(answered_line(len(answered), len(subs)))
     if values := values_summary(draft.evidence_table):
         parts.append(values)

@@ -1855,7 +1855,8 @@ def evidence_gaps(subs: list[SubQuestion], findings: list[Finding], n_papers: in
 
 def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passages: list[Passage],
                        papers: list[Work]) -> str:
-    """What the review did and found, in numbers; the findings themselves are quoted below."""
+    """What the review did and found, in numbers; the findings themselves are quoted below. It
+    reads on from the sentence naming the question (:func:`scholargraph.report.asked_line`)."""
     cited = {p.work_id for p in passages if any(p.id in f.passage_ids for f in findings)}
     years = sorted(w.year for w in papers if w.id in cited and w.year)
     span = f" published {years[0]}–{years[-1]}" if years and years[0] != years[-1] else (
@@ -1863,7 +1864,7 @@ def extractive_summary(subs: list[SubQuestion], findings: list[Finding], passage
     answered = sum(1 for s in subs if any(f.sub_question_id == s.id and f.kind == "finding"
                                           for f in findings))
     kinds = [f.kind for f in findings]
-    return (f"This review screened {counted(len(papers), 'work')} and quotes "
+    return (f"It screened {counted(len(papers), 'work')} and quotes "
             f"{counted(kinds.count('finding'), 'finding')} from {len(cited)} of them{span}, "
             "verbatim from their titles and "
             f"abstracts. {answered_line(answered, len(subs))} "

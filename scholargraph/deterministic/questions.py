@@ -18,6 +18,7 @@ from itertools import pairwise
 
 from scholargraph.deterministic.text import (
     MODALS,
+    NOUN_TOO,
     PREDICATE_VERBS,
     PREDICATES,
     asked_verbs,
@@ -483,9 +484,9 @@ def _statement(question: str) -> str | None:
     if rest[0].lower() == "there":
         return " ".join([lead, "there", auxiliary, *rest[1:]])
     at = _predicate_at(rest, auxiliary)
-    if at is None and auxiliary in ("does", "do", "did") and not stopwords().intersection(
-            word.lower() for word in rest):
-        at = len(rest) - 1  # "Why do large language models hallucinate?": the verb comes last
+    if at is None and auxiliary in ("does", "do", "did", *COPULAS) and not stopwords(
+            ).intersection(word.lower() for word in rest[:-1]):
+        at = len(rest) - 1  # "Why do large language models hallucinate?", "Is LiFePO4 stable?"
     if at is None or at == 0:
         return None
     subject = [_sentence_case(rest[0]), *rest[1:at]]
@@ -494,6 +495,9 @@ def _statement(question: str) -> str | None:
         verb = (HAVE_FORMS[auxiliary] if rest[at].lower() == "have"
                 else inflect[auxiliary](rest[at].lower()))
         return " ".join([lead, *subject, verb, *rest[at + 1:]])
+    while at > 1 and rest[at - 1].lower().endswith("ly"):  # "is thermodynamically stable"
+        at -= 1
+        subject.pop()
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
 
 
@@ -522,15 +526,39 @@ def _how_adjective(tokens: list[str]) -> str | None:
     if adjective in ("many", "much") or adjective in stopwords() - {"well", "often", "long"}:
         return None
     rest = tokens[3:]
-    end = next((i for i, word in enumerate(rest[1:], 1)
-                if word.lower().strip(",") in SUBJECT_ENDS
-                or (past_participle(word) and "-" not in word
-                    and rest[i - 1].lower() not in stopwords())),
-               len(rest))
+    end = _subject_end(rest, passive=_adverb(adjective))
     subject = [_sentence_case(rest[0]), *rest[1:end]]
     if subject[0].lower() in ("it", "there"):
         return None
     return " ".join(["how", adjective, *subject, tokens[2].lower(), *rest[end:]])
+
+
+HOW_ADVERBS = frozenset(["often", "well", "long", "soon", "fast", "far"])
+"""Adverbs "how" asks with besides those in -ly ("How often is sepsis missed ...?")."""
+
+
+def _adverb(word: str) -> bool:
+    """Whether the word after "how" is an adverb: it asks how a passive's act is done ("How
+    often is sepsis missed?"), where an adjective asks of the subject ("How accurate is ...?")."""
+    return word in HOW_ADVERBS or word.endswith("ly")
+
+
+def _subject_end(rest: list[str], passive: bool) -> int:
+    """Where the subject of "How <adjective or adverb> is <rest>" ends: before a word of
+    :data:`SUBJECT_ENDS`; with an adverb (``passive``) also at the participle of the passive
+    it asks about. After an adjective the copula is the verb, so a participle opens a reduced
+    relative clause and the subject runs on through it and its preposition: "How accurate is
+    machine learning trained on electronic health records for sepsis?" asks "how accurate
+    machine learning trained on electronic health records is for sepsis", where it read "how
+    accurate machine learning is trained on ..."."""
+    after_participle = False
+    for i, word in enumerate(rest[1:], 1):
+        if word.lower().strip(",") in SUBJECT_ENDS and not after_participle:
+            return i  # "compared" too: "how accurate CT is compared with MRI"
+        after_participle = _closes_passive(word, rest[i - 1])
+        if after_participle and passive:
+            return i
+    return len(rest)
 
 
 HAVE_FORMS = {"does": "has", "do": "have", "did": "had"}
@@ -549,24 +577,50 @@ its first judging word, it was "how diagnostic tests be can improved"."""
 
 
 def _predicate_at(rest: list[str], auxiliary: str) -> int | None:
-    """Where the predicate starts: the first known verb (or "have") after do/does/did; after
-    a modal the first of :data:`MODAL_PREDICATE_STARTS`, a known verb, or a judging word;
-    else the first judging word, comparative or article that does not continue the subject.
-    After do/does/did or a modal with no known verb, the verb no list names
-    (:func:`~scholargraph.deterministic.text.asked_verbs`: "Does hair cortisol reflect ...")."""
+    """Where the predicate starts: the known verb (or "have") after do/does/did
+    (:func:`_do_verb_at`); after a modal the first of :data:`MODAL_PREDICATE_STARTS`, a known
+    verb, or a judging word; else the first judging word, comparative or article that does not
+    continue the subject, or after a copula the participle of a passive
+    (:func:`_closes_passive`). After do/does/did or a modal with no known verb, the verb no
+    list names (:func:`~scholargraph.deterministic.text.asked_verbs`: "Does hair cortisol
+    reflect ...")."""
+    if auxiliary in HAVE_FORMS:
+        at = _do_verb_at(rest)
+        return at if at is not None else _unlisted_verb_at(rest, auxiliary)
     for i, token in enumerate(rest[1:], 1):
         word = token.lower().strip(",")
-        if auxiliary in HAVE_FORMS:
-            if word in PREDICATE_VERBS or word == "have":
-                return i
-        elif auxiliary in MODALS and (word in MODAL_PREDICATE_STARTS
+        if auxiliary in MODALS and (word in MODAL_PREDICATE_STARTS
                                       or word in PREDICATE_VERBS):
             return i
-        elif _starts_predicate(word, rest[i - 1]):
+        if _starts_predicate(word, rest[i - 1]) or (
+                auxiliary in COPULAS and _closes_passive(token, rest[i - 1])):
             return i
-    if auxiliary in HAVE_FORMS or auxiliary in MODALS:
+    if auxiliary in MODALS:
         return _unlisted_verb_at(rest, auxiliary)
     return None
+
+
+def _do_verb_at(rest: list[str]) -> int | None:
+    """Where the verb of "do/does/did <rest>" stands among the known ones (or "have"): the
+    first that is no noun as well, else the last of those that are
+    (:data:`~scholargraph.deterministic.text.NOUN_TOO`). "Does climate change drive
+    migration?" holds two, and the first, "change", ends the noun "climate change": read as
+    the verb, the question asked "whether climate changes drive migration"."""
+    found = [i for i, token in enumerate(rest[1:], 1)
+             if (word := token.lower().strip(",")) in PREDICATE_VERBS or word == "have"]
+    verbs = [i for i in found if rest[i].lower().strip(",") not in NOUN_TOO]
+    return verbs[0] if verbs else (found[-1] if found else None)
+
+
+def _closes_passive(word: str, before: str) -> bool:
+    """Whether ``word`` is a passive's participle after its subject ("How are systematic
+    reviews conducted ...?": "how systematic reviews are conducted"): a regular one
+    (:func:`past_participle`, not hyphenated: "TNF-induced" is an adjective) or one of
+    :data:`IRREGULAR_PARTICIPLES`, after a word that is neither a stop word ("a combined
+    approach") nor an adverb in -ly ("Is genetically modified food safe?")."""
+    lower, before = word.lower().strip(","), before.lower()
+    return ((past_participle(lower) and "-" not in lower) or lower in IRREGULAR_PARTICIPLES) \
+        and before not in stopwords() and not before.endswith("ly")
 
 
 def _unlisted_verb_at(rest: list[str], auxiliary: str) -> int | None:

@@ -261,24 +261,30 @@ PREDICATE_VERBS = frozenset([
 ])
 """Verbs that research questions put between their concepts ("Does X cure Y?")."""
 
-_NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm", "block",
+NOUN_TOO = frozenset(["test", "lower", "raise", "change", "work", "lead", "harm", "block",
                        "limit", "drive", "shape", "benefit"])
 """Of those, the ones that are as often part of a term ("climate change", "lead exposure")."""
 
 VERB_PREDICATES = frozenset(
     f"{word}{ending}"
-    for word in PREDICATE_VERBS - _NOUN_TOO
+    for word in PREDICATE_VERBS - NOUN_TOO
     for ending in ("", "s", "es", "d", "ed", "ing")
 ) | frozenset(["find", "finds", "show", "shows"])
 """The verb forms among :data:`PREDICATES` ("reduces", "detecting", "finds")."""
 
-PREDICATES = VERB_PREDICATES | frozenset([
+JUDGING_ADJECTIVES = frozenset([
     "better", "worse", "best", "worst", "effective", "efficacious", "superior", "inferior",
-    "safe", "safer", "safest", "likely", "useful", "beneficial", "harmful", "accurate",
-    "reliable", "possible", "true", "important", "good", "bad", "key", "main",
-    "efficient", "preferable", "versus", "vs", "than", "whether", "really", "test",
-    "tested", "promising", "highest", "lowest", "greatest", "largest", "smallest", "strongest",
-    "weakest", "optimal", "ideal", "suitable", "offer", "offers", "offered",
+    "safe", "safer", "safest", "useful", "beneficial", "harmful", "accurate", "reliable",
+    "possible", "important", "efficient", "preferable", "promising", "highest", "lowest",
+    "greatest", "largest", "smallest", "strongest", "weakest", "optimal", "ideal", "suitable",
+])
+"""The words by which a question judges what it asks about ("How accurate is ...", "Is X
+safe?"), never a noun: what the question asks of a record, not a concept a record must name
+(:mod:`scholargraph.screening.relevance`)."""
+
+PREDICATES = VERB_PREDICATES | JUDGING_ADJECTIVES | frozenset([
+    "likely", "true", "good", "bad", "key", "main", "versus", "vs", "than", "whether",
+    "really", "test", "tested", "offer", "offers", "offered",
 ])
 """Verbs and judging words of research questions. They join the concepts, they are not one, so
 a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is two concepts.
@@ -328,7 +334,8 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
     """The question's concepts in order: (phrase, start, end) of each run of content words.
 
     Stop words, question words, predicates and punctuation end a run, and so does the verb of
-    a clause that no list names (:func:`asked_verbs`); a number joins a run only between two
+    a clause that no list names (:func:`asked_verbs`) or a word that relates the concepts
+    (:func:`relation_words`: a passive's participle); a number joins a run only between two
     content words ("type 2 diabetes"), a capital letter only after one ("vitamin D").
     Acronyms and formulas keep their case.
     """
@@ -336,13 +343,14 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
     kinds = _kinds(tokens)
     for i in _clause_verbs(tokens, kinds):
         kinds[i] = "break"
+    for i in _relations(tokens, kinds):
+        kinds[i] = "break"
     runs: list[list[int]] = [[]]
     for i, kind in enumerate(kinds):
         if kind == "content":
             runs[-1].append(i)
         elif runs[-1]:
             runs.append([])
-    runs = [_without_trailing_participle(run, tokens) for run in runs]
     spans = []
     for run in (r[-MAX_PHRASE_WORDS:] for r in runs if r):
         phrase = " ".join(_cased(tokens[i][0]) for i in run)
@@ -392,7 +400,7 @@ def _bases(word: str) -> list[str]:
 
 def _verb_base(word: str) -> bool:
     """Whether a base form reads as a verb by its -ed and -ing forms (:func:`reads_as_verb`)."""
-    if word in PREDICATE_VERBS - _NOUN_TOO:
+    if word in PREDICATE_VERBS - NOUN_TOO:
         return True
     best = max(commonness(form) for form in _verb_forms(word))
     return best >= VERB_FORMS_MIN and best >= commonness(word) - VERB_FORMS_MARGIN
@@ -469,7 +477,7 @@ def _clause_verb(tokens: list[tuple[str, int, int]], kinds: list[str], start: in
         if not (j > start and kinds[j - 1] == "content" and j + 1 < len(tokens)
                 and kinds[j + 1] == "content"):
             continue
-        if any(base in _NOUN_TOO for base in _bases(lower)):
+        if any(base in NOUN_TOO for base in _bases(lower)):
             nouns_too.append(j)
         elif reads_as_verb(lower):
             return j
@@ -494,18 +502,66 @@ def past_participle(word: str) -> bool:
     return len(lower) > 4 and lower.endswith("ed") and lower not in NOUNS_IN_ED
 
 
-def _without_trailing_participle(run: list[int], tokens: list[tuple[str, int, int]]
-                                 ) -> list[int]:
-    """A run of content words without the participle that closes it: the question's verb, not
-    its concept ("How are systematic reviews conducted and reported ...": "reviews", not
-    "reviews conducted"; "patients exposed to radiation": "patients"). After an adverb it is
-    what the claim says ("are evolutionarily conserved") and stays. Of SciFact's 809
-    training claims, 22 had a concept closed by a participle or verb, 18 of them after a
-    noun."""
-    if len(run) < 2 or not past_participle(tokens[run[-1]][0]):
-        return run
-    kept = run[:-1]
-    return run if tokens[kept[-1]][0].lower().endswith("ly") else kept
+PASSIVE_AUXILIARIES = frozenset(["be", "been", "being"])
+"""The forms of "be" a modal or perfect passive puts before its participle ("How should
+depression be screened", "has been shown"): a participle alone after one is the verb."""
+
+
+def relation_words(text: str) -> list[tuple[int, int]]:
+    """Where (start, end) the words stand that relate the text's concepts without being one,
+    beyond the listed predicates and the verbs :func:`asked_verbs` finds: a passive's
+    participle (:func:`_participle_verbs`: "conducted" in "How are systematic reviews
+    conducted?", "screened" in "How should depression be screened in primary care?") and the
+    adjective a yes/no question on a copula closes on (:func:`_copula_complement`: "stable" in
+    "Is LiFePO4 stable?")."""
+    tokens = _tokens(text)
+    kinds = _kinds(tokens)
+    for i in _clause_verbs(tokens, kinds):
+        kinds[i] = "break"
+    return [(tokens[i][1], tokens[i][2]) for i in _relations(tokens, kinds)]
+
+
+def _relations(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """The indices :func:`relation_words` names."""
+    return sorted({*_participle_verbs(tokens, kinds), *_copula_complement(tokens, kinds)})
+
+
+COPULA_OPENERS = frozenset(["is", "are", "was", "were"])
+
+
+def _copula_complement(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """The last word of a yes/no question on a copula whose other words are all content words
+    ("Is LiFePO4 stable?"), with the adverbs before it ("thermodynamically stable"): the
+    subject's complement, what is asked of it, not a word of its concept ("LiFePO4 stable")."""
+    words = [i for i, (token, _, _) in enumerate(tokens) if token[:1].isalnum()]
+    if (len(words) < 3 or words[0] != 0 or tokens[0][0].lower() not in COPULA_OPENERS
+            or any(kinds[i] != "content" for i in words[1:])):
+        return []
+    start = len(words) - 1
+    while start > 2 and tokens[words[start - 1]][0].lower().endswith("ly"):
+        start -= 1
+    return words[start:]
+
+
+def _participle_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """The participles (:func:`past_participle`, not hyphenated: "TNF-induced" is an adjective)
+    that close a run of content words: after a noun they are the question's verb or a reduced
+    relative clause ("systematic reviews conducted", "patients exposed to radiation",
+    "machine learning trained on ..."), alone after :data:`PASSIVE_AUXILIARIES` the passive's
+    verb ("be screened"). After an adverb it is what the claim says ("are evolutionarily
+    conserved") and stays. Of SciFact's 809 training claims, 22 had a concept closed by a
+    participle or verb, 18 of them after a noun."""
+    found = []
+    for i, (token, _, _) in enumerate(tokens):
+        if (kinds[i] != "content" or not past_participle(token) or "-" in token
+                or (i + 1 < len(tokens) and kinds[i + 1] == "content") or i == 0):
+            continue
+        before = tokens[i - 1][0].lower()
+        if kinds[i - 1] == "content" and not before.endswith("ly"):
+            found.append(i)
+        elif kinds[i - 1] != "content" and before in PASSIVE_AUXILIARIES:
+            found.append(i)
+    return found
 
 
 def _token_kind(token: str) -> str:
@@ -618,16 +674,23 @@ SYMBOL_WORDS = frozenset(["In", "As", "At", "Be", "He", "No", "Re", "Pa", "Ho"])
 _FORMULA = re.compile(r"\b(?:[A-Z][a-z]?\d*(?:\.\d+)?){2,}\b|\b[A-Z][a-z]?\d+\b")
 
 
+PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
+"""Capitals and a closing "s": an acronym's plural ("HSCs", haematopoietic stem cells), not a
+formula ending in caesium or osmium."""
+
+
 def chemical_formulas(text: str) -> list[str]:
     """Tokens that parse as chemical formulas of real elements (``TiO2``, ``LiFePO4``, ``GaAs``).
 
-    All-capital tokens without digits (``CNN``, ``DNA``) are acronyms far more often than formulas.
+    All-capital tokens without digits (``CNN``, ``DNA``) are acronyms far more often than formulas,
+    and so are their plurals (``HSCs``, ``PCs``: :data:`PLURAL_ACRONYM`), whose "Cs" reads as
+    caesium.
     """
     found = []
     for token in _FORMULA.findall(text):
         symbols = re.findall(r"[A-Z][a-z]?", token)
         has_digit = bool(re.search(r"\d", token))
-        if not all(symbol in ELEMENTS for symbol in symbols):
+        if not all(symbol in ELEMENTS for symbol in symbols) or PLURAL_ACRONYM.fullmatch(token):
             continue
         if (token.isupper() and not has_digit) or (len(symbols) < 2 and not has_digit):
             continue

@@ -107,7 +107,12 @@ from pydantic import BaseModel, Field
 
 from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.deterministic.stance import ACRONYM, long_forms
-from scholargraph.deterministic.text import VERB_PREDICATES, asked_verbs
+from scholargraph.deterministic.text import (
+    JUDGING_ADJECTIVES,
+    VERB_PREDICATES,
+    asked_verbs,
+    relation_words,
+)
 from scholargraph.errors import InputError
 from scholargraph.rag.chunking import split_sentences, statement_text
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -399,7 +404,8 @@ class Decision:
 
 _CONNECTORS = re.compile(
     r"(?<![\w-])(?:of|for|in|on|with|within|and|or|versus|vs|among|amongst|by|to|from|the|a|an|"
-    r"its|their|does|do|did|is|are|was|were|can|could|have|has|what|which|how|when|why|"
+    r"its|their|does|do|did|is|are|was|were|can|could|should|will|would|may|might|must|be|"
+    r"been|being|have|has|what|which|how|when|why|"
     r"between|through|using|based|via|at|as|into|about|cure|cures|treat|treats|improve|"
     r"improves|reduce|reduces|increase|increases|prevent|prevents|cause|causes|affect|affects|"
     r"predict|predicts|influence|influences|there|that|these|those|any|most)(?![\w-])|"
@@ -582,7 +588,7 @@ def concepts(question: str) -> list[Concept]:
     surveillance")."""
     found: list[Concept] = []
     topic = _LATIN_IN.sub(r"in-\1", _without_asked_verbs(question_topic(question)))
-    for phrase in (part for between in _CONNECTORS.split(topic)
+    for phrase in (_unjudged(part) for between in _CONNECTORS.split(topic)
                    for part in _split_at_verbs(between)):
         stems = frozenset(tokenize(NEGATED.sub(" ", phrase))) - GENERIC_TERMS
         if stems and all(stems != c.stems for c in found):
@@ -707,9 +713,12 @@ def _singular_and_plural(short: str) -> tuple[str, str]:
 
 def _without_asked_verbs(question: str) -> str:
     """The question with the verbs no list names cut out (:func:`asked_verbs`, "Does hair
-    cortisol reflect long-term stress?": "reflect"), so that its concepts part there as they
-    do at a listed verb ("hair cortisol", "long-term stress")."""
-    for start, end in reversed(asked_verbs(question)):
+    cortisol reflect long-term stress?": "reflect"; a passive's participle or a copula's
+    complement, :func:`relation_words`: "How should depression be screened ...?"), so that its
+    concepts part there as they do at a listed verb ("hair cortisol", "long-term stress";
+    "depression", not "depression be screened")."""
+    verbs = sorted(asked_verbs(question) + relation_words(question))
+    for start, end in reversed(verbs):
         question = f"{question[:start]},{question[end:]}"
     return question
 
@@ -724,6 +733,15 @@ def _split_at_verbs(phrase: str) -> list[str]:
         else:
             parts[-1].append(word)
     return [" ".join(part) for part in parts if part]
+
+
+def _unjudged(phrase: str) -> str:
+    """A phrase without the adjectives by which a question judges its subject
+    (:data:`~scholargraph.deterministic.text.JUDGING_ADJECTIVES`): "How accurate is machine
+    learning ...?" asks how accurate, and no record need write "accurate" to address it; "Is
+    acupuncture effective for ...?" is about acupuncture. Matched as words, not stems: the stem
+    of "effective" is that of "side effects", and of "useful" that of "statin use"."""
+    return " ".join(word for word in phrase.split() if word.lower() not in JUDGING_ADJECTIVES)
 
 
 def _named_part(phrase: str) -> str:
