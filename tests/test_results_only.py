@@ -12,6 +12,7 @@ from scholargraph.deterministic.extractive import (
     claim_candidates,
     extractive_draft,
     quotable,
+    sample_only,
     states_finding,
     wanted_facets,
 )
@@ -168,3 +169,12 @@ def test_a_treatments_responders_are_a_result():
     # responding to a treatment is what the study found, not who took part
     text = "Of the 40 patients treated with emicizumab, 30 responded with no further bleeds."
     assert quoted_for(RESULTS, text) == [text]
+
+
+def test_a_treatments_response_rate_is_a_result():
+    """"Response rate" counts a survey's sample only beside a survey: a tumour's objective
+    response rate is what a trial found."""
+    trial = "In this trial, 60 patients were enrolled and the objective response rate was 45%."
+    survey = "Of the 90 clinicians surveyed, 60 replied, a response rate of 67%."
+    assert not sample_only(trial) and sample_only(survey)
+    assert all("method" not in c.facets for c in sentences_of(trial))

@@ -141,7 +141,7 @@ ENROLMENT = re.compile(
     r"|\bwe (?:included|enrolled|recruited) (?:a total of )?[\d,]+\b"
     rf"|\bwe identified (?:a total of )?[\d,]+ (?:[\w-]+ ){{0,2}}?{PEOPLE}\b"
     r"|\btook part\b|\bagreed to (?:take part|participate)\b"
-    r"|\b(?:response|participation|completion) rates?\b"
+    r"|\bparticipation rates?\b"
     rf"|\b(?:responded|replied) to (?:the |our |an? |this )?(?:[\w-]+ ){{0,2}}?{SURVEYED}\b"
     rf"|\b(?:completed|returned|answered) (?:the |our |an? |this )?(?:[\w-]+ ){{0,2}}?{SURVEYED}\b"
     r"|\b(?:invited|surveyed|contacted|approached)\b[^.;]{0,80}?\b(?:responded|replied)\b"
@@ -1243,20 +1243,29 @@ SAMPLE_DESCRIBED = re.compile(
 """A sentence saying who a study took in ("The sample included 53 ambulatory IBD patients
 (66% females) with ages from 18 to 65", "Mean age was 41 years"), beside :data:`ENROLMENT`."""
 SAMPLE_SHARES = re.compile(r"\([^()]*\d\s?%[^()]*\)|\b\d+(?:\.\d+)?\s?% (?:were |was )?"
-                           r"(?:\w+ )?(?:females?|males?|women|men|girls|boys)\b"
-                           r"|\b(?:response|participation|completion) rates? (?:was |were |of )?"
-                           r"(?:\w+ )?\d+(?:\.\d+)?\s?%", re.IGNORECASE)
-"""The share of a sample that is of a kind ("(66% females)", "62% were women") or that took part
-("a response rate of 62%"): its make-up, not a result; "worry fell by 30%" is one."""
+                           r"(?:\w+ )?(?:females?|males?|women|men|girls|boys)\b", re.IGNORECASE)
+"""The share of a sample that is of a kind ("(66% females)", "62% were women"): its make-up,
+not a result; "worry fell by 30%" is one."""
+SURVEY_RATE = re.compile(r"\b(?:response|participation|completion) rates? (?:was |were |of )?"
+                         r"(?:\w+ )?\d+(?:\.\d+)?\s?%", re.IGNORECASE)
+"""The share of those asked who answered ("a response rate of 62%"): a survey's sample, set
+aside as :data:`SAMPLE_SHARES` only in a sentence naming a survey (:data:`SURVEYED`,
+"surveyed", "invited"); a
+treatment's objective response rate is its result."""
 
 
 def sample_only(text: str) -> bool:
     """Whether a sentence only describes a study's sample: it says who was taken in
     (:data:`ENROLMENT`, :data:`SAMPLE_DESCRIBED`) and no result word is left once the
-    shares of its make-up are set aside (:data:`SAMPLE_SHARES`: "66% females" is no finding). Such a
+    shares of its make-up are set aside (:data:`SAMPLE_SHARES`: "66% females" is no finding;
+    :data:`SURVEY_RATE`). Such a
     sentence answers a topic's question on methods, never one on results."""
-    return bool(ENROLMENT.search(text) or SAMPLE_DESCRIBED.search(text)) and not \
-        FACET_CUES["result"].search(SAMPLE_SHARES.sub(" ", text))
+    if not (ENROLMENT.search(text) or SAMPLE_DESCRIBED.search(text)):
+        return False
+    rest = SAMPLE_SHARES.sub(" ", text)
+    if re.search(rf"\b(?:{SURVEYED}|surveyed|invited)\b", text, re.IGNORECASE):
+        rest = SURVEY_RATE.sub(" ", rest)
+    return not FACET_CUES["result"].search(rest)
 
 
 IMPLICATIONS = re.compile(
