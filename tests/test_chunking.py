@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from scholargraph.deterministic.text import funding_line
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import TextSpan, Work
 
@@ -119,3 +122,49 @@ def test_a_stop_after_a_named_letter_ends_a_sentence_before_an_opening_word() ->
         "In this survey, preference was the top reason.",
         "Levels of vitamin D.", "The cohort was small.", "We thank J. Smith for help.",
         "Group A. Streptococcus was grown."]
+
+
+RESULT = "Emicizumab prophylaxis lowered treated bleeds by 68% in adults with haemophilia A."
+
+
+@pytest.mark.parametrize("funding", [
+    "F Hoffmann-La Roche funded the study.",
+    "Novo Nordisk and Sanofi funded the study.",
+    "Novo Nordisk & Sanofi sponsored this trial.",
+    "Roche financed the study.",
+    "Chugai Pharmaceutical funded the HAVEN trial.",
+    "Funded by the National Institute for Health Research.",
+    "This work was supported by grant 1234 of the Wellcome Trust.",
+])
+def test_a_funding_line_glued_to_a_names_letter_is_split_where_it_is_read_as_one(
+        funding: str) -> None:
+    """The splitter had its own copy of the funder pattern, which took neither 'and'/'&'
+    between funders nor 'financed': such a line stayed glued to the result before it. Every
+    line read as a funding line is now split off there, and only such a line."""
+    text = RESULT[:-1] + "." + funding
+    assert [text[a:b] for a, b in split_sentences(text)] == [RESULT, funding]
+    assert funding_line(funding)
+
+
+@pytest.mark.parametrize("glued", [
+    "Smith and Jones reported the same.", "Bleeding fell in both arms.",
+])
+def test_a_sentence_glued_to_a_names_letter_that_is_no_funding_line_is_not_split(
+        glued: str) -> None:
+    text = RESULT[:-1] + "." + glued
+    assert not funding_line(glued)
+    assert [text[a:b] for a, b in split_sentences(text)] == [text]
+
+
+def test_a_sentence_opening_with_a_panels_letter_after_a_named_letter_is_split() -> None:
+    """"... in haemophilia A. (B) We found ..." and "... group A. B. Results show ..." were
+    one sentence: the letter after the stop was read as an initial. An enclosed letter is never
+    an initial; a bare one is a label before a word opening a sentence or naming a section,
+    and stays an initial before a surname."""
+    text = (f"{RESULT} (B) We found that joint bleeds fell by half over two years. Bleeds fell "
+            "in group A. B. Results show that joint bleeds fell by half. We thank J. Smith "
+            "for help. Samples came from group A. B. Jones counted them.")
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        RESULT, "(B) We found that joint bleeds fell by half over two years.",
+        "Bleeds fell in group A.", "B. Results show that joint bleeds fell by half.",
+        "We thank J. Smith for help.", "Samples came from group A. B. Jones counted them."]

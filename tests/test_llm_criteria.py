@@ -124,8 +124,8 @@ def test_records_left_unjudged_are_asked_about_again_alone_and_then_kept():
     assert notes[0].startswith(f"{STEP}: the model judged 3 of 5 records kept by the rules "
                                "against the criteria in 2 calls and excluded 2")
     assert notes[1] == (f"{STEP}: 2 records were kept without the model's judgement: "
-                        f"1 it gave no verdict for; 1 with a verdict not valid "
-                        f"({_title(batch[3])}: excluded without a reason)")
+                        f"1 it gave no verdict for ({_title(batch[4])}); 1 with a verdict not "
+                        f"valid ({_title(batch[3])}: excluded without a reason)")
     assert work_key(batch[3]) not in judge.verdicts  # asked again in a later round
     assert [(s.calls, s.answered_by, s.unjudged) for s in judge.steps] == [
         (1, "model", 0), (1, "model", 2)]
@@ -173,9 +173,10 @@ def test_one_invalid_verdict_keeps_its_record_and_the_batchs_valid_verdicts_stan
     assert model.remaining == 0 and len(model.received) == 3
     assert WORKS[0].title not in str(model.received[1][-1].content)
     assert notes[0].startswith(f"{STEP}: the model judged 2 of 3 records")
+    # asked again alone, the second work is the model's record 1: the note names its id
     assert notes[1] == (f"{STEP}: 1 record was kept without the model's judgement: 1 in replies "
                         "not used (the model's reply was malformed twice (no valid verdict "
-                        "(record 1: excluded without a reason)))")
+                        f"(record 1 ({WORKS[1].id}): excluded without a reason)))")
     assert WORKS[1].title in str(model.received[1][-1].content)
     assert judge.verdicts == {work_key(WORKS[0]): PREFIX + "animal study",
                               work_key(WORKS[2]): None}
@@ -194,8 +195,9 @@ def test_a_reply_without_one_valid_verdict_is_asked_again_then_every_record_is_k
     assert model.remaining == 0 and len(model.received) == 2
     assert notes[-1] == (
         f"{STEP}: 2 records were kept without the model's judgement: 2 in replies not used "
-        "(the model's reply was malformed twice (no valid verdict (record 2: a verdict other "
-        "than include or exclude; record 1: excluded without a reason)))")
+        f"(the model's reply was malformed twice (no valid verdict (record 2 ({WORKS[1].id}): "
+        f"a verdict other than include or exclude; record 1 ({WORKS[0].id}): excluded without a "
+        "reason)))")
     (step,) = judge.steps
     assert step.calls == 2 and step.answered_by == "fallback"
     assert judge.verdicts == {}

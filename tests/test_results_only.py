@@ -12,6 +12,7 @@ from scholargraph.deterministic.extractive import (
     claim_candidates,
     extractive_draft,
     quotable,
+    sample_only,
     states_finding,
     wanted_facets,
 )
@@ -138,3 +139,42 @@ def test_no_sub_question_of_a_claim_quotes_background():
     quoted = [f.text for f in draft.findings if f.kind == "finding"]
     assert quoted == ["Weekly emicizumab prophylaxis lowered treated bleeds by 70% in the 36 "
                       "adults of the survey."]
+
+
+RESPONDENTS = ("Of the 1,200 invited clinicians, 812 took part in the survey. "
+               "A total of 936 haemophilia patients responded. "
+               "A total of 640 patients responded to the online questionnaire, a response "
+               "rate of 62%. "
+               "Clinicians who had prescribed emicizumab reported 40% fewer bleeds in their "
+               "patients.")
+
+
+def test_who_took_part_in_a_survey_is_its_sample_not_a_result():
+    """A participant count was quoted as a result ("A total of 936 patients responded.", "Of
+    the 1,200 invited, 812 took part."): who took part is the study's sample, a method, even
+    with its response rate; what the respondents reported is the result."""
+    assert quoted_for(RESULTS, RESPONDENTS) == [
+        "Clinicians who had prescribed emicizumab reported 40% fewer bleeds in their patients."]
+    methods = quoted_for(METHODS, RESPONDENTS)
+    for sample in ("Of the 1,200 invited clinicians, 812 took part in the survey.",
+                   "A total of 936 haemophilia patients responded.",
+                   "A total of 640 patients responded to the online questionnaire, a response "
+                   "rate of 62%."):
+        assert sample in methods, sample
+    labelled = "RESULTS: Of the 1,200 invited clinicians, 812 (68%) took part."
+    assert [c.facets for c in sentences_of(labelled)] == [frozenset({"method"})]
+
+
+def test_a_treatments_responders_are_a_result():
+    # responding to a treatment is what the study found, not who took part
+    text = "Of the 40 patients treated with emicizumab, 30 responded with no further bleeds."
+    assert quoted_for(RESULTS, text) == [text]
+
+
+def test_a_treatments_response_rate_is_a_result():
+    """"Response rate" counts a survey's sample only beside a survey: a tumour's objective
+    response rate is what a trial found."""
+    trial = "In this trial, 60 patients were enrolled and the objective response rate was 45%."
+    survey = "Of the 90 clinicians surveyed, 60 replied, a response rate of 67%."
+    assert not sample_only(trial) and sample_only(survey)
+    assert all("method" not in c.facets for c in sentences_of(trial))

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from scholargraph.deterministic.text import licence_notice, not_a_statement, page_furniture
+from scholargraph.deterministic.text import (
+    licence_notice,
+    not_a_statement,
+    page_furniture,
+    publisher_notice,
+)
 from scholargraph.rag.chunking import chunk_work, statement_runs, statement_text
 from scholargraph.records import Work
 from scholargraph.screening.relevance import (
@@ -117,3 +122,38 @@ def test_a_copyright_line_after_the_last_sentence_is_cut_off_it() -> None:
     abstract = f"{finding} \u00a9 2016 The Gardening Society. All rights reserved."
     assert statement_text(abstract) == finding
     assert [p.text for p in chunk_work(Work(title="Soils", abstract=abstract))] == [finding]
+
+
+@pytest.mark.parametrize("sentence", [
+    "This article was transferred from the Journal of Urban Ecology to Urban Science.",
+    "This paper was accepted by the editors on 3 May 2020.",
+    "This manuscript has been peer-reviewed and revised.",
+    "This article is part of a special issue on urban gardening.",
+    "Handling editor: Paul Martin.",
+    "A correction to this article has been published.",
+    "This is the accepted manuscript of an article published in Urban Science.",
+])
+def test_a_publishers_announcement_is_no_statement(sentence: str) -> None:
+    """How a paper travelled through a journal was kept as a sentence screening read and a
+    review could quote; it says nothing of the work."""
+    assert publisher_notice(sentence) and not_a_statement(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "This paper presents twelve gardens and how they shared water.",
+    "This study was accepted by the ethics board of the University of Lyon.",
+    "Editors of gardening magazines were interviewed about water use.",
+    "Accepted practice in Lyon is to share one rota across gardens.",
+])
+def test_a_works_own_sentence_about_papers_or_editors_is_kept(sentence: str) -> None:
+    assert not publisher_notice(sentence) and not not_a_statement(sentence)
+
+
+def test_a_publishers_announcement_is_neither_screened_nor_quoted() -> None:
+    work = Work(title="Water in community gardens", year=2020, abstract=(
+        BODY + "This article was transferred from the Journal of Urban Ecology to Urban "
+        "Science. Gardens with barrels lost fewer crops in the dry months."))
+    assert "transferred" not in statement_text(work.abstract)
+    passages = [p.text for p in chunk_work(work)]
+    assert not any("transferred" in text for text in passages)
+    assert any("Gardens with barrels lost fewer crops" in text for text in passages)

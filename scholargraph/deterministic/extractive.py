@@ -53,7 +53,7 @@ from scholargraph.deterministic.text import (
     METHOD_CUES,
     SECTION_WORDS,
     funding_line,
-    reference_debris,
+    not_a_statement,
     run_together,
 )
 from scholargraph.exports.screening import label
@@ -134,11 +134,19 @@ PEOPLE = (r"(?:patients|participants|subjects|individuals|people|persons|childre
           r"PLW[A-Za-z]*)")
 """Nouns of the people a study counts, with the person-first abbreviations ("PWH", "PwHA",
 "PWID", "PLWH": people with haemophilia, people living with HIV)."""
+SURVEYED = r"(?:survey|questionnaire|interview|invitation|call|request|e-?mail)s?"
 ENROLMENT = re.compile(
     r"\b(?:was|were) (?:\w+ly )?(?:enrolled|included|recruited|randomi[sz]ed|eligible|"
     r"analy[sz]ed|studied)\b|\bparticipated\b"
     r"|\bwe (?:included|enrolled|recruited) (?:a total of )?[\d,]+\b"
-    rf"|\bwe identified (?:a total of )?[\d,]+ (?:[\w-]+ ){{0,2}}?{PEOPLE}\b", re.IGNORECASE)
+    rf"|\bwe identified (?:a total of )?[\d,]+ (?:[\w-]+ ){{0,2}}?{PEOPLE}\b"
+    r"|\btook part\b|\bagreed to (?:take part|participate)\b"
+    r"|\bparticipation rates?\b"
+    rf"|\b(?:responded|replied) to (?:the |our |an? |this )?(?:[\w-]+ ){{0,2}}?{SURVEYED}\b"
+    rf"|\b(?:completed|returned|answered) (?:the |our |an? |this )?(?:[\w-]+ ){{0,2}}?{SURVEYED}\b"
+    r"|\b(?:invited|surveyed|contacted|approached)\b[^.;]{0,80}?\b(?:responded|replied)\b"
+    rf"|\ba total of [\d,]+ (?:[\w-]+ ){{0,2}}?{PEOPLE} (?:responded|replied)\s*[.;,]",
+    re.IGNORECASE)
 """Who or what a study took in ("A total of 9020 patients were included", "Fifty-seven subjects
 were randomized", "We identified 56 PWH that initiated the drug"): the first sentence under a
 structured abstract's Results label often counts its sample, which is its method, not a result.
@@ -146,7 +154,10 @@ Of SciFact's 5,183 abstracts, 45 sentences opening on a Results or Findings labe
 sample so with no result word, none of them a rationale sentence of a train claim. "14
 categories of misunderstanding were identified" and "We identified 14 categories of
 misunderstanding" are a qualitative study's result: "identified" counts a sample only of
-people."""
+people. Who took part in a survey is its sample too ("Of the 1,200 invited,
+812 took part.", "A total of 936 patients responded.", "... responded to the questionnaire, a
+response rate of 62%"), where "Of the 40 patients treated, 30 responded to emicizumab" is a
+treatment's result: a response counts a sample only to a survey or after an invitation."""
 DONE_TO = re.compile(
     r"\b(?:was|were) (?:\w+ly )?(?:then |also |first |further |again )?(?:randomi[sz]ed|assigned|"
     r"allocated|treated|administered|given|dosed|injected|infused|followed|monitored|"
@@ -895,7 +906,7 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
         if not MIN_SENTENCE <= len(text) <= MAX_SENTENCE or BOILERPLATE.search(text) or (
                 funding_line(text)):
             continue
-        if reference_debris(text) or run_together(text):
+        if not_a_statement(text) or run_together(text):
             continue
         cued = INNER_PURPOSE.sub(" ", PURPOSE_CLAUSE.sub("", text, count=1))  # an aim's words
         facets = {name for name, cue in FACET_CUES.items()
@@ -906,9 +917,11 @@ def quotable(passage: Passage, year: int | None) -> list[Candidate]:
             facets = {"method"}  # how a review searched and what it found to include
         if states_limitation(text) and (facet != "method" or LIMITATION_STATED.search(text)):
             facets.add("limitation")  # under Methods, "confounders" are what was measured
-        if facet == "result" and "result" not in facets and (
-                ENROLMENT.search(text) or procedure_only(text)):
+        if facet == "result" and (sample_only(text) or "result" not in facets and (
+                ENROLMENT.search(text) or procedure_only(text))):
             facet = "method"  # "RESULTS A total of 9020 patients were included."
+        elif facet is None and sample_only(text):
+            facets = (facets - {"result"}) | {"method"}  # who took part: its sample
         if facet:
             facets = {facet} | (facets & {"limitation"})
         elif not reported and promise_only(text) and not THIS_WORK.search(text):
@@ -1233,15 +1246,26 @@ SAMPLE_SHARES = re.compile(r"\([^()]*\d\s?%[^()]*\)|\b\d+(?:\.\d+)?\s?% (?:were 
                            r"(?:\w+ )?(?:females?|males?|women|men|girls|boys)\b", re.IGNORECASE)
 """The share of a sample that is of a kind ("(66% females)", "62% were women"): its make-up,
 not a result; "worry fell by 30%" is one."""
+SURVEY_RATE = re.compile(r"\b(?:response|participation|completion) rates? (?:was |were |of )?"
+                         r"(?:\w+ )?\d+(?:\.\d+)?\s?%", re.IGNORECASE)
+"""The share of those asked who answered ("a response rate of 62%"): a survey's sample, set
+aside as :data:`SAMPLE_SHARES` only in a sentence naming a survey (:data:`SURVEYED`,
+"surveyed", "invited"); a
+treatment's objective response rate is its result."""
 
 
 def sample_only(text: str) -> bool:
     """Whether a sentence only describes a study's sample: it says who was taken in
     (:data:`ENROLMENT`, :data:`SAMPLE_DESCRIBED`) and no result word is left once the
-    shares of its make-up are set aside (:data:`SAMPLE_SHARES`: "66% females" is no finding). Such a
+    shares of its make-up are set aside (:data:`SAMPLE_SHARES`: "66% females" is no finding;
+    :data:`SURVEY_RATE`). Such a
     sentence answers a topic's question on methods, never one on results."""
-    return bool(ENROLMENT.search(text) or SAMPLE_DESCRIBED.search(text)) and not \
-        FACET_CUES["result"].search(SAMPLE_SHARES.sub(" ", text))
+    if not (ENROLMENT.search(text) or SAMPLE_DESCRIBED.search(text)):
+        return False
+    rest = SAMPLE_SHARES.sub(" ", text)
+    if re.search(rf"\b(?:{SURVEYED}|surveyed|invited)\b", text, re.IGNORECASE):
+        rest = SURVEY_RATE.sub(" ", rest)
+    return not FACET_CUES["result"].search(rest)
 
 
 IMPLICATIONS = re.compile(

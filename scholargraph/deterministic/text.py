@@ -130,16 +130,18 @@ def reference_debris(sentence: str) -> bool:
 
 FUNDING = re.compile(
     r"(?:[A-Z][\w.&'-]*,? (?:and |& )?){1,6}(?:\w+ )?(?:funded|sponsored|financed) (?:the|this) "
-    r"(?:study|trial|work|research|analysis|project)\b"
+    r"(?:[\w-]+ )?(?:study|trial|work|research|analysis|project)\b"
     r"|(?:the|this) (?:study|trial|work|research|project) was (?:\w+ )?(?:partly |partially |"
     r"fully )?(?:funded|sponsored|financed|supported) (?:in part )?by\b"
     r"|(?:funding|funded by|sponsored by|supported by (?:grants?|the))\b", re.IGNORECASE)
-"""Who paid for a study ("F Hoffmann-La Roche funded the study.", "This work was supported by
-grant ...", "Funded by the National Institute for Health Research."): a record's funding line,
-not a finding. Matched at a sentence's start, it also ends the sentence before it where an
-export glued it on after a name's letter ("... in haemophilia A.F Hoffmann-La Roche funded
-the study", :func:`~scholargraph.rag.chunking.split_sentences`), and no such line is quoted
-(:func:`funding_line`)."""
+"""Who paid for a study ("F Hoffmann-La Roche funded the study.", "Novo Nordisk and Sanofi
+financed the REACH trial.", "This work was supported by grant ...", "Funded by the National
+Institute for Health Research."): a record's funding line, not a finding, and no such line is
+quoted (:func:`funding_line`). The one pattern of a funding line: the sentence splitter also
+ends a sentence before one glued on after a name's letter ("... in haemophilia A.F
+Hoffmann-La Roche funded the study", :func:`~scholargraph.rag.chunking.split_sentences`)
+with this pattern, where it once had its own copy that disagreed ("and"/"&" between funders,
+"financed")."""
 
 
 def funding_line(sentence: str) -> bool:
@@ -176,6 +178,26 @@ Citations", the correspondence address): OpenAlex rebuilds some abstracts from l
 and these labels then read as sentences of the abstract."""
 
 
+_PUBLISHER_NOTICE = re.compile(
+    r"\b(?:this|the present) (?:article|paper|manuscript|chapter|letter|editorial|commentary|"
+    r"contribution|submission) (?:was|has been|had been|is|will be) (?:\w+ly )?(?:transferred|"
+    r"accepted|submitted|received|revised|handled|edited|commissioned|(?:externally )?"
+    r"peer[- ]reviewed|retracted|withdrawn|corrected|republished|reprinted|migrated|"
+    r"part of (?:a|the) (?:special |theme |themed )?(?:issue|supplement|collection|series))\b"
+    r"|\b(?:handling|academic|guest) editor\b|\bcommunicated by\b"
+    r"|\b(?:an? )?(?:erratum|corrigendum|correction) (?:to|for|of) this (?:article|paper)\b"
+    r"|\bthis is (?:the|an) (?:author'?s'? )?(?:accepted|peer[- ]reviewed|final|submitted) "
+    r"(?:manuscript|version)\b", re.IGNORECASE)
+"""A publisher's or an editor's announcement about the record ("This article was transferred
+from Journal X to Journal Y.", "This paper was accepted by the editors on 3 May 2020.",
+"Handling editor: ...", "This article is part of a special issue on ..."): how the paper
+travelled through a journal, not what the work found. The work's own verbs are not there:
+"This paper presents ..." and "This study was accepted by the ethics board" are statements."""
+_PUBLISHER_WORDS = ("this ", "the present ", "editor", "communicated", "erratum", "corrigendum",
+                    "correction")
+"""Words every match of :data:`_PUBLISHER_NOTICE` holds, lower case, looked for first."""
+
+
 _LICENCE_WORDS = ("open access", "open-access", "under", "permits", "provided the original",
                   "rights reserved", "licensee", "creativecommons", "\u00a9", "(c)", "copyright")
 _FURNITURE_WORDS = ("pdf", "search for more papers", "citation", "favo", "back to publication",
@@ -200,11 +222,21 @@ def page_furniture(sentence: str) -> bool:
             and bool(_PAGE_FURNITURE.search(sentence)))
 
 
+def publisher_notice(sentence: str) -> bool:
+    """Whether a sentence is a publisher's or an editor's announcement about the record
+    (:data:`_PUBLISHER_NOTICE`)."""
+    lower = sentence.lower()
+    return (any(word in lower for word in _PUBLISHER_WORDS)
+            and bool(_PUBLISHER_NOTICE.search(sentence)))
+
+
 def not_a_statement(sentence: str) -> bool:
     """Whether a 'sentence' of a record's text says nothing of the work: reference-list debris
-    (:func:`reference_debris`), a licence or copyright notice (:func:`licence_notice`) or a web
-    page's furniture (:func:`page_furniture`). Neither screened nor quoted."""
-    return reference_debris(sentence) or licence_notice(sentence) or page_furniture(sentence)
+    (:func:`reference_debris`), a licence or copyright notice (:func:`licence_notice`), a
+    publisher's announcement (:func:`publisher_notice`) or a web page's furniture
+    (:func:`page_furniture`). Neither screened nor quoted."""
+    return (reference_debris(sentence) or licence_notice(sentence) or publisher_notice(sentence)
+            or page_furniture(sentence))
 
 
 _JOINED = re.compile(r"(?<![A-Za-z])([a-z]{2,})([A-Z][a-z]{2,})")

@@ -38,7 +38,7 @@ _SENTENCE_END = re.compile(
     r"|(?<=[A-Z]{2}[.!?])(?=[A-Z][a-z]{2,}|[A-Z][a-z]?\b)"
     r"|(?<=[a-z)\]][.!?])\d{1,3}(?:[,\u2013-]\d{1,3})*\s+(?=[A-Z])"
     rf"|(?<=[A-Z]{{2}}[.!?])(?=(?:{SECTION_WORDS}):)"
-    r"|(?<=[A-Z][.])(?=[A-Z])(?=(?:[A-Z][\w.&'-]*,? ){1,6}(?:\w+ )?(?:funded|sponsored) )")
+    rf"|(?<=[A-Z][.])(?=[A-Z])(?i:(?={FUNDING.pattern}))")
 """The end of a sentence: a full stop (or ! ?) and a space before a capital, a digit or a
 copyright sign ('... age-related bone loss. \u00a9 2016 American Society ...': the notice is a
 sentence of its own, left out of what is screened and quoted, not the end of a finding); or,
@@ -174,6 +174,9 @@ def _ends_with_abbreviation(sentence: str) -> bool:
 
 _NAMED_LETTER = re.compile(r"\b[a-z]{3,} [A-Z][.!?]$")
 _NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
+_ITEM_LABEL = re.compile(r"\s*(?:(?P<enclosed>\([A-Z]\))|[A-Z][.)])\s+(?=[A-Z])")
+"""A panel's or a list item's letter opening a sentence ("(B) We found ...", "B. Results show
+...", "B) Bleeds fell ..."), before a capitalised word."""
 _OPENERS = frozenset([
     "the", "this", "these", "those", "in", "we", "our", "a", "an", "it", "its", "there", "of",
     "for", "to", "among", "after", "during", "however", "moreover", "furthermore", "all",
@@ -185,13 +188,34 @@ _OPENERS = frozenset([
 def _named_letter_ends(sentence: str, text: str, position: int) -> bool:
     """Whether a capital letter before the stop ends a name with its letter ("haemophilia A.",
     "vitamin D.", "meiosis I.") and the sentence: a lower-case word before it, and a word that
-    opens sentences after it ("... in haemophilia A. In this survey, ..."). An initial stands
-    after a capital or at the start ("J. Smith"), and before a surname. In SciFact's abstracts
-    19 such stops fall inside one of its sentences, none of them before a surname."""
+    opens sentences after it ("... in haemophilia A. In this survey, ..."), or a label opening
+    the next sentence (:func:`_labelled_opening`). An initial stands after a capital or at the
+    start ("J. Smith"), and before a surname. In SciFact's abstracts 19 such stops fall inside
+    one of its sentences, none of them before a surname."""
     if not _NAMED_LETTER.search(sentence.rstrip()):
         return False
     following = _NEXT_WORD.match(text, position)
-    return bool(following and following.group(1).lower() in _OPENERS)
+    return bool(following and following.group(1).lower() in _OPENERS) or (
+        _labelled_opening(text, position))
+
+
+def _labelled_opening(text: str, position: int) -> bool:
+    """Whether the text at ``position`` opens a sentence with a panel's or an item's label
+    (:data:`_ITEM_LABEL`): an enclosed one ("(B) We found ...") before any capitalised word,
+    since no initial is written so; a bare one ("B. Results show ...", which reads like the
+    initial of "B. Smith") before a word that opens sentences or a section's name. Without
+    this, "... in haemophilia A. (B) We found ..." was quoted as one sentence."""
+    label = _ITEM_LABEL.match(text, position)
+    if label is None:
+        return False
+    if label.group("enclosed"):
+        return True
+    following = _NEXT_WORD.match(text, label.end())
+    return bool(following and (following.group(1).lower() in _OPENERS
+                               or _SECTION_WORD.fullmatch(following.group(1))))
+
+
+_SECTION_WORD = re.compile(SECTION_WORDS, re.IGNORECASE)
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:

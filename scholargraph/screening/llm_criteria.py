@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -119,10 +119,17 @@ class SetAside(Record):
     """A verdict of the model's reply not used, and why (in our words)."""
 
     record: int | None = None
+    work_id: str | None = None
     why: str
 
     def __str__(self) -> str:
-        return f"record {self.record}: {self.why}" if self.record is not None else self.why
+        """Named by its number in the batch, which the model knows it by, and by its work's id
+        (a ``work_id`` of ``screening.csv``), which a reader of the note can look up: the
+        number alone named a different record in each batch and in each ask again."""
+        if self.record is None:
+            return self.why
+        named = f" ({self.work_id})" if self.work_id else ""
+        return f"record {self.record}{named}: {self.why}"
 
 
 class CriteriaVerdicts(Record):
@@ -181,11 +188,13 @@ class BatchVerdicts:
         return found
 
 
-def batch_verdicts(answer: CriteriaVerdicts, asked: int) -> BatchVerdicts:
-    """Each of the ``asked`` records' verdict, checked on its own: an exclusion needs a reason;
-    a record answered twice keeps its verdict only where both agree; a verdict on a record not
-    asked about is ignored. What is set aside is said in our words, never quoted (a small
-    model's reasons can be junk)."""
+def batch_verdicts(answer: CriteriaVerdicts, ids: Sequence[str]) -> BatchVerdicts:
+    """The verdict on each record asked about (the works of ``ids``, numbered from 1), checked
+    on its own: an exclusion needs a reason; a record answered twice keeps its verdict only
+    where both agree; a verdict on a record not asked about is ignored. What is set aside is
+    said in our words, never quoted (a small model's reasons can be junk), and names its
+    work's id."""
+    asked = len(ids)
     found = BatchVerdicts(set_aside=[e for e in answer.unusable
                                      if e.record is None or 1 <= e.record <= asked])
     by_record: dict[int, list[RecordVerdict]] = {}
@@ -207,16 +216,18 @@ def batch_verdicts(answer: CriteriaVerdicts, asked: int) -> BatchVerdicts:
             found.set_aside.append(SetAside(record=number, why="excluded without a reason"))
             continue
         found.judged[number] = PREFIX + one_line(reason)
+    found.set_aside = [entry.model_copy(update={"work_id": ids[entry.record - 1]})
+                       if entry.record is not None else entry for entry in found.set_aside]
     return found
 
 
-def reply_problems(answer: CriteriaVerdicts, asked: int) -> list[str]:
-    """What makes a well-formed reply unusable for a batch of ``asked`` records: no valid
+def reply_problems(answer: CriteriaVerdicts, ids: Sequence[str]) -> list[str]:
+    """What makes a well-formed reply unusable for a batch of the works of ``ids``: no valid
     verdict in it (asked again once; SmolLM2-135M answered a batch of 3 with an empty list,
     and the step was recorded as answered by the model). A reply with some valid verdicts is
     used for those; a record left unanswered is no reason to distrust the others: it is kept."""
-    found = batch_verdicts(answer, asked)
-    if found.judged or not asked:
+    found = batch_verdicts(answer, ids)
+    if found.judged or not ids:
         return []
     if not found.set_aside:
         return ["no verdict for any record"]
@@ -261,21 +272,23 @@ class NotJudged:
 
 @dataclass
 class Unjudged:
-    """The records the model left unjudged after every ask (kept), and why, for the note."""
+    """The records the model left unjudged after every ask (kept), and why, for the note: each
+    named by its title where its own verdict was missing or not valid, since the numbers the
+    model was asked by change from batch to batch and from one ask to the next."""
 
-    silent: int = 0
+    silent: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     unused: Counter[str] = field(default_factory=Counter)
 
     @property
     def kept(self) -> int:
-        return self.silent + len(self.invalid) + sum(self.unused.values())
+        return len(self.silent) + len(self.invalid) + sum(self.unused.values())
 
     def add(self, works: list[Work], rest: Mapping[int, NotJudged]) -> None:
         """Counts the works at the keys of ``rest`` as left unjudged, each for its reason."""
         for i, left in sorted(rest.items()):
             if left.kind == "silent":
-                self.silent += 1
+                self.silent.append(quoted_title(works[i]))
             elif left.kind == "invalid":
                 self.invalid.append(f"{quoted_title(works[i])}: {left.why}")
             else:
@@ -283,7 +296,8 @@ class Unjudged:
 
     def said(self) -> str:
         """How many for each reason: the first few reasons named, since they repeat."""
-        why = [f"{self.silent} it gave no verdict for"] if self.silent else []
+        why = [f"{len(self.silent)} it gave no verdict for ({first_few(self.silent)})"
+               ] if self.silent else []
         if self.invalid:
             why.append(f"{len(self.invalid)} with a verdict not valid "
                        f"({first_few(self.invalid)})")
@@ -343,7 +357,8 @@ class CriteriaJudge:
             rest = self._judge_records(works, batch, about, reasons)
             if rest and len(rest) < len(batch):  # ask again about those alone, once
                 again = (f"the {counted(len(rest), 'record')} of records {start + 1}-"
-                         f"{start + len(batch)} not judged, again")
+                         f"{start + len(batch)} not judged, again: "
+                         + first_few([quoted_title(works[i]) for i in sorted(rest)]))
                 rest = self._judge_records(works, list(rest), again, reasons)
             if rest:
                 self.steps[-1].unjudged += len(rest)
@@ -384,13 +399,14 @@ class CriteriaJudge:
         budget = self.session.prompt_budget(max_tokens, SYSTEM, header)
         each = max(40, min(RECORD_TOKENS, budget // len(works) - 20))
         user = "\n\n".join([header, *(record_block(n, w, each) for n, w in enumerate(works, 1))])
+        ids = [work.id for work in works]
         reply, failed = self.session.ask(
             CriteriaVerdicts, system=SYSTEM, user=user, fallback=CriteriaVerdicts, step=STEP,
-            max_tokens=max_tokens, check=lambda answer: reply_problems(answer, len(works)),
+            max_tokens=max_tokens, check=lambda answer: reply_problems(answer, ids),
             about=about)
         if failed:
             return BatchVerdicts(), _why(failed[0])
-        return batch_verdicts(reply, len(works)), None
+        return batch_verdicts(reply, ids), None
 
     @staticmethod
     def _notes(total: int, asked: int, excluded: int, left: Unjudged, calls: int) -> list[str]:
