@@ -490,6 +490,28 @@ def test_an_abbreviation_defined_two_ways_is_no_alias():
     assert not hyphenated[0].named_in({"ad", "dementia"})  # AD alone is another disease
 
 
+def test_a_code_name_the_library_gives_a_drug_names_its_concept():
+    """A drug is studied under its development code before it has a name; where the library
+    writes the name beside the code, a record calling it by the code alone names it."""
+    question = "Pharmacokinetics of Zelbirumab in haemophilia"
+    early = ("A first-in-human study of KX-4410, a bispecific antibody, in healthy volunteers",
+             "Single doses of KX-4410 were well tolerated.")
+    naming = ("Zelbirumab (KX-4410) prophylaxis in haemophilia",
+              "Bleeding fell with weekly Zelbirumab.")
+    other = ("KX 4410 (Zelbirumab) at 600 mg", "A bispecific antibody (KX-4410) was given.")
+    without = screening_decisions(question, None, [early])[0]
+    assert not without.included and "Zelbirumab" in without.reason
+    assert [d.included for d in screening_decisions(question, None, [naming, other, early])] \
+        == [True, True, True]
+    dose = Abbreviations.of(["Zelbirumab (600 nM) was added."])
+    assert dose.code_names == {}
+    # a code the library mostly gives as something else is no other name of the drug
+    mostly_other = Abbreviations.of(["An antibody (KX-4410) was given.",
+                                     "The antibody (KX-4410) bound.", "Zelbirumab (KX-4410)."])
+    drug = with_aliases(concepts(question), mostly_other)[1]
+    assert drug.text == "Zelbirumab" and not drug.named_in({"kx", "4410"})
+
+
 def test_a_question_written_with_abbreviations_is_read_as_the_library_writes_them_out():
     library = Abbreviations.of([
         "Mesenchymal stem cells (MSCs) for knee osteoarthritis (OA): a trial",
