@@ -126,20 +126,9 @@ Design = Literal["randomised trial", "cohort", "case-control", "case report", "c
                  "animal", "in vitro", "review", "protocol", "editorial",
                  "conference abstract", "book chapter"]
 
-MEANING_MIN = 0.36
+MEANING_MIN = 0.38
 """Below this cosine with the question (and criteria) a record is far in meaning; it is set aside
-when it also leaves one of the question's concepts unaddressed.
-
-0.36 since the int8 model's weights are 7-bit (:mod:`scholargraph.rag.embeddings`): its vectors
-put two included knee-cartilage trials of the mesenchymal-stem-cell review at 0.370 and 0.366, and
-at 0.38 that review kept 0.938 of its includes (0.958 on the 8-bit vectors of an earlier machine).
-Per review, ta-recall at 0.36 against 0.38 (and excluded-share): Jeyaraman 0.958 against 0.938
-(0.565, 0.570), every other review as at 0.38 (Kitchenham 0.633 against 0.646 set aside,
-Bannach-Brown 0.392 against 0.401, the others within 0.007); no bar from 0.33 to 0.36 keeps more
-of that review's includes (the rest are set aside for their design or their rank). Only that
-review needs it, so a review left out cannot choose it: choosing on eight reviews the highest
-bar (0.33 to 0.40) at which each keeps 0.95, and measuring the ninth, keeps 0.917 of that
-review's includes (bar 0.40), the others as here. Before, chosen with ``SCORE_MIN`` on the
+when it also leaves one of the question's concepts unaddressed. Chosen with ``SCORE_MIN`` on the
 nine shared reviews (``bench/screening.py``) as the bar setting most records aside while the
 mean ta-recall stays at least 0.965 (a margin over 0.95). With concepts named a sentence at a
 time, passing mentions set aside (:attr:`Mentions.in_passing`) and closeness to a concept
