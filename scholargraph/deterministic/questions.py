@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from scholargraph.deterministic.text import (
+    COPULAS,
     MODALS,
     NOUN_TOO,
     PREDICATE_VERBS,
     PREDICATES,
     asked_verbs,
     is_generic,
+    ly_adverb,
     past_participle,
     phrase_spans,
     stopwords,
@@ -495,13 +497,12 @@ def _statement(question: str) -> str | None:
         verb = (HAVE_FORMS[auxiliary] if rest[at].lower() == "have"
                 else inflect[auxiliary](rest[at].lower()))
         return " ".join([lead, *subject, verb, *rest[at + 1:]])
-    while at > 1 and rest[at - 1].lower().endswith("ly"):  # "is thermodynamically stable"
+    while at > 1 and ly_adverb(rest[at - 1]):  # "is thermodynamically stable"
         at -= 1
         subject.pop()
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
 
 
-COPULAS = frozenset(["is", "are", "was", "were"])
 SUBJECT_ENDS = frozenset([
     "for", "in", "among", "at", "against", "during", "on", "compared", "versus", "vs", "vs.",
     "than", "when", "after", "before", "with", "without", "to", "as", "across", "within",
@@ -540,7 +541,7 @@ HOW_ADVERBS = frozenset(["often", "well", "long", "soon", "fast", "far"])
 def _adverb(word: str) -> bool:
     """Whether the word after "how" is an adverb: it asks how a passive's act is done ("How
     often is sepsis missed?"), where an adjective asks of the subject ("How accurate is ...?")."""
-    return word in HOW_ADVERBS or word.endswith("ly")
+    return word in HOW_ADVERBS or ly_adverb(word)
 
 
 def _subject_end(rest: list[str], passive: bool) -> int:
@@ -620,7 +621,7 @@ def _closes_passive(word: str, before: str) -> bool:
     approach") nor an adverb in -ly ("Is genetically modified food safe?")."""
     lower, before = word.lower().strip(","), before.lower()
     return ((past_participle(lower) and "-" not in lower) or lower in IRREGULAR_PARTICIPLES) \
-        and before not in stopwords() and not before.endswith("ly")
+        and before not in stopwords() and not ly_adverb(before)
 
 
 def _unlisted_verb_at(rest: list[str], auxiliary: str) -> int | None:

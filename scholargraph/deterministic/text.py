@@ -373,10 +373,7 @@ def phrase_spans(text: str) -> list[tuple[str, int, int]]:
     """
     tokens = _tokens(text)
     kinds = _kinds(tokens)
-    for i in _clause_verbs(tokens, kinds):
-        kinds[i] = "break"
-    for i in _relations(tokens, kinds):
-        kinds[i] = "break"
+    _break_at_joining_words(tokens, kinds)
     runs: list[list[int]] = [[]]
     for i, kind in enumerate(kinds):
         if kind == "content":
@@ -540,25 +537,39 @@ depression be screened", "has been shown"): a participle alone after one is the 
 
 
 def relation_words(text: str) -> list[tuple[int, int]]:
-    """Where (start, end) the words stand that relate the text's concepts without being one,
-    beyond the listed predicates and the verbs :func:`asked_verbs` finds: a passive's
+    """Where (start, end) the words stand, in order, that relate the text's concepts without
+    being one, beyond the listed predicates: the verbs :func:`asked_verbs` finds, a passive's
     participle (:func:`_participle_verbs`: "conducted" in "How are systematic reviews
     conducted?", "screened" in "How should depression be screened in primary care?") and the
     adjective a yes/no question on a copula closes on (:func:`_copula_complement`: "stable" in
     "Is LiFePO4 stable?")."""
     tokens = _tokens(text)
-    kinds = _kinds(tokens)
-    for i in _clause_verbs(tokens, kinds):
+    return [(tokens[i][1], tokens[i][2]) for i in _break_at_joining_words(tokens, _kinds(tokens))]
+
+
+def _break_at_joining_words(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """Marks as breaks in ``kinds`` the words :func:`relation_words` names, and returns their
+    indices in order: the clause verbs first, since a participle or complement is read among
+    the content words that remain."""
+    verbs = _clause_verbs(tokens, kinds)
+    for i in verbs:
         kinds[i] = "break"
-    return [(tokens[i][1], tokens[i][2]) for i in _relations(tokens, kinds)]
+    related = {*_participle_verbs(tokens, kinds), *_copula_complement(tokens, kinds)}
+    for i in related:
+        kinds[i] = "break"
+    return sorted({*verbs, *related})
 
 
-def _relations(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
-    """The indices :func:`relation_words` names."""
-    return sorted({*_participle_verbs(tokens, kinds), *_copula_complement(tokens, kinds)})
+COPULAS = frozenset(["is", "are", "was", "were"])
+"""The forms of "be" a question opens on or asks with ("Is LiFePO4 stable?", "How accurate is
+...?")."""
 
 
-COPULA_OPENERS = frozenset(["is", "are", "was", "were"])
+def ly_adverb(word: str) -> bool:
+    """Whether a word reads as an adverb by its "-ly" ending ("thermodynamically stable",
+    "genetically modified"): one that qualifies the word after it, rather than ending a noun
+    phrase."""
+    return word.lower().endswith("ly")
 
 
 def _copula_complement(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
@@ -566,11 +577,11 @@ def _copula_complement(tokens: list[tuple[str, int, int]], kinds: list[str]) -> 
     ("Is LiFePO4 stable?"), with the adverbs before it ("thermodynamically stable"): the
     subject's complement, what is asked of it, not a word of its concept ("LiFePO4 stable")."""
     words = [i for i, (token, _, _) in enumerate(tokens) if token[:1].isalnum()]
-    if (len(words) < 3 or words[0] != 0 or tokens[0][0].lower() not in COPULA_OPENERS
+    if (len(words) < 3 or words[0] != 0 or tokens[0][0].lower() not in COPULAS
             or any(kinds[i] != "content" for i in words[1:])):
         return []
     start = len(words) - 1
-    while start > 2 and tokens[words[start - 1]][0].lower().endswith("ly"):
+    while start > 2 and ly_adverb(tokens[words[start - 1]][0]):
         start -= 1
     return words[start:]
 
@@ -589,7 +600,7 @@ def _participle_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> l
                 or (i + 1 < len(tokens) and kinds[i + 1] == "content") or i == 0):
             continue
         before = tokens[i - 1][0].lower()
-        if kinds[i - 1] == "content" and not before.endswith("ly"):
+        if kinds[i - 1] == "content" and not ly_adverb(before):
             found.append(i)
         elif kinds[i - 1] != "content" and before in PASSIVE_AUXILIARIES:
             found.append(i)

@@ -110,7 +110,6 @@ from scholargraph.deterministic.stance import ACRONYM, long_forms
 from scholargraph.deterministic.text import (
     JUDGING_ADJECTIVES,
     VERB_PREDICATES,
-    asked_verbs,
     relation_words,
 )
 from scholargraph.errors import InputError
@@ -749,13 +748,13 @@ def _singular_and_plural(short: str) -> tuple[str, str]:
 
 
 def _without_asked_verbs(question: str) -> str:
-    """The question with the verbs no list names cut out (:func:`asked_verbs`, "Does hair
-    cortisol reflect long-term stress?": "reflect"; a passive's participle or a copula's
-    complement, :func:`relation_words`: "How should depression be screened ...?"), so that its
-    concepts part there as they do at a listed verb ("hair cortisol", "long-term stress";
-    "depression", not "depression be screened")."""
-    verbs = sorted(asked_verbs(question) + relation_words(question))
-    for start, end in reversed(verbs):
+    """The question with the words that relate its concepts and no list names cut out
+    (:func:`~scholargraph.deterministic.text.relation_words`: a clause's verb, "reflect" in
+    "Does hair cortisol reflect long-term stress?"; a passive's participle or a copula's
+    complement, "How should depression be screened ...?"), so that its concepts part there as
+    they do at a listed verb ("hair cortisol", "long-term stress"; "depression", not
+    "depression be screened")."""
+    for start, end in reversed(relation_words(question)):
         question = f"{question[:start]},{question[end:]}"
     return question
 
