@@ -233,11 +233,13 @@ class Work(Record):
         """Markup stripped (JATS ``<sec><title>`` in OpenAlex abstracts, ``<i>`` in titles),
         also formatting the source escaped ('&lt;i&gt;Online Journal...&lt;/i&gt;'), which
         unescaping turns into markup; a bare '<' ('p < 0.05') and other escaped tags, which are
-        text, are kept."""
+        text, are kept. Entities are unescaped twice: exports from reference managers and
+        databases escape some abstracts twice ('aged &amp;lt;12 years'), and a reader must see
+        '<12', not '&lt;12'."""
         if not isinstance(value, str):
             return value
         text = _MARKUP.sub(" ", _PLACEHOLDER_HEADING.sub(" ", value))
-        text = _ESCAPED_FORMATTING.sub(" ", html.unescape(text))
+        text = _ESCAPED_FORMATTING.sub(" ", html.unescape(html.unescape(text)))
         return re.sub(r"\s+", " ", text).strip()
 
     @model_validator(mode="before")

@@ -75,6 +75,14 @@ def test_escaped_markup_and_placeholder_headings_never_reach_the_abstract() -> N
         "p < 0.05 in vivo")
 
 
+def test_an_abstract_escaped_twice_reads_as_text() -> None:
+    # as some database exports serve it: the '&' of '&lt;' escaped again
+    work = Work(title="Dosing in &amp;lt;i&amp;gt;children&amp;lt;/i&amp;gt;",
+                abstract="57 aged &amp;lt;12 years and 3 aged &amp;gt;=65 years; R&amp;amp;D")
+    assert work.title == "Dosing in children"
+    assert work.abstract == "57 aged <12 years and 3 aged >=65 years; R&D"
+
+
 def test_a_sentence_run_into_the_next_is_split_at_its_full_stop() -> None:
     abstract = recorded(OSF).abstract or ""
     assert "crowdsourced data.Conclusion: Findings" in abstract
