@@ -61,7 +61,10 @@ quoted."""
 _SECTION_NEXT = re.compile(rf"(?:{SECTION_WORDS}):?\s+[A-Z]")
 """A structured abstract's next label ('...were conducted in R. Results The model...'): the
 stop before it ends a sentence even after what reads as an initial."""
-_ADDRESS = re.compile(r"://|www\.|@|\b10\.\d{4,9}/|/\S*$", re.IGNORECASE)
+_ADDRESS = re.compile(r"://|www\.|@|\b10\.\d{4,9}/|\w\.[a-z]{2,}\S*/\S*$", re.IGNORECASE)
+"""A web or e-mail address or a DOI: a path counts only after a dotted host
+('example.org/Data.Set'), so a unit before a lost space ('3 mg/kg.Using the data') ends the
+sentence."""
 _ABBREVIATIONS = frozenset({
     "al", "fig", "figs", "eq", "eqs", "ref", "refs", "vs", "e.g", "i.e", "cf", "approx",
     "resp", "no", "nos", "vol", "dr", "mr", "mrs", "ms", "prof", "st", "ca", "sp", "spp",
