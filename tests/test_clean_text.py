@@ -219,3 +219,14 @@ def test_no_passage_spans_a_citation_pasted_into_the_text() -> None:
         assert passage.text == (lancet.abstract or "")[passage.start:passage.end]
     statement = "the model performed well in different time periods"
     assert any(statement in passage.text for passage in passages)
+
+
+def test_a_summary_box_label_is_cut_off_the_quote() -> None:
+    work = Work(title="Long-term weekly prophylaxis in haemophilia A", year=2020, abstract=(
+        "Key Points Long-term, once-weekly prophylaxis was well tolerated with no thrombotic "
+        "events in 18 patients with haemophilia A. Highlights Bleeding rates fell by 80% "
+        "over two years of treatment."))
+    quotes = quoted(work)
+    assert any(q.startswith("Long-term, once-weekly prophylaxis was well tolerated")
+               for q in quotes), quotes
+    assert not any(q.startswith(("Key Points", "Highlights")) for q in quotes), quotes

@@ -193,6 +193,7 @@ LABEL_FACETS = {
     "participants": "method", "materials and methods": "method", "measurements": "method",
     "results": "result", "findings": "result", "conclusion": "result",
     "conclusions": "result", "interpretation": "result", "discussion": "result",
+    "key points": "result", "highlights": "result",
 }
 FACET_CUES = {
     "result": re.compile(

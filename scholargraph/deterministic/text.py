@@ -102,8 +102,9 @@ _REFERENCES_HEADING = re.compile(
 
 SECTION_WORDS = (r"Background|Introduction|Objectives?|Aims?|Purpose|Context|Importance|"
                  r"Methods?|Design|Setting|Participants|Measurements|Results|Findings|"
-                 r"Conclusions?|Interpretation|Discussion")
-"""The labels of a structured abstract's sections, as a regular-expression alternation."""
+                 r"Conclusions?|Interpretation|Discussion|Key Points|Highlights")
+"""The labels of a structured abstract's sections, as a regular-expression alternation
+('Key Points' and 'Highlights' open a journal's summary box run into the abstract)."""
 
 
 def references_start(text: str) -> int | None:
