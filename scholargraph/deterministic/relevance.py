@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scholargraph.agents.schemas import Finding, SubQuestion
+from scholargraph.deterministic.material_names import named_materials
 from scholargraph.deterministic.stance import spelled_out
 from scholargraph.deterministic.text import ASKS_METHODS, METHOD_CUES, content_words
 from scholargraph.rag.embeddings import Embedder, EmbeddingUnavailable
@@ -360,6 +361,17 @@ class Directness:
         return self.context >= CONTEXT_MIN and self.sentence >= SENTENCE_MIN and close
 
 
+def with_material_names(sentence: str, question: str) -> str:
+    """The sentence with the name the question gives a material added where the sentence
+    writes its formula: a Materials Project entry quoted for "the band gap of silicon" names
+    "Si (mp-149)", and a reader counts it as naming silicon. Without the name, the question's
+    own word for the material is a key term the quote seems to miss."""
+    names = [material.written for material in named_materials(question)
+             if material.formula and material.written.lower() != material.formula.lower()
+             and re.search(rf"(?<![\w-]){re.escape(material.formula)}(?![\w-])", sentence)]
+    return " ".join([sentence, *names])
+
+
 class DirectEvidence:
     """Which findings answer their sub-question directly (see the module docstring).
 
@@ -384,7 +396,7 @@ class DirectEvidence:
             f, " ".join(q.text for q in f.quotes) or f.text)) for f in findings]
         dense = self._cosines(topic_text(sub.text), sentences)
         methods = bool(ASKS_METHODS.search(sub.text))
-        return [Directness(context=self._context(terms, finding),
+        return [Directness(context=self._context(terms, finding, sub.text),
                            sentence=term_share(terms, sentence),
                            dense=None if dense is None or self._database_entry(finding)
                            else float(dense[i]),
@@ -411,7 +423,7 @@ class DirectEvidence:
         owners = [w for i in finding.passage_ids if (p := self.passages.get(i)) is not None
                   and (w := self.works.get(p.work_id)) is not None]
         context = " ".join(f"{w.title} {w.abstract or ''}" for w in owners[:1])
-        return spelled_out(sentence, sub.text, context)
+        return with_material_names(spelled_out(sentence, sub.text, context), sub.text)
 
     def _database_entry(self, finding: Finding) -> bool:
         """Whether a finding quotes only database entries (a Materials Project record). Such an
@@ -422,8 +434,9 @@ class DirectEvidence:
                   if (p := self.passages.get(i)) is not None]
         return bool(owners) and all(w is not None and w.sources == ["materials"] for w in owners)
 
-    def _context(self, terms: frozenset[str], finding: Finding) -> float:
-        """The best share of the terms mentioned by one cited work (title, abstract, passage)."""
+    def _context(self, terms: frozenset[str], finding: Finding, question: str) -> float:
+        """The best share of the terms mentioned by one cited work (title, abstract, passage),
+        a material the question names in words counted where the work writes its formula."""
         best = 0.0
         for passage_id in finding.passage_ids:
             passage = self.passages.get(passage_id)
@@ -431,7 +444,8 @@ class DirectEvidence:
                 continue
             work = self.works.get(passage.work_id)
             text = work_text(work) if work else passage.text
-            best = max(best, term_share(terms, f"{text} {passage.text}"))
+            best = max(best, term_share(terms, with_material_names(f"{text} {passage.text}",
+                                                                   question)))
         return best
 
     def _cosines(self, query: str, texts: list[str]) -> np.ndarray | None:
