@@ -1,6 +1,8 @@
 """Findings quote results and conclusions, never background, aims, methods or a funding line
-(issue 22), for a claim and for a topic: four kinds of sentence seen quoted by hand in reviews
-of haemophilia and public-health records, each written here as such an abstract would."""
+(issue 22), for a claim and for a topic: kinds of sentence seen quoted by hand in reviews of
+haemophilia and public-health records, or reported of the sentence a finding quotes (a panel's
+letter, "We surveyed ...", "objective response rate", a short result), each written here as
+such an abstract would."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from scholargraph.deterministic.extractive import (
     sample_only,
     states_finding,
     wanted_facets,
+    work_result,
 )
+from scholargraph.deterministic.relevance import topic_terms
 from scholargraph.rag.chunking import chunk_work, split_sentences
 from scholargraph.records import Passage, Work
 
@@ -178,3 +182,152 @@ def test_a_treatments_response_rate_is_a_result():
     survey = "Of the 90 clinicians surveyed, 60 replied, a response rate of 67%."
     assert not sample_only(trial) and sample_only(survey)
     assert all("method" not in c.facets for c in sentences_of(trial))
+
+
+PRONE = SubQuestion(id="q3", text="What are the main findings of studies on prone positioning "
+                    "in ventilated adults?", answer_shape="results")
+
+
+# The sentence a finding quotes (issue 22, items 2-3): the result as the abstract states it,
+# without the figure panel's letter before it, never what the authors did ("We surveyed ...",
+# also under a Results label), a result even when a cue word of aims stands in it as an
+# adjective ("objective response rate") or when it is short ("Mortality fell by 12%.").
+
+
+def claim_draft_quotes(claim: str, work: Work, keywords: list[str]) -> list[str]:
+    """The findings a claim's review quotes from ``work`` alone."""
+    itself = SubQuestion(id="q1", text=f"What do studies report on whether {claim}",
+                         answer_shape="studies testing it")
+    passages = [p.model_copy(update={"sub_question_id": itself.id, "score": 1.0})
+                for p in chunk_work(work)]
+    draft = extractive_draft([itself], passages, [work], keywords, claim_sub=itself)
+    return [f.text for f in draft.findings if f.kind == "finding"]
+
+
+PANELS = ("Prone positioning was studied in ventilated adults with severe hypoxaemia. "
+          "(A) Prone positioning lowered 28-day mortality in ventilated adults from 31% to 22%. "
+          "B. Results show prone positioning shortened ventilation in these adults by 2 days. "
+          "C) Prone positioning raised oxygenation within 4 hours in ventilated adults.")
+
+
+def test_a_panel_letter_is_cut_off_the_quote():
+    quoted = quoted_for(PRONE, PANELS)
+    assert quoted == [
+        "Prone positioning lowered 28-day mortality in ventilated adults from 31% to 22%.",
+        "Results show prone positioning shortened ventilation in these adults by 2 days.",
+        "Prone positioning raised oxygenation within 4 hours in ventilated adults."]
+    for candidate in sentences_of(PANELS):  # still verbatim: the offsets moved past the letter
+        assert PANELS[candidate.quote.start:candidate.quote.end] == candidate.quote.text
+    # after a structured abstract's label too
+    labelled = "RESULTS: (B) Prone positioning lowered mortality in ventilated adults by 9%."
+    assert [c.quote.text for c in sentences_of(labelled)] == [
+        "Prone positioning lowered mortality in ventilated adults by 9%."]
+
+
+def test_an_initial_or_a_species_is_no_panel_letter():
+    for sentence in ("A. Smith reported lower mortality with prone positioning in 2019.",
+                     "E. coli grew faster in the ventilated adults' airway samples than before."):
+        assert [c.quote.text for c in sentences_of(sentence)] == [sentence]
+
+
+SURVEYED = ("Catheter infection remains a burden of haemodialysis. "
+            "We surveyed 120 dialysis centres about chlorhexidine dressings and catheter "
+            "infection. "
+            "Centres using chlorhexidine dressings reported 40% fewer catheter infections than "
+            "the others.")
+DIALYSIS = SubQuestion(id="q3", text="What are the main findings of studies on chlorhexidine "
+                       "dressings for catheter infection in dialysis?", answer_shape="results")
+DIALYSIS_METHODS = SubQuestion(id="q2", text="What methods and data have been used to study "
+                               "chlorhexidine dressings for catheter infection in dialysis?",
+                               answer_shape="methods")
+
+
+def test_what_the_authors_did_in_the_first_person_is_a_method():
+    result = ("Centres using chlorhexidine dressings reported 40% fewer catheter infections than "
+              "the others.")
+    assert quoted_for(DIALYSIS, SURVEYED) == [result]
+    assert any(text.startswith("We surveyed 120") for text in quoted_for(DIALYSIS_METHODS,
+                                                                          SURVEYED))
+    for done in ("We recruited 300 dialysis patients with tunnelled catheters in 14 centres.",
+                 "We then interviewed 42 dialysis nurses about their dressing routines.",
+                 "We enrolled dialysis patients with new catheters from two regions.",
+                 "We collected swabs from every catheter exit site at each dialysis visit.",
+                 "We followed 300 dialysis patients with new catheters for one year."):
+        assert [c.facets for c in sentences_of(done)] == [frozenset({"method"})], done
+        assert quoted_for(DIALYSIS, done) == [] and quoted_for(DIALYSIS_METHODS, done) == [done]
+    # the same verb beside what it found is a result
+    found = "We surveyed 120 dialysis centres and found 40% fewer infections with chlorhexidine."
+    assert "result" in sentences_of(found)[0].facets
+
+
+def test_a_claims_review_quotes_the_result_not_the_survey():
+    """The survey's sentence names every word of the claim and its result few: ranked first, it
+    was quoted as the study's result."""
+    abstract = ("Catheter infection remains a burden of haemodialysis. We surveyed 120 dialysis "
+                "centres about chlorhexidine dressings and catheter infection in their dialysis "
+                "patients. Those centres reported 40% fewer infections.")
+    work = Work(title="Chlorhexidine dressings and catheter infection in dialysis centres",
+                abstract=abstract, year=2022, doi="10.1000/dialysis", sources=["pubmed"])
+    quoted = claim_draft_quotes("Chlorhexidine dressings reduce catheter infection in dialysis "
+                                "centres.", work, ["chlorhexidine", "catheter", "infection"])
+    assert quoted == ["Those centres reported 40% fewer infections."]
+
+
+def test_a_method_under_a_results_label_is_a_method():
+    text = ("RESULTS: We collected blood samples from 640 pregnant women at 12 and 28 weeks to "
+            "measure iron and anaemia. Iron supplements reduced anaemia in pregnancy from 28% "
+            "to 14%.")
+    kinds = {c.quote.text[:20]: c.facets for c in sentences_of(text)}
+    assert kinds == {"We collected blood s": frozenset({"method"}),
+                     "Iron supplements red": frozenset({"result"})}
+    section = text.removeprefix("RESULTS: ")  # the same under a full text's Results heading
+    kinds = {c.quote.text[:20]: c.facets for c in quotable(Passage(
+        id="w#results", work_id="w", text=section, start=0, end=len(section),
+        section="3 Results"), 2020)}
+    assert kinds == {"We collected blood s": frozenset({"method"}),
+                     "Iron supplements red": frozenset({"result"})}
+    work = Work(title="Iron supplements and anaemia in pregnancy", abstract=text, year=2020,
+                doi="10.1000/iron", sources=["pubmed"])
+    assert claim_draft_quotes("Iron supplements reduce anaemia in pregnancy.", work,
+                              ["iron", "supplements", "anaemia", "pregnancy"]) == [
+        "Iron supplements reduced anaemia in pregnancy from 28% to 14%."]
+
+
+def test_objective_as_an_adjective_is_no_aim():
+    response = ("The objective response rate of drug X in advanced melanoma was 34% against 12% "
+                "with chemotherapy.")
+    assert sentences_of(response)[0].facets == frozenset({"result"})
+    melanoma = SubQuestion(id="q3", text="What are the main findings of studies on drug X in "
+                           "advanced melanoma?", answer_shape="results")
+    assert quoted_for(melanoma, response) == [response]
+    # the noun naming an aim still names one, whatever follows it
+    for aim in ("The objective of this study was to compare drug X with chemotherapy in melanoma.",
+                "With this objective, drug X was compared with chemotherapy in 200 melanomas.",
+                "Our purpose here is a comparison of drug X with chemotherapy in melanoma."):
+        assert sentences_of(aim)[0].facets & {"background", "aim"}, aim
+        assert quoted_for(melanoma, aim) == [], aim
+    general = "A general-purpose melanoma classifier reached an AUC of 0.91 on 4,000 images."
+    assert "background" not in sentences_of(general)[0].facets
+
+
+SHORT = ("Statin loading before cardiac surgery is debated in perioperative care. "
+         "We randomised 800 cardiac surgery patients to statin loading or placebo. "
+         "Mortality fell by 12%. No effect was found. Data not shown.")
+
+
+def test_a_short_sentence_stating_a_result_is_quoted():
+    texts = {c.quote.text: c.facets for c in sentences_of(SHORT)}
+    assert texts["Mortality fell by 12%."] == frozenset({"result"})
+    assert texts["No effect was found."] == frozenset({"result"})
+    assert "Data not shown." not in texts  # a note, not a statement
+    work = Work(title="Statin loading before cardiac surgery and mortality", abstract=SHORT,
+                year=2019, doi="10.1000/statin", sources=["pubmed"])
+    best = work_result(work, topic_terms("statin loading before cardiac surgery"), set())
+    assert best is not None and best.quote.text == "Mortality fell by 12%."
+
+
+def test_a_short_fragment_is_not_quoted():
+    for fragment in ("G608G mutations (76%).", "It is concluded that; 1.)", "Significance.",
+                     "Results are shown."):
+        text = f"Children with progeria were studied in twelve centres in 2010. {fragment}"
+        assert fragment not in {c.quote.text for c in sentences_of(text)}, fragment

@@ -177,9 +177,10 @@ def _ends_with_abbreviation(sentence: str) -> bool:
 
 _NAMED_LETTER = re.compile(r"\b[a-z]{3,} [A-Z][.!?]$")
 _NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
-_ITEM_LABEL = re.compile(r"\s*(?:(?P<enclosed>\([A-Z]\))|[A-Z][.)])\s+(?=[A-Z])")
-"""A panel's or a list item's letter opening a sentence ("(B) We found ...", "B. Results show
-...", "B) Bleeds fell ..."), before a capitalised word."""
+_ITEM_LABEL = re.compile(r"\s*(?:(?P<enclosed>\(?[A-Z]\))|[A-Z]\.)\s+(?=[A-Z])")
+"""A panel's or a list item's letter opening a sentence ("(B) We found ...", "B) Bleeds fell
+...", "B. Results show ..."), before a capitalised word; a bracket after the letter is never an
+initial's."""
 _OPENERS = frozenset([
     "the", "this", "these", "those", "in", "we", "our", "a", "an", "it", "its", "there", "of",
     "for", "to", "among", "after", "during", "however", "moreover", "furthermore", "all",
@@ -204,7 +205,8 @@ def _named_letter_ends(sentence: str, text: str, position: int) -> bool:
 
 def _labelled_opening(text: str, position: int) -> bool:
     """Whether the text at ``position`` opens a sentence with a panel's or an item's label
-    (:data:`_ITEM_LABEL`): an enclosed one ("(B) We found ...") before any capitalised word,
+    (:data:`_ITEM_LABEL`): a bracketed one ("(B) We found ...", "B) Bleeds fell ...") before
+    any capitalised word,
     since no initial is written so; a bare one ("B. Results show ...", which reads like the
     initial of "B. Smith") before a word that opens sentences or a section's name. Without
     this, "... in haemophilia A. (B) We found ..." was quoted as one sentence."""
@@ -216,6 +218,17 @@ def _labelled_opening(text: str, position: int) -> bool:
     following = _NEXT_WORD.match(text, label.end())
     return bool(following and (following.group(1).lower() in _OPENERS
                                or _SECTION_WORD.fullmatch(following.group(1))))
+
+
+def item_label_end(text: str, start: int) -> int:
+    """Where a sentence starting at ``start`` begins once a panel's or a list item's label
+    opening it is passed ("(B) We found ...", "B. Results show ...": :func:`_labelled_opening`),
+    else ``start``. The letter names a figure's panel or a list's place, not part of what the
+    sentence states, and a quote carrying it reads "(B) We found ..." out of its figure."""
+    label = _ITEM_LABEL.match(text, start)
+    if label is None or not _labelled_opening(text, start):
+        return start
+    return label.end()
 
 
 _SECTION_WORD = re.compile(SECTION_WORDS, re.IGNORECASE)
