@@ -17,6 +17,7 @@ from scholargraph.screening.relevance import (
     concepts,
     criteria_clauses,
     design_reason,
+    instrument_names,
     kept_reason,
     mentions,
     names_a_file,
@@ -842,3 +843,38 @@ def test_a_measure_of_an_exposure_names_it_without_its_qualifiers():
         True, True, False]
     assert [c.text for c in concepts("cumulative lead exposure and blood pressure levels")] == [
         "lead exposure", "blood pressure levels"]
+
+
+@pytest.mark.parametrize(("sentence", "names"), [
+    ("Outcomes were the Knee injury and Osteoarthritis Outcome Score (KOOS) and the Lysholm "
+     "Knee Scale.", ["Knee injury and Osteoarthritis Outcome Score", "Lysholm Knee Scale"]),
+    ("The International Knee Documentation Committee [IKDC] score rose from 42 to 63.",
+     ["The International Knee Documentation Committee [IKDC] score"]),
+    ("The Western Ontario and McMaster Universities Osteoarthritis Index fell.",
+     ["The Western Ontario and McMaster Universities Osteoarthritis Index"]),
+    ("Knee pain on the VAS score improved.", ["VAS score"]),
+    ("Knee pain improved in patients with high scores.", []),
+    ("Hip pain scores fell.", []),
+])
+def test_an_outcome_instrument_is_named_by_its_capitalised_words(sentence, names):
+    assert instrument_names(sentence) == names
+
+
+def test_a_body_site_named_only_in_an_outcome_score_is_not_named_in_passing():
+    """A study scoring its patients on the "Knee injury and Osteoarthritis Outcome Score" is a
+    study of knees with osteoarthritis, though its one sentence of scores is all that says
+    "knee": the concepts are its outcome, not a passing mention. The same sentence naming
+    them without an instrument, as background, is still a mention in passing."""
+    found = concepts("Mesenchymal stem cells for osteoarthritis of the knee")
+    scored = mentions(found, "Cell-seeded cartilage implantation: a simplified technique",
+                      "We compared a simplified implantation with the standard technique in 84 "
+                      "patients. Outcomes improved in both groups (Knee injury and Osteoarthritis "
+                      "Outcome Score [KOOS], from 58 to 77; Lysholm score, from 57 to 75). "
+                      "Failures were fewer with the simplified technique.")
+    assert scored.named == [False, True, True] and scored.measured == (False, True, True)
+    assert not scored.in_passing
+    background = mentions(found, "Cell-seeded cartilage implantation: a simplified technique",
+                          "We compared a simplified implantation with the standard technique "
+                          "in 84 patients. Like osteoarthritis of the knee, cartilage defects "
+                          "are common. Failures were fewer with the simplified technique.")
+    assert background.named == [False, True, True] and background.in_passing

@@ -357,6 +357,10 @@ class Mentions:
     """The abstract's sentences that enumerate fields or areas ("applied in a wide range of
     fields including the social sciences, machine learning, psychiatry, public health, and
     epidemiology", :data:`FIELD_LIST`)."""
+    measured: tuple[bool, ...] = ()
+    """Per concept, whether the abstract names it within the name of an instrument the study
+    measures with (:func:`instrument_names`: the "Knee injury and Osteoarthritis Outcome
+    Score" names the knee and osteoarthritis)."""
 
     @property
     def named(self) -> list[bool]:
@@ -378,9 +382,16 @@ class Mentions:
         public health, and epidemiology" is about none of them, and a review asking whether
         machine learning improves the detection of disease outbreaks included it. On the nine
         shared reviews (with the commentary rule of :data:`RETELLS`) nothing moves: wss-95
-        0.529, ta-recall 0.974, excluded-share 0.449, as before."""
+        0.529, ta-recall 0.974, excluded-share 0.449, as before.
+
+        A concept named within the name of an outcome instrument (:attr:`measured`) is never
+        named in passing: a study scoring its patients on the "Knee injury and Osteoarthritis
+        Outcome Score" studies knees with osteoarthritis, though the one sentence listing its
+        scores is the only one to say "knee" (a cohort study of cartilage implantation, which
+        a review of stem cells for knee osteoarthritis included, was set aside as naming
+        osteoarthritis and the knee only in passing)."""
         used = [where for where in self.sentences if where]
-        if any(self.in_title) or not used:
+        if any(self.in_title) or not used or any(self.measured):
             return False
         if len(used) >= 2 and len(set(used)) == 1 and len(used[0]) == 1:
             return True
@@ -806,13 +817,65 @@ def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
     title_tokens = set(tokenize(title))
     spans = split_sentences(abstract)
     sentences = [set(tokenize(abstract[start:end])) for start, end in spans]
+    instruments = instrument_names(abstract)
     return Mentions(
         in_title=tuple(c.named_in(title_tokens, title) for c in found),
         sentences=tuple(frozenset(j for j, (tokens, (start, end)) in enumerate(
             zip(sentences, spans, strict=True)) if c.named_in(tokens, abstract[start:end]))
                         for c in found),
         listing=frozenset(j for j, (start, end) in enumerate(spans)
-                          if FIELD_LIST.search(abstract, start, end)))
+                          if FIELD_LIST.search(abstract, start, end)),
+        measured=tuple(any(c.named_in(set(tokenize(name)), name) for name in instruments)
+                       for c in found))
+
+
+INSTRUMENT_NOUN = re.compile(r"\b(?:scores?|scales?|index|indices|inventory|questionnaires?)\b",
+                             re.IGNORECASE)
+"""The last word of an outcome instrument's name ("Oxford Knee Score", "Lysholm Knee Scale",
+"Western Ontario and McMaster Universities Osteoarthritis Index")."""
+_NAME_WORD = re.compile(r"\[[A-Z][\w-]{1,9}\]|\([A-Z][\w-]{1,9}\)|[A-Za-z][\w'\u2019-]*|&|\S")
+_NAME_JOINERS = frozenset({"and", "of", "for", "&"})
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def instrument_names(text: str) -> list[str]:
+    """The names of the outcome instruments a text scores its subjects on: capitalised words
+    (and "and", "of", "for", at most one word in lower case: "Knee injury and Osteoarthritis
+    Outcome Score") before a score, scale, index, inventory or questionnaire, the word just
+    before it capitalised or a bracketed acronym ("International Knee Documentation Committee
+    [IKDC] score", "Lysholm score"). An instrument is named for what it measures, often the
+    body site or the disease of the study's patients, so a concept named within one is the
+    study's own subject, not a mention in passing (:attr:`Mentions.in_passing`); "knee pain
+    on the VAS score" names the VAS alone."""
+    if not INSTRUMENT_NOUN.search(text):
+        return []
+    words = _NAME_WORD.findall(text)
+    return [name for end, word in enumerate(words)
+            if INSTRUMENT_NOUN.fullmatch(word) and (name := _name_before(words, end))]
+
+
+def _name_before(words: Sequence[str], end: int) -> str:
+    """The instrument's name ending at ``words[end]`` (:func:`instrument_names`), or "" when
+    the word before it names nothing (lower case or punctuation)."""
+    start, lowered = end, False
+    while start > 0:
+        word = words[start - 1]
+        if _named_word(word):
+            start -= 1
+        elif start < end and (word in _NAME_JOINERS or (
+                word.isalpha() and not lowered and word not in _ARTICLES)):
+            lowered = lowered or word not in _NAME_JOINERS
+            start -= 1
+        else:
+            break
+    while start < end and not _named_word(words[start]):
+        start += 1
+    return " ".join(words[start:end + 1]) if start < end else ""
+
+
+def _named_word(word: str) -> bool:
+    """A word of a name: capitalised, or a bracketed acronym."""
+    return word[0].isupper() or (word[0] in "[(" and len(word) > 2)
 
 
 FIELD_LIST = re.compile(
@@ -1191,6 +1254,24 @@ _CASE_REPORTS_TITLE = re.compile(r"\bcase reports\b", re.IGNORECASE)
 """A title naming its case reports ("...: Case Reports and Literature Review"); in an abstract the
 plural is as often others' ("Select case reports have demonstrated ..."), so only a title's
 counts."""
+_SEVERAL_PATIENTS = re.compile(
+    r"\b(?:in|included|enrolled|recruited|treated|evaluated|assessed|examined|followed(?: up)?)"
+    r" (?:[3-9]|\d{2,4}|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|"
+    r"twenty|thirty|forty|fifty)(?:-\w+)? (?:consecutive )?(?:patients|participants|subjects|"
+    r"cases|children|adults|women|men)\b", re.IGNORECASE)
+_ONE_CASE_TITLE = re.compile(r"\bcase reports?\b|\b(?:a|one) (?:\w+ )?(?:case|patient)\b|"
+                             r"^case of\b", re.IGNORECASE)
+
+
+def _reports_several(title: str, abstract: str) -> bool:
+    """Whether a record read as a case report reports several patients of its own: a
+    "prospective observational case report study" of a cartilage graft "assessed in 19
+    patients" is a case series, which criteria excluding case reports admit. A title naming
+    its case ("A case of ...", "... in one patient", "Case Reports") keeps it a case report."""
+    numbers = re.sub(r"(?<=\d),(?=\d{3})", "", abstract)
+    return not _ONE_CASE_TITLE.search(title) and bool(_SEVERAL_PATIENTS.search(numbers))
+
+
 NOT_IN_PEOPLE: frozenset[Design] = frozenset({"animal", "in vitro"})
 """Designs of a study in no people (:func:`record_designs` reads them only where the record
 speaks of none, :data:`_HUMANS`): what alone fails a question's or criteria's "humans"."""
@@ -1288,6 +1369,9 @@ def record_designs(title: str, abstract: str = "") -> list[Design]:
         found.remove("randomised trial")
     if _CASE_REPORTS_TITLE.search(title) and "case report" not in found:
         found.insert(0, "case report")
+    if "case report" in found and _reports_several(title, abstract):
+        found = list(dict.fromkeys(
+            "case series" if design == "case report" else design for design in found))
     if "review" in found:
         found = [design for design in found
                  if design not in REVIEWED_DESIGNS or RECORD_DESIGNS[design].search(title)
