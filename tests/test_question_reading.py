@@ -275,6 +275,9 @@ def test_a_statements_verb_and_its_adverbs_part_its_concepts(claim, read):
     ("raises", "represses"), and the adverbs beside a verb were read into a concept
     ("obesity raises blood pressure" as one, "significantly" as one of its own)."""
     assert [phrase for phrase, _, _ in phrase_spans(claim)] == read
+    searched = {word.lower() for word in specific_words(claim)}
+    assert searched == {word.lower() for phrase in read for word in phrase.split()
+                        if word.isalpha() and len(word) > 1}
 
 
 @pytest.mark.parametrize(("text", "read"), [

@@ -646,24 +646,47 @@ depression be screened", "has been shown"): a participle alone after one is the 
 
 def relation_words(text: str) -> list[tuple[int, int]]:
     """Where (start, end) the words stand, in order, that relate the text's concepts without
-    being one, beyond the listed predicates: the verbs :func:`asked_verbs` finds, a passive's
-    participle (:func:`_participle_verbs`: "conducted" in "How are systematic reviews
-    conducted?", "screened" in "How should depression be screened in primary care?") and the
-    adjective a yes/no question on a copula closes on (:func:`_copula_complement`: "stable" in
-    "Is LiFePO4 stable?")."""
+    being one, beyond the listed predicates: the verbs :func:`asked_verbs` finds, a
+    statement's verb after its subject (:func:`_stated_verbs`: "raises" in "Obesity raises
+    blood pressure."), a passive's participle (:func:`_participle_verbs`: "conducted" in "How
+    are systematic reviews conducted?", "screened" in "How should depression be screened in
+    primary care?"), the adjective a yes/no question on a copula closes on
+    (:func:`_copula_complement`: "stable" in "Is LiFePO4 stable?") and the adverbs that
+    qualify a verb (:func:`_adverb_verbs`: "significantly" in "Can exercise significantly
+    reduce depression?")."""
     tokens = _tokens(text)
     return [(tokens[i][1], tokens[i][2]) for i in _break_at_joining_words(tokens, _kinds(tokens))]
 
 
-def _break_at_joining_words(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
-    """Marks as breaks in ``kinds`` the words :func:`relation_words` names, and returns their
-    indices in order: the clause verbs first, since a participle, a complement or an adverb and
-    its verb are read among the content words that remain."""
+def verbs_and_adverbs(text: str) -> list[tuple[int, int]]:
+    """Where (start, end) the verbs no list names and the adverbs qualifying a verb stand
+    (:func:`_verbs_and_adverbs`): of :func:`relation_words`, those that are no word of a
+    topic in any reading, so never searched for ("significantly" in "Exercise significantly
+    reduces depression." was asked of every record by a claim's search); a participle or a
+    copula's complement may be one ("randomized" in criteria naming randomized trials)."""
+    tokens = _tokens(text)
+    return [(tokens[i][1], tokens[i][2]) for i in _verbs_and_adverbs(tokens, _kinds(tokens))]
+
+
+def _verbs_and_adverbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """Marks as breaks in ``kinds`` the clause and statement verbs, then the adverbs that
+    qualify them or a listed predicate, with the verbs after such adverbs (:func:`_adverb_verbs`),
+    and returns their indices in order."""
     verbs = sorted({*_clause_verbs(tokens, kinds), *_stated_verbs(tokens, kinds)})
     for i in verbs:
         kinds[i] = "break"
-    related = {*_participle_verbs(tokens, kinds), *_copula_complement(tokens, kinds),
-               *_adverb_verbs(tokens, kinds, set(verbs))}
+    adverbs = _adverb_verbs(tokens, kinds, set(verbs))
+    for i in adverbs:
+        kinds[i] = "break"
+    return sorted({*verbs, *adverbs})
+
+
+def _break_at_joining_words(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """Marks as breaks in ``kinds`` the words :func:`relation_words` names, and returns their
+    indices in order: the verbs and adverbs first (:func:`_verbs_and_adverbs`), since a
+    participle or a complement is read among the content words that remain."""
+    verbs = _verbs_and_adverbs(tokens, kinds)
+    related = {*_participle_verbs(tokens, kinds), *_copula_complement(tokens, kinds)}
     for i in related:
         kinds[i] = "break"
     return sorted({*verbs, *related})
@@ -825,11 +848,13 @@ def specific_words(text: str, limit: int | None = None) -> list[str]:
     """The distinct content words of ``text``, rarest (most specific) first; ties keep the order
     of the text. Acronyms and formulas keep their case, a possessive loses its "'s". Words
     starting with a digit ("40mg/day", "76-85") are values, not topics; predicates ("improves")
-    join concepts rather than name one, and so does a verb no list names
-    (:func:`asked_verbs`: "reflect" in "Does hair cortisol reflect long-term stress?"); words
-    too general to search alone (:data:`GENERIC_TERMS`) come last."""
+    join concepts rather than name one, and so do a verb no list names and an adverb
+    qualifying a verb (:func:`verbs_and_adverbs`: "reflect" in "Does hair cortisol reflect
+    long-term stress?", "significantly" in "Exercise significantly reduces depression.", which
+    a claim's search asked every record for); words too general to search alone
+    (:data:`GENERIC_TERMS`) come last."""
     found: dict[str, str] = {}
-    verbs = {text[start:end].lower() for start, end in asked_verbs(text)}
+    verbs = {text[start:end].lower() for start, end in verbs_and_adverbs(text)}
     for token in words(text):
         word = re.sub(r"'s?$", "", token)
         if word[:1].isalpha() and _token_kind(word) == "content" and word.lower() not in verbs:
