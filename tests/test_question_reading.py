@@ -341,3 +341,13 @@ def test_a_prevalence_question_on_a_named_vitamin_is_read_as_a_clause():
     assert statement(question) == "whether vitamin D deficiency is common"
     assert _concepts(question) == ["vitamin D deficiency"]
     assert [c.text for c in relevance.concepts(question)] == ["vitamin D deficiency"]
+
+
+def test_an_acronym_spelt_as_a_question_word_is_a_concept():
+    """ "ART" (antiretroviral therapy) was read as "art" of "state of the art" and left out of
+    the claim's concepts and searches; with its adverb no longer searched either, the claim's
+    search lost the SciFact abstract that tests it."""
+    claim = "ART substantially reduces infectiveness of HIV-positive people."
+    assert "ART" in key_phrases(claim)
+    assert "ART" in specific_words(claim)
+    assert key_phrases("What is the state of the art in protein folding?") == ["protein folding"]

@@ -801,6 +801,8 @@ def _token_kind(token: str) -> str:
         return "number"
     if re.fullmatch(r"[A-Z]", token):
         return "letter"
+    if lower in QUESTION_WORDS and token.isupper() and lower not in stopwords():
+        return "content"  # an acronym: "ART" (antiretroviral therapy), not "art"
     if (lower in stopwords() or lower in QUESTION_WORDS or lower in PREDICATES
             or lower in PREPOSITIONS or len(token) < 2):
         return "break"
