@@ -1,6 +1,8 @@
 """How a question's words are read: the verb no list names, typographic apostrophes, modal and
 passive questions, a reduced relative clause, a noun that is also a verb, judging adjectives,
-"What mechanisms underlie X?", and the summary naming the question.
+"What mechanisms underlie X?", where a concept ends and the predicate begins (an adverb, a verb
+that is also a noun, "What drives X?", a statement's verb, a preposition), and the summary
+naming the question.
 
 Each case was read wrong by hand before (concepts, sub-questions, queries or screening terms);
 the checks are on what a scientist sees of the reading: the concepts, the plan, the queries.
@@ -14,8 +16,14 @@ from scholargraph import review
 from scholargraph.agents.intent import detect_intent
 from scholargraph.agents.planning import plan_from_template
 from scholargraph.agents.query_generation import deterministic_queries
-from scholargraph.deterministic.questions import statement
-from scholargraph.deterministic.text import key_phrases, reads_as_verb, specific_words
+from scholargraph.deterministic.questions import concepts, statement
+from scholargraph.deterministic.text import (
+    key_phrases,
+    phrase_spans,
+    reads_as_adverb,
+    reads_as_verb,
+    specific_words,
+)
 from scholargraph.report import asked_line
 from scholargraph.screening import relevance
 from scholargraph.screening.session import criteria_terms
@@ -224,3 +232,122 @@ def test_the_review_summary_opens_on_the_question_it_answers(tmp_path):
         "This review asks about machine learning for public health surveillance. It screened ")
     assert report.summary.startswith("This review asks about")
     assert report.summary.count("This review") == 1  # the second sentence reads on
+
+
+def _concepts(question: str) -> list[str]:
+    return [c.text for c in concepts(question)]
+
+
+@pytest.mark.parametrize(("question", "read", "clause"), [
+    ("Can exercise significantly reduce depression?", ["exercise", "depression"],
+     "whether exercise can significantly reduce depression"),
+    ("Does aspirin strongly reduce stroke risk?", ["aspirin", "stroke risk"],
+     "whether aspirin strongly reduces stroke risk"),
+    ("Does hair cortisol strongly reflect stress?", ["hair cortisol", "stress"],
+     "whether hair cortisol strongly reflects stress"),
+    ("Do statins lower the risk of dementia in older adults?",
+     ["statins", "risk", "dementia", "older adults"],
+     "whether statins lower the risk of dementia in older adults"),
+    ("Does climate change lower the yield of wheat?", ["climate change", "yield", "wheat"],
+     "whether climate change lowers the yield of wheat"),
+])
+def test_a_concept_ends_where_the_predicate_begins(question, read, clause):
+    """The adverb before the verb ("exercise significantly") and a verb that is also a noun,
+    read from its place before "the" ("statins lower"), were words of the subject's concept:
+    screening asked every record to name "exercise significantly"."""
+    assert _concepts(question) == read
+    assert statement(question) == clause
+    screened = [c.text for c in relevance.concepts(question)]
+    assert not {"significantly", "strongly", "lower"} & {w for c in screened for w in c.split()}
+
+
+@pytest.mark.parametrize(("claim", "read"), [
+    ("Statins significantly lower LDL cholesterol.", ["statins", "LDL cholesterol"]),
+    ("Obesity raises blood pressure.", ["obesity", "blood pressure"]),
+    ("Chemical injury represses transglutaminase 2 activity.",
+     ["chemical injury", "transglutaminase 2 activity"]),
+    ("Segmental aneuploidy occurs infrequently in yeast.", ["segmental aneuploidy", "yeast"]),
+    ("Pioglitazone use is significantly associated with bladder cancer.",
+     ["pioglitazone", "bladder cancer"]),
+])
+def test_a_statements_verb_and_its_adverbs_part_its_concepts(claim, read):
+    """A claim's finite verb that no list names, in the third person after its subject
+    ("raises", "represses"), and the adverbs beside a verb were read into a concept
+    ("obesity raises blood pressure" as one, "significantly" as one of its own)."""
+    assert [phrase for phrase, _, _ in phrase_spans(claim)] == read
+    searched = {word.lower() for word in specific_words(claim)}
+    assert searched == {word.lower() for phrase in read for word in phrase.split()
+                        if word.isalpha() and len(word) > 1}
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("Rapid tests detect malaria in children.", ["rapid tests", "malaria", "children"]),
+    ("Neutrophil traps act on platelets.", ["neutrophil traps", "platelets"]),
+    ("Stem cells express CD34 in bone marrow.", ["stem cells", "CD34", "bone marrow"]),
+    ("Mortality with significantly lower doses", ["mortality", "significantly lower doses"]),
+])
+def test_a_plural_subject_and_an_adverb_of_an_adjective_stay(text, read):
+    """A plural before its verb ("tests detect", "traps act") is the subject, not a verb, and
+    the base form after it is the verb; an adverb after a preposition qualifies the adjective
+    after it and stays with its noun."""
+    assert [phrase for phrase, _, _ in phrase_spans(text)] == read
+
+
+@pytest.mark.parametrize(("question", "read", "asked"), [
+    ("What drives antimicrobial resistance in hospitals?",
+     ["antimicrobial resistance", "hospitals"], "about antimicrobial resistance in hospitals"),
+    ("What limits battery life?", ["battery life"], "about battery life"),
+    ("What factors drive obesity?", ["factors", "obesity"], "about the factors that drive obesity"),
+])
+def test_what_asks_as_the_subject_of_a_verb_that_is_also_a_noun(question, read, asked):
+    """ "What drives X?" has "what" as its subject: "drives" is the verb, not a word of the
+    concept "drives antimicrobial resistance". "What factors drive X?" has its subject after
+    "what", and its verb after that."""
+    assert _concepts(question) == read
+    assert asked_line(question) == f"This review asks {asked}."
+    assert "drives" not in specific_words(question)
+
+
+@pytest.mark.parametrize(("question", "screened_for", "read"), [
+    ("Is the MMR vaccine effective against measles?", ["MMR vaccine", "measles"],
+     ["MMR vaccine", "measles"]),
+    ("Vaccination protects against measles.", ["Vaccination", "measles"],
+     ["vaccination", "measles"]),
+    ("Cell types within atherosclerotic lesions", ["Cell types", "atherosclerotic lesions"],
+     ["cell types", "atherosclerotic lesions"]),
+    ("Histone degradation via Rad53 in yeast", ["Histone degradation", "Rad53", "yeast"],
+     ["histone degradation", "Rad53", "yeast"]),
+])
+def test_a_preposition_is_never_a_word_of_a_concept(question, screened_for, read):
+    """Screening asked every record for "against measles" and "MMR vaccine against measles",
+    and a question's concepts ran on through "within" and "via"."""
+    assert [c.text for c in relevance.concepts(question)] == screened_for
+    assert _concepts(question) == read
+
+
+@pytest.mark.parametrize(("word", "adverb"), [
+    ("significantly", True), ("strongly", True), ("dramatically", True),
+    ("thermodynamically", True), ("family", False), ("supply", False), ("early", False),
+    ("assembly", False), ("Italy", False),
+])
+def test_an_adverb_is_read_by_the_adjective_it_comes_from(word, adverb):
+    assert reads_as_adverb(word) is adverb
+
+
+def test_a_prevalence_question_on_a_named_vitamin_is_read_as_a_clause():
+    """ "Is vitamin D deficiency common?" was read as no clause ("d" is a stop word), so the
+    review said it asked "about vitamin D deficiency" and read no study against it."""
+    question = "Is vitamin D deficiency common?"
+    assert statement(question) == "whether vitamin D deficiency is common"
+    assert _concepts(question) == ["vitamin D deficiency"]
+    assert [c.text for c in relevance.concepts(question)] == ["vitamin D deficiency"]
+
+
+def test_an_acronym_spelt_as_a_question_word_is_a_concept():
+    """ "ART" (antiretroviral therapy) was read as "art" of "state of the art" and left out of
+    the claim's concepts and searches; with its adverb no longer searched either, the claim's
+    search lost the SciFact abstract that tests it."""
+    claim = "ART substantially reduces infectiveness of HIV-positive people."
+    assert "ART" in key_phrases(claim)
+    assert "ART" in specific_words(claim)
+    assert key_phrases("What is the state of the art in protein folding?") == ["protein folding"]

@@ -168,7 +168,8 @@ def test_chemistry_that_is_not_a_materials_question_still_asks_pubmed(embedder):
                                       "HSP90 inhibition slows tumour growth in mice.",
                                       "Vitamin B12 deficiency causes anaemia.",
                                       "Ca2+ signalling in cardiac muscle cells",
-                                      "HSCs expand in co-culture with stromal cells."])
+                                      "HSCs expand in co-culture with stromal cells.",
+                                      "H2O2 scavenging by catalase in red blood cells"])
 def test_a_gene_protein_or_virus_name_in_a_biomedical_question_names_no_material(question,
                                                                                  embedder):
     """Written as formulas are (C2, H1N1, HSP90, B12, Ca2+; "HSCs" as H, S and caesium), such

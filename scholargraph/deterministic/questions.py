@@ -486,8 +486,7 @@ def _statement(question: str) -> str | None:
     if rest[0].lower() == "there":
         return " ".join([lead, "there", auxiliary, *rest[1:]])
     at = _predicate_at(rest, auxiliary)
-    if at is None and auxiliary in ("does", "do", "did", *COPULAS) and not stopwords(
-            ).intersection(word.lower() for word in rest[:-1]):
+    if at is None and auxiliary in ("does", "do", "did", *COPULAS) and _no_stop_words(rest[:-1]):
         at = len(rest) - 1  # "Why do large language models hallucinate?", "Is LiFePO4 stable?"
     if at is None or at == 0:
         return None
@@ -501,6 +500,14 @@ def _statement(question: str) -> str | None:
         at -= 1
         subject.pop()
     return " ".join([lead, *subject, auxiliary, *rest[at:]])
+
+
+def _no_stop_words(words: list[str]) -> bool:
+    """Whether a subject holds no stop word, a capital letter after a word being part of a
+    name ("vitamin D", "hepatitis B"), not the stop word "d": "Is vitamin D deficiency
+    common?" asks whether vitamin D deficiency is common, and was read as no clause at all."""
+    return not any(word.lower() in stopwords() and not (i and re.fullmatch(r"[A-Z]", word))
+                   for i, word in enumerate(words))
 
 
 SUBJECT_ENDS = frozenset([

@@ -325,6 +325,15 @@ a phrase breaks at them: "intermittent fasting improve insulin sensitivity" is t
 asks what something tests, and "How can diagnostic tests be improved?" was read as about
 "diagnostic" alone."""
 
+PREPOSITIONS = frozenset([
+    "within", "upon", "via", "toward", "towards", "across", "throughout", "despite", "amid",
+    "per", "beyond", "without", "along", "onto", "unlike", "except", "due", "whereas",
+    "although", "though", "unless",
+])
+"""Prepositions and conjunctions the stop-word list lacks: they relate concepts and never
+belong to one ("cell types within atherosclerotic lesions" is two concepts, "cell types" and
+"atherosclerotic lesions")."""
+
 GENERIC_TERMS = frozenset([
     "adult", "adults", "child", "children", "patient", "patients", "people", "person", "persons",
     "human", "humans", "individual", "individuals", "subject", "subjects", "participant",
@@ -405,15 +414,16 @@ to read as a verb, and how common that form must be: "reflect" 4.39 and "reflect
 "fish" 4.90 and "fishing" 4.47 do not, nor "cortisol" or "growth", which have no such form."""
 
 
-def reads_as_verb(word: str) -> bool:
+def reads_as_verb(word: str, margin: float = VERB_FORMS_MARGIN) -> bool:
     """Whether a word (base form, or third person: "reflects") is used in English as a verb at
     least about as often as otherwise: its past or -ing form is about as common as the word
-    itself (:data:`VERB_FORMS_MARGIN`). A question's verb need not be one
-    :data:`PREDICATE_VERBS` lists ("Does hair cortisol reflect long-term stress?")."""
+    itself (``margin``, :data:`VERB_FORMS_MARGIN` unless the place of the word makes a verb
+    likelier). A question's verb need not be one :data:`PREDICATE_VERBS` lists ("Does hair
+    cortisol reflect long-term stress?")."""
     lower = word.lower()
     if not lower.isalpha() or lower in stopwords() or lower in QUESTION_WORDS:
         return False
-    return any(_verb_base(base) for base in _bases(lower))
+    return any(_verb_base(base, margin) for base in _bases(lower))
 
 
 def _bases(word: str) -> list[str]:
@@ -428,12 +438,12 @@ def _bases(word: str) -> list[str]:
     return bases
 
 
-def _verb_base(word: str) -> bool:
+def _verb_base(word: str, margin: float) -> bool:
     """Whether a base form reads as a verb by its -ed and -ing forms (:func:`reads_as_verb`)."""
     if word in PREDICATE_VERBS - NOUN_TOO:
         return True
     best = max(commonness(form) for form in _verb_forms(word))
-    return best >= VERB_FORMS_MIN and best >= commonness(word) - VERB_FORMS_MARGIN
+    return best >= VERB_FORMS_MIN and best >= commonness(word) - margin
 
 
 def _verb_forms(word: str) -> set[str]:
@@ -477,9 +487,12 @@ def asked_verbs(text: str) -> list[tuple[int, int]]:
 def _clause_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
     """The index of each clause's verb where it is a content word: after a clause opener
     (:data:`CLAUSE_OPENERS`), before the first predicate or punctuation, a word between two
-    content words that reads as a verb (:func:`reads_as_verb`), the first one; else the last
-    such word that is also a noun ("Does climate change drive migration?": "drive"). None where
-    a listed predicate comes first: the run already breaks there."""
+    content words, or between a content word and its object's determiner, that reads as a verb
+    (:func:`reads_as_verb`), the first one; else the last such word that is also a noun ("Does
+    climate change drive migration?": "drive"). None where a listed predicate comes first: the
+    run already breaks there. After a leading "what" or "which" the verb may come first, with
+    the question word its subject (:func:`_verb_after_wh`: "What drives antimicrobial
+    resistance?")."""
     found = []
     for i, (token, _, _) in enumerate(tokens):
         lower = token.lower()
@@ -487,14 +500,108 @@ def _clause_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[
         if lower not in CLAUSE_OPENERS and not (leading and lower in LEADING_OPENERS):
             continue
         verb = _clause_verb(tokens, kinds, i + 1)
+        if verb is None and i == 0 and lower in WH_SUBJECTS:
+            verb = _verb_after_wh(tokens, kinds, i + 1)
         if verb is not None:
             found.append(verb)
     return found
 
 
+def _stated_verbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """The finite verbs a statement puts after its subject: in the third person, a word
+    between a content word and its object that ends as a third person does and may be a verb
+    (:func:`_third_person`, :func:`_can_be_verb`: "Obesity raises blood pressure.", "PrimPol
+    generates short DNA replication intermediates."). A plural stands there too, as the
+    subject of the verb after it ("structural features suggesting", "neutrophil traps act on
+    platelets"): then the next word is a verb (:func:`_verb_follows`), the plural stays and
+    the verb is that word where it is a base form (:func:`_plural_subjects_verb`)."""
+    found = []
+    for j, (token, _, _) in enumerate(tokens[:-1]):
+        word = token.lower()
+        if kinds[j] != "content" or not _third_person(word):
+            continue
+        if _verb_follows(tokens[j + 1][0]):
+            if _plural_subjects_verb(tokens, kinds, j + 1):
+                found.append(j + 1)
+        elif (j > 0 and kinds[j - 1] == "content" and _opens_object(tokens, kinds, j + 1)
+              and _can_be_verb(word)):
+            found.append(j)
+    return found
+
+
+def _plural_subjects_verb(tokens: list[tuple[str, int, int]], kinds: list[str], i: int) -> bool:
+    """Whether the word at ``i``, after a plural and read as its verb (:func:`_verb_follows`),
+    is a base form that no rule breaks at yet and that more words follow ("act" in "traps act
+    on platelets", "express" in "stem cells express CD34"); not a participle or "-ing" form,
+    which may qualify the plural ("features suggesting"), nor the text's last word."""
+    lower = tokens[i][0].lower()
+    return (kinds[i] == "content" and i + 1 < len(tokens) and tokens[i + 1][0][:1].isalnum()
+            and not _third_person(lower) and not lower.endswith(("ing", "ed")))
+
+
+PLURAL_SUBJECT_MARGIN = 0.6
+"""How much rarer than a word its commonest verb form may be for the word to read as the verb
+of a plural subject before it (:func:`_verb_follows`): "act" 5.30 and "acting" 4.82 in
+"neutrophil extracellular traps act indirectly"; "risk" 5.05 and "risked" 3.55 in "X lowers
+risk" do not. Looser than :data:`VERB_FORMS_MARGIN`, as a plural and its verb are likelier
+there than two verbs in a row."""
+
+
+def _verb_follows(word: str) -> bool:
+    """Whether the word after a plural that may be a verb is the verb of that plural as its
+    subject: a listed predicate, a participle or "-ing" form, or a lower-case word that reads
+    as a verb by :data:`PLURAL_SUBJECT_MARGIN` ("traps act"; "STING", a protein, is none)."""
+    lower = word.lower()
+    return (lower in PREDICATES or lower.endswith(("ing", "ed"))
+            or (word.islower() and reads_as_verb(lower, PLURAL_SUBJECT_MARGIN)))
+
+
+WH_SUBJECTS = frozenset(["what", "which"])
+"""Question words that can be the subject of the question's verb ("What drives ...?")."""
+DETERMINERS = frozenset(["a", "an", "the", "its", "their", "this", "these", "those", "his",
+                         "her", "our"])
+"""Words that open a noun phrase: after a subject, the word before one is the verb ("statins
+lower the risk"), as a noun phrase runs on without one ("statin therapy")."""
+
+
+def _can_be_verb(word: str) -> bool:
+    """Whether a word may be a verb: it reads as one (:func:`reads_as_verb`) or is a listed
+    verb that is also a noun (:data:`NOUN_TOO`: "lower", "drives"), whose position decides."""
+    return any(base in NOUN_TOO for base in _bases(word.lower())) or reads_as_verb(word)
+
+
+def _opens_object(tokens: list[tuple[str, int, int]], kinds: list[str], j: int) -> bool:
+    """Whether the token at ``j`` can open the object of a verb before it: a content word or
+    a determiner (:data:`DETERMINERS`)."""
+    return j < len(tokens) and (kinds[j] == "content" or tokens[j][0].lower() in DETERMINERS)
+
+
+def _verb_after_wh(tokens: list[tuple[str, int, int]], kinds: list[str], start: int
+                   ) -> int | None:
+    """The verb of "What <verb>s <object>?": the word right after the question word, in the
+    third person ("drives", "limits") and able to be a verb (:func:`_can_be_verb`), before an
+    object that is no verb itself. "What factors drive obesity?" has its subject there
+    ("factors", then the verb "drive"), "What drives obesity?" its verb."""
+    if start + 1 >= len(tokens) or kinds[start] != "content":
+        return None
+    word, following = tokens[start][0].lower(), tokens[start + 1][0].lower()
+    if not (_third_person(word) and _can_be_verb(word)
+            and _opens_object(tokens, kinds, start + 1)):
+        return None
+    return None if following in PREDICATES or _can_be_verb(following) else start
+
+
+def _third_person(word: str) -> bool:
+    """Whether a word ends as a verb's third person does ("drives", "limits"), not as "-ss",
+    "-us" or "-is" ("stress", "virus", "sepsis")."""
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
 def _clause_verb(tokens: list[tuple[str, int, int]], kinds: list[str], start: int
                  ) -> int | None:
-    """The verb of the clause whose subject starts at ``start`` (:func:`_clause_verbs`)."""
+    """The verb of the clause whose subject starts at ``start`` (:func:`_clause_verbs`). A
+    word that may be a verb before a determiner is the verb whatever else it is: a noun
+    phrase does not run on into "the" ("Do statins lower the risk of dementia?")."""
     nouns_too: list[int] = []
     for j in range(start, len(tokens)):
         lower = tokens[j][0].lower()
@@ -504,9 +611,10 @@ def _clause_verb(tokens: list[tuple[str, int, int]], kinds: list[str], start: in
             if lower in MODALS and kinds[j + 1:j + 3] == ["content", "content"] and j > start:
                 return j + 1 if reads_as_verb(tokens[j + 1][0]) else None
             continue
-        if not (j > start and kinds[j - 1] == "content" and j + 1 < len(tokens)
-                and kinds[j + 1] == "content"):
+        if not (j > start and kinds[j - 1] == "content" and _opens_object(tokens, kinds, j + 1)):
             continue
+        if kinds[j + 1] != "content" and _can_be_verb(lower):
+            return j
         if any(base in NOUN_TOO for base in _bases(lower)):
             nouns_too.append(j)
         elif reads_as_verb(lower):
@@ -539,22 +647,46 @@ depression be screened", "has been shown"): a participle alone after one is the 
 
 def relation_words(text: str) -> list[tuple[int, int]]:
     """Where (start, end) the words stand, in order, that relate the text's concepts without
-    being one, beyond the listed predicates: the verbs :func:`asked_verbs` finds, a passive's
-    participle (:func:`_participle_verbs`: "conducted" in "How are systematic reviews
-    conducted?", "screened" in "How should depression be screened in primary care?") and the
-    adjective a yes/no question on a copula closes on (:func:`_copula_complement`: "stable" in
-    "Is LiFePO4 stable?")."""
+    being one, beyond the listed predicates: the verbs :func:`asked_verbs` finds, a
+    statement's verb after its subject (:func:`_stated_verbs`: "raises" in "Obesity raises
+    blood pressure."), a passive's participle (:func:`_participle_verbs`: "conducted" in "How
+    are systematic reviews conducted?", "screened" in "How should depression be screened in
+    primary care?"), the adjective a yes/no question on a copula closes on
+    (:func:`_copula_complement`: "stable" in "Is LiFePO4 stable?") and the adverbs that
+    qualify a verb (:func:`_adverb_verbs`: "significantly" in "Can exercise significantly
+    reduce depression?")."""
     tokens = _tokens(text)
     return [(tokens[i][1], tokens[i][2]) for i in _break_at_joining_words(tokens, _kinds(tokens))]
 
 
-def _break_at_joining_words(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
-    """Marks as breaks in ``kinds`` the words :func:`relation_words` names, and returns their
-    indices in order: the clause verbs first, since a participle or complement is read among
-    the content words that remain."""
-    verbs = _clause_verbs(tokens, kinds)
+def verbs_and_adverbs(text: str) -> list[tuple[int, int]]:
+    """Where (start, end) the verbs no list names and the adverbs qualifying a verb stand
+    (:func:`_verbs_and_adverbs`): of :func:`relation_words`, those that are no word of a
+    topic in any reading, so never searched for ("significantly" in "Exercise significantly
+    reduces depression." was asked of every record by a claim's search); a participle or a
+    copula's complement may be one ("randomized" in criteria naming randomized trials)."""
+    tokens = _tokens(text)
+    return [(tokens[i][1], tokens[i][2]) for i in _verbs_and_adverbs(tokens, _kinds(tokens))]
+
+
+def _verbs_and_adverbs(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """Marks as breaks in ``kinds`` the clause and statement verbs, then the adverbs that
+    qualify them or a listed predicate, with the verbs after such adverbs (:func:`_adverb_verbs`),
+    and returns their indices in order."""
+    verbs = sorted({*_clause_verbs(tokens, kinds), *_stated_verbs(tokens, kinds)})
     for i in verbs:
         kinds[i] = "break"
+    adverbs = _adverb_verbs(tokens, kinds, set(verbs))
+    for i in adverbs:
+        kinds[i] = "break"
+    return sorted({*verbs, *adverbs})
+
+
+def _break_at_joining_words(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
+    """Marks as breaks in ``kinds`` the words :func:`relation_words` names, and returns their
+    indices in order: the verbs and adverbs first (:func:`_verbs_and_adverbs`), since a
+    participle or a complement is read among the content words that remain."""
+    verbs = _verbs_and_adverbs(tokens, kinds)
     related = {*_participle_verbs(tokens, kinds), *_copula_complement(tokens, kinds)}
     for i in related:
         kinds[i] = "break"
@@ -571,6 +703,60 @@ def ly_adverb(word: str) -> bool:
     "genetically modified"): one that qualifies the word after it, rather than ending a noun
     phrase."""
     return word.lower().endswith("ly")
+
+
+ADVERB_BASE_MARGIN = 0.5
+"""How much rarer (wordfreq Zipf) than an "-ly" word the adjective it comes from may be for
+the word to read as an adverb (:func:`reads_as_adverb`): "significant" 4.98 and
+"significantly" 4.5, "predominant" 2.9 and "predominantly" 3.4 read as adverbs; "supple" 2.9
+and "supply" 4.6, "assemble" 3.6 and "assembly" 4.4, "ear" 4.43 and "early" 5.5 do not."""
+
+
+def reads_as_adverb(word: str) -> bool:
+    """Whether a word is an adverb made of an adjective: it ends in "-ly" and the adjective
+    it comes from ("significant", "strong", "dramatic", "happy", "simple") is about as common
+    as it or more (:data:`ADVERB_BASE_MARGIN`), as it is not for nouns and adjectives in "-ly"
+    ("family", "supply", "assembly", "early", "Italy"); and it is no verb ("apply")."""
+    lower = word.lower()
+    if not (ly_adverb(lower) and len(lower) > 4 and lower.isalpha()) or reads_as_verb(lower):
+        return False
+    adjectives = [base for base in {lower[:-2], lower[:-1] + "e", lower[:-3] + "y", lower[:-4]}
+                  if len(base) >= 4]
+    return any(commonness(base) >= commonness(lower) - ADVERB_BASE_MARGIN
+               for base in adjectives)
+
+
+def _adverb_verbs(tokens: list[tuple[str, int, int]], kinds: list[str], verbs: set[int]
+                  ) -> list[int]:
+    """The adverbs that qualify a verb (:func:`reads_as_adverb`), with the verbs after them
+    that no rule found before (:func:`_adverb_and_verb`). Neither is a word of a concept:
+    "Can exercise significantly reduce depression?" had the concept "exercise significantly",
+    which no record names."""
+    found = []
+    for i, (token, _, _) in enumerate(tokens):
+        if kinds[i] == "content" and reads_as_adverb(token):
+            found += _adverb_and_verb(tokens, kinds, verbs, i)
+    return found
+
+
+def _adverb_and_verb(tokens: list[tuple[str, int, int]], kinds: list[str], verbs: set[int],
+                     i: int) -> list[int]:
+    """The adverb at ``i`` where it qualifies a verb: before a listed predicate or a clause
+    verb (``verbs``: "significantly reduce", "strongly reflect") or right after one ("occurs
+    infrequently"); and between a subject and a word that may be a verb before its object,
+    with that word (:func:`_can_be_verb`: "Statins significantly lower LDL cholesterol.").
+    After a preposition the adverb qualifies an adjective ("with significantly lower
+    mortality") and stays."""
+    def is_verb(j: int) -> bool:
+        return 0 <= j < len(tokens) and kinds[j] != "content" and (
+            tokens[j][0].lower() in VERB_PREDICATES or j in verbs)
+
+    if is_verb(i + 1) or is_verb(i - 1):
+        return [i]
+    if (0 < i < len(tokens) - 1 and kinds[i - 1] == kinds[i + 1] == "content"
+            and _can_be_verb(tokens[i + 1][0]) and _opens_object(tokens, kinds, i + 2)):
+        return [i, i + 1]
+    return []
 
 
 def _copula_complement(tokens: list[tuple[str, int, int]], kinds: list[str]) -> list[int]:
@@ -616,8 +802,10 @@ def _token_kind(token: str) -> str:
         return "number"
     if re.fullmatch(r"[A-Z]", token):
         return "letter"
+    if lower in QUESTION_WORDS and token.isupper() and lower not in stopwords():
+        return "content"  # an acronym: "ART" (antiretroviral therapy), not "art"
     if (lower in stopwords() or lower in QUESTION_WORDS or lower in PREDICATES
-            or len(token) < 2):
+            or lower in PREPOSITIONS or len(token) < 2):
         return "break"
     return "content"
 
@@ -663,11 +851,13 @@ def specific_words(text: str, limit: int | None = None) -> list[str]:
     """The distinct content words of ``text``, rarest (most specific) first; ties keep the order
     of the text. Acronyms and formulas keep their case, a possessive loses its "'s". Words
     starting with a digit ("40mg/day", "76-85") are values, not topics; predicates ("improves")
-    join concepts rather than name one, and so does a verb no list names
-    (:func:`asked_verbs`: "reflect" in "Does hair cortisol reflect long-term stress?"); words
-    too general to search alone (:data:`GENERIC_TERMS`) come last."""
+    join concepts rather than name one, and so do a verb no list names and an adverb
+    qualifying a verb (:func:`verbs_and_adverbs`: "reflect" in "Does hair cortisol reflect
+    long-term stress?", "significantly" in "Exercise significantly reduces depression.", which
+    a claim's search asked every record for); words too general to search alone
+    (:data:`GENERIC_TERMS`) come last."""
     found: dict[str, str] = {}
-    verbs = {text[start:end].lower() for start, end in asked_verbs(text)}
+    verbs = {text[start:end].lower() for start, end in verbs_and_adverbs(text)}
     for token in words(text):
         word = re.sub(r"'s?$", "", token)
         if word[:1].isalpha() and _token_kind(word) == "content" and word.lower() not in verbs:

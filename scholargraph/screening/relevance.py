@@ -109,6 +109,7 @@ from scholargraph.deterministic.questions import without_review_subtitle
 from scholargraph.deterministic.stance import ACRONYM, long_forms
 from scholargraph.deterministic.text import (
     JUDGING_ADJECTIVES,
+    PREPOSITIONS,
     VERB_PREDICATES,
     relation_words,
 )
@@ -413,14 +414,19 @@ class Decision:
 # ---------------------------------------------------------------- the question and its concepts
 
 _CONNECTORS = re.compile(
-    r"(?<![\w-])(?:of|for|in|on|with|within|and|or|versus|vs|among|amongst|by|to|from|the|a|an|"
+    r"(?<![\w-])(?:of|for|in|on|with|and|or|versus|vs|among|amongst|by|to|from|the|a|an|"
     r"its|their|does|do|did|is|are|was|were|can|could|should|will|would|may|might|must|be|"
     r"been|being|have|has|what|which|how|when|why|"
-    r"between|through|using|based|via|at|as|into|about|cure|cures|treat|treats|improve|"
+    r"between|through|using|based|at|as|into|about|cure|cures|treat|treats|improve|"
     r"improves|reduce|reduces|increase|increases|prevent|prevents|cause|causes|affect|affects|"
-    r"predict|predicts|influence|influences|there|that|these|those|any|most)(?![\w-])|"
+    r"predict|predicts|influence|influences|there|that|these|those|any|most|against|"
+    + "|".join(sorted(PREPOSITIONS)) + r")(?![\w-])|"
     r"[,;:?!()\[\]\"“”]|\.(?=\s|$)",
     re.IGNORECASE)
+"""Where a question's concepts part: prepositions (:data:`~scholargraph.deterministic.text.
+PREPOSITIONS`, "against": "Is the MMR vaccine effective against measles?" asked every record
+for "MMR vaccine against measles"), articles, auxiliaries, question words, the commonest
+predicates and punctuation."""
 GENERIC_WORDS = (
     "what which how does do is are can main findings finding results result limitations "
     "limitation methods method data used use study studies studied evidence reported report "
