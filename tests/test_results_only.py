@@ -331,3 +331,16 @@ def test_a_short_fragment_is_not_quoted():
                      "Results are shown."):
         text = f"Children with progeria were studied in twelve centres in 2010. {fragment}"
         assert fragment not in {c.quote.text for c in sentences_of(text)}, fragment
+
+
+def test_what_a_paper_goes_on_to_review_or_asks_is_never_a_finding():
+    text = ("Emicizumab levels are hard to measure in plasma. Our scientific question is if a "
+            "two-stage chromogenic assay would increase the sensitivity of the measurement. "
+            "We also review the role of emicizumab among novel haemophilia A therapies. "
+            "As we review here, these trials show that emicizumab prophylaxis reduced "
+            "bleeding in children with haemophilia. "
+            "Emicizumab prophylaxis lowered the annualised bleeding rate by 87%.")
+    quoted = quoted_for(RESULTS, text)
+    assert not any(q.startswith(("Our scientific question", "We also review")) for q in quoted)
+    assert "Emicizumab prophylaxis lowered the annualised bleeding rate by 87%." in quoted
+    assert any(q.startswith("As we review here") for q in quoted), quoted

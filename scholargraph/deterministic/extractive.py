@@ -438,6 +438,9 @@ PAPER_DOES = re.compile(
     r"|\b(?:this|the) (?:paper|article|review|chapter) (?:\w+ )?(?:concludes by|provides an? "
     r"(?:\w+ ){0,2}?(?:analysis|review|overview|summary|account|discussion)\b)"
     r"|\bwe are (?:also |now |currently )?(?:undertaking|conducting|planning|preparing)\b"
+    r"|(?<!\bas )\bwe (?:also |further |then |briefly |first |\w+ly )?(?:review|discuss|"
+    r"summari[sz]e)\b(?! (?:\w+ ){0,3}?(?:that|showing|demonstrating|indicating|suggesting)\b)"
+    r"|\b(?:our|the) (?:\w+ )?questions? (?:is|was|were) (?:if|whether)\b"
     r"|\b(?:information|data) (?:was|were) (?:abstracted|extracted|collected|obtained|retrieved|"
     r"gathered|drawn)\b"
     r"|\b(?:articles|studies|records|databases|papers|publications) were (?:searched|screened|"
@@ -462,7 +465,10 @@ PAPER_DOES = re.compile(
     r"|^(?:next|below|in what follows),? we (?:will )?(?:\w+ly )?(?:discuss|describe|present|"
     r"explain|outline|detail|introduce|review)\b",
     re.IGNORECASE)
-"""A sentence that only says what a paper does ("In this talk, we present...", "This study
+"""A sentence that only says what a paper does ("In this talk, we present...", "We also
+review the role of ...", "Our scientific question is if ...": 184 SciFact sentences say what
+their paper reviews, discusses or summarises, or the question it asks, none a rationale
+sentence; "As we review here, these findings ..." states a conclusion), "This study
 aims to...", "Information was abstracted from articles...", "The paper reports experiences
 with...", "The review investigates the practice of...", "this paper intends to discuss...";
 these last three, none a rationale sentence of SciFact's 5,183 abstracts, open 58 sentences of
