@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -366,10 +367,20 @@ def with_material_names(sentence: str, question: str) -> str:
     writes its formula: a Materials Project entry quoted for "the band gap of silicon" names
     "Si (mp-149)", and a reader counts it as naming silicon. Without the name, the question's
     own word for the material is a key term the quote seems to miss."""
-    names = [material.written for material in named_materials(question)
-             if material.formula and material.written.lower() != material.formula.lower()
-             and re.search(rf"(?<![\w-]){re.escape(material.formula)}(?![\w-])", sentence)]
+    names = [written for written, formula in _formulas_named_in_words(question)
+             if formula.search(sentence)]
     return " ".join([sentence, *names])
+
+
+@lru_cache(maxsize=64)
+def _formulas_named_in_words(question: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The materials ``question`` names in words, each with the pattern of its formula as a
+    whole token: read once per question, as :class:`DirectEvidence` asks for every finding and
+    every passage it cites."""
+    return tuple(
+        (material.written, re.compile(rf"(?<![\w-]){re.escape(material.formula)}(?![\w-])"))
+        for material in named_materials(question)
+        if material.formula and material.written.lower() != material.formula.lower())
 
 
 class DirectEvidence:

@@ -823,7 +823,7 @@ def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
     title_tokens = set(tokenize(title))
     spans = split_sentences(abstract)
     sentences = [set(tokenize(abstract[start:end])) for start, end in spans]
-    instruments = instrument_names(abstract)
+    instruments = [(set(tokenize(name)), name) for name in instrument_names(abstract)]
     return Mentions(
         in_title=tuple(c.named_in(title_tokens, title) for c in found),
         sentences=tuple(frozenset(j for j, (tokens, (start, end)) in enumerate(
@@ -831,7 +831,7 @@ def mentions(found: Sequence[Concept], title: str, abstract: str) -> Mentions:
                         for c in found),
         listing=frozenset(j for j, (start, end) in enumerate(spans)
                           if FIELD_LIST.search(abstract, start, end)),
-        measured=tuple(any(c.named_in(set(tokenize(name)), name) for name in instruments)
+        measured=tuple(any(c.named_in(tokens, name) for tokens, name in instruments)
                        for c in found))
 
 
